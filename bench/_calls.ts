@@ -1,0 +1,168 @@
+/**
+ * A deterministic stored-call corpus for benchmarks: realistic bank tool arguments against three
+ * tool schemas, about 460 bytes a call, 90% valid.
+ */
+import type { JsonSchema } from "../mod.ts";
+
+/** The tool schemas the calls are made against. */
+export const SCHEMAS: Record<string, JsonSchema> = {
+  "payments.initiate": {
+    type: "object",
+    properties: {
+      reference: { type: "string", pattern: "^PMT-[0-9]{6}$" },
+      debtor: { $ref: "#/$defs/party" },
+      creditor: { $ref: "#/$defs/party" },
+      amount: { type: "number", exclusiveMinimum: 0, multipleOf: 0.01 },
+      currency: { type: "string", enum: ["EUR", "GBP", "USD", "CHF", "JPY"] },
+      executionDate: { type: "string", format: "date" },
+      urgency: { type: "string", enum: ["normal", "urgent"], default: "normal" },
+      remittance: { type: "string", maxLength: 140 },
+      tags: {
+        type: "array",
+        items: { type: "string", minLength: 1 },
+        uniqueItems: true,
+        maxItems: 5,
+      },
+    },
+    required: ["reference", "debtor", "creditor", "amount", "currency"],
+    additionalProperties: false,
+    $defs: {
+      party: {
+        type: "object",
+        properties: {
+          name: { type: "string", minLength: 1, maxLength: 70 },
+          iban: { type: "string", pattern: "^[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}$" },
+          bic: { type: "string", pattern: "^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$" },
+        },
+        required: ["name", "iban"],
+        additionalProperties: false,
+      },
+    },
+  },
+  "fx.quote": {
+    type: "object",
+    properties: {
+      sell: { type: "string", pattern: "^[A-Z]{3}$" },
+      buy: { type: "string", pattern: "^[A-Z]{3}$" },
+      amount: { type: "number", minimum: 1, maximum: 100000000 },
+      side: { enum: ["sell", "buy"] },
+      valueDate: { type: "string", format: "date" },
+      legs: {
+        type: "array",
+        minItems: 1,
+        maxItems: 4,
+        items: {
+          type: "object",
+          properties: {
+            tenor: { type: "string", enum: ["SPOT", "1W", "1M", "3M", "6M", "1Y"] },
+            amount: { type: "number", minimum: 0 },
+          },
+          required: ["tenor", "amount"],
+        },
+      },
+      requestId: { type: "string", format: "uuid" },
+    },
+    required: ["sell", "buy", "amount", "side"],
+  },
+  "crm.customer.get": {
+    type: "object",
+    properties: {
+      customerId: { type: "string", pattern: "^C[0-9]{8}$" },
+      fields: {
+        type: "array",
+        items: { enum: ["name", "address", "segment", "kyc", "products", "contacts"] },
+        uniqueItems: true,
+      },
+      asOf: { type: "string", format: "date-time" },
+      includeClosed: { type: "boolean", default: false },
+      channel: { anyOf: [{ type: "string", maxLength: 20 }, { type: "null" }] },
+      contact: { type: "string", format: "email" },
+    },
+    required: ["customerId"],
+    additionalProperties: false,
+  },
+};
+
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** One stored call: the tool name and its arguments as JSON text. */
+export interface Call {
+  tool: string;
+  text: string;
+}
+
+/** `n` calls, about 10% of them invalid in one or more ways. */
+export function makeCalls(n: number, seed = 7): Call[] {
+  const r = rng(seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
+  const digits = (k: number) => Array.from({ length: k }, () => Math.floor(r() * 10)).join("");
+  const upper = (k: number) =>
+    Array.from({ length: k }, () => String.fromCharCode(65 + Math.floor(r() * 26))).join("");
+  const out: Call[] = [];
+  for (let i = 0; i < n; i++) {
+    const tool = pick(Object.keys(SCHEMAS));
+    let args: Record<string, unknown>;
+    if (tool === "payments.initiate") {
+      const party = () => ({
+        name: pick(["Acme Trading Ltd", "Northwind GmbH", "Contoso Bank plc"]),
+        iban: "GB" + digits(2) + upper(4) + digits(14),
+        bic: upper(6) + "2L",
+      });
+      args = {
+        reference: "PMT-" + digits(6),
+        debtor: party(),
+        creditor: party(),
+        amount: Math.round(r() * 1e7) / 100,
+        currency: pick(["EUR", "GBP", "USD"]),
+        executionDate: `2026-${String(1 + Math.floor(r() * 12)).padStart(2, "0")}-${
+          String(1 + Math.floor(r() * 28)).padStart(2, "0")
+        }`,
+        urgency: pick(["normal", "urgent"]),
+        remittance: "Invoice " + digits(8) + " settlement for services rendered in Q3",
+        tags: ["treasury", "batch-" + digits(3)],
+      };
+    } else if (tool === "fx.quote") {
+      args = {
+        sell: pick(["EUR", "GBP", "USD"]),
+        buy: pick(["JPY", "CHF", "USD"]),
+        amount: 1000 + Math.floor(r() * 1e6),
+        side: pick(["sell", "buy"]),
+        valueDate: "2026-12-0" + (1 + Math.floor(r() * 9)),
+        legs: [{ tenor: "SPOT", amount: 1000 }, {
+          tenor: pick(["1M", "3M", "6M"]),
+          amount: Math.floor(r() * 1e5),
+        }],
+        requestId: "3fa85f64-5717-4562-b3fc-2c963f66af" + digits(2),
+      };
+    } else {
+      args = {
+        customerId: "C" + digits(8),
+        fields: ["name", "segment", "kyc", "products"],
+        asOf: "2026-11-30T09:15:00Z",
+        includeClosed: r() < 0.5,
+        channel: pick(["branch", "mobile", null]),
+        contact: "relationship.manager" + digits(3) + "@bank.example",
+      };
+    }
+    if (r() < 0.1) {
+      // Invalid calls: the mistakes agents make.
+      const k = pick(Object.keys(args));
+      const breakage = Math.floor(r() * 4);
+      if (breakage === 0) delete args[k];
+      else if (breakage === 1) args[k] = String(args[k]);
+      else if (breakage === 2) args.unexpected = true;
+      else args[k] = { wrong: [1, 2, 3] };
+    }
+    out.push({ tool, text: JSON.stringify(args) });
+  }
+  return out;
+}

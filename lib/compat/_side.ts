@@ -1,0 +1,71 @@
+/**
+ * One side (old or new) of a classification: the schema document, its `$ref` index, and the
+ * resolution of a subschema's `$ref` into one schema with the reference's siblings applied.
+ */
+import { ANNOTATION_KEYWORDS } from "../schema/keywords.ts";
+import { DEFAULT_BASE, RefIndex } from "../schema/_refs.ts";
+import { isObject } from "../schema/_walk.ts";
+import type { JsonSchema, PathSegment } from "../schema/types.ts";
+
+const ANNOTATIONS = new Set(ANNOTATION_KEYWORDS);
+
+/** Whether a keyword never changes which values a schema accepts. */
+export function isAnnotation(keyword: string): boolean {
+  return ANNOTATIONS.has(keyword) || keyword.startsWith("x-");
+}
+
+/** A subschema with its `$ref` followed, or the reference that could not be followed. */
+export type Resolution = { schema: JsonSchema; unresolved?: undefined } | { unresolved: string };
+
+/** A schema document being compared. */
+export class Side {
+  readonly root: JsonSchema;
+  readonly index: RefIndex;
+  /** Locations of every `$ref` target followed, to tell unused definitions apart. */
+  readonly referenced: PathSegment[][] = [];
+
+  constructor(root: JsonSchema) {
+    this.root = root;
+    this.index = new RefIndex(root);
+  }
+
+  /** The target of `s.$ref`, resolved from where `s` sits in this document. */
+  target(s: Record<string, unknown>): JsonSchema | undefined {
+    if (typeof s.$ref !== "string") return undefined;
+    const from = this.index.locationOf(s) ?? { base: DEFAULT_BASE, segments: [] };
+    const t = this.index.resolve(s.$ref, from);
+    if (!t) return undefined;
+    this.referenced.push(t.location.segments);
+    return t.schema;
+  }
+
+  /**
+   * Follows `$ref`s until a schema without one. A reference's siblings apply with its target
+   * (draft 2020-12): they are merged into the target when no constraint keyword is on both sides,
+   * else the target becomes one more `allOf` branch. Annotations at the reference win.
+   */
+  resolve(s: unknown, seen: Set<object> = new Set()): Resolution {
+    if (!isObject(s) || typeof s.$ref !== "string") return { schema: s as JsonSchema };
+    if (seen.has(s)) return { unresolved: `${s.$ref} (a cycle of references)` };
+    seen.add(s);
+    const raw = this.target(s);
+    if (raw === undefined) return { unresolved: s.$ref };
+    const t = this.resolve(raw, seen);
+    if (t.unresolved !== undefined) return t;
+    const siblings: Record<string, unknown> = {};
+    let constraining = false;
+    for (const [k, v] of Object.entries(s)) {
+      if (k === "$ref") continue;
+      siblings[k] = v;
+      if (!isAnnotation(k)) constraining = true;
+    }
+    const target = t.schema;
+    if (target === false) return { schema: false };
+    if (target === true) return { schema: siblings };
+    if (!constraining) return { schema: { ...target, ...siblings } };
+    const clash = Object.keys(siblings).some((k) => !isAnnotation(k) && Object.hasOwn(target, k));
+    if (!clash) return { schema: { ...target, ...siblings } };
+    const allOf = Array.isArray(siblings.allOf) ? [...siblings.allOf, raw] : [raw];
+    return { schema: { ...siblings, allOf } };
+  }
+}

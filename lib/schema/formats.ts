@@ -1,0 +1,186 @@
+/**
+ * Format assertions for `format`: each check runs in time linear in the string, by hand-written
+ * scanning or anchored regular expressions without nested quantifiers.
+ *
+ * @module
+ */
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const TIME = /^(\d{2}):(\d{2}):(\d{2})(\.\d+)?([zZ]|([+-])(\d{2}):(\d{2}))$/;
+const DAYS = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function isLeapYear(y: number): boolean {
+  return y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+}
+
+/** RFC 3339 `full-date`, with real month lengths and leap years. */
+export function isDate(s: string): boolean {
+  const m = DATE.exec(s);
+  if (!m) return false;
+  const y = Number(m[1]), mo = Number(m[2]), d = Number(m[3]);
+  if (mo < 1 || mo > 12 || d < 1) return false;
+  return d <= (mo === 2 && isLeapYear(y) ? 29 : DAYS[mo]);
+}
+
+/** RFC 3339 `full-time` (offset required); a leap second only at 23:59:60 UTC. */
+export function isTime(s: string): boolean {
+  const m = TIME.exec(s);
+  if (!m) return false;
+  const h = Number(m[1]), mi = Number(m[2]), sec = Number(m[3]);
+  if (h > 23 || mi > 59 || sec > 60) return false;
+  let oh = 0, om = 0;
+  if (m[6]) {
+    oh = Number(m[7]);
+    om = Number(m[8]);
+    if (oh > 23 || om > 59) return false;
+  }
+  if (sec === 60) {
+    const sign = m[6] === "-" ? -1 : 1;
+    const utc = ((h * 60 + mi - sign * (oh * 60 + om)) % 1440 + 1440) % 1440;
+    return utc === 23 * 60 + 59;
+  }
+  return true;
+}
+
+/** RFC 3339 `date-time`: a date, `T` (either case), a time. */
+export function isDateTime(s: string): boolean {
+  const t = s.search(/[Tt]/);
+  return t === 10 && isDate(s.slice(0, 10)) && isTime(s.slice(11));
+}
+
+/** Dotted-quad IPv4 with no leading zeros. */
+export function isIpv4(s: string): boolean {
+  const parts = s.split(".");
+  if (parts.length !== 4) return false;
+  for (const p of parts) {
+    if (!/^(0|[1-9]\d{0,2})$/.test(p) || Number(p) > 255) return false;
+  }
+  return true;
+}
+
+/** RFC 4291 text form of IPv6, with an optional trailing IPv4 part; no zone identifier. */
+export function isIpv6(s: string): boolean {
+  if (s.length > 45) return false;
+  const lastColon = s.lastIndexOf(":");
+  if (lastColon === -1) return false;
+  const tail = s.slice(lastColon + 1);
+  const tail4 = tail.includes(".");
+  let body = s;
+  if (tail4) {
+    if (!isIpv4(tail)) return false;
+    body = s.slice(0, lastColon + 1);
+    if (!body.endsWith("::")) body = body.slice(0, -1);
+  }
+  const max = tail4 ? 6 : 8;
+  const parts = body.split("::");
+  if (parts.length > 2) return false;
+  const groups = (x: string): string[] => x === "" ? [] : x.split(":");
+  const hex = (g: string): boolean => /^[0-9A-Fa-f]{1,4}$/.test(g);
+  if (parts.length === 1) {
+    const g = groups(parts[0]);
+    return g.length === max && g.every(hex);
+  }
+  const all = [...groups(parts[0]), ...groups(parts[1])];
+  return all.length <= max - 1 && all.every(hex);
+}
+
+/** RFC 1123 host name: dot-separated labels of letters, digits and inner hyphens, 253 chars at most. */
+export function isHostname(s: string): boolean {
+  if (s.length === 0 || s.length > 253) return false;
+  const labels = s.split(".");
+  for (const l of labels) {
+    if (!/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(l)) return false;
+  }
+  return true;
+}
+
+const ATEXT = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+$/;
+
+/** RFC 5321 mailbox: dot-atom or quoted local part, `@`, a host name or an address literal. */
+export function isEmail(s: string): boolean {
+  const at = s.lastIndexOf("@");
+  if (at <= 0 || at === s.length - 1) return false;
+  const local = s.slice(0, at), domain = s.slice(at + 1);
+  if (local.startsWith('"')) {
+    if (!/^"(?:[^"\\\r\n]|\\.)*"$/.test(local)) return false;
+  } else {
+    if (local.length > 64) return false;
+    for (const atom of local.split(".")) if (!ATEXT.test(atom)) return false;
+  }
+  if (domain.startsWith("[") && domain.endsWith("]")) {
+    const lit = domain.slice(1, -1);
+    return lit.startsWith("IPv6:") ? isIpv6(lit.slice(5)) : isIpv4(lit);
+  }
+  return isHostname(domain);
+}
+
+/** RFC 4122 UUID in its hyphenated hex form. */
+export function isUuid(s: string): boolean {
+  return /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/.test(s);
+}
+
+const UNRESERVED_SUB = "A-Za-z0-9\\-._~!$&'()*+,;=";
+const PCHARS = new RegExp(`^(?:[${UNRESERVED_SUB}:@/]|%[0-9A-Fa-f]{2})*$`);
+const QCHARS = new RegExp(`^(?:[${UNRESERVED_SUB}:@/?]|%[0-9A-Fa-f]{2})*$`);
+const USERINFO = new RegExp(`^(?:[${UNRESERVED_SUB}:]|%[0-9A-Fa-f]{2})*$`);
+const REGNAME = new RegExp(`^(?:[${UNRESERVED_SUB}]|%[0-9A-Fa-f]{2})*$`);
+
+/** RFC 3986 absolute URI: a scheme, then an optional authority, path, query and fragment. */
+export function isUri(s: string): boolean {
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:/.exec(s);
+  if (!scheme) return false;
+  let rest = s.slice(scheme[0].length);
+  const hash = rest.indexOf("#");
+  if (hash !== -1) {
+    if (!QCHARS.test(rest.slice(hash + 1))) return false;
+    rest = rest.slice(0, hash);
+  }
+  const q = rest.indexOf("?");
+  if (q !== -1) {
+    if (!QCHARS.test(rest.slice(q + 1))) return false;
+    rest = rest.slice(0, q);
+  }
+  if (rest.startsWith("//")) {
+    const slash = rest.indexOf("/", 2);
+    const authority = slash === -1 ? rest.slice(2) : rest.slice(2, slash);
+    rest = slash === -1 ? "" : rest.slice(slash);
+    let hostport = authority;
+    const at = authority.lastIndexOf("@");
+    if (at !== -1) {
+      if (!USERINFO.test(authority.slice(0, at))) return false;
+      hostport = authority.slice(at + 1);
+    }
+    let host = hostport;
+    if (hostport.startsWith("[")) {
+      const close = hostport.indexOf("]");
+      if (close === -1) return false;
+      const lit = hostport.slice(1, close);
+      if (!isIpv6(lit) && !/^[Vv][0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+$/.test(lit)) {
+        return false;
+      }
+      const port = hostport.slice(close + 1);
+      if (port !== "" && !/^:\d*$/.test(port)) return false;
+    } else {
+      const colon = hostport.lastIndexOf(":");
+      if (colon !== -1) {
+        if (!/^\d*$/.test(hostport.slice(colon + 1))) return false;
+        host = hostport.slice(0, colon);
+      }
+      if (!REGNAME.test(host)) return false;
+    }
+  }
+  return PCHARS.test(rest);
+}
+
+/** The asserted format checks by name. */
+export const FORMAT_CHECKS: Readonly<Record<string, (s: string) => boolean>> = {
+  "date": isDate,
+  "date-time": isDateTime,
+  "email": isEmail,
+  "hostname": isHostname,
+  "ipv4": isIpv4,
+  "ipv6": isIpv6,
+  "time": isTime,
+  "uri": isUri,
+  "uuid": isUuid,
+};

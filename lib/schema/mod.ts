@@ -1,0 +1,13 @@
+/**
+ * JSON Schema validation for tool arguments: all issues, with paths, sorted; and the check of what
+ * a schema asks that the validator cannot enforce.
+ *
+ * @module
+ */
+export type { JsonSchema, PathSegment, SchemaIssue } from "./types.ts";
+export { comparePathSegments, formatPath, parsePath, sortIssues } from "./path.ts";
+export { isValid, type ValidateOptions, validateSchema } from "./validate.ts";
+export { checkSchema, type CheckSchemaOptions } from "./check.ts";
+export { ASSERTED_FORMATS, UNSUPPORTED_KEYWORDS } from "./keywords.ts";
+export { createRefResolver, type RefResolver } from "./resolve.ts";
+export { patternTest } from "./pattern.ts";
