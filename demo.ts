@@ -8,7 +8,7 @@
 import {
   bumpFor,
   classifySchemaChange,
-  JsonRpcError,
+  type JsonRpcError,
   type JsonSchema,
   makeRequest,
   parseMessage,

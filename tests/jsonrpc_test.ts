@@ -178,6 +178,18 @@ Deno.test("makeError() throws TypeError for a bad id or a malformed error object
   );
 });
 
+Deno.test("makeResult() and makeError() take a request's id, so a notification cannot be answered", () => {
+  const notification = makeNotification("notifications/initialized");
+  assert.throws(() => makeResult(notification as unknown as number, null), {
+    name: "TypeError",
+    message: "makeResult(): id must be a string or an integer, got an object",
+  });
+  assert.throws(
+    () => makeError(notification as unknown as number, { code: -32601, message: "x" }),
+    TypeError,
+  );
+});
+
 // ---------------------------------------------------------------------------------------------
 // validateEnvelope: classification
 

@@ -190,6 +190,14 @@ const argsArb = fc.dictionary(
   ),
 );
 
+Deno.test("repairArguments() repairs a platform default like a sent value (seed -750928052)", () => {
+  const once = repairArguments(schema, { account: "A", amount: 1, legs: [{}] }, {
+    defaults: { "$.legs[0].final": "false" },
+  });
+  assert.deepEqual((once.arguments as { legs: unknown[] }).legs, [{ final: false }]);
+  assert.deepEqual(repairArguments(schema, once.arguments).repairs, []);
+});
+
 Deno.test("property: repair is idempotent", () => {
   fc.assert(
     fc.property(

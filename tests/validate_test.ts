@@ -413,3 +413,51 @@ Deno.test("property: validateSchema() and isValid() agree, and neither throws on
     { numRuns: 500 },
   );
 });
+
+Deno.test("property: the generated fast path and the issue collector agree on every suite schema", async () => {
+  const { loadSuite, suitePresent } = await import("./_suite.ts");
+  const { Compiler } = await import("../lib/schema/_compile.ts");
+  const { generateValidator } = await import("../lib/schema/_codegen.ts");
+  if (!suitePresent()) return;
+  const cases = loadSuite().cases.filter((c) => !c.skip);
+  const compiled = new Map<
+    unknown,
+    { fast: (v: unknown) => boolean; collect: (v: unknown) => boolean }
+  >();
+  const both = (schema: unknown) => {
+    let c = compiled.get(schema);
+    if (!c) {
+      const s = schema as JsonSchema;
+      const collector = new Compiler(s).root(s);
+      const fast = generateValidator(s, { formats: true, maxDepth: 1000 })!;
+      const collect = (v: unknown) => {
+        const issues: unknown[] = [];
+        const ok = collector(v, {
+          issues: issues as never,
+          path: [],
+          depth: 0,
+          maxDepth: 1000,
+          formats: true,
+        });
+        assert.equal(ok, issues.length === 0, "the collector's answer matches what it collected");
+        return ok;
+      };
+      c = { fast, collect };
+      compiled.set(schema, c);
+    }
+    return c;
+  };
+  // Every suite case's own data, then random values against every suite schema.
+  for (const c of cases) {
+    const { fast, collect } = both(c.schema);
+    assert.equal(fast(c.data), collect(c.data), `${c.file} :: ${c.group} :: ${c.description}`);
+  }
+  const schemas = [...new Set(cases.map((c) => c.schema))];
+  fc.assert(
+    fc.property(fc.constantFrom(...schemas), fc.jsonValue({ maxDepth: 3 }), (schema, value) => {
+      const { fast, collect } = both(schema);
+      return fast(value) === collect(value);
+    }),
+    { numRuns: 3000 },
+  );
+});

@@ -94,7 +94,9 @@ export function typeCats(side: Side, s: unknown, seen: Set<object> = new Set()):
     const target = side.target(s);
     if (target !== undefined) out = intersect(out, typeCats(side, target, seen));
   }
-  if (Array.isArray(s.allOf)) for (const b of s.allOf) out = intersect(out, typeCats(side, b, seen));
+  if (Array.isArray(s.allOf)) {
+    for (const b of s.allOf) out = intersect(out, typeCats(side, b, seen));
+  }
   for (const kw of ["anyOf", "oneOf"]) {
     const branches = s[kw];
     if (!Array.isArray(branches)) continue;

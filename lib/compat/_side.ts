@@ -14,6 +14,22 @@ export function isAnnotation(keyword: string): boolean {
   return ANNOTATIONS.has(keyword) || keyword.startsWith("x-");
 }
 
+/** Keywords whose meaning depends on their neighbours, by the group they belong to. */
+const GROUP: Readonly<Record<string, string>> = {
+  properties: "object-members",
+  patternProperties: "object-members",
+  additionalProperties: "object-members",
+  prefixItems: "array-items",
+  items: "array-items",
+  additionalItems: "array-items",
+  if: "conditional",
+  then: "conditional",
+  else: "conditional",
+  contains: "contains",
+  minContains: "contains",
+  maxContains: "contains",
+};
+
 /** A subschema with its `$ref` followed, or the reference that could not be followed. */
 export type Resolution = { schema: JsonSchema; unresolved?: undefined } | { unresolved: string };
 
@@ -63,7 +79,11 @@ export class Side {
     if (target === false) return { schema: false };
     if (target === true) return { schema: siblings };
     if (!constraining) return { schema: { ...target, ...siblings } };
-    const clash = Object.keys(siblings).some((k) => !isAnnotation(k) && Object.hasOwn(target, k));
+    // Keywords that read each other (additionalProperties reads properties, ...) clash as a group.
+    const groups = (s: Record<string, unknown>) =>
+      new Set(Object.keys(s).filter((k) => !isAnnotation(k)).map((k) => GROUP[k] ?? k));
+    const there = groups(target);
+    const clash = [...groups(siblings)].some((g) => there.has(g));
     if (!clash) return { schema: { ...target, ...siblings } };
     const allOf = Array.isArray(siblings.allOf) ? [...siblings.allOf, raw] : [raw];
     return { schema: { ...siblings, allOf } };

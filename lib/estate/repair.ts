@@ -225,7 +225,8 @@ function repairValue(schemaIn: unknown, value: unknown, path: PathSegment[], st:
         kind: "defaulted",
         message: `filled missing ${k} with ${JSON.stringify(filled)} from ${source}`,
       });
-      put(out, k, clone(filled));
+      // A default goes through the same repair as a sent value, so repair stays idempotent.
+      put(out, k, repairValue(props[k], clone(filled), [...path, k], st));
     }
     return out;
   }

@@ -2,8 +2,9 @@
  * Compiles a schema once into a tree of closures; validating a value then walks only the value.
  * Issues carry raw path segments; `validate.ts` formats, filters and sorts them.
  */
-import { canonicalJson, jsonEqual } from "./_equal.ts";
+import { jsonEqual } from "./_equal.ts";
 import { multipleOfTest } from "./_decimal.ts";
+import { codePoints, findDuplicate, isInheritedName } from "./_values.ts";
 import { compilePattern, type SafePattern } from "./_regex.ts";
 import { type Location, RefIndex } from "./_refs.ts";
 import { isObject } from "./_walk.ts";
@@ -69,22 +70,6 @@ const TYPE_TESTS: Record<string, (v: unknown) => boolean> = {
   integer: (v) => Number.isInteger(v),
   string: (v) => typeof v === "string",
 };
-
-/** Length in Unicode code points. */
-function codePoints(s: string): number {
-  let n = s.length;
-  for (let i = 0; i < s.length - 1; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n--;
-        i++;
-      }
-    }
-  }
-  return n;
-}
 
 function show(v: unknown): string {
   const s = JSON.stringify(v) ?? String(v);
@@ -443,7 +428,7 @@ export class Compiler {
       const checks = propChecks.map(([, c]) => c);
       // A JSON value is never `undefined`, so a read that gives `undefined` means "absent" — except
       // for names that objects inherit (`constructor`, `toString`, ...), which need an own-key test.
-      const inherited = keys.map((k) => k in Object.prototype);
+      const inherited = keys.map(isInheritedName);
       objects.push((v, ctx) => {
         const o = v as Record<string, unknown>;
         let ok = true;
@@ -461,12 +446,15 @@ export class Compiler {
     }
     if (Array.isArray(s.required) && s.required.length) {
       const req = s.required.filter((k): k is string => typeof k === "string");
+      // Present means "not undefined" (a JSON value never is) and, for inherited names, own.
+      const inheritedReq = req.map(isInheritedName);
       const where = kw("required");
       objects.push((v, ctx) => {
         let ok = true;
         const o = v as Record<string, unknown>;
-        for (const k of req) {
-          if (o[k] === undefined || !Object.hasOwn(o, k)) {
+        for (let i = 0; i < req.length; i++) {
+          const k = req[i];
+          if (o[k] === undefined || (inheritedReq[i] && !Object.hasOwn(o, k))) {
             ok = report(ctx, "required", "required property is missing", where, k);
             if (!ctx.issues) return false;
           }
@@ -694,26 +682,4 @@ function assemble(p: Parts): Check {
     }
     return ok;
   };
-}
-
-/** The first pair of equal items, by deep JSON equality, or undefined. */
-function findDuplicate(a: unknown[]): [number, number] | undefined {
-  if (a.length < 2) return undefined;
-  if (a.every((x) => x === null || typeof x !== "object")) {
-    const first = new Map<unknown, number>();
-    for (let i = 0; i < a.length; i++) {
-      const j = first.get(a[i]);
-      if (j !== undefined) return [j, i];
-      first.set(a[i], i);
-    }
-    return undefined;
-  }
-  const seen = new Map<string, number>();
-  for (let i = 0; i < a.length; i++) {
-    const key = canonicalJson(a[i]);
-    const j = seen.get(key);
-    if (j !== undefined) return [j, i];
-    seen.set(key, i);
-  }
-  return undefined;
 }

@@ -5,47 +5,74 @@
  * @module
  */
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const TIME = /^(\d{2}):(\d{2}):(\d{2})(\.\d+)?([zZ]|([+-])(\d{2}):(\d{2}))$/;
 const DAYS = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 function isLeapYear(y: number): boolean {
   return y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
 }
 
-/** RFC 3339 `full-date`, with real month lengths and leap years. */
-export function isDate(s: string): boolean {
-  const m = DATE.exec(s);
-  if (!m) return false;
-  const y = Number(m[1]), mo = Number(m[2]), d = Number(m[3]);
-  if (mo < 1 || mo > 12 || d < 1) return false;
+/** The value of `n` ASCII digits at `i`, or -1 if any is not a digit. */
+function digits(s: string, i: number, n: number): number {
+  let v = 0;
+  for (let k = i; k < i + n; k++) {
+    const c = s.charCodeAt(k) - 48;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+  }
+  return v;
+}
+
+/** Whether `s` holds a valid RFC 3339 full-date at `i` (10 characters). */
+function dateAt(s: string, i: number): boolean {
+  if (s.charCodeAt(i + 4) !== 45 || s.charCodeAt(i + 7) !== 45) return false; // "-"
+  const y = digits(s, i, 4), mo = digits(s, i + 5, 2), d = digits(s, i + 8, 2);
+  if (y < 0 || mo < 1 || mo > 12 || d < 1) return false;
   return d <= (mo === 2 && isLeapYear(y) ? 29 : DAYS[mo]);
 }
 
-/** RFC 3339 `full-time` (offset required); a leap second only at 23:59:60 UTC. */
-export function isTime(s: string): boolean {
-  const m = TIME.exec(s);
-  if (!m) return false;
-  const h = Number(m[1]), mi = Number(m[2]), sec = Number(m[3]);
-  if (h > 23 || mi > 59 || sec > 60) return false;
-  let oh = 0, om = 0;
-  if (m[6]) {
-    oh = Number(m[7]);
-    om = Number(m[8]);
-    if (oh > 23 || om > 59) return false;
+/** Whether `s` from `i` to its end is a valid RFC 3339 full-time (offset required). */
+function timeFrom(s: string, i: number): boolean {
+  if (s.length - i < 9 || s.charCodeAt(i + 2) !== 58 || s.charCodeAt(i + 5) !== 58) return false; // ":"
+  const h = digits(s, i, 2), mi = digits(s, i + 3, 2), sec = digits(s, i + 6, 2);
+  if (h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 60) return false;
+  let j = i + 8;
+  if (s.charCodeAt(j) === 46) { // "." then at least one digit
+    j++;
+    const start = j;
+    while (j < s.length && s.charCodeAt(j) >= 48 && s.charCodeAt(j) <= 57) j++;
+    if (j === start) return false;
   }
+  let offset = 0;
+  const z = s.charCodeAt(j);
+  if (z === 90 || z === 122) { // Z z
+    if (j + 1 !== s.length) return false;
+  } else if (z === 43 || z === 45) { // + -
+    if (s.length - j !== 6 || s.charCodeAt(j + 3) !== 58) return false;
+    const oh = digits(s, j + 1, 2), om = digits(s, j + 4, 2);
+    if (oh < 0 || oh > 23 || om < 0 || om > 59) return false;
+    offset = (z === 45 ? -1 : 1) * (oh * 60 + om);
+  } else return false;
   if (sec === 60) {
-    const sign = m[6] === "-" ? -1 : 1;
-    const utc = ((h * 60 + mi - sign * (oh * 60 + om)) % 1440 + 1440) % 1440;
-    return utc === 23 * 60 + 59;
+    // A leap second is only ever 23:59:60 UTC.
+    return ((h * 60 + mi - offset) % 1440 + 1440) % 1440 === 23 * 60 + 59;
   }
   return true;
 }
 
+/** RFC 3339 `full-date`, with real month lengths and leap years. */
+export function isDate(s: string): boolean {
+  return s.length === 10 && dateAt(s, 0);
+}
+
+/** RFC 3339 `full-time` (offset required); a leap second only at 23:59:60 UTC. */
+export function isTime(s: string): boolean {
+  return timeFrom(s, 0);
+}
+
 /** RFC 3339 `date-time`: a date, `T` (either case), a time. */
 export function isDateTime(s: string): boolean {
-  const t = s.search(/[Tt]/);
-  return t === 10 && isDate(s.slice(0, 10)) && isTime(s.slice(11));
+  const t = s.charCodeAt(10);
+  return (t === 84 || t === 116) && dateAt(s, 0) && timeFrom(s, 11);
 }
 
 /** Dotted-quad IPv4 with no leading zeros. */
@@ -84,30 +111,26 @@ export function isIpv6(s: string): boolean {
   return all.length <= max - 1 && all.every(hex);
 }
 
+const LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
+const HOSTNAME = new RegExp(`^${LABEL}(?:\\.${LABEL})*$`);
+const ATEXT = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+";
+const DOT_ATOM = new RegExp(`^${ATEXT}(?:\\.${ATEXT})*$`);
+const QUOTED = /^"(?:[^"\\\r\n]|\\.)*"$/;
+
 /** RFC 1123 host name: dot-separated labels of letters, digits and inner hyphens, 253 chars at most. */
 export function isHostname(s: string): boolean {
-  if (s.length === 0 || s.length > 253) return false;
-  const labels = s.split(".");
-  for (const l of labels) {
-    if (!/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(l)) return false;
-  }
-  return true;
+  return s.length > 0 && s.length <= 253 && HOSTNAME.test(s);
 }
-
-const ATEXT = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+$/;
 
 /** RFC 5321 mailbox: dot-atom or quoted local part, `@`, a host name or an address literal. */
 export function isEmail(s: string): boolean {
   const at = s.lastIndexOf("@");
   if (at <= 0 || at === s.length - 1) return false;
   const local = s.slice(0, at), domain = s.slice(at + 1);
-  if (local.startsWith('"')) {
-    if (!/^"(?:[^"\\\r\n]|\\.)*"$/.test(local)) return false;
-  } else {
-    if (local.length > 64) return false;
-    for (const atom of local.split(".")) if (!ATEXT.test(atom)) return false;
-  }
-  if (domain.startsWith("[") && domain.endsWith("]")) {
+  if (
+    !(local.charCodeAt(0) === 34 ? QUOTED.test(local) : local.length <= 64 && DOT_ATOM.test(local))
+  ) return false;
+  if (domain.charCodeAt(0) === 91 && domain.charCodeAt(domain.length - 1) === 93) { // [ ]
     const lit = domain.slice(1, -1);
     return lit.startsWith("IPv6:") ? isIpv6(lit.slice(5)) : isIpv4(lit);
   }

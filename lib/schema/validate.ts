@@ -1,4 +1,5 @@
 import { type Check, Compiler, type Ctx, type RawIssue } from "./_compile.ts";
+import { generateValidator } from "./_codegen.ts";
 import { comparePathSegments, compareStrings, formatPath } from "./path.ts";
 import type { JsonSchema, SchemaIssue } from "./types.ts";
 
@@ -13,17 +14,42 @@ export interface ValidateOptions {
   maxDepth?: number;
 }
 
-const compiled = new WeakMap<object, Check>();
+/** A schema's compiled forms: the issue collector, and fast validators per option set. */
+interface Compiled {
+  collect: Check;
+  fast: Map<string, (value: unknown) => boolean>;
+}
 
-/** The compiled form of a schema, cached by the schema object's identity. */
-function compiledFor(schema: JsonSchema): Check {
-  if (typeof schema !== "object" || schema === null) return new Compiler(schema).root(schema);
-  let c = compiled.get(schema);
+const cache = new WeakMap<object, Compiled>();
+
+/** The compiled forms of a schema, cached by the schema object's identity. */
+function compiledFor(schema: JsonSchema): Compiled {
+  if (typeof schema !== "object" || schema === null) {
+    return { collect: new Compiler(schema).root(schema), fast: new Map() };
+  }
+  let c = cache.get(schema);
   if (!c) {
-    c = new Compiler(schema).root(schema);
-    compiled.set(schema, c);
+    c = { collect: new Compiler(schema).root(schema), fast: new Map() };
+    cache.set(schema, c);
   }
   return c;
+}
+
+/** The boolean validator: generated code where allowed, else the collector in stop-early mode. */
+function fastFor(
+  schema: JsonSchema,
+  c: Compiled,
+  formats: boolean,
+  maxDepth: number,
+): (v: unknown) => boolean {
+  const key = `${formats}:${maxDepth}`;
+  let f = c.fast.get(key);
+  if (!f) {
+    f = generateValidator(schema, { formats, maxDepth }) ??
+      ((value) => c.collect(value, { issues: null, path: [], depth: 0, maxDepth, formats }));
+    c.fast.set(key, f);
+  }
+  return f;
 }
 
 /**
@@ -59,16 +85,24 @@ export function validateSchema(
   value: unknown,
   options: ValidateOptions = {},
 ): SchemaIssue[] {
-  const check = compiledFor(schema);
-  const ctx: Ctx = {
-    issues: [],
-    path: [],
-    depth: 0,
-    maxDepth: options.maxDepth ?? 1000,
-    formats: options.formatAssertion ?? true,
-  };
-  if (check(value, ctx)) return [];
-  return finish(ctx.issues!);
+  const c = compiledFor(schema);
+  const maxDepth = options.maxDepth ?? 1000;
+  const formats = options.formatAssertion ?? true;
+  // Most calls are valid: answer those from the fast path, and collect issues only for the rest.
+  if (fastFor(schema, c, formats, maxDepth)(value)) return [];
+  const ctx: Ctx = { issues: [], path: [], depth: 0, maxDepth, formats };
+  c.collect(value, ctx);
+  const issues = finish(ctx.issues!);
+  if (issues.length === 0) {
+    // The two validators disagree: a bug. Fail closed rather than let the value through.
+    return [{
+      path: "$",
+      keyword: "schema",
+      message: "value rejected; the validator found no detail",
+      schemaPath: "$",
+    }];
+  }
+  return issues;
 }
 
 /**
@@ -93,14 +127,12 @@ export function isValid(
   value: unknown,
   options: ValidateOptions = {},
 ): boolean {
-  const ctx: Ctx = {
-    issues: null,
-    path: [],
-    depth: 0,
-    maxDepth: options.maxDepth ?? 1000,
-    formats: options.formatAssertion ?? true,
-  };
-  return compiledFor(schema)(value, ctx);
+  return fastFor(
+    schema,
+    compiledFor(schema),
+    options.formatAssertion ?? true,
+    options.maxDepth ?? 1000,
+  )(value);
 }
 
 function compareRaw(a: RawIssue, b: RawIssue): number {

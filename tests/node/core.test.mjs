@@ -1,10 +1,10 @@
 // Runs the bundled library (dist/node/mod.js, built by .ci/run with esbuild) under Node's own
 // test runner, to show that the core works outside Deno: `node --test tests/node/`.
 //
-// Written against the documented API before these modules landed (each test fails with
-// "not exported yet" until its module is in mod.ts):
+// Written against the documented API while these were still being built (a test fails with
+// "X is not exported from mod.ts yet" when its export is missing):
 //   - validateSchema, checkSchema        (lib/schema/)
-//   - classifySchemaChange               (lib/compat/classify*.ts)
+//   - classifySchemaChange               (lib/compat/classify.ts)
 //   - repairArguments                    (lib/estate/)
 
 import { describe, test } from "node:test";

@@ -1,0 +1,258 @@
+/**
+ * The recursive comparison of an old and a new subschema. `$ref`s are followed on both sides and
+ * the changes they hold are reported where the reference sits. A pair already being compared
+ * (a reference cycle) is assumed unchanged: the cycle's own changes are found on its first visit.
+ */
+import { jsonEqual } from "../schema/_equal.ts";
+import { forEachSubschema, isObject } from "../schema/_walk.ts";
+import {
+  ANNOTATION_KEYWORDS,
+  ENFORCED_KEYWORDS,
+  UNSUPPORTED_KEYWORDS,
+} from "../schema/keywords.ts";
+import type { JsonSchema, PathSegment } from "../schema/types.ts";
+import { isValid } from "../schema/validate.ts";
+import { type Change, change, downgrade, show } from "./_change.ts";
+import { compareApplicators } from "./_compare_applicator.ts";
+import { compareArray } from "./_compare_array.ts";
+import { compareObject } from "./_compare_object.ts";
+import { compareEnum, compareNumeric, compareString, compareType } from "./_compare_scalar.ts";
+import type { Ctx, OldFacts } from "./_context.ts";
+import { acceptedDomain, type Cat, typeCats } from "./_schema_facts.ts";
+import { Side } from "./_side.ts";
+import type { SchemaBump } from "./schema_change.ts";
+
+type Obj = Record<string, unknown>;
+
+/**
+ * Memoizes a recursive computation over pairs, assuming `assumed` for a pair already in progress.
+ * A result that leaned on such an assumption (other than its own) is not kept, so an optimistic
+ * answer never leaks out of the cycle that justified it.
+ */
+class CycleMemo<T> {
+  readonly #done = new Map<string, T>();
+  readonly #active = new Map<string, number>();
+  #low = Infinity;
+
+  run(key: string, assumed: T, compute: () => T): T {
+    const hit = this.#done.get(key);
+    if (hit !== undefined) return hit;
+    const depth = this.#active.get(key);
+    if (depth !== undefined) {
+      this.#low = Math.min(this.#low, depth);
+      return assumed;
+    }
+    const mine = this.#active.size;
+    this.#active.set(key, mine);
+    const outer = this.#low;
+    this.#low = Infinity;
+    let result: T;
+    try {
+      result = compute();
+    } finally {
+      this.#active.delete(key);
+    }
+    const low = this.#low;
+    if (low >= mine) this.#done.set(key, result);
+    this.#low = Math.min(outer, low >= mine ? Infinity : low);
+    return result;
+  }
+}
+
+/** The comparison engine for one old/new schema pair. */
+export class Comparer implements Ctx {
+  readonly old: Side;
+  readonly new: Side;
+  readonly descriptionBump: SchemaBump;
+  readonly #ids = new WeakMap<object, number>();
+  #nextId = 1;
+  readonly #changes = new CycleMemo<Change[]>();
+  readonly #stable = new CycleMemo<boolean>();
+
+  constructor(oldSchema: JsonSchema, newSchema: JsonSchema, descriptionBump: SchemaBump) {
+    this.old = new Side(oldSchema);
+    this.new = new Side(newSchema);
+    this.descriptionBump = descriptionBump;
+  }
+
+  #id(x: unknown): string {
+    if (typeof x !== "object" || x === null) return JSON.stringify(x) ?? "true";
+    let id = this.#ids.get(x);
+    if (id === undefined) {
+      id = this.#nextId++;
+      this.#ids.set(x, id);
+    }
+    return String(id);
+  }
+
+  compare(o: unknown, n: unknown): Change[] {
+    const key = `${this.#id(o)}:${this.#id(n)}`;
+    return this.#changes.run(key, [], () => {
+      if (jsonEqual(o, n) && this.#sameTargets(o, n)) return [];
+      const ro = this.old.resolve(o), rn = this.new.resolve(n);
+      if (ro.unresolved !== undefined || rn.unresolved !== undefined) {
+        const which = ro.unresolved ?? rn.unresolved;
+        return [change(
+          [],
+          "undecidable",
+          "major",
+          `cannot follow $ref ${show(which)}: callers may be affected by what it refers to`,
+        )];
+      }
+      return this.#compareResolved(ro.schema, rn.schema);
+    });
+  }
+
+  /** Whether every `$ref` under two equal subschemas leads to equal targets on both sides. */
+  #sameTargets(o: unknown, n: unknown): boolean {
+    if (!isObject(o) || !isObject(n)) return true;
+    return this.#stable.run(`${this.#id(o)}:${this.#id(n)}`, true, () => {
+      if (typeof o.$ref === "string") {
+        const a = this.old.target(o), b = this.new.target(n);
+        if (a === undefined || b === undefined) return a === b;
+        if (!jsonEqual(a, b) || !this.#sameTargets(a, b)) return false;
+      }
+      let same = true;
+      forEachSubschema(o as JsonSchema, (sub, segs) => {
+        if (same) same = this.#sameTargets(sub, at(n, segs));
+      });
+      return same;
+    });
+  }
+
+  #compareResolved(o: JsonSchema, n: JsonSchema): Change[] {
+    if (o === false) {
+      return n === false ? [] : [
+        change(
+          [],
+          "schema-opened",
+          "minor",
+          "this subschema was false and now accepts values: callers may now send them",
+        ),
+      ];
+    }
+    if (n === false) {
+      return [change(
+        [],
+        "schema-closed",
+        "major",
+        "this subschema is now false: callers that send any value here are now rejected",
+      )];
+    }
+    const O: Obj = o === true ? {} : o, N: Obj = n === true ? {} : n;
+    if (!isObject(O) || !isObject(N)) {
+      return [change([], "undecidable", "major", "a subschema is neither an object nor a boolean")];
+    }
+    const cats = typeCats(this.old, O);
+    const facts: OldFacts = {
+      cats,
+      integerOnly: cats.has("integer") && !cats.has("fraction"),
+      domain: acceptedDomain(O),
+    };
+    const out: Change[] = [
+      ...this.#annotations(O, N),
+      ...compareType(O, N, facts),
+      ...compareEnum(O, N, facts),
+      ...family(compareNumeric(O, N, facts), facts, ["integer", "fraction"], "numbers"),
+      ...family(compareString(O, N), facts, ["string"], "strings"),
+      ...family(compareArray(this, O, N), facts, ["array"], "arrays"),
+      ...family(compareObject(this, O, N), facts, ["object"], "objects"),
+      ...compareApplicators(this, O, N),
+      ...unknownKeywords(O, N),
+    ];
+    const domain = facts.domain;
+    return out.map((c) => {
+      if (c.bump !== "major" || c.check === undefined || !domain) return c;
+      const check = c.check;
+      return domain.every((v) => isValid(check, v))
+        ? downgrade(c, "no value the old schema's enum or const allows is affected")
+        : c;
+    });
+  }
+
+  #annotations(o: Obj, n: Obj): Change[] {
+    const out: Change[] = [];
+    const keys = new Set([...ANNOTATIONS, ...Object.keys(o), ...Object.keys(n)]);
+    for (const k of [...keys].sort()) {
+      const isAnno = ANNOTATIONS.includes(k) || k.startsWith("x-");
+      if (!isAnno || k === "$defs" || k === "definitions") continue;
+      const a = o[k], b = n[k];
+      if (jsonEqual(a, b)) continue;
+      const what = a === undefined
+        ? `${k} added`
+        : b === undefined
+        ? `${k} removed`
+        : `${k} changed`;
+      if (k === "default") {
+        const consequence = b === undefined
+          ? `callers that omit it no longer get ${show(a)}`
+          : `callers that omit it now get ${show(b)}`;
+        out.push(
+          change(
+            [k],
+            "default-changed",
+            "minor",
+            `default ${
+              a === undefined
+                ? `${show(b)} added`
+                : b === undefined
+                ? `${show(a)} removed`
+                : `changed from ${show(a)} to ${show(b)}`
+            }: ${consequence}`,
+          ),
+        );
+        continue;
+      }
+      const prompt = k === "description" || k === "title";
+      out.push(change(
+        [k],
+        "annotation-changed",
+        prompt ? this.descriptionBump : "patch",
+        prompt
+          ? `${what}: no accepted value changes, but a model reads it when choosing and calling the tool`
+          : `${what}: no accepted value changes`,
+      ));
+    }
+    return out;
+  }
+}
+
+const ANNOTATIONS: readonly string[] = ANNOTATION_KEYWORDS;
+const KNOWN = new Set([...ENFORCED_KEYWORDS, ...ANNOTATION_KEYWORDS]);
+const UNSUPPORTED = new Set(UNSUPPORTED_KEYWORDS);
+
+/** Reads the value at a path of segments inside a JSON value. */
+function at(v: unknown, segs: readonly PathSegment[]): unknown {
+  let cur = v;
+  for (const s of segs) {
+    if (cur === null || typeof cur !== "object") return undefined;
+    cur = (cur as Record<string | number, unknown>)[s];
+  }
+  return cur;
+}
+
+/** Keeps a group's changes, or lowers them to `patch` when the old schema accepts no value of that kind. */
+function family(changes: Change[], facts: OldFacts, kinds: Cat[], noun: string): Change[] {
+  if (kinds.some((k) => facts.cats.has(k))) return changes;
+  return changes.map((c) =>
+    downgrade(c, `no value the old schema accepts is affected (it accepts no ${noun})`, true)
+  );
+}
+
+function unknownKeywords(o: Obj, n: Obj): Change[] {
+  const out: Change[] = [];
+  const keys = [...new Set([...Object.keys(o), ...Object.keys(n)])].sort();
+  for (const k of keys) {
+    if (KNOWN.has(k) || k.startsWith("x-") || jsonEqual(o[k], n[k])) continue;
+    const what = !Object.hasOwn(o, k) ? "added" : !Object.hasOwn(n, k) ? "removed" : "changed";
+    out.push(change(
+      [k],
+      "undecidable",
+      "major",
+      UNSUPPORTED.has(k)
+        ? `keyword ${k} ${what}; it is not enforced by this library's validator and the classifier cannot tell which callers it affects`
+        : `unknown keyword ${k} ${what}: the classifier cannot tell which callers it affects`,
+    ));
+  }
+  return out;
+}

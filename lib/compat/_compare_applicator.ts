@@ -1,0 +1,272 @@
+/**
+ * Compares the applicators `allOf`, `anyOf`, `oneOf`, `not` and `if`/`then`/`else`.
+ *
+ * - `allOf`: every new branch must be implied by an old branch (or be trivially true).
+ * - `anyOf`: every old branch must be included in some new branch; added branches widen.
+ * - `oneOf`: as `anyOf`, and each added or widened branch must be provably disjoint from the
+ *   others, since a value matching two branches is rejected.
+ * - `not` and a changed `if` are not decided: any change there is major.
+ */
+import { jsonEqual } from "../schema/_equal.ts";
+import { type Change, change, hasMajor, under } from "./_change.ts";
+import type { Ctx } from "./_context.ts";
+import { isTriviallyTrue, provablyDisjoint } from "./_schema_facts.ts";
+
+type Obj = Record<string, unknown>;
+
+/** The applicator keywords of a pair of subschemas. */
+export function compareApplicators(ctx: Ctx, o: Obj, n: Obj): Change[] {
+  const out: Change[] = [];
+  for (const kw of ["allOf", "anyOf", "oneOf"]) {
+    for (const s of [o, n]) {
+      if (Object.hasOwn(s, kw) && !Array.isArray(s[kw]) && !jsonEqual(o[kw], n[kw])) {
+        return [change(
+          [kw],
+          "undecidable",
+          "major",
+          `${kw} changed in a form the classifier does not understand: callers may be affected`,
+        )];
+      }
+    }
+  }
+  out.push(...compareAllOf(ctx, o, n));
+  out.push(...compareAnyOf(ctx, o, n, "anyOf"));
+  out.push(...compareAnyOf(ctx, o, n, "oneOf"));
+  out.push(...compareNot(ctx, o, n));
+  out.push(...compareConditional(ctx, o, n));
+  return out;
+}
+
+function compareAllOf(ctx: Ctx, o: Obj, n: Obj): Change[] {
+  const bo = (o.allOf ?? []) as unknown[], bn = (n.allOf ?? []) as unknown[];
+  if (!bo.length && !bn.length) return [];
+  if (bo.length === bn.length) {
+    // Same shape: compare branch by branch (the common case, and the one with exact paths).
+    const out: Change[] = [];
+    bn.forEach((b, i) => out.push(...under(["allOf", i], ctx.compare(bo[i], b))));
+    if (!hasMajor(out)) return out;
+  }
+  // Otherwise identical branches cancel and the rest pair up in order.
+  const restO = bo.map((s, i) => ({ s, i })), restN: { s: unknown; i: number }[] = [];
+  bn.forEach((s, i) => {
+    const j = restO.findIndex((a) => jsonEqual(a.s, s) && ctx.compare(a.s, s).length === 0);
+    if (j === -1) restN.push({ s, i });
+    else restO.splice(j, 1);
+  });
+  const out: Change[] = [];
+  for (let k = 0; k < Math.max(restO.length, restN.length); k++) {
+    const a = restO[k], b = restN[k];
+    out.push(...under(["allOf", (b ?? a).i], ctx.compare(a ? a.s : true, b ? b.s : true)));
+  }
+  return out;
+}
+
+/** `anyOf` or `oneOf`. */
+function compareAnyOf(ctx: Ctx, o: Obj, n: Obj, kw: "anyOf" | "oneOf"): Change[] {
+  const ho = Object.hasOwn(o, kw), hn = Object.hasOwn(n, kw);
+  if (!ho && !hn) return [];
+  const bo = (o[kw] ?? []) as unknown[], bn = (n[kw] ?? []) as unknown[];
+  if (!ho) {
+    if (kw === "anyOf" && bn.some(isTriviallyTrue)) {
+      return [
+        change([kw], "rewritten", "patch", `${kw} added with a branch that accepts anything`),
+      ];
+    }
+    return [change(
+      [kw],
+      "constraint-added",
+      "major",
+      `${kw} added: callers that send values matching ${
+        kw === "anyOf" ? "none" : "none or several"
+      } of its ${bn.length} branches are now rejected`,
+    )];
+  }
+  if (!hn) {
+    return [change(
+      [kw],
+      "constraint-removed",
+      "minor",
+      `${kw} removed: callers no longer need to match one of its branches`,
+    )];
+  }
+  const out: Change[] = [];
+  // Pair each old branch with the new branch that covers it: an identical one first, then the
+  // nearest (by position) whose comparison shows nothing major.
+  const cover: (number | undefined)[] = bo.map(() => undefined);
+  const coverChanges: Change[][] = bo.map(() => []);
+  const same = new Set<number>();
+  bo.forEach((a, i) => {
+    const order = bn.map((_, j) => j).sort((x, y) => Math.abs(x - i) - Math.abs(y - i) || x - y);
+    for (const j of order) {
+      if (!same.has(j) && ctx.compare(a, bn[j]).length === 0) {
+        cover[i] = j;
+        same.add(j);
+        return;
+      }
+    }
+  });
+  bo.forEach((a, i) => {
+    if (cover[i] !== undefined) return;
+    const order = bn.map((_, j) => j).filter((j) => !same.has(j)).sort((x, y) =>
+      Math.abs(x - i) - Math.abs(y - i) || x - y
+    );
+    for (const j of order) {
+      const r = ctx.compare(a, bn[j]);
+      if (!hasMajor(r)) {
+        cover[i] = j;
+        coverChanges[i] = r;
+        return;
+      }
+    }
+  });
+  const used = new Set<number>();
+  bo.forEach((a, i) => {
+    const j = cover[i];
+    if (j !== undefined) {
+      used.add(j);
+      out.push(...under([kw, j], coverChanges[i]));
+      return;
+    }
+    // Uncovered: report against the branch at the same position if it is not taken, else as removed.
+    if (i < bn.length && !same.has(i) && !cover.includes(i)) {
+      used.add(i);
+      out.push(...under([kw, i], ctx.compare(a, bn[i])));
+    } else {
+      out.push(change(
+        [kw, i],
+        "branch-removed",
+        "major",
+        `${kw} branch ${i} removed: callers that send values only it accepted are now rejected`,
+      ));
+    }
+  });
+  bn.forEach((_, j) => {
+    if (!used.has(j)) {
+      out.push(change(
+        [kw, j],
+        "branch-added",
+        "minor",
+        `${kw} branch ${j} added: callers may now send values it accepts`,
+      ));
+    }
+  });
+  if (kw === "oneOf") out.push(...oneOfOverlaps(ctx, bn, cover, coverChanges, same));
+  return out;
+}
+
+/**
+ * A `oneOf` rejects a value that matches two branches. An old value matched exactly one old
+ * branch; it still does when every new branch that was added or widened is provably disjoint
+ * from every other new branch.
+ */
+function oneOfOverlaps(
+  ctx: Ctx,
+  bn: unknown[],
+  cover: (number | undefined)[],
+  coverChanges: Change[][],
+  same: Set<number>,
+): Change[] {
+  const out: Change[] = [];
+  const grown = new Set<number>();
+  bn.forEach((_, j) => {
+    if (same.has(j)) return;
+    const covering = cover.map((c, i) => (c === j ? i : -1)).filter((i) => i !== -1);
+    // Added (covers no old branch), widened, or covering several old branches.
+    const changed = covering.length !== 1 ||
+      coverChanges[covering[0]].some((c) => c.bump !== "patch");
+    if (changed) grown.add(j);
+  });
+  for (const j of grown) {
+    const other = bn.findIndex((b, k) => k !== j && !provablyDisjoint(ctx.new, bn[j], b));
+    if (other !== -1) {
+      out.push(change(
+        ["oneOf", j],
+        "undecidable",
+        "major",
+        `oneOf branch ${j} is new or accepts more and is not provably disjoint from branch ${other}: callers whose values now match both are rejected`,
+      ));
+    }
+  }
+  return out;
+}
+
+function compareNot(ctx: Ctx, o: Obj, n: Obj): Change[] {
+  const ho = Object.hasOwn(o, "not"), hn = Object.hasOwn(n, "not");
+  if (!ho && !hn) return [];
+  if (!ho) {
+    return [change(
+      ["not"],
+      "constraint-added",
+      "major",
+      "not added: callers that send values matching it are now rejected",
+    )];
+  }
+  if (!hn) {
+    return [change(
+      ["not"],
+      "constraint-removed",
+      "minor",
+      "not removed: callers may now send values matching it",
+    )];
+  }
+  const inner = ctx.compare(o.not, n.not);
+  if (inner.every((c) => c.bump === "patch")) return under(["not"], inner);
+  return [change(
+    ["not"],
+    "undecidable",
+    "major",
+    "not changed: the classifier does not decide which values a changed not rejects, so callers may be affected",
+  )];
+}
+
+function compareConditional(ctx: Ctx, o: Obj, n: Obj): Change[] {
+  const ho = Object.hasOwn(o, "if"), hn = Object.hasOwn(n, "if");
+  const thenO = o.then ?? true,
+    elseO = o.else ?? true,
+    thenN = n.then ?? true,
+    elseN = n.else ?? true;
+  const inert = (t: unknown, e: unknown) => isTriviallyTrue(t) && isTriviallyTrue(e);
+  if (!ho && !hn) {
+    if (jsonEqual(o.then, n.then) && jsonEqual(o.else, n.else)) return [];
+    return [
+      change(["then"], "rewritten", "patch", "then/else changed, which has no effect without if"),
+    ];
+  }
+  if (!ho) {
+    if (inert(thenN, elseN)) return [];
+    return [change(
+      ["if"],
+      "constraint-added",
+      "major",
+      "if/then/else added: callers that send values failing the branch that applies are now rejected",
+    )];
+  }
+  if (!hn) {
+    if (inert(thenO, elseO)) return [];
+    return [change(
+      ["if"],
+      "constraint-removed",
+      "minor",
+      "if/then/else removed: callers no longer need to satisfy then or else",
+    )];
+  }
+  const ifChanges = ctx.compare(o.if, n.if);
+  if (ifChanges.every((c) => c.bump === "patch")) {
+    return [
+      ...under(["if"], ifChanges),
+      ...under(["then"], ctx.compare(thenO, thenN)),
+      ...under(["else"], ctx.compare(elseO, elseN)),
+    ];
+  }
+  if (inert(thenN, elseN)) {
+    return [
+      change(["if"], "constraint-removed", "minor", "if changed and then/else accept anything"),
+    ];
+  }
+  return [change(
+    ["if"],
+    "undecidable",
+    "major",
+    "if changed: the classifier does not decide which values now take the then or else branch, so callers may be affected",
+  )];
+}

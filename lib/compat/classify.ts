@@ -1,0 +1,132 @@
+import { jsonEqual } from "../schema/_equal.ts";
+import { isObject } from "../schema/_walk.ts";
+import { comparePathSegments, compareStrings, formatPath } from "../schema/path.ts";
+import type { JsonSchema, PathSegment } from "../schema/types.ts";
+import { type Change, change, maxBump } from "./_change.ts";
+import { Comparer } from "./_compare.ts";
+import type { SchemaBump, SchemaChange, SchemaChangeClassification } from "./schema_change.ts";
+
+/** Options for {@linkcode classifySchemaChange}. */
+export interface ClassifySchemaChangeOptions {
+  /**
+   * The bump for a changed `description` or `title`. No accepted value changes, so the default is
+   * `patch`; choose `minor` to treat them as prompt surface (a model reads them when it picks and
+   * calls the tool) that deserves a release and a re-run of the evaluation suite.
+   */
+  descriptionBump?: "patch" | "minor";
+}
+
+/**
+ * Classifies the change from one JSON Schema to the next by who breaks: a caller may rely on
+ * every value the old schema accepts through the properties it names. A change that rejects such
+ * a value is `major`; one that only accepts more (or changes a `default`) is `minor`; one that
+ * changes no accepted value is `patch`. What the classifier cannot decide — a changed `not` or
+ * `if`, an unknown keyword, a `oneOf` branch not provably disjoint from the others, an
+ * unresolvable `$ref` — is `major`, with an `undecidable` change that says so.
+ *
+ * Local `$ref`s are followed on both sides (cycles are guarded) and the changes inside their
+ * targets are reported where the reference sits. Closing an object (`additionalProperties`
+ * becoming `false` or stricter) is `major`: callers that send properties the schema does not
+ * name are rejected.
+ *
+ * @param oldSchema The published schema.
+ * @param newSchema The candidate schema.
+ * @param options The bump for description and title changes.
+ * @returns The largest bump and every change, sorted by path, then kind, then message.
+ *
+ * @example
+ * ```ts
+ * import { classifySchemaChange } from "@tool-estate/core";
+ * import assert from "node:assert/strict";
+ *
+ * const v1 = {
+ *   type: "object",
+ *   properties: { reference: { type: "string" }, currency: { enum: ["EUR", "GBP"] } },
+ *   required: ["reference"],
+ *   additionalProperties: false,
+ * };
+ * const v2 = {
+ *   type: "object",
+ *   properties: { reference: { type: "string" }, currency: { enum: ["EUR", "GBP", "USD"] } },
+ *   required: ["reference"],
+ *   additionalProperties: false,
+ * };
+ * assert.equal(classifySchemaChange(v1, v2).bump, "minor");
+ *
+ * const { bump, changes } = classifySchemaChange(v2, { ...v2, properties: { reference: { type: "string" } } });
+ * assert.equal(bump, "major");
+ * assert.deepEqual(changes, [{
+ *   path: "$.properties.currency",
+ *   kind: "property-removed",
+ *   bump: "major",
+ *   message: "removed property currency: callers that send it are now rejected",
+ * }]);
+ * ```
+ */
+export function classifySchemaChange(
+  oldSchema: JsonSchema,
+  newSchema: JsonSchema,
+  options: ClassifySchemaChangeOptions = {},
+): SchemaChangeClassification {
+  if (jsonEqual(oldSchema, newSchema)) return { bump: "patch", changes: [] };
+  const comparer = new Comparer(oldSchema, newSchema, options.descriptionBump ?? "patch");
+  const found = comparer.compare(oldSchema, newSchema);
+  found.push(...unusedDefinitions(comparer, oldSchema, newSchema));
+  if (found.length === 0) {
+    found.push(change(
+      [],
+      "rewritten",
+      "patch",
+      "the schema is written differently but accepts the same values",
+    ));
+  }
+  return finish(found);
+}
+
+/** Changed `$defs`/`definitions` entries that no followed `$ref` reached on either side. */
+function unusedDefinitions(comparer: Comparer, o: JsonSchema, n: JsonSchema): Change[] {
+  const out: Change[] = [];
+  const reached = [...comparer.old.referenced, ...comparer.new.referenced];
+  for (const kw of ["$defs", "definitions"]) {
+    const a = isObject(o) && isObject(o[kw]) ? o[kw] as Record<string, unknown> : {};
+    const b = isObject(n) && isObject(n[kw]) ? n[kw] as Record<string, unknown> : {};
+    for (const name of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort(compareStrings)) {
+      if (jsonEqual(a[name], b[name])) continue;
+      if (reached.some((segs) => segs[0] === kw && segs[1] === name)) continue;
+      const what = !Object.hasOwn(a, name)
+        ? "added"
+        : !Object.hasOwn(b, name)
+        ? "removed"
+        : "changed";
+      out.push(change(
+        [kw, name],
+        "definition-changed",
+        "patch",
+        `definition ${name} ${what}; nothing refers to it, so no accepted value changes`,
+      ));
+    }
+  }
+  return out;
+}
+
+/** Formats paths, merges duplicates (keeping the larger bump), sorts, and takes the largest bump. */
+function finish(found: Change[]): SchemaChangeClassification {
+  const byKey = new Map<string, { segs: PathSegment[]; change: SchemaChange }>();
+  for (const c of found) {
+    const path = formatPath(c.segs);
+    const key = `${path}\u0000${c.kind}\u0000${c.message}`;
+    const prev = byKey.get(key);
+    if (prev) prev.change.bump = maxBump(prev.change.bump, c.bump);
+    else {byKey.set(key, {
+        segs: c.segs,
+        change: { path, kind: c.kind, bump: c.bump, message: c.message },
+      });}
+  }
+  const sorted = [...byKey.values()].sort((x, y) =>
+    comparePathSegments(x.segs, y.segs) || compareStrings(x.change.kind, y.change.kind) ||
+    compareStrings(x.change.message, y.change.message)
+  );
+  const changes = sorted.map((s) => s.change);
+  const bump = changes.reduce<SchemaBump>((b, c) => maxBump(b, c.bump), "patch");
+  return { bump, changes };
+}

@@ -1,0 +1,367 @@
+/**
+ * The fast path: a schema compiled to JavaScript source that only answers "valid or not", with
+ * no paths and no issues. Most stored calls are valid, so `validateSchema` runs this first and
+ * walks the value again with the issue-collecting closures (`_compile.ts`) only when it fails.
+ * Both must agree on every value: the tests check them against each other and the suite.
+ *
+ * Where the runtime forbids generated code (a Content-Security-Policy without `unsafe-eval`),
+ * `generateValidator` returns undefined and the closures serve both purposes.
+ */
+import { jsonEqual } from "./_equal.ts";
+import { codePoints, findDuplicate, isInheritedName } from "./_values.ts";
+import { multipleOfTest } from "./_decimal.ts";
+import { compilePattern } from "./_regex.ts";
+import { type Location, RefIndex } from "./_refs.ts";
+import { isObject } from "./_walk.ts";
+import { FORMAT_CHECKS } from "./formats.ts";
+import type { JsonSchema, PathSegment } from "./types.ts";
+
+/** A generated validator: true when the value is valid. */
+export type FastCheck = (value: unknown) => boolean;
+
+/** What generated code may call: helpers and per-schema constants, by index. */
+interface Runtime {
+  consts: unknown[];
+}
+
+const TYPE_CODE: Record<string, (x: string) => string> = {
+  null: (x) => `${x} === null`,
+  boolean: (x) => `typeof ${x} === "boolean"`,
+  object: (x) => `(typeof ${x} === "object" && ${x} !== null && !Array.isArray(${x}))`,
+  array: (x) => `Array.isArray(${x})`,
+  number: (x) => `(typeof ${x} === "number" && Number.isFinite(${x}))`,
+  integer: (x) => `Number.isInteger(${x})`,
+  string: (x) => `typeof ${x} === "string"`,
+};
+
+class Generator {
+  readonly #index: RefIndex;
+  readonly #names = new Map<object, string>();
+  readonly #functions: string[] = [];
+  readonly #consts: unknown[] = [];
+  readonly #formats: boolean;
+
+  constructor(root: JsonSchema, formats: boolean) {
+    this.#index = new RefIndex(root);
+    this.#formats = formats;
+  }
+
+  /** A constant the generated code reads as `K[i]`. */
+  #const(value: unknown): string {
+    this.#consts.push(value);
+    return `K[${this.#consts.length - 1}]`;
+  }
+
+  /** The name of the function that validates `schema`, generating it on first use. */
+  fn(schema: unknown, loc: Location): string {
+    if (schema === true) return "T";
+    if (!isObject(schema)) return "F";
+    const known = this.#names.get(schema);
+    if (known) return known;
+    const name = `f${this.#names.size}`;
+    this.#names.set(schema, name);
+    const body = this.#body(schema, loc);
+    this.#functions.push(`function ${name}(x, d) {\n${body}\n  return true;\n}`);
+    return name;
+  }
+
+  #sub(schema: unknown, loc: Location, segs: PathSegment[]): string {
+    const child = isObject(schema) ? this.#index.locationOf(schema) : undefined;
+    return this.fn(schema, child ?? { base: loc.base, segments: [...loc.segments, ...segs] });
+  }
+
+  /** A call that goes one level deeper, failing (like the closures) past the depth limit. */
+  #deeper(fn: string, x: string): string {
+    if (fn === "T") return "true";
+    if (fn === "F") return "false";
+    return `(d < M && ${fn}(${x}, d + 1))`;
+  }
+
+  #body(s: Record<string, unknown>, loc: Location): string {
+    const out: string[] = [];
+    const has = (k: string): boolean => Object.hasOwn(s, k);
+    const fail = (cond: string): void => {
+      out.push(`  if (${cond}) return false;`);
+    };
+
+    if (has("type")) {
+      const names = (Array.isArray(s.type) ? s.type : [s.type]).filter((t): t is string =>
+        typeof t === "string" && Object.hasOwn(TYPE_CODE, t)
+      );
+      fail(names.length ? `!(${names.map((t) => TYPE_CODE[t]("x")).join(" || ")})` : "true");
+    }
+
+    if (Array.isArray(s.enum)) {
+      const values = s.enum;
+      const prims = values.filter((v) => v === null || typeof v !== "object");
+      const comps = values.filter((v) => v !== null && typeof v === "object");
+      const tests: string[] = [];
+      if (prims.length > 0 && prims.length <= 16) {
+        tests.push(...prims.map((p) => `x === ${JSON.stringify(p)}`));
+      } else if (prims.length) tests.push(`${this.#const(new Set(prims))}.has(x)`);
+      if (comps.length) {
+        tests.push(`(typeof x === "object" && ${this.#const(comps)}.some((c) => EQ(c, x)))`);
+      }
+      fail(tests.length ? `!(${tests.join(" || ")})` : "true");
+    }
+    if (has("const")) {
+      const c = s.const;
+      fail(
+        c === null || typeof c !== "object"
+          ? `x !== ${JSON.stringify(c)}`
+          : `!EQ(${this.#const(c)}, x)`,
+      );
+    }
+    if (typeof s.$ref === "string") {
+      const target = this.#index.resolve(s.$ref, loc);
+      fail(target ? `!${this.#deeper(this.fn(target.schema, target.location), "x")}` : "true");
+    }
+    if (Array.isArray(s.allOf)) {
+      s.allOf.forEach((sub, i) => fail(`!${this.#call(this.#sub(sub, loc, ["allOf", i]))}`));
+    }
+    if (Array.isArray(s.anyOf)) {
+      const calls = s.anyOf.map((sub, i) => this.#call(this.#sub(sub, loc, ["anyOf", i])));
+      fail(`!(${calls.join(" || ") || "false"})`);
+    }
+    if (Array.isArray(s.oneOf)) {
+      const calls = s.oneOf.map((sub, i) => this.#call(this.#sub(sub, loc, ["oneOf", i])));
+      out.push(`  { let n = 0;`);
+      for (const c of calls) out.push(`    if (${c} && ++n > 1) return false;`);
+      out.push(`    if (n !== 1) return false; }`);
+    }
+    if (has("not")) fail(this.#call(this.#sub(s.not, loc, ["not"])));
+    if (has("if") && (has("then") || has("else"))) {
+      const cond = this.#call(this.#sub(s.if, loc, ["if"]));
+      const then = has("then") ? this.#call(this.#sub(s.then, loc, ["then"])) : "true";
+      const otherwise = has("else") ? this.#call(this.#sub(s.else, loc, ["else"])) : "true";
+      fail(`!(${cond} ? ${then} : ${otherwise})`);
+    }
+
+    const numeric = this.#numeric(s);
+    const strings = this.#strings(s);
+    const arrays = this.#arrays(s, loc);
+    const objects = this.#objects(s, loc);
+    const blocks: string[] = [];
+    if (numeric.length) blocks.push(`if (typeof x === "number") {\n${numeric.join("\n")}\n  }`);
+    if (strings.length) blocks.push(`if (typeof x === "string") {\n${strings.join("\n")}\n  }`);
+    if (arrays.length) blocks.push(`if (Array.isArray(x)) {\n${arrays.join("\n")}\n  }`);
+    if (objects.length) {
+      blocks.push(
+        `if (typeof x === "object" && x !== null && !Array.isArray(x)) {\n${
+          objects.join("\n")
+        }\n  }`,
+      );
+    }
+    if (blocks.length) out.push("  " + blocks.join(" else "));
+    return out.join("\n");
+  }
+
+  #call(fn: string): string {
+    return fn === "T" ? "true" : fn === "F" ? "false" : `${fn}(x, d)`;
+  }
+
+  #numeric(s: Record<string, unknown>): string[] {
+    const out: string[] = [];
+    const bound = (k: string, op: string): void => {
+      if (typeof s[k] === "number" && Number.isFinite(s[k])) {
+        out.push(`    if (x ${op} ${s[k]}) return false;`);
+      }
+    };
+    bound("minimum", "<");
+    bound("maximum", ">");
+    bound("exclusiveMinimum", "<=");
+    bound("exclusiveMaximum", ">=");
+    if (typeof s.multipleOf === "number" && s.multipleOf > 0) {
+      out.push(
+        `    if (Number.isFinite(x) && !${
+          this.#const(multipleOfTest(s.multipleOf))
+        }(x)) return false;`,
+      );
+    }
+    return out;
+  }
+
+  #strings(s: Record<string, unknown>): string[] {
+    const out: string[] = [];
+    if (typeof s.minLength === "number") {
+      out.push(`    if (x.length < ${2 * s.minLength} && CP(x) < ${s.minLength}) return false;`);
+    }
+    if (typeof s.maxLength === "number") {
+      out.push(`    if (x.length > ${s.maxLength} && CP(x) > ${s.maxLength}) return false;`);
+    }
+    if (typeof s.pattern === "string") {
+      const c = compilePattern(s.pattern);
+      out.push(
+        c.ok ? `    if (!${this.#const(c.pattern)}.test(x)) return false;` : "    return false;",
+      );
+    }
+    if (this.#formats && typeof s.format === "string" && Object.hasOwn(FORMAT_CHECKS, s.format)) {
+      out.push(`    if (!${this.#const(FORMAT_CHECKS[s.format])}(x)) return false;`);
+    }
+    return out;
+  }
+
+  #arrays(s: Record<string, unknown>, loc: Location): string[] {
+    const out: string[] = [];
+    const prefix = Array.isArray(s.prefixItems)
+      ? s.prefixItems.map((sub, i) => this.#sub(sub, loc, ["prefixItems", i]))
+      : Array.isArray(s.items)
+      ? s.items.map((sub, i) => this.#sub(sub, loc, ["items", i]))
+      : [];
+    let rest: string | undefined;
+    if (Object.hasOwn(s, "items") && !Array.isArray(s.items)) {
+      rest = this.#sub(s.items, loc, ["items"]);
+    } else if (Array.isArray(s.items) && Object.hasOwn(s, "additionalItems")) {
+      rest = this.#sub(s.additionalItems, loc, ["additionalItems"]);
+    }
+    prefix.forEach((fn, i) =>
+      out.push(`    if (x.length > ${i} && !${this.#deeper(fn, `x[${i}]`)}) return false;`)
+    );
+    if (rest !== undefined && rest !== "T") {
+      out.push(
+        `    for (let i = ${prefix.length}; i < x.length; i++) if (!${
+          this.#deeper(rest, "x[i]")
+        }) return false;`,
+      );
+    }
+    if (Object.hasOwn(s, "contains")) {
+      const fn = this.#sub(s.contains, loc, ["contains"]);
+      const min = typeof s.minContains === "number" ? s.minContains : 1;
+      const max = typeof s.maxContains === "number" ? s.maxContains : Infinity;
+      out.push(
+        `    { let n = 0; for (let i = 0; i < x.length; i++) if (${this.#deeper(fn, "x[i]")}) n++;`,
+      );
+      out.push(`      if (n < ${min}${max === Infinity ? "" : ` || n > ${max}`}) return false; }`);
+    }
+    if (typeof s.minItems === "number") out.push(`    if (x.length < ${s.minItems}) return false;`);
+    if (typeof s.maxItems === "number") out.push(`    if (x.length > ${s.maxItems}) return false;`);
+    if (s.uniqueItems === true) out.push(`    if (DUP(x)) return false;`);
+    return out;
+  }
+
+  #objects(s: Record<string, unknown>, loc: Location): string[] {
+    const out: string[] = [];
+    const props = isObject(s.properties) ? s.properties : {};
+    const present = (o: string, k: string): string =>
+      isInheritedName(k)
+        ? `(HAS(${o}, ${JSON.stringify(k)}) && ${o}[${JSON.stringify(k)}] !== undefined)`
+        : `${o}[${JSON.stringify(k)}] !== undefined`;
+    let v = 0;
+    for (const k of Object.keys(props)) {
+      const fn = this.#sub(props[k], loc, ["properties", k]);
+      if (fn === "T") continue;
+      const y = `y${v++}`;
+      out.push(
+        `    const ${y} = ${
+          isInheritedName(k)
+            ? `HAS(x, ${JSON.stringify(k)}) ? x[${JSON.stringify(k)}] : undefined`
+            : `x[${JSON.stringify(k)}]`
+        };`,
+      );
+      out.push(`    if (${y} !== undefined && !${this.#deeper(fn, y)}) return false;`);
+    }
+    if (Array.isArray(s.required)) {
+      for (const k of s.required) {
+        if (typeof k === "string") out.push(`    if (!(${present("x", k)})) return false;`);
+      }
+    }
+    const patterns = isObject(s.patternProperties) ? Object.keys(s.patternProperties) : [];
+    const hasAdditional = Object.hasOwn(s, "additionalProperties");
+    const hasNames = Object.hasOwn(s, "propertyNames");
+    if (patterns.length || hasAdditional || hasNames) {
+      out.push(`    for (const k of Object.keys(x)) {`);
+      if (hasNames) {
+        const fn = this.#sub(s.propertyNames, loc, ["propertyNames"]);
+        out.push(`      if (!${this.#call(fn).replace("(x, d)", "(k, d)")}) return false;`);
+      }
+      const named = Object.keys(props);
+      out.push(
+        `      let m = ${named.length ? `${this.#const(new Set(named))}.has(k)` : "false"};`,
+      );
+      for (const p of patterns) {
+        const c = compilePattern(p);
+        if (!c.ok) {
+          out.push(`      return false;`);
+          continue;
+        }
+        const fn = this.#sub((s.patternProperties as Record<string, unknown>)[p], loc, [
+          "patternProperties",
+          p,
+        ]);
+        out.push(
+          `      if (${this.#const(c.pattern)}.test(k)) { m = true; if (!${
+            this.#deeper(fn, "x[k]")
+          }) return false; }`,
+        );
+      }
+      if (hasAdditional) {
+        const fn = this.#sub(s.additionalProperties, loc, ["additionalProperties"]);
+        if (fn !== "T") out.push(`      if (!m && !${this.#deeper(fn, "x[k]")}) return false;`);
+      }
+      out.push(`    }`);
+    }
+    for (const key of ["dependentRequired", "dependencies", "dependentSchemas"]) {
+      const deps = s[key];
+      if (!isObject(deps)) continue;
+      for (const [name, d] of Object.entries(deps)) {
+        const trigger = `HAS(x, ${JSON.stringify(name)})`;
+        if (Array.isArray(d) && key !== "dependentSchemas") {
+          const needs = d.filter((k): k is string => typeof k === "string").map((k) =>
+            `!HAS(x, ${JSON.stringify(k)})`
+          );
+          if (needs.length) {
+            out.push(`    if (${trigger} && (${needs.join(" || ")})) return false;`);
+          }
+        } else if (key !== "dependentRequired" && (typeof d === "boolean" || isObject(d))) {
+          const fn = this.#sub(d, loc, [key, name]);
+          out.push(`    if (${trigger} && !${this.#call(fn)}) return false;`);
+        }
+      }
+    }
+    if (typeof s.minProperties === "number") {
+      out.push(`    if (Object.keys(x).length < ${s.minProperties}) return false;`);
+    }
+    if (typeof s.maxProperties === "number") {
+      out.push(`    if (Object.keys(x).length > ${s.maxProperties}) return false;`);
+    }
+    return out;
+  }
+
+  /** The whole program: the functions, and the entry point. */
+  source(rootFn: string): { code: string; runtime: Runtime } {
+    const code = `"use strict";
+function T() { return true; }
+function F() { return false; }
+${this.#functions.join("\n")}
+return (x) => ${rootFn}(x, 0);`;
+    return { code, runtime: { consts: this.#consts } };
+  }
+}
+
+/**
+ * Generates the boolean validator for a schema document, or undefined where the runtime does not
+ * allow generated code.
+ */
+export function generateValidator(
+  root: JsonSchema,
+  options: { formats: boolean; maxDepth: number },
+): FastCheck | undefined {
+  const gen = new Generator(root, options.formats);
+  const index = new RefIndex(root);
+  const rootFn = gen.fn(root, index.locationOf(root) ?? { base: "", segments: [] });
+  const { code, runtime } = gen.source(rootFn);
+  let factory: (...args: unknown[]) => FastCheck;
+  try {
+    factory = new Function("K", "M", "EQ", "HAS", "CP", "DUP", code) as typeof factory;
+  } catch {
+    return undefined;
+  }
+  return factory(
+    runtime.consts,
+    options.maxDepth,
+    jsonEqual,
+    Object.hasOwn,
+    codePoints,
+    (a: unknown[]) => findDuplicate(a) !== undefined,
+  );
+}

@@ -1,0 +1,27 @@
+import assert from "node:assert/strict";
+
+/** Folders under lib/ that may use a runtime (none yet; transports and the CLI will). */
+const RUNTIME_EDGES = ["lib/cli/", "lib/mcp/transports/"];
+
+function* sources(dir: URL, rel = "lib/"): Generator<[string, string]> {
+  for (const entry of Deno.readDirSync(dir)) {
+    const path = rel + entry.name;
+    if (entry.isDirectory) yield* sources(new URL(entry.name + "/", dir), path + "/");
+    else if (entry.name.endsWith(".ts")) {
+      yield [path, Deno.readTextFileSync(new URL(entry.name, dir))];
+    }
+  }
+}
+
+Deno.test("the core under lib/ uses no Deno.* and imports no node:* module", () => {
+  const offenders: string[] = [];
+  for (const [path, text] of sources(new URL("../lib/", import.meta.url))) {
+    if (RUNTIME_EDGES.some((edge) => path.startsWith(edge))) continue;
+    const code = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/.*$/gm, "");
+    if (/\bDeno\./.test(code)) offenders.push(`${path}: Deno.*`);
+    if (/from\s+["']node:|import\(\s*["']node:|require\(\s*["']node:/.test(code)) {
+      offenders.push(`${path}: node:*`);
+    }
+  }
+  assert.deepEqual(offenders, []);
+});
