@@ -24,10 +24,8 @@ const { s } = fc.letrec<{ s: unknown }>((tie) => ({
       anyOf: fc.array(tie("s"), { minLength: 1, maxLength: 3 }), oneOf: fc.array(tie("s"), { minLength: 1, maxLength: 3 }),
       allOf: fc.array(tie("s"), { minLength: 1, maxLength: 2 }), not: tie("s"), if: tie("s"), then: tie("s"), else: tie("s"),
       default: val,
-    }, { requiredKeys: [] }).map((o) => {
-      // keep 1-3 keywords
-      const keys = Object.keys(o); return Object.fromEntries(keys.slice(0, 3).map((k) => [k, (o as O)[k]]));
-    }) },
+    }, { requiredKeys: [] }).chain((o) => fc.shuffledSubarray(Object.keys(o), { minLength: 0, maxLength: 3 }).map((keys) =>
+      Object.fromEntries(keys.map((k) => [k, (o as O)[k]])))) },
   ),
 }));
 // mutate: pick random subschema and replace with random or delete a keyword

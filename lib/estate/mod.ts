@@ -1,6 +1,43 @@
 /**
- * The governed estate: argument repair (tool specs, the registry and discovery follow).
+ * The governed estate: tool specs and side effects, the immutable registry with discovery, and
+ * argument repair.
  *
  * @module
  */
+export {
+  annotationsFor,
+  canSee,
+  classificationRank,
+  DATA_CLASSIFICATIONS,
+  type DataClassification,
+  lintDescription,
+  type McpTool,
+  META_PREFIX,
+  META_VERSION_KEY,
+  parseToolSpec,
+  type Principal,
+  RETRYABLE,
+  SIDE_EFFECTS,
+  type SideEffect,
+  toMcpTool,
+  type ToolAnnotations,
+  type ToolSpec,
+  ToolSpecError,
+} from "./spec.ts";
+export {
+  type CallSource,
+  type EstateEvent,
+  type LifecycleEntry,
+  LifecycleError,
+  type LifecycleState,
+  PublishError,
+  type PublishPlan,
+  type PublishRefusal,
+  type PublishResult,
+  type RegistryOptions,
+  type RejectedCall,
+  type StoredCall,
+  ToolRegistry,
+  type VersionRecord,
+} from "./registry.ts";
 export { type Repair, repairArguments, type RepairOptions, type RepairResult } from "./repair.ts";

@@ -1,0 +1,601 @@
+/**
+ * The registry: an immutable, versioned estate of tools. Publishing is where the rules bite — a
+ * version is never rewritten, a breaking change needs a major bump, and a non-major bump must
+ * still accept every stored call. Pure: storage and I/O are the caller's (see the disk estate).
+ *
+ * @module
+ */
+import { classifySchemaChange } from "../compat/classify.ts";
+import type { SchemaBump, SchemaChange } from "../compat/schema_change.ts";
+import { bumpFor, compareVersions, satisfies, Version } from "../compat/semver.ts";
+import { canonicalJson } from "../schema/_equal.ts";
+import { checkSchema } from "../schema/check.ts";
+import type { SchemaIssue } from "../schema/types.ts";
+import { validateSchema } from "../schema/validate.ts";
+import { canSee, parseToolSpec, type Principal, type ToolSpec } from "./spec.ts";
+
+/** Where a version is in its life: active → deprecated → retired. */
+export type LifecycleState = "active" | "deprecated" | "retired";
+
+/** One transition in a version's life. */
+export interface LifecycleEntry {
+  /** The state entered. */
+  state: LifecycleState;
+  /** When, as an ISO 8601 timestamp. */
+  at: string;
+  /** Why (for deprecations and retirements). */
+  reason?: string;
+  /** For a deprecation: the date after which the version is to be retired. */
+  retireAfter?: string;
+}
+
+/** A published version with its lifecycle. */
+export interface VersionRecord {
+  /** The spec as published (never changed). */
+  spec: ToolSpec;
+  /** The current state: the last entry of `history`. */
+  state: LifecycleState;
+  /** Every transition, oldest first; the first is the publish. */
+  history: LifecycleEntry[];
+}
+
+/** One stored call: what a caller sent to which version, and when. */
+export interface StoredCall {
+  /** The version that served the call. */
+  version: string;
+  /** The arguments as received. */
+  arguments: unknown;
+  /** The principal's id. */
+  principal: string;
+  /** When, as an ISO 8601 timestamp. */
+  at: string;
+}
+
+/** Supplies a tool's stored calls, streaming (the registry never holds them all). */
+export type CallSource = (name: string) => Iterable<StoredCall>;
+
+/** A change to the estate, for subscribers such as an MCP server's list_changed. */
+export interface EstateEvent {
+  /** What happened. */
+  type: "published" | "deprecated" | "retired";
+  /** The tool. */
+  name: string;
+  /** The version. */
+  version: string;
+}
+
+/** Why a publish was refused. */
+export type PublishRefusal =
+  | "republish"
+  | "not-newer"
+  | "unsafe-schema"
+  | "bump-too-small"
+  | "corpus-rejected";
+
+/** A stored call the new schema rejects, with its issues. */
+export interface RejectedCall {
+  /** The call. */
+  call: StoredCall;
+  /** Its line in the call source, counting from 1. */
+  index: number;
+  /** What the new schema says about it. */
+  issues: SchemaIssue[];
+}
+
+/** A publish the registry refused; `message` says what and how to fix it. */
+export class PublishError extends Error {
+  /** Which rule refused it. */
+  readonly refusal: PublishRefusal;
+  /** For `bump-too-small`: the classification's changes. For `corpus-rejected`: none. */
+  readonly changes: SchemaChange[];
+  /** For `corpus-rejected`: how many calls, and the first few. */
+  readonly rejected: { count: number; first: RejectedCall[] };
+  /** For `unsafe-schema`: the schema issues. */
+  readonly issues: SchemaIssue[];
+
+  /**
+   * @param refusal Which rule refused the publish.
+   * @param message What and how to fix it.
+   * @param details Changes, rejected calls or schema issues behind the refusal.
+   */
+  constructor(
+    refusal: PublishRefusal,
+    message: string,
+    details: {
+      changes?: SchemaChange[];
+      rejected?: { count: number; first: RejectedCall[] };
+      issues?: SchemaIssue[];
+    } = {},
+  ) {
+    super(message);
+    this.name = "PublishError";
+    this.refusal = refusal;
+    this.changes = details.changes ?? [];
+    this.rejected = details.rejected ?? { count: 0, first: [] };
+    this.issues = details.issues ?? [];
+  }
+}
+
+/** A lifecycle change the registry refused (unknown version, wrong state). */
+export class LifecycleError extends Error {
+  /**
+   * @param message What was refused and why.
+   */
+  constructor(message: string) {
+    super(message);
+    this.name = "LifecycleError";
+  }
+}
+
+/** What a publish would find, without publishing: for `estate check` and the editor. */
+export interface PublishPlan {
+  /** The spec checked. */
+  spec: ToolSpec;
+  /** The newest published version it is compared with, if any. */
+  baseline?: VersionRecord;
+  /** `bump` and `changes` against the baseline (patch and none when there is no baseline). */
+  bump: SchemaBump;
+  /** The changes against the baseline. */
+  changes: SchemaChange[];
+  /** The lowest version the change allows (the baseline bumped as required), if there is a baseline. */
+  minimumVersion?: string;
+  /** Whether this exact version is already published with the same content. */
+  alreadyPublished: boolean;
+  /** Every rule the publish would break, with its message; empty when it would succeed. */
+  refusals: { refusal: PublishRefusal; message: string }[];
+  /** Stored calls the new schema rejects (counted only for a non-major bump). */
+  rejected: { count: number; first: RejectedCall[] };
+  /** The new schema's checkSchema issues. */
+  schemaIssues: SchemaIssue[];
+}
+
+/** The outcome of a publish that was not refused. */
+export interface PublishResult {
+  /** `published`, or `already-published` for an identical republish (nothing is rewritten). */
+  status: "published" | "already-published";
+  /** The plan the publish followed. */
+  plan: PublishPlan;
+}
+
+/** Options for a {@linkcode ToolRegistry}. */
+export interface RegistryOptions {
+  /** The stored calls publish replays for a non-major bump. Default: none. */
+  storedCalls?: CallSource;
+  /** The clock for lifecycle timestamps. Default: `new Date()`. */
+  now?: () => Date;
+  /** How many rejected calls a refusal lists. Default 3. */
+  rejectedSample?: number;
+}
+
+interface Entry {
+  records: VersionRecord[]; // ascending by version
+}
+
+function releaseBetween(from: string, to: string): SchemaBump {
+  const a = Version.parse(from), b = Version.parse(to);
+  if (b.major !== a.major) return "major";
+  if (b.minor !== a.minor) return "minor";
+  return "patch";
+}
+
+const RANK: Record<SchemaBump, number> = { patch: 0, minor: 1, major: 2 };
+
+function sameContent(a: ToolSpec, b: ToolSpec): boolean {
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+function describeChanges(changes: SchemaChange[], bump: SchemaBump): string {
+  const biting = changes.filter((c) => c.bump === bump);
+  const shown = biting.slice(0, 2).map((c) => c.message.split(":")[0] + ` at ${c.path}`);
+  return shown.join("; ") + (biting.length > 2 ? `; and ${biting.length - 2} more` : "");
+}
+
+/**
+ * An in-memory estate of tool versions. Every published version is immutable; lifecycle moves one
+ * way (active → deprecated → retired); discovery answers per principal.
+ *
+ * @example
+ * ```ts
+ * import { PublishError, ToolRegistry, type ToolSpec } from "@tool-estate/core";
+ * import assert from "node:assert/strict";
+ *
+ * const v1: ToolSpec = {
+ *   name: "payments.lookup", version: "1.0.0", title: "Look up a payment",
+ *   description: "Returns a wholesale payment's status by reference. Reads the payments system of record.",
+ *   inputSchema: { type: "object", properties: { reference: { type: "string" }, currency: { type: "string" } }, required: ["reference"] },
+ *   sideEffect: "read", requiredScopes: ["payments:read"], dataClassification: "confidential", tenants: ["wholesale"], owner: "payments-platform",
+ * };
+ * const registry = new ToolRegistry();
+ * registry.publish(v1);
+ * const breaking = { ...v1, version: "1.1.0", inputSchema: { type: "object", properties: { reference: { type: "string" } }, required: ["reference"] } };
+ * assert.throws(() => registry.publish(breaking), (e: unknown) => e instanceof PublishError && e.refusal === "bump-too-small");
+ * registry.publish({ ...breaking, version: "2.0.0" });
+ * assert.equal(registry.latest("payments.lookup")?.version, "2.0.0");
+ * ```
+ */
+export class ToolRegistry {
+  readonly #tools = new Map<string, Entry>();
+  readonly #listeners = new Set<(event: EstateEvent) => void>();
+  readonly #storedCalls: CallSource;
+  readonly #now: () => Date;
+  readonly #sample: number;
+  /** Sorted names with their active versions newest first; rebuilt lazily after a change. */
+  #discoveryIndex: { name: string; active: ToolSpec[] }[] | undefined;
+
+  /**
+   * @param options Stored calls for replay, the clock, the size of refusal samples.
+   */
+  constructor(options: RegistryOptions = {}) {
+    this.#storedCalls = options.storedCalls ?? (() => []);
+    this.#now = options.now ?? (() => new Date());
+    this.#sample = options.rejectedSample ?? 3;
+  }
+
+  /**
+   * Works out what publishing `spec` would do, without publishing.
+   *
+   * @param candidate The spec (validated with `parseToolSpec`).
+   * @returns The plan: baseline, required bump, and every refusal.
+   * @throws {ToolSpecError} When the candidate is not a valid spec.
+   */
+  plan(candidate: ToolSpec | unknown): PublishPlan {
+    const spec = parseToolSpec(candidate, describe(candidate));
+    const records = this.#tools.get(spec.name)?.records ?? [];
+    const id = `${spec.name}@${spec.version}`;
+    const existing = records.find((r) => compareVersions(r.spec.version, spec.version) === 0);
+    const baseline = records.length ? records[records.length - 1] : undefined;
+    const refusals: PublishPlan["refusals"] = [];
+    const plan: PublishPlan = {
+      spec,
+      baseline,
+      bump: "patch",
+      changes: [],
+      alreadyPublished: false,
+      refusals,
+      rejected: { count: 0, first: [] },
+      schemaIssues: checkSchema(spec.inputSchema),
+    };
+    if (existing) {
+      if (sameContent(existing.spec, spec)) {
+        plan.alreadyPublished = true;
+        return plan;
+      }
+      const next = bumpFor(baseline!.spec.version, "patch");
+      refusals.push({
+        refusal: "republish",
+        message:
+          `Cannot publish ${id}: ${spec.version} is already published with different content, and published versions are immutable; publish ${next} or later`,
+      });
+    } else if (baseline && compareVersions(spec.version, baseline.spec.version) < 0) {
+      refusals.push({
+        refusal: "not-newer",
+        message:
+          `Cannot publish ${id}: it is not newer than the newest published version ${baseline.spec.version}; publish ${
+            bumpFor(baseline.spec.version, "patch")
+          } or later`,
+      });
+    }
+    if (plan.schemaIssues.length) {
+      const first = plan.schemaIssues.slice(0, 3).map((i) => `${i.path}: ${i.message}`).join("; ");
+      refusals.push({
+        refusal: "unsafe-schema",
+        message:
+          `Cannot publish ${id}: the input schema asks for what the validator cannot enforce (${first}${
+            plan.schemaIssues.length > 3 ? `; and ${plan.schemaIssues.length - 3} more` : ""
+          }); fix the schema`,
+      });
+    }
+    if (baseline && !existing) {
+      const c = classifySchemaChange(baseline.spec.inputSchema, spec.inputSchema);
+      plan.bump = c.bump;
+      plan.changes = c.changes;
+      plan.minimumVersion = bumpFor(baseline.spec.version, c.bump);
+      const actual = releaseBetween(baseline.spec.version, spec.version);
+      if (RANK[actual] < RANK[c.bump]) {
+        refusals.push({
+          refusal: "bump-too-small",
+          message: `Cannot publish ${id}: change is ${c.bump} (${
+            describeChanges(c.changes, c.bump)
+          }); publish ${plan.minimumVersion}, not ${spec.version}`,
+        });
+      }
+      if (actual !== "major" && plan.schemaIssues.length === 0) {
+        plan.rejected = this.#replay(spec);
+        if (plan.rejected.count > 0) {
+          const first = plan.rejected.first.map((r) =>
+            `call ${r.index} (${r.call.principal}, ${r.call.at}): ${
+              r.issues.map((i) => `${i.path} ${i.message}`).join(", ")
+            }`
+          ).join("; ");
+          refusals.push({
+            refusal: "corpus-rejected",
+            message:
+              `Cannot publish ${id}: the new schema rejects ${plan.rejected.count} stored call${
+                plan.rejected.count === 1 ? "" : "s"
+              } that ${
+                Version.parse(spec.version).major
+              }.x callers made (first: ${first}); accept them, or publish ${
+                bumpFor(baseline.spec.version, "major")
+              }`,
+          });
+        }
+      }
+    }
+    return plan;
+  }
+
+  /** Replays the stored calls of the new version's major line through its schema. */
+  #replay(spec: ToolSpec): { count: number; first: RejectedCall[] } {
+    const major = Version.parse(spec.version).major;
+    let count = 0;
+    const first: RejectedCall[] = [];
+    let index = 0;
+    for (const call of this.#storedCalls(spec.name)) {
+      index++;
+      let callMajor: number;
+      try {
+        callMajor = Version.parse(call.version).major;
+      } catch {
+        continue;
+      }
+      if (callMajor !== major) continue;
+      const issues = validateSchema(spec.inputSchema, call.arguments);
+      if (issues.length) {
+        count++;
+        if (first.length < this.#sample) first.push({ call, index, issues });
+      }
+    }
+    return { count, first };
+  }
+
+  /**
+   * Publishes a version, or refuses with a {@linkcode PublishError} whose message says what and how
+   * to fix it. An identical republish is reported as `already-published` and changes nothing.
+   *
+   * @param candidate The spec.
+   * @returns What happened, with the plan.
+   * @throws {PublishError} For a republish with different content, a version not newer than the
+   *   newest, a bump smaller than the change requires, a schema `checkSchema` rejects, or stored
+   *   calls the new schema rejects (non-major bumps).
+   * @throws {ToolSpecError} When the candidate is not a valid spec.
+   */
+  publish(candidate: ToolSpec | unknown): PublishResult {
+    const plan = this.plan(candidate);
+    if (plan.alreadyPublished) return { status: "already-published", plan };
+    if (plan.refusals.length) {
+      const first = plan.refusals[0];
+      throw new PublishError(first.refusal, plan.refusals.map((r) => r.message).join("\n"), {
+        changes: plan.changes,
+        rejected: plan.rejected,
+        issues: plan.schemaIssues,
+      });
+    }
+    this.#insert({
+      spec: plan.spec,
+      state: "active",
+      history: [{ state: "active", at: this.#now().toISOString() }],
+    });
+    this.#emit({ type: "published", name: plan.spec.name, version: plan.spec.version });
+    return { status: "published", plan };
+  }
+
+  /**
+   * Adds a version as it was reviewed and stored (loading an estate from disk), with its
+   * lifecycle history. Only immutability is checked: the rules applied when it was published.
+   *
+   * @param record The spec and its lifecycle history (oldest first).
+   * @throws {PublishError} When the same version is already present with different content.
+   */
+  restore(record: { spec: ToolSpec; history: LifecycleEntry[] }): void {
+    const spec = parseToolSpec(record.spec, describe(record.spec));
+    const existing = this.#find(spec.name, spec.version);
+    if (existing) {
+      if (sameContent(existing.spec, spec)) return;
+      throw new PublishError(
+        "republish",
+        `Cannot restore ${spec.name}@${spec.version}: present with different content`,
+      );
+    }
+    const history = record.history.length
+      ? record.history.map((h) => ({ ...h }))
+      : [{ state: "active" as const, at: "" }];
+    this.#insert({ spec, state: history[history.length - 1].state, history });
+  }
+
+  /**
+   * Deprecates an active version: it is no longer `latest()` or listed, but a pin only it satisfies
+   * still resolves to it.
+   *
+   * @param name The tool.
+   * @param version The version.
+   * @param options Why, and when it is to be retired.
+   * @returns The version's record.
+   * @throws {LifecycleError} When the version is unknown or not active.
+   */
+  deprecate(
+    name: string,
+    version: string,
+    options: { reason?: string; retireAfter?: string } = {},
+  ): VersionRecord {
+    const r = this.#require(name, version, "deprecate");
+    if (r.state !== "active") {
+      throw new LifecycleError(
+        `Cannot deprecate ${name}@${version}: it is ${r.state}; only an active version can be deprecated`,
+      );
+    }
+    const entry: LifecycleEntry = { state: "deprecated", at: this.#now().toISOString() };
+    if (options.reason !== undefined) entry.reason = options.reason;
+    if (options.retireAfter !== undefined) entry.retireAfter = options.retireAfter;
+    this.#transition(r, entry);
+    return r;
+  }
+
+  /**
+   * Retires a version: it never resolves again.
+   *
+   * @param name The tool.
+   * @param version The version.
+   * @param options Why.
+   * @returns The version's record.
+   * @throws {LifecycleError} When the version is unknown or already retired.
+   */
+  retire(name: string, version: string, options: { reason?: string } = {}): VersionRecord {
+    const r = this.#require(name, version, "retire");
+    if (r.state === "retired") {
+      throw new LifecycleError(`Cannot retire ${name}@${version}: it is already retired`);
+    }
+    const entry: LifecycleEntry = { state: "retired", at: this.#now().toISOString() };
+    if (options.reason !== undefined) entry.reason = options.reason;
+    this.#transition(r, entry);
+    return r;
+  }
+
+  /**
+   * The newest active version of a tool.
+   *
+   * @param name The tool.
+   * @returns Its spec, or undefined when no version is active.
+   */
+  latest(name: string): ToolSpec | undefined {
+    const records = this.#tools.get(name)?.records ?? [];
+    for (let i = records.length - 1; i >= 0; i--) {
+      if (records[i].state === "active") return records[i].spec;
+    }
+    return undefined;
+  }
+
+  /**
+   * Resolves a version constraint (`^1.2.0`, `~1.2.0`, `1.2.3`, `*`, ranges): the newest active
+   * match, else the newest deprecated one; retired versions never resolve.
+   *
+   * @param name The tool.
+   * @param constraint An npm-style constraint.
+   * @returns The spec, or undefined.
+   * @throws {TypeError} When the constraint is not valid.
+   */
+  resolve(name: string, constraint: string): ToolSpec | undefined {
+    const records = this.#tools.get(name)?.records ?? [];
+    let deprecated: ToolSpec | undefined;
+    for (let i = records.length - 1; i >= 0; i--) {
+      const r = records[i];
+      if (r.state === "retired" || !satisfies(r.spec.version, constraint)) continue;
+      if (r.state === "active") return r.spec;
+      deprecated ??= r.spec;
+    }
+    return deprecated;
+  }
+
+  /**
+   * Every published version of a tool, oldest first, with its lifecycle.
+   *
+   * @param name The tool.
+   * @returns Copies of the records.
+   */
+  versions(name: string): VersionRecord[] {
+    return (this.#tools.get(name)?.records ?? []).map((r) => ({
+      ...r,
+      history: r.history.map((h) => ({ ...h })),
+    }));
+  }
+
+  /**
+   * Every tool name, sorted.
+   *
+   * @returns The names.
+   */
+  names(): string[] {
+    return [...this.#tools.keys()].sort();
+  }
+
+  /**
+   * What a principal may see: for each tool name in sorted order, the newest active version whose
+   * scopes, tenants and classification admit the principal. A tool the principal may not see is
+   * simply absent. Cost grows with the estate, not with the number of principals.
+   *
+   * @param principal The caller.
+   * @returns The visible specs.
+   */
+  discover(principal: Principal): ToolSpec[] {
+    const out: ToolSpec[] = [];
+    for (const { active } of this.#index()) {
+      for (const spec of active) {
+        if (canSee(spec, principal)) {
+          out.push(spec);
+          break;
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Subscribes to changes (publish, deprecation, retirement).
+   *
+   * @param listener Called synchronously after each change.
+   * @returns A function that unsubscribes.
+   */
+  subscribe(listener: (event: EstateEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #index(): { name: string; active: ToolSpec[] }[] {
+    if (!this.#discoveryIndex) {
+      this.#discoveryIndex = this.names().map((name) => ({
+        name,
+        active: this.#tools.get(name)!.records.filter((r) => r.state === "active").map((r) =>
+          r.spec
+        ).reverse(),
+      })).filter((e) => e.active.length > 0);
+    }
+    return this.#discoveryIndex;
+  }
+
+  #find(name: string, version: string): VersionRecord | undefined {
+    return this.#tools.get(name)?.records.find((r) => r.spec.version === version);
+  }
+
+  #require(name: string, version: string, verb: string): VersionRecord {
+    const r = this.#find(name, version);
+    if (!r) {
+      throw new LifecycleError(`Cannot ${verb} ${name}@${version}: no such published version`);
+    }
+    return r;
+  }
+
+  #insert(record: VersionRecord): void {
+    let entry = this.#tools.get(record.spec.name);
+    if (!entry) {
+      entry = { records: [] };
+      this.#tools.set(record.spec.name, entry);
+    }
+    entry.records.push(record);
+    entry.records.sort((a, b) => compareVersions(a.spec.version, b.spec.version));
+    this.#discoveryIndex = undefined;
+  }
+
+  #transition(r: VersionRecord, entry: LifecycleEntry): void {
+    r.history.push(entry);
+    r.state = entry.state;
+    this.#discoveryIndex = undefined;
+    this.#emit({
+      type: entry.state === "retired" ? "retired" : "deprecated",
+      name: r.spec.name,
+      version: r.spec.version,
+    });
+  }
+
+  #emit(event: EstateEvent): void {
+    for (const l of [...this.#listeners]) l(event);
+  }
+}
+
+function describe(candidate: unknown): string {
+  if (typeof candidate === "object" && candidate !== null) {
+    const c = candidate as Record<string, unknown>;
+    if (typeof c.name === "string") {
+      return `${c.name}@${typeof c.version === "string" ? c.version : "?"}`;
+    }
+  }
+  return "tool spec";
+}

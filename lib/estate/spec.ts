@@ -1,0 +1,408 @@
+/**
+ * Tool specs: what the estate knows about a tool beyond MCP — its side-effect class, who may see
+ * it, and who owns it — and the MCP listing entry built from it, which carries none of that.
+ *
+ * @module
+ */
+import { Version } from "../compat/semver.ts";
+import { checkSchema } from "../schema/check.ts";
+import type { JsonSchema } from "../schema/types.ts";
+
+/**
+ * What calling a tool does to the world. Retry policy and MCP annotations derive from it; it is
+ * required, with no default, because a default of `read` is how a payment tool becomes retryable.
+ */
+export type SideEffect = "read" | "idempotent-write" | "write" | "irreversible";
+
+/** The side-effect classes, from harmless to irreversible. */
+export const SIDE_EFFECTS: readonly SideEffect[] = [
+  "read",
+  "idempotent-write",
+  "write",
+  "irreversible",
+];
+
+/**
+ * Whether a failed call may be retried automatically, derived from the side-effect class in this
+ * one mapping: reads and idempotent writes may be retried; other writes may not.
+ *
+ * @example
+ * ```ts
+ * import { RETRYABLE } from "@tool-estate/core";
+ * import assert from "node:assert/strict";
+ * assert.equal(RETRYABLE["idempotent-write"], true);
+ * assert.equal(RETRYABLE.irreversible, false);
+ * ```
+ */
+export const RETRYABLE: Readonly<Record<SideEffect, boolean>> = Object.freeze({
+  "read": true,
+  "idempotent-write": true,
+  "write": false,
+  "irreversible": false,
+});
+
+/** MCP tool annotations (hints to the client), as the 2025-03-26+ revisions define them. */
+export interface ToolAnnotations {
+  /** The tool does not modify its environment. */
+  readOnlyHint: boolean;
+  /** Calling it again with the same arguments has no further effect. */
+  idempotentHint: boolean;
+  /** It may perform destructive updates (only meaningful when not read-only). */
+  destructiveHint: boolean;
+}
+
+const ANNOTATIONS: Readonly<Record<SideEffect, ToolAnnotations>> = Object.freeze({
+  "read": { readOnlyHint: true, idempotentHint: true, destructiveHint: false },
+  "idempotent-write": { readOnlyHint: false, idempotentHint: true, destructiveHint: false },
+  "write": { readOnlyHint: false, idempotentHint: false, destructiveHint: false },
+  "irreversible": { readOnlyHint: false, idempotentHint: false, destructiveHint: true },
+});
+
+/**
+ * The MCP annotations a side-effect class implies: the one place they are derived.
+ *
+ * @param sideEffect The tool's class.
+ * @returns A fresh annotations object.
+ *
+ * @example
+ * ```ts
+ * import { annotationsFor } from "@tool-estate/core";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(annotationsFor("irreversible"), { readOnlyHint: false, idempotentHint: false, destructiveHint: true });
+ * ```
+ */
+export function annotationsFor(sideEffect: SideEffect): ToolAnnotations {
+  return { ...ANNOTATIONS[sideEffect] };
+}
+
+/** How sensitive the data a tool returns or touches is. */
+export type DataClassification = "public" | "internal" | "confidential" | "restricted";
+
+/** The classifications in rank order: `public < internal < confidential < restricted`. */
+export const DATA_CLASSIFICATIONS: readonly DataClassification[] = [
+  "public",
+  "internal",
+  "confidential",
+  "restricted",
+];
+
+/**
+ * The rank of a classification (public 0 … restricted 3), for clearance comparisons.
+ *
+ * @param c A classification.
+ * @returns Its rank.
+ */
+export function classificationRank(c: DataClassification): number {
+  return DATA_CLASSIFICATIONS.indexOf(c);
+}
+
+/** A tool in the estate: its MCP contract plus the platform's metadata. */
+export interface ToolSpec {
+  /** 1-128 characters of `A-Za-z0-9_.-`, namespaced with dots: `payments.lookup`. */
+  name: string;
+  /** A strict semantic version: `1.4.0`. */
+  version: string;
+  /** A short human title. */
+  title: string;
+  /** What the model reads: system of record, freshness, boundary. Never platform metadata. */
+  description: string;
+  /** The arguments' JSON Schema: an object schema the validator fully enforces. */
+  inputSchema: JsonSchema;
+  /** The result's JSON Schema, if the tool returns structured content. */
+  outputSchema?: JsonSchema;
+  /** What a call does to the world; required, no default. */
+  sideEffect: SideEffect;
+  /** Scopes a caller's credential must all carry to see or call the tool. */
+  requiredScopes: string[];
+  /** How sensitive the tool's data is; a caller needs at least this clearance. */
+  dataClassification: DataClassification;
+  /** Tenants allowed to see the tool; empty means every tenant. */
+  tenants: string[];
+  /** The accountable team; required. */
+  owner: string;
+}
+
+/** A caller: whoever an agent acts for, as the authenticator established it. */
+export interface Principal {
+  /** A stable identifier, used in stored calls and impact reports. */
+  id: string;
+  /** The scopes the credential carries. */
+  scopes: string[];
+  /** The caller's tenant, e.g. `retail`, `wholesale`, `group`. */
+  tenant: string;
+  /** The highest classification the caller may see. */
+  clearance: DataClassification;
+}
+
+const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/** A tool spec that was refused, with every problem found (each names its field). */
+export class ToolSpecError extends Error {
+  /** One sentence per problem, each naming the field. */
+  readonly problems: string[];
+
+  /**
+   * @param subject What was being read, e.g. a file name or `payments.lookup@1.2.0`.
+   * @param problems The problems, each naming its field.
+   */
+  constructor(subject: string, problems: string[]) {
+    super(`Invalid tool spec ${subject}: ${problems.join("; ")}`);
+    this.name = "ToolSpecError";
+    this.problems = problems;
+  }
+}
+
+function isStringList(v: unknown): v is string[] {
+  return Array.isArray(v) && v.every((x) => typeof x === "string");
+}
+
+/**
+ * Checks a value (e.g. a parsed `*.tool.json`) and returns it as a {@linkcode ToolSpec}. Every
+ * problem is reported at once, each naming its field; `sideEffect` and `owner` have no default.
+ * `requiredScopes` and `tenants` default to empty lists, `dataClassification` does not default.
+ *
+ * @param value The candidate spec.
+ * @param subject What to call it in the error (a file name, say).
+ * @returns A fresh spec object with only the known fields.
+ * @throws {ToolSpecError} Naming every field that is missing or wrong.
+ *
+ * @example
+ * ```ts
+ * import { parseToolSpec, ToolSpecError } from "@tool-estate/core";
+ * import assert from "node:assert/strict";
+ * assert.throws(
+ *   () => parseToolSpec({ name: "payments.release", version: "1.0.0", title: "Release", description: "d", inputSchema: { type: "object" }, dataClassification: "restricted" }),
+ *   (e: unknown) => e instanceof ToolSpecError && /sideEffect is required/.test(e.message) && /owner is required/.test(e.message),
+ * );
+ * ```
+ */
+export function parseToolSpec(value: unknown, subject = "tool spec"): ToolSpec {
+  const problems: string[] = [];
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ToolSpecError(subject, ["a tool spec must be a JSON object"]);
+  }
+  const v = value as Record<string, unknown>;
+  const str = (k: string, required = true): string => {
+    if (!Object.hasOwn(v, k) || v[k] === undefined) {
+      if (required) problems.push(`${k} is required`);
+      return "";
+    }
+    if (typeof v[k] !== "string") {
+      problems.push(`${k} must be a string, got ${JSON.stringify(v[k])}`);
+    }
+    return typeof v[k] === "string" ? v[k] as string : "";
+  };
+  const name = str("name");
+  if (typeof v.name === "string" && !NAME.test(name)) {
+    problems.push(`name ${JSON.stringify(name)} must be 1-128 characters of A-Z a-z 0-9 _ . -`);
+  }
+  const version = str("version");
+  if (version) {
+    try {
+      Version.parse(version);
+    } catch (e) {
+      problems.push(`version: ${(e as Error).message}`);
+    }
+  }
+  const title = str("title");
+  const description = str("description");
+  if (Object.hasOwn(v, "description") && description.trim() === "") {
+    problems.push("description must not be empty");
+  }
+  const owner = str("owner");
+  if (Object.hasOwn(v, "owner") && typeof v.owner === "string" && owner.trim() === "") {
+    problems.push("owner must not be empty");
+  }
+  const sideEffect = str("sideEffect") as SideEffect;
+  if (sideEffect && !SIDE_EFFECTS.includes(sideEffect)) {
+    problems.push(
+      `sideEffect must be one of ${SIDE_EFFECTS.join(", ")}, got ${JSON.stringify(sideEffect)}`,
+    );
+  }
+  const dataClassification = str("dataClassification") as DataClassification;
+  if (dataClassification && !DATA_CLASSIFICATIONS.includes(dataClassification)) {
+    problems.push(
+      `dataClassification must be one of ${DATA_CLASSIFICATIONS.join(", ")}, got ${
+        JSON.stringify(dataClassification)
+      }`,
+    );
+  }
+  const list = (k: string): string[] => {
+    if (!Object.hasOwn(v, k) || v[k] === undefined) return [];
+    if (!isStringList(v[k])) {
+      problems.push(`${k} must be a list of strings`);
+      return [];
+    }
+    return [...v[k] as string[]];
+  };
+  const requiredScopes = list("requiredScopes");
+  const tenants = list("tenants");
+  const schema = (k: string, required: boolean): JsonSchema | undefined => {
+    if (!Object.hasOwn(v, k) || v[k] === undefined) {
+      if (required) problems.push(`${k} is required`);
+      return undefined;
+    }
+    const s = v[k];
+    if (typeof s !== "boolean" && (typeof s !== "object" || s === null || Array.isArray(s))) {
+      problems.push(`${k} must be a JSON Schema object`);
+      return undefined;
+    }
+    return s as JsonSchema;
+  };
+  const inputSchema = schema("inputSchema", true);
+  const outputSchema = schema("outputSchema", false);
+  const known = new Set([
+    "name",
+    "version",
+    "title",
+    "description",
+    "inputSchema",
+    "outputSchema",
+    "sideEffect",
+    "requiredScopes",
+    "dataClassification",
+    "tenants",
+    "owner",
+    "$schema",
+  ]);
+  for (const k of Object.keys(v)) if (!known.has(k)) problems.push(`unknown field ${k}`);
+  if (problems.length) throw new ToolSpecError(subject, problems);
+  const spec: ToolSpec = {
+    name,
+    version,
+    title,
+    description,
+    inputSchema: inputSchema!,
+    sideEffect,
+    requiredScopes,
+    dataClassification,
+    tenants,
+    owner,
+  };
+  if (outputSchema !== undefined) spec.outputSchema = outputSchema;
+  return spec;
+}
+
+/** Our `_meta` key prefix (reverse DNS, not the `modelcontextprotocol`/`mcp` names MCP reserves). */
+export const META_PREFIX = "dev.tool-estate/";
+
+/** The `_meta` key under which a listed tool carries its version. */
+export const META_VERSION_KEY: string = `${META_PREFIX}version`;
+
+/** A tool as `tools/list` shows it to a client. */
+export interface McpTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  annotations: ToolAnnotations;
+  _meta: Record<string, unknown>;
+}
+
+/**
+ * The `tools/list` entry for a spec: the MCP contract, annotations derived from the side-effect
+ * class, and the version under our `_meta` key. Scopes, tenants, classification and owner are
+ * control-plane data and never appear.
+ *
+ * @param spec The spec.
+ * @returns The listing entry.
+ *
+ * @example
+ * ```ts
+ * import { toMcpTool } from "@tool-estate/core";
+ * import assert from "node:assert/strict";
+ * const entry = toMcpTool({
+ *   name: "payments.lookup", version: "1.4.0", title: "Look up a payment", description: "Reads the payments system of record.",
+ *   inputSchema: { type: "object" }, sideEffect: "read", requiredScopes: ["payments:read"],
+ *   dataClassification: "confidential", tenants: ["wholesale"], owner: "payments-platform",
+ * });
+ * assert.equal(entry._meta["dev.tool-estate/version"], "1.4.0");
+ * assert.equal(JSON.stringify(entry).includes("payments:read"), false);
+ * ```
+ */
+export function toMcpTool(spec: ToolSpec): McpTool {
+  const tool: McpTool = {
+    name: spec.name,
+    title: spec.title,
+    description: spec.description,
+    inputSchema: spec.inputSchema,
+    annotations: { ...annotationsFor(spec.sideEffect) },
+    _meta: { [META_VERSION_KEY]: spec.version },
+  };
+  if (spec.outputSchema !== undefined) tool.outputSchema = spec.outputSchema;
+  return tool;
+}
+
+/**
+ * Whether a principal may see a tool: every required scope held, tenant allowed, and
+ * classification at or below the principal's clearance.
+ *
+ * @param spec The tool.
+ * @param principal The caller.
+ * @returns True when the tool is visible to the caller.
+ */
+export function canSee(spec: ToolSpec, principal: Principal): boolean {
+  if (classificationRank(spec.dataClassification) > classificationRank(principal.clearance)) {
+    return false;
+  }
+  if (spec.tenants.length > 0 && !spec.tenants.includes(principal.tenant)) return false;
+  return spec.requiredScopes.every((s) => principal.scopes.includes(s));
+}
+
+/**
+ * Lints a description as prompt surface: empty, or carrying platform metadata that belongs in the
+ * control plane — the spec's own scopes or owner, or talk of tenants, scopes, clearance,
+ * classification or ownership. (A tenant's name alone is not flagged: "a wholesale payment" is a
+ * good description, "tenants: wholesale" is not.)
+ *
+ * @param spec The spec whose description to lint.
+ * @returns One sentence per problem; empty when the description is clean.
+ *
+ * @example
+ * ```ts
+ * import { lintDescription, type ToolSpec } from "@tool-estate/core";
+ * import assert from "node:assert/strict";
+ * const spec: ToolSpec = {
+ *   name: "crm.customer.get", version: "1.0.0", title: "Customer", inputSchema: { type: "object" },
+ *   description: "Returns a customer. Requires scope crm:read; restricted to the retail tenant.",
+ *   sideEffect: "read", requiredScopes: ["crm:read"], dataClassification: "confidential", tenants: ["retail"], owner: "crm-team",
+ * };
+ * assert.equal(lintDescription(spec).length, 2);
+ * ```
+ */
+export function lintDescription(spec: ToolSpec): string[] {
+  const d = spec.description;
+  if (d.trim() === "") {
+    return ["description is empty: the model chooses tools by their descriptions"];
+  }
+  const problems: string[] = [];
+  const lower = d.toLowerCase();
+  for (const scope of spec.requiredScopes) {
+    if (scope && lower.includes(scope.toLowerCase())) {
+      problems.push(
+        `description names the required scope ${
+          JSON.stringify(scope)
+        }: platform metadata belongs in the spec, not the prompt`,
+      );
+    }
+  }
+  if (spec.owner && lower.includes(spec.owner.toLowerCase())) {
+    problems.push(
+      `description names the owner ${
+        JSON.stringify(spec.owner)
+      }: platform metadata belongs in the spec, not the prompt`,
+    );
+  }
+  const words = /\b(tenants?|scopes?|clearance|classification|classified|owned by|owner)\b/i.exec(
+    d,
+  );
+  if (words) {
+    problems.push(
+      `description mentions "${
+        words[1]
+      }": access control and ownership belong in the spec, not the prompt`,
+    );
+  }
+  return problems;
+}
