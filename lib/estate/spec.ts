@@ -5,7 +5,6 @@
  * @module
  */
 import { Version } from "../compat/semver.ts";
-import { checkSchema } from "../schema/check.ts";
 import type { JsonSchema } from "../schema/types.ts";
 
 /**
