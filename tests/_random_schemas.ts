@@ -242,18 +242,18 @@ export function subschemas(root: Obj): Obj[] {
 type Op = (s: Obj, k: number, root: Obj) => void;
 
 const pick = <T>(xs: readonly T[], k: number): T => xs[k % xs.length];
-const BOUNDS = [
-  "minimum",
-  "maximum",
-  "exclusiveMinimum",
-  "exclusiveMaximum",
-  "minLength",
-  "maxLength",
-  "minItems",
-  "maxItems",
-  "minProperties",
-  "maxProperties",
-];
+const NUMERIC_BOUNDS = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"];
+const BOUNDS: Record<string, string[]> = {
+  integer: NUMERIC_BOUNDS,
+  number: NUMERIC_BOUNDS,
+  string: ["minLength", "maxLength"],
+  array: ["minItems", "maxItems"],
+  object: ["minProperties", "maxProperties"],
+};
+
+/** The bound keywords that apply to a subschema's type. */
+const boundsOf = (s: Obj): string[] => (typeof s.type === "string" ? BOUNDS[s.type] ?? [] : []);
+
 const LEAVES: Obj[] = [
   { type: "string" },
   { type: "integer", minimum: 0 },
@@ -339,18 +339,31 @@ export const OPS: Record<string, Op> = {
     s.type = pick(["string", "integer", "number", "object", "array", "boolean", "null"], k);
   },
   boundRemove(s, k) {
-    delete s[pick(BOUNDS, k)];
+    const present = boundsOf(s).filter((kw) => typeof s[kw] === "number");
+    if (present.length) delete s[pick(present, k)];
   },
   boundLoosen(s, k) {
-    const kw = pick(BOUNDS, k);
-    if (typeof s[kw] !== "number") return;
+    const present = boundsOf(s).filter((kw) => typeof s[kw] === "number");
+    if (!present.length) return;
+    const kw = pick(present, k);
     const v = s[kw] as number, d = (k >> 4) % 3 + 1;
     s[kw] = kw.startsWith("min") || kw === "exclusiveMinimum" ? Math.max(0, v - d) : v + d;
   },
   boundTighten(s, k) {
-    const kw = pick(BOUNDS, k);
-    const v = typeof s[kw] === "number" ? s[kw] as number : 0, d = (k >> 4) % 3 + 1;
-    s[kw] = kw.startsWith("min") || kw === "exclusiveMinimum" ? v + d : Math.max(0, v - d);
+    const kws = boundsOf(s);
+    if (!kws.length) return;
+    const kw = pick(kws, k), d = (k >> 4) % 3 + 1;
+    const isLower = (x: string) => x.startsWith("min") || x === "exclusiveMinimum";
+    const counts = !NUMERIC_BOUNDS.includes(kw);
+    if (typeof s[kw] === "number") {
+      const v = s[kw] as number;
+      s[kw] = isLower(kw) ? v + d : counts ? Math.max(0, v - d) : v - d;
+      return;
+    }
+    // A new bound near the opposite one (or near 0), so that it rejects some old values.
+    const other = kws.find((o) => typeof s[o] === "number" && isLower(o) !== isLower(kw));
+    const base = other ? s[other] as number : 0;
+    s[kw] = isLower(kw) ? base + d : counts ? base + d : base + 5 * d;
   },
   swapExclusive(s) {
     for (const [a, b] of [["minimum", "exclusiveMinimum"], ["maximum", "exclusiveMaximum"]]) {
@@ -364,8 +377,9 @@ export const OPS: Record<string, Op> = {
     }
   },
   multipleOf(s, k) {
+    if (s.type !== "integer" && s.type !== "number") return;
     const m = typeof s.multipleOf === "number" ? s.multipleOf : undefined;
-    if (m === undefined) s.multipleOf = pick([2, 0.5, 0.01], k);
+    if (m === undefined) s.multipleOf = pick([2, 0.5, 0.01, 3], k);
     else if (k % 3 === 0) delete s.multipleOf;
     else s.multipleOf = k % 3 === 1 ? m * 2 : m / 2;
   },
@@ -374,10 +388,12 @@ export const OPS: Record<string, Op> = {
     else if (s.type === "array") s.uniqueItems = true;
   },
   pattern(s, k) {
+    if (s.type !== "string") return;
     if (typeof s.pattern === "string" && k % 2) delete s.pattern;
     else s.pattern = pick(PATTERNS, k);
   },
   format(s, k) {
+    if (s.type !== "string") return;
     if (typeof s.format === "string" && k % 2) delete s.format;
     else s.format = pick(FORMATS, k);
   },

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 
-/** Folders under lib/ that may use a runtime (none yet; transports and the CLI will). */
-const RUNTIME_EDGES = ["lib/cli/", "lib/mcp/transports/"];
+/** Folders under lib/ that may use a runtime: the CLI, the transports, the estate on disk. */
+const RUNTIME_EDGES = ["lib/cli/", "lib/mcp/transports/", "lib/store/"];
 
 function* sources(dir: URL, rel = "lib/"): Generator<[string, string]> {
   for (const entry of Deno.readDirSync(dir)) {

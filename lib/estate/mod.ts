@@ -36,8 +36,18 @@ export {
   type PublishResult,
   type RegistryOptions,
   type RejectedCall,
+  type Rejections,
+  type RejectionsAtNode,
+  replayCalls,
   type StoredCall,
   ToolRegistry,
   type VersionRecord,
 } from "./registry.ts";
 export { type Repair, repairArguments, type RepairOptions, type RepairResult } from "./repair.ts";
+export {
+  checkDraft,
+  type DraftFinding,
+  type DraftReport,
+  type FindingSeverity,
+  type FindingTarget,
+} from "./check_draft.ts";

@@ -72,6 +72,28 @@ export type PublishRefusal =
   | "bump-too-small"
   | "corpus-rejected";
 
+/** How many stored calls one schema node rejects, for reporting at that node. */
+export interface RejectionsAtNode {
+  /** Where in the schema the rejecting keyword is, e.g. `$.required` or `$.properties.amount.minimum`. */
+  schemaPath: string;
+  /** The keyword. */
+  keyword: string;
+  /** How many calls it rejects. */
+  count: number;
+  /** One of the issues, e.g. `$.currency required property is missing`. */
+  example: SchemaIssue;
+}
+
+/** The stored calls a schema rejects: how many, the first few, and per rejecting node. */
+export interface Rejections {
+  /** How many calls are rejected. */
+  count: number;
+  /** The first few, in corpus order. */
+  first: RejectedCall[];
+  /** Per schema node, most calls first. */
+  byNode: RejectionsAtNode[];
+}
+
 /** A stored call the new schema rejects, with its issues. */
 export interface RejectedCall {
   /** The call. */
@@ -88,8 +110,8 @@ export class PublishError extends Error {
   readonly refusal: PublishRefusal;
   /** For `bump-too-small`: the classification's changes. For `corpus-rejected`: none. */
   readonly changes: SchemaChange[];
-  /** For `corpus-rejected`: how many calls, and the first few. */
-  readonly rejected: { count: number; first: RejectedCall[] };
+  /** For `corpus-rejected`: how many calls, the first few, and per rejecting node. */
+  readonly rejected: Rejections;
   /** For `unsafe-schema`: the schema issues. */
   readonly issues: SchemaIssue[];
 
@@ -103,7 +125,7 @@ export class PublishError extends Error {
     message: string,
     details: {
       changes?: SchemaChange[];
-      rejected?: { count: number; first: RejectedCall[] };
+      rejected?: Rejections;
       issues?: SchemaIssue[];
     } = {},
   ) {
@@ -111,7 +133,7 @@ export class PublishError extends Error {
     this.name = "PublishError";
     this.refusal = refusal;
     this.changes = details.changes ?? [];
-    this.rejected = details.rejected ?? { count: 0, first: [] };
+    this.rejected = details.rejected ?? { count: 0, first: [], byNode: [] };
     this.issues = details.issues ?? [];
   }
 }
@@ -144,7 +166,7 @@ export interface PublishPlan {
   /** Every rule the publish would break, with its message; empty when it would succeed. */
   refusals: { refusal: PublishRefusal; message: string }[];
   /** Stored calls the new schema rejects (counted only for a non-major bump). */
-  rejected: { count: number; first: RejectedCall[] };
+  rejected: Rejections;
   /** The new schema's checkSchema issues. */
   schemaIssues: SchemaIssue[];
 }
@@ -252,7 +274,7 @@ export class ToolRegistry {
       changes: [],
       alreadyPublished: false,
       refusals,
-      rejected: { count: 0, first: [] },
+      rejected: { count: 0, first: [], byNode: [] },
       schemaIssues: checkSchema(spec.inputSchema),
     };
     if (existing) {
@@ -325,27 +347,11 @@ export class ToolRegistry {
   }
 
   /** Replays the stored calls of the new version's major line through its schema. */
-  #replay(spec: ToolSpec): { count: number; first: RejectedCall[] } {
-    const major = Version.parse(spec.version).major;
-    let count = 0;
-    const first: RejectedCall[] = [];
-    let index = 0;
-    for (const call of this.#storedCalls(spec.name)) {
-      index++;
-      let callMajor: number;
-      try {
-        callMajor = Version.parse(call.version).major;
-      } catch {
-        continue;
-      }
-      if (callMajor !== major) continue;
-      const issues = validateSchema(spec.inputSchema, call.arguments);
-      if (issues.length) {
-        count++;
-        if (first.length < this.#sample) first.push({ call, index, issues });
-      }
-    }
-    return { count, first };
+  #replay(spec: ToolSpec): Rejections {
+    return replayCalls(spec.inputSchema, this.#storedCalls(spec.name), {
+      major: Version.parse(spec.version).major,
+      sample: this.#sample,
+    });
   }
 
   /**
@@ -598,4 +604,72 @@ function describe(candidate: unknown): string {
     }
   }
   return "tool spec";
+}
+
+/**
+ * Replays stored calls through a schema, streaming: counts the calls it rejects, keeps the first
+ * few, and groups rejections by the schema node that rejects them.
+ *
+ * @param schema The schema to replay against.
+ * @param calls The stored calls (any iterable: an array, or a file read line by line).
+ * @param options `major`: only replay calls made to that major version line; `sample`: how many
+ *   rejected calls to keep (default 3); `onProgress`: called every 10,000 calls with the count.
+ * @returns The rejections.
+ *
+ * @example
+ * ```ts
+ * import { replayCalls } from "@tool-estate/core";
+ * import assert from "node:assert/strict";
+ * const schema = { type: "object", required: ["currency"] };
+ * const calls = [{ version: "1.0.0", arguments: {}, principal: "p", at: "2026-11-30T00:00:00Z" }];
+ * const r = replayCalls(schema, calls);
+ * assert.equal(r.count, 1);
+ * assert.equal(r.byNode[0].schemaPath, "$.required");
+ * ```
+ */
+export function replayCalls(
+  schema: ToolSpec["inputSchema"],
+  calls: Iterable<StoredCall>,
+  options: { major?: number; sample?: number; onProgress?: (replayed: number) => void } = {},
+): Rejections {
+  const sample = options.sample ?? 3;
+  let count = 0;
+  let index = 0;
+  const first: RejectedCall[] = [];
+  const nodes = new Map<string, RejectionsAtNode>();
+  for (const call of calls) {
+    index++;
+    if (options.onProgress && index % 10_000 === 0) options.onProgress(index);
+    if (options.major !== undefined) {
+      let callMajor: number;
+      try {
+        callMajor = Version.parse(call.version).major;
+      } catch {
+        continue;
+      }
+      if (callMajor !== options.major) continue;
+    }
+    const issues = validateSchema(schema, call.arguments);
+    if (issues.length === 0) continue;
+    count++;
+    if (first.length < sample) first.push({ call, index, issues });
+    const seen = new Set<string>();
+    for (const issue of issues) {
+      const key = `${issue.schemaPath} ${issue.keyword}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const node = nodes.get(key);
+      if (node) node.count++;
+      else {nodes.set(key, {
+          schemaPath: issue.schemaPath,
+          keyword: issue.keyword,
+          count: 1,
+          example: issue,
+        });}
+    }
+  }
+  const byNode = [...nodes.values()].sort((a, b) =>
+    b.count - a.count || (a.schemaPath < b.schemaPath ? -1 : a.schemaPath > b.schemaPath ? 1 : 0)
+  );
+  return { count, first, byNode };
 }

@@ -1,0 +1,199 @@
+/**
+ * Checking a draft tool file against the estate: the one function behind `estate check` and the
+ * editor's diagnostics, so both say exactly the same thing.
+ *
+ * @module
+ */
+import type { SchemaBump, SchemaChange } from "../compat/schema_change.ts";
+import type { SchemaIssue } from "../schema/types.ts";
+import type { PublishPlan, RejectionsAtNode, ToolRegistry } from "./registry.ts";
+import { lintDescription, type ToolSpec } from "./spec.ts";
+
+/** How much a finding matters: an error fails `estate check`. */
+export type FindingSeverity = "error" | "warning" | "information" | "hint";
+
+/** Where in the draft a finding belongs. */
+export type FindingTarget =
+  | { field: "version" }
+  | { field: "description" }
+  | { field: "inputSchema"; path: string };
+
+/** One thing `estate check` reports about a draft. */
+export interface DraftFinding {
+  /** How much it matters. */
+  severity: FindingSeverity;
+  /** A stable code: `version-too-low`, `version-ok`, `immutable`, `not-newer`, `change`, `rejected-calls`, `schema`, `description`. */
+  code: string;
+  /** Where it belongs. */
+  target: FindingTarget;
+  /** The sentence shown to the user. */
+  message: string;
+}
+
+/** The result of checking one draft. */
+export interface DraftReport {
+  /** The draft's tool name and version. */
+  name: string;
+  /** The draft's version. */
+  version: string;
+  /** The newest published version compared with, and its state. */
+  baseline?: { version: string; state: string };
+  /** The bump the change requires (patch when there is no baseline). */
+  bump: SchemaBump;
+  /** The lowest acceptable version, when there is a baseline. */
+  minimumVersion?: string;
+  /** Every change against the baseline. */
+  changes: SchemaChange[];
+  /** Stored calls the draft's schema rejects, per rejecting node (non-major bumps only). */
+  rejected: { count: number; byNode: RejectionsAtNode[] };
+  /** Every finding, errors first. */
+  findings: DraftFinding[];
+  /** True when there is no error: the draft can be published as it is (or is already published). */
+  ok: boolean;
+}
+
+const ORDER: Record<FindingSeverity, number> = { error: 0, warning: 1, information: 2, hint: 3 };
+
+/** `$.properties.currency` style location of a schema issue inside `inputSchema`. */
+function issueTarget(issue: SchemaIssue): FindingTarget {
+  return { field: "inputSchema", path: issue.path };
+}
+
+function rejectionMessage(node: RejectionsAtNode): string {
+  const n = node.count;
+  const what = `${node.example.path} ${
+    node.example.keyword === "required" ? "is required" : node.example.message
+  }`;
+  return `${n} stored call${n === 1 ? " is" : "s are"} rejected here: ${what}`;
+}
+
+/**
+ * Checks a draft spec against the newest published version of its tool: the bump the schema
+ * change requires and whether the draft's version is enough, each change at its node, the stored
+ * calls a non-major bump would reject (at the node that rejects them), what `checkSchema` refuses,
+ * and description lint.
+ *
+ * @param spec The draft (already parsed with `parseToolSpec`).
+ * @param registry The estate it would be published into.
+ * @returns The report; `ok` is false when publishing would be refused.
+ *
+ * @example
+ * ```ts
+ * import { checkDraft, ToolRegistry, type ToolSpec } from "@tool-estate/core";
+ * import assert from "node:assert/strict";
+ * const v1: ToolSpec = {
+ *   name: "payments.lookup", version: "1.4.0", title: "Lookup", description: "Reads the payments system of record.",
+ *   inputSchema: { type: "object", properties: { reference: { type: "string" }, currency: { type: "string" } } },
+ *   sideEffect: "read", requiredScopes: [], dataClassification: "internal", tenants: [], owner: "payments",
+ * };
+ * const registry = new ToolRegistry();
+ * registry.publish(v1);
+ * const draft = { ...v1, version: "1.5.0", inputSchema: { type: "object", properties: { reference: { type: "string" } } } };
+ * const report = checkDraft(draft, registry);
+ * assert.equal(report.ok, false);
+ * assert.equal(
+ *   report.findings[0].message,
+ *   "change is major against payments.lookup@1.4.0 (published): removed property currency — version must be at least 2.0.0",
+ * );
+ * ```
+ */
+export function checkDraft(spec: ToolSpec, registry: ToolRegistry): DraftReport {
+  const plan: PublishPlan = registry.plan(spec);
+  const findings: DraftFinding[] = [];
+  const base = plan.baseline;
+  const baseName = base
+    ? `${spec.name}@${base.spec.version} (${base.state === "active" ? "published" : base.state})`
+    : "";
+  for (const r of plan.refusals) {
+    if (r.refusal === "bump-too-small") {
+      const biting = plan.changes.filter((c) => c.bump === plan.bump).map((c) =>
+        c.message.split(":")[0]
+      );
+      findings.push({
+        severity: "error",
+        code: "version-too-low",
+        target: { field: "version" },
+        message: `change is ${plan.bump} against ${baseName}: ${biting.slice(0, 3).join("; ")}${
+          biting.length > 3 ? `; and ${biting.length - 3} more` : ""
+        } — version must be at least ${plan.minimumVersion}`,
+      });
+    } else if (r.refusal === "republish") {
+      findings.push({
+        severity: "error",
+        code: "immutable",
+        target: { field: "version" },
+        message:
+          `${spec.name}@${spec.version} is already published with different content; published versions are immutable — use a new version`,
+      });
+    } else if (r.refusal === "not-newer") {
+      findings.push({
+        severity: "error",
+        code: "not-newer",
+        target: { field: "version" },
+        message:
+          `${spec.version} is not newer than ${spec.name}@${base?.spec.version}, the newest published version`,
+      });
+    }
+  }
+  if (
+    base &&
+    !plan.refusals.some((r) => ["bump-too-small", "republish", "not-newer"].includes(r.refusal)) &&
+    !plan.alreadyPublished
+  ) {
+    findings.push({
+      severity: "hint",
+      code: "version-ok",
+      target: { field: "version" },
+      message: `${plan.bump} change against ${base.spec.version}${
+        plan.changes.length === 0 ? " (no schema change)" : ""
+      }: version ${spec.version} is enough`,
+    });
+  }
+  for (const c of plan.changes) {
+    findings.push({
+      severity: c.bump === "major" ? "warning" : "information",
+      code: "change",
+      target: { field: "inputSchema", path: c.path },
+      message: c.message,
+    });
+  }
+  for (const node of plan.rejected.byNode) {
+    findings.push({
+      severity: "error",
+      code: "rejected-calls",
+      target: {
+        field: "inputSchema",
+        path: node.schemaPath.replace(/\.[A-Za-z]+$|\["[^"]*"\]$/, "") || "$",
+      },
+      message: rejectionMessage(node),
+    });
+  }
+  for (const issue of plan.schemaIssues) {
+    findings.push({
+      severity: "error",
+      code: "schema",
+      target: issueTarget(issue),
+      message: issue.message,
+    });
+  }
+  for (const problem of lintDescription(spec)) {
+    findings.push({
+      severity: "warning",
+      code: "description",
+      target: { field: "description" },
+      message: problem,
+    });
+  }
+  findings.sort((a, b) => ORDER[a.severity] - ORDER[b.severity]);
+  return {
+    name: spec.name,
+    version: spec.version,
+    baseline: base ? { version: base.spec.version, state: base.state } : undefined,
+    bump: plan.bump,
+    minimumVersion: plan.minimumVersion,
+    changes: plan.changes,
+    rejected: { count: plan.rejected.count, byNode: plan.rejected.byNode },
+    findings,
+    ok: !findings.some((f) => f.severity === "error"),
+  };
+}

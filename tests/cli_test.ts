@@ -1,0 +1,252 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { runCli } from "../lib/cli/main.ts";
+
+const CORPUS = new URL("../corpus/", import.meta.url).pathname;
+
+function run(
+  args: string[],
+  cwd = Deno.cwd(),
+  isTerminal = false,
+): { code: number; out: string; err: string } {
+  let out = "", err = "";
+  const code = runCli(args, {
+    stdout: (t) => (out += t),
+    stderr: (t) => (err += t),
+    isTerminal,
+    cwd,
+  });
+  return { code, out, err };
+}
+
+/** A scratch copy of the example estate, removed after the test. */
+async function withEstate(fn: (dir: string) => void | Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "estate-cli-" });
+  try {
+    fs.cpSync(CORPUS, path.join(dir, "corpus"), { recursive: true });
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+function draft(dir: string, file: string, edit: (spec: Record<string, unknown>) => void): string {
+  const spec = JSON.parse(
+    fs.readFileSync(path.join(dir, "corpus/tools/payments.lookup/2.0.0.json"), "utf8"),
+  );
+  edit(spec);
+  const p = path.join(dir, file);
+  fs.writeFileSync(p, JSON.stringify(spec, null, 2));
+  return p;
+}
+
+Deno.test("estate check fails a breaking change published as a minor, with exit 1 and every change", async () => {
+  await withEstate((dir) => {
+    draft(dir, "lookup.tool.json", (s) => {
+      s.version = "2.1.0";
+      const schema = s.inputSchema as { properties: Record<string, unknown>; required: string[] };
+      delete schema.properties.includeHistory;
+      schema.properties.channel = { type: "string" };
+    });
+    const r = run(["check"], dir);
+    assert.equal(r.code, 1, r.out + r.err);
+    assert.match(
+      r.out,
+      /^FAIL lookup\.tool\.json: payments\.lookup@2\.1\.0 against payments\.lookup@2\.0\.0 \(active\), major change$/m,
+    );
+    assert.match(
+      r.out,
+      /error +version: change is major against payments\.lookup@2\.0\.0 \(published\): removed property includeHistory — version must be at least 3\.0\.0/,
+    );
+    assert.match(
+      r.out,
+      /warning +inputSchema \$\.properties\.includeHistory: removed property includeHistory/,
+    );
+    assert.match(
+      r.out,
+      /information inputSchema \$\.properties\.channel: added optional property channel/,
+    );
+    assert.match(r.out, /1 checked, 1 failed/);
+    const json = JSON.parse(run(["check", "lookup.tool.json", "--json"], dir).out);
+    assert.equal(json.ok, false);
+    assert.equal(json.reports[0].minimumVersion, "3.0.0");
+  });
+});
+
+Deno.test("estate check passes an enough version and reports it as a hint", async () => {
+  await withEstate((dir) => {
+    draft(dir, "lookup.tool.json", (s) => {
+      s.version = "2.1.0";
+      (s.inputSchema as { properties: Record<string, unknown> }).properties.channel = {
+        type: "string",
+      };
+    });
+    const r = run(["check", "lookup.tool.json"], dir);
+    assert.equal(r.code, 0, r.out);
+    assert.match(r.out, /hint +version: minor change against 2\.0\.0: version 2\.1\.0 is enough/);
+  });
+});
+
+Deno.test("estate publish writes the version, refuses what the registry refuses, and is idempotent", async () => {
+  await withEstate((dir) => {
+    const ok = draft(dir, "ok.tool.json", (s) => {
+      s.version = "2.1.0";
+      (s.inputSchema as { properties: Record<string, unknown> }).properties.channel = {
+        type: "string",
+      };
+    });
+    let r = run(["publish", ok], dir);
+    assert.equal(r.code, 0, r.out + r.err);
+    assert.match(r.out, /published payments\.lookup@2\.1\.0 \(minor change against 2\.0\.0\)/);
+    assert.ok(fs.existsSync(path.join(dir, "corpus/tools/payments.lookup/2.1.0.json")));
+    r = run(["publish", ok], dir);
+    assert.equal(r.code, 0);
+    assert.match(r.out, /already published with this content; nothing written/);
+    const bad = draft(dir, "bad.tool.json", (s) => {
+      s.version = "2.2.0";
+      s.inputSchema = { type: "object", properties: {}, additionalProperties: false };
+    });
+    r = run(["publish", bad, "--json"], dir);
+    assert.equal(r.code, 1);
+    const refusal = JSON.parse(r.out);
+    assert.equal(refusal.refusal, "bump-too-small");
+    assert.match(refusal.message, /publish 3\.0\.0, not 2\.2\.0/);
+  });
+});
+
+Deno.test("estate deprecate and retire move the lifecycle and refuse what they must", async () => {
+  await withEstate((dir) => {
+    let r = run([
+      "deprecate",
+      "payments.lookup@1.1.0",
+      "--reason",
+      "use ^2.0.0",
+      "--retire-after",
+      "2027-06-30",
+    ], dir);
+    assert.equal(r.code, 0, r.err);
+    assert.equal(r.out, "payments.lookup@1.1.0 is now deprecated\n");
+    const lifecycle = JSON.parse(
+      fs.readFileSync(path.join(dir, "corpus/tools/payments.lookup/lifecycle.json"), "utf8"),
+    );
+    assert.deepEqual(lifecycle["1.1.0"].at(-1).reason, "use ^2.0.0");
+    assert.equal(lifecycle["1.1.0"].at(-1).retireAfter, "2027-06-30");
+    r = run(["deprecate", "payments.lookup@1.1.0"], dir);
+    assert.equal(r.code, 1);
+    assert.match(r.out, /only an active version can be deprecated/);
+    assert.equal(run(["retire", "payments.lookup@1.1.0"], dir).code, 0);
+    assert.equal(run(["retire", "payments.lookup@1.1.0"], dir).code, 1);
+    assert.equal(run(["retire", "payments.lookup@9.9.9"], dir).code, 1);
+  });
+});
+
+Deno.test("estate list shows what each principal discovers, side by side different", () => {
+  const retail = run(["list", "--principal", "retail-agent", "--estate", CORPUS]);
+  const wholesale = run([
+    "list",
+    "--principal",
+    "wholesale-operator",
+    "--estate",
+    CORPUS,
+    "--json",
+  ]);
+  assert.equal(retail.code, 0);
+  assert.match(retail.out, /retail\.transfers\.lookup@1\.1\.0/);
+  assert.doesNotMatch(retail.out, /payments\./);
+  const tools = JSON.parse(wholesale.out).tools.map((t: { name: string }) => t.name);
+  assert.deepEqual(tools, ["fx.quote", "payments.lookup", "payments.release", "policy.search"]);
+  assert.match(
+    run(["list", "--estate", CORPUS]).out,
+    /payments\.lookup +1\.0\.0 \(deprecated\), 1\.1\.0, 2\.0\.0/,
+  );
+});
+
+Deno.test("estate replay reports rejected calls per node and exits 1; quiet when piped", async () => {
+  const r = run(["replay", "payments.lookup", "--estate", CORPUS]);
+  assert.equal(r.code, 1);
+  assert.match(
+    r.out,
+    /replayed 300 stored calls of payments\.lookup against payments\.lookup@2\.0\.0 in [\d.]+ s: \d+ rejected/,
+  );
+  assert.match(
+    r.out,
+    /at \$\.additionalProperties: \$\.currency property "currency" is not allowed/,
+  );
+  assert.equal(r.err, "");
+  await withEstate((dir) => {
+    fs.writeFileSync(path.join(dir, "open.json"), JSON.stringify({ type: "object" }));
+    const ok = run(["replay", "payments.lookup", "--schema", "open.json"], dir, true);
+    assert.equal(ok.code, 0);
+    assert.match(ok.out, /: 0 rejected/);
+  });
+});
+
+Deno.test("estate replay shows progress on a terminal", async () => {
+  await withEstate((dir) => {
+    const file = path.join(dir, "corpus/tools/policy.search/calls.jsonl");
+    const line = fs.readFileSync(file, "utf8").split("\n")[0] + "\n";
+    fs.appendFileSync(file, line.repeat(25_000));
+    const r = run(["replay", "policy.search"], dir, true);
+    assert.equal(r.code, 0);
+    assert.match(r.err, /\rreplayed 10,000 calls\.\.\..*\rreplayed 20,000 calls\.\.\./s);
+  });
+});
+
+Deno.test("estate impact lists who called a version, how often, last seen", () => {
+  const r = run(["impact", "payments.lookup@1.0.0", "--estate", CORPUS, "--json"]);
+  assert.equal(r.code, 0);
+  const report = JSON.parse(r.out);
+  assert.equal(report.state, "deprecated");
+  assert.equal(report.callers[0].principal, "wholesale-operator");
+  assert.equal(
+    report.calls,
+    report.callers.reduce((n: number, c: { calls: number }) => n + c.calls, 0),
+  );
+  assert.match(
+    run(["impact", "payments.lookup@1.0.0", "--estate", CORPUS]).out,
+    /retire after 2027-03-31/,
+  );
+});
+
+Deno.test("estate exits 2 with a clear message on usage and input errors", async () => {
+  assert.equal(run([]).code, 2);
+  assert.match(run(["frobnicate"]).err, /unknown command "frobnicate"/);
+  assert.match(
+    run(["list", "--estate", "/nonexistent"]).err,
+    /estate folder \/nonexistent does not exist/,
+  );
+  assert.match(run(["list", "--bogus"]).err, /unknown option --bogus/);
+  assert.match(run(["impact", "payments.lookup", "--estate", CORPUS]).err, /expected NAME@VERSION/);
+  assert.match(
+    run(["list", "--principal", "mallory", "--estate", CORPUS]).err,
+    /no principal "mallory"/,
+  );
+  await withEstate((dir) => {
+    fs.writeFileSync(path.join(dir, "broken.tool.json"), '{"name": "x",');
+    const r = run(["check", "broken.tool.json"], dir);
+    assert.equal(r.code, 2);
+    assert.match(r.err, /broken\.tool\.json is not valid JSON/);
+    fs.writeFileSync(
+      path.join(dir, "nometa.tool.json"),
+      JSON.stringify({
+        name: "x.y",
+        version: "1.0.0",
+        title: "t",
+        description: "d",
+        inputSchema: { type: "object" },
+        dataClassification: "public",
+      }),
+    );
+    const m = run(["check", "nometa.tool.json"], dir);
+    assert.equal(m.code, 2);
+    assert.match(
+      m.err,
+      /sideEffect is required.*owner is required|owner is required.*sideEffect is required/,
+    );
+    fs.appendFileSync(path.join(dir, "corpus/tools/fx.quote/calls.jsonl"), "{not json\n");
+    const c = run(["replay", "fx.quote"], dir);
+    assert.equal(c.code, 2);
+    assert.match(c.err, /fx\.quote\/calls\.jsonl:301:2: not valid JSON/);
+  });
+});
