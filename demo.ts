@@ -18,7 +18,7 @@ import {
   type JsonSchema,
   makeRequest,
   parseMessage,
-  PublishError,
+  type PublishError,
   repairArguments,
   satisfies,
   type StoredCall,
