@@ -1,6 +1,8 @@
 /**
  * The estate on disk under crashes and races, with real processes: a publisher killed with
- * SIGKILL at a random moment, and two publishers released at once by a barrier.
+ * SIGKILL at a random moment (half the time any moment of its publish, half the time moments
+ * after it starts writing files, where a non-atomic write would be caught half-done), and two
+ * publishers released at once by a barrier.
  */
 import assert from "node:assert/strict";
 import { PublishError, type ToolSpec } from "../mod.ts";
@@ -50,6 +52,11 @@ class Publisher {
     }
   }
 
+  /** Resolves when the child has exited. */
+  get exited(): Promise<unknown> {
+    return this.#child.status;
+  }
+
   /** Kills the child with SIGKILL, unless it has already exited. */
   kill(): void {
     try {
@@ -71,6 +78,13 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** Resolves when a file other than the lock is created in a watched folder. */
+async function firstFileCreated(watcher: Deno.FsWatcher): Promise<void> {
+  for await (const event of watcher) {
+    if (event.kind === "create" && event.paths.some((p) => !p.endsWith("/.lock"))) return;
+  }
+}
+
 /** A fresh estate with payments.lookup@1.0.0 published. */
 function freshEstate(dir: string): void {
   Deno.mkdirSync(dir);
@@ -79,8 +93,8 @@ function freshEstate(dir: string): void {
 
 Deno.test("a publish killed at a random moment leaves the whole version or nothing, and the estate stays usable", async () => {
   await withTempDir(async (tmp) => {
-    // About 8 MB of version file, mostly descriptions: writing and fsyncing it takes a while.
-    const big: ToolSpec = lookup("2.0.0", { inputSchema: largeSchema(2_000, "crash", 4_000) });
+    // About 4 MB of version file, mostly descriptions: writing and fsyncing it takes a while.
+    const big: ToolSpec = lookup("2.0.0", { inputSchema: largeSchema(2_000, "crash", 2_000) });
     const specFile = `${tmp}/big.json`;
     Deno.writeTextFileSync(specFile, JSON.stringify(big));
 
@@ -97,11 +111,18 @@ Deno.test("a publish killed at a random moment leaves the whole version or nothi
     for (let round = 0; round < 15; round++) {
       const dir = `${tmp}/round-${round}`;
       freshEstate(dir);
+      const watcher = Deno.watchFs(`${dir}/tools/payments.lookup`, { recursive: false });
       const child = new Publisher([dir, specFile]);
       await child.expect("ready");
       await child.expect("start");
-      await sleep(Math.random() * duration * 1.2);
+      if (round % 2 === 0) {
+        await sleep(duration * (0.1 + Math.random()));
+      } else {
+        await Promise.race([firstFileCreated(watcher), child.exited]);
+        await sleep(Math.random() * 20);
+      }
       child.kill();
+      watcher.close();
       const { status } = await child.finish();
 
       const estate = EstateDir.open(dir); // must not throw

@@ -470,11 +470,15 @@ Deno.test("appendCalls() appends whole lines, starts a new line after an untermi
   });
 });
 
-Deno.test("subscribers hear of publishes and lifecycle changes, including those another EstateDir wrote to disk", async () => {
+Deno.test("subscribers hear of publishes and lifecycle changes, including those another EstateDir wrote to disk, and may write from their callbacks", async () => {
   await withTempDir((dir) => {
-    const ours = EstateDir.open(dir, { now: clock() });
+    const ours = EstateDir.open(dir, { now: clock(), lockTimeoutMs: 200 });
     const events: EstateEvent[] = [];
-    ours.registry.subscribe((e) => events.push(e));
+    ours.registry.subscribe((e) => {
+      events.push(e);
+      // Writing to the same tool from a callback: events are delivered after the lock is released.
+      if (e.type === "deprecated") ours.appendCalls(e.name, [call(e.version, { reference: "x" })]);
+    });
     ours.publish(lookup("1.0.0"));
     assert.equal(ours.publish(lookup("1.0.0")).status, "already-published"); // no event
 
@@ -494,6 +498,7 @@ Deno.test("subscribers hear of publishes and lifecycle changes, including those 
       EstateDir.open(dir).registry.versions("payments.lookup"),
     );
     assert.equal(ours.registry.versions("payments.lookup")[0].history[1].reason, "use 1.1.0");
+    assert.equal([...ours.readCalls("payments.lookup")].length, 1);
   });
 });
 
@@ -611,6 +616,25 @@ Deno.test("publish() reads a spec file, and names it (line and column) when it i
     const e = throwsCorpus(() => estate.publish(draft), draft, 3);
     assert.equal(e.column, 17);
     assert.throws(() => estate.publish({ ...lookup("1.1.0"), owner: "" }), ToolSpecError);
+  });
+});
+
+Deno.test("open() needs an existing folder; a refused first publish of a tool leaves no folder behind", async () => {
+  await withTempDir((dir) => {
+    assert.throws(
+      () => EstateDir.open(`${dir}/missing`),
+      /Cannot open the estate .*missing: no such folder/,
+    );
+    const estate = EstateDir.open(dir);
+    const unsafe = lookup("1.0.0", {
+      inputSchema: { type: "object", properties: { reference: { $ref: "https://example.com/s" } } },
+    });
+    assert.throws(
+      () => estate.publish(unsafe),
+      (e: unknown) => e instanceof PublishError && e.refusal === "unsafe-schema",
+    );
+    assert.deepEqual(snapshot(dir), new Map());
+    assert.throws(() => Deno.statSync(`${dir}/tools/payments.lookup`), Deno.errors.NotFound);
   });
 });
 

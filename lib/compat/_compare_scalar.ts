@@ -366,7 +366,7 @@ export function compareCounts(
       out.push(change(
         [kw],
         "bound-tightened",
-        "minor",
+        "major",
         `${what}: callers that send ${isMin ? noun.under(vn) : noun.over(vn)} are now rejected`,
         { check: { [kw]: n[kw] } },
       ));

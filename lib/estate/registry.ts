@@ -116,6 +116,8 @@ export class PublishError extends Error {
   readonly issues: SchemaIssue[];
 
   /**
+   * Makes the error for one refused publish.
+   *
    * @param refusal Which rule refused the publish.
    * @param message What and how to fix it.
    * @param details Changes, rejected calls or schema issues behind the refusal.
@@ -141,6 +143,8 @@ export class PublishError extends Error {
 /** A lifecycle change the registry refused (unknown version, wrong state). */
 export class LifecycleError extends Error {
   /**
+   * Makes the error for a refused lifecycle change.
+   *
    * @param message What was refused and why.
    */
   constructor(message: string) {
@@ -245,6 +249,8 @@ export class ToolRegistry {
   #discoveryIndex: { name: string; active: ToolSpec[] }[] | undefined;
 
   /**
+   * Makes an empty registry.
+   *
    * @param options Stored calls for replay, the clock, the size of refusal samples.
    */
   constructor(options: RegistryOptions = {}) {

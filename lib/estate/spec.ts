@@ -141,6 +141,8 @@ export class ToolSpecError extends Error {
   readonly problems: string[];
 
   /**
+   * Makes the error from every problem found.
+   *
    * @param subject What was being read, e.g. a file name or `payments.lookup@1.2.0`.
    * @param problems The problems, each naming its field.
    */
@@ -192,8 +194,12 @@ export function parseToolSpec(value: unknown, subject = "tool spec"): ToolSpec {
     return typeof v[k] === "string" ? v[k] as string : "";
   };
   const name = str("name");
-  if (typeof v.name === "string" && !NAME.test(name)) {
-    problems.push(`name ${JSON.stringify(name)} must be 1-128 characters of A-Z a-z 0-9 _ . -`);
+  if (typeof v.name === "string" && (!NAME.test(name) || name.startsWith("."))) {
+    problems.push(
+      `name ${
+        JSON.stringify(name)
+      } must be 1-128 characters of A-Z a-z 0-9 _ . - not starting with "."`,
+    );
   }
   const version = str("version");
   if (version) {
@@ -290,12 +296,19 @@ export const META_VERSION_KEY: string = `${META_PREFIX}version`;
 
 /** A tool as `tools/list` shows it to a client. */
 export interface McpTool {
+  /** The tool's name, as the model calls it. */
   name: string;
+  /** A short human title. */
   title: string;
+  /** What the model reads when choosing and calling the tool. */
   description: string;
+  /** The arguments' JSON Schema. */
   inputSchema: JsonSchema;
+  /** The structured result's JSON Schema, when there is one. */
   outputSchema?: JsonSchema;
+  /** Hints derived from the side-effect class. */
   annotations: ToolAnnotations;
+  /** Our metadata: the version, under `dev.tool-estate/version`. */
   _meta: Record<string, unknown>;
 }
 

@@ -1,10 +1,12 @@
 /**
  * A lock file per folder (`.lock`), so that one process at a time reads-decides-writes a tool.
  * It is created exclusively (`wx`) and holds `{pid, host, at, nonce}`. A waiter retries with a
- * short backoff; a lock whose holder is a dead process on this host is stale and broken at once
- * (a crashed publish must not block the next one); a lock that cannot be read for longer than
- * `staleMs` is broken too. A lock held by a live process, or by one whose pid cannot be checked
- * (on another host, or without permission to signal processes), is never broken: after `timeoutMs` the waiter gives up, saying who holds it.
+ * short backoff. A lock whose holder is a dead process on this host is stale and broken at once:
+ * a crashed publish must not block the next one. (When either side's host name is unknown —
+ * Deno without --allow-sys — the holder is taken to be on this host.) A lock file that cannot be
+ * read for longer than `staleMs` is broken too. A lock held by a live process, or by one whose
+ * pid cannot be checked (on another host, or without permission to signal processes), is never
+ * broken: after `timeoutMs` the waiter gives up, saying who holds it.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -138,9 +140,10 @@ export function withLock<T>(dir: string, purpose: string, options: LockOptions, 
     const seen = readHolder(file);
     if (!seen) continue; // released meanwhile
     const { holder, ageMs } = seen;
-    const state = holder && holder.host === host && holder.pid !== process.pid
-      ? probe(holder.pid)
-      : undefined;
+    // A holder on this host (or on an unknown one: a host name needs --allow-sys in Deno) whose
+    // pid can be probed.
+    const local = holder !== undefined && (holder.host === host || !holder.host || !host);
+    const state = local && holder.pid !== process.pid ? probe(holder.pid) : undefined;
     const stale = holder ? state === "gone" : ageMs > options.staleMs;
     if (stale) {
       breakLock(file, seen.text);
@@ -149,7 +152,7 @@ export function withLock<T>(dir: string, purpose: string, options: LockOptions, 
     if (Date.now() >= deadline) {
       const who = holder
         ? `pid ${holder.pid}${holder.host ? ` on ${holder.host}` : ""} since ${holder.at}` +
-          (holder.host !== host
+          (!local
             ? " (another host, so whether it is running cannot be checked)"
             : state === "unknown"
             ? " (whether it is running cannot be checked without permission to signal processes)"

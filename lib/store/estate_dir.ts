@@ -81,6 +81,14 @@ function instant(iso: string): Date {
   return d;
 }
 
+function subject(candidate: unknown): string {
+  const c = (typeof candidate === "object" && candidate !== null ? candidate : {}) as Record<
+    string,
+    unknown
+  >;
+  return typeof c.name === "string" ? `${c.name}@${c.version ?? "?"}` : "tool spec";
+}
+
 function refusal(plan: PublishPlan): PublishError {
   return new PublishError(
     plan.refusals[0].refusal,
@@ -262,36 +270,49 @@ export class EstateDir {
   publish(specOrFile: ToolSpec | string): EstatePublishResult {
     const spec = typeof specOrFile === "string"
       ? parseVersionFile(fs.readFileSync(specOrFile, "utf8"), specOrFile)
-      : parseToolSpec(specOrFile, `${specOrFile?.name}@${specOrFile?.version}`);
+      : parseToolSpec(specOrFile, subject(specOrFile));
     const dir = this.#toolDir(spec.name);
     const file = path.join(dir, `${spec.version}.json`);
-    ensureDir(dir);
-    const done = withLock(dir, `publish ${spec.name}@${spec.version}`, this.#lock, () => {
-      removeLeftovers(dir);
-      let disk = this.#sync(dir, spec.name);
-      let plan = this.#registry.plan(spec);
-      if (!plan.alreadyPublished && plan.refusals.length === 0) {
-        if (createExclusive(file, JSON.stringify(plan.spec, null, 2) + "\n")) {
-          const at = this.#now();
-          const lifecycle: Lifecycle = {
-            ...disk.lifecycle,
-            [spec.version]: [{ state: "active", at: at.toISOString() }],
-          };
-          replaceAtomic(path.join(dir, LIFECYCLE_FILE), formatLifecycle(lifecycle));
-          return { plan, at };
+    if (!fs.existsSync(dir)) {
+      // A new tool: the rules depend on the spec alone, so refuse before making its folder.
+      const plan = this.#registry.plan(spec);
+      if (!plan.alreadyPublished && plan.refusals.length) throw refusal(plan);
+      ensureDir(dir);
+    }
+    let catchUp = () => {};
+    let done: { plan: PublishPlan; at?: Date };
+    try {
+      done = withLock(dir, `publish ${spec.name}@${spec.version}`, this.#lock, () => {
+        removeLeftovers(dir);
+        let synced = this.#sync(dir, spec.name);
+        catchUp = synced.catchUp;
+        let plan = this.#registry.plan(spec);
+        if (!plan.alreadyPublished && plan.refusals.length === 0) {
+          if (createExclusive(file, JSON.stringify(plan.spec, null, 2) + "\n")) {
+            const at = this.#now();
+            const lifecycle: Lifecycle = {
+              ...synced.disk.lifecycle,
+              [spec.version]: [{ state: "active", at: at.toISOString() }],
+            };
+            replaceAtomic(path.join(dir, LIFECYCLE_FILE), formatLifecycle(lifecycle));
+            return { plan, at };
+          }
+          // The file appeared although we hold the lock (a writer that does not lock): judge it.
+          synced = this.#sync(dir, spec.name);
+          catchUp = synced.catchUp;
+          plan = this.#registry.plan(spec);
         }
-        // The file appeared although we hold the lock (a writer that does not lock): judge it.
-        disk = this.#sync(dir, spec.name);
-        plan = this.#registry.plan(spec);
-      }
-      if (plan.alreadyPublished) {
-        if (!disk.lifecycleComplete) {
-          replaceAtomic(path.join(dir, LIFECYCLE_FILE), formatLifecycle(disk.lifecycle));
+        if (plan.alreadyPublished) {
+          if (!synced.disk.lifecycleComplete) {
+            replaceAtomic(path.join(dir, LIFECYCLE_FILE), formatLifecycle(synced.disk.lifecycle));
+          }
+          return { plan };
         }
-        return { plan };
-      }
-      throw refusal(plan);
-    });
+        throw refusal(plan);
+      });
+    } finally {
+      catchUp();
+    }
     if (!done.at) return { status: "already-published", plan: done.plan, file };
     // Mirror in memory: the same rules pass (the registry now matches the disk), the stored calls
     // were just replayed, and the timestamp is the one on disk. Subscribers hear of it here.
@@ -422,14 +443,17 @@ export class EstateDir {
 
   /**
    * Brings the registry up to date with a tool's folder (call under the tool's lock): versions
-   * published elsewhere are restored; lifecycle transitions made elsewhere are replayed, with
-   * their recorded timestamps, so subscribers hear of them.
+   * published elsewhere are restored at once (silently: `restore` emits no event). Lifecycle
+   * transitions made elsewhere are returned as `catchUp`, to run after the lock is released: they
+   * go through the registry's `deprecate`/`retire` with their recorded times, and their events
+   * reach subscribers, who may then write to the estate themselves without deadlocking on the lock.
    */
-  #sync(dir: string, name: string): DiskTool {
+  #sync(dir: string, name: string): { disk: DiskTool; catchUp: () => void } {
     const disk = fs.existsSync(dir)
       ? loadToolDir(dir, name)
       : { name, dir, versions: [], lifecycle: {}, lifecycleComplete: true };
     const known = new Map(this.#registry.versions(name).map((r) => [r.spec.version, r]));
+    const pending: [string, LifecycleEntry][] = [];
     for (const v of disk.versions) {
       try {
         this.#registry.restore({ spec: v.spec, history: v.history });
@@ -441,14 +465,16 @@ export class EstateDir {
         );
       }
       const had = known.get(v.spec.version)?.history.length ?? v.history.length;
-      for (const entry of v.history.slice(had)) {
-        this.#replayEntry(this.#registry, name, v.spec.version, entry);
-      }
+      for (const entry of v.history.slice(had)) pending.push([v.spec.version, entry]);
     }
-    return disk;
+    const catchUp = () => {
+      for (const [version, entry] of pending) this.#replayEntry(name, version, entry);
+    };
+    return { disk, catchUp };
   }
 
-  #replayEntry(registry: ToolRegistry, name: string, version: string, entry: LifecycleEntry): void {
+  #replayEntry(name: string, version: string, entry: LifecycleEntry): void {
+    const registry = this.#registry;
     this.#mirror(instant(entry.at), () => {
       if (entry.state === "deprecated") {
         const options: DeprecateOptions = {};
@@ -473,19 +499,26 @@ export class EstateDir {
       // Let the registry word the refusal: the version is not published.
       return change(new ToolRegistry());
     }
-    const at = withLock(dir, `${verb} ${name}@${version}`, this.#lock, () => {
-      removeLeftovers(dir);
-      const disk = this.#sync(dir, name);
-      // Decide on a copy holding just this version as on disk, with the time to record.
-      const at = this.#now();
-      const scratch = new ToolRegistry({ now: () => at });
-      const v = disk.versions.find((v) => v.spec.version === version);
-      if (v) scratch.restore({ spec: v.spec, history: v.history });
-      const record = change(scratch);
-      const lifecycle: Lifecycle = { ...disk.lifecycle, [version]: record.history };
-      replaceAtomic(path.join(dir, LIFECYCLE_FILE), formatLifecycle(lifecycle));
-      return at;
-    });
+    let catchUp = () => {};
+    let at: Date;
+    try {
+      at = withLock(dir, `${verb} ${name}@${version}`, this.#lock, () => {
+        removeLeftovers(dir);
+        const { disk, catchUp: pending } = this.#sync(dir, name);
+        catchUp = pending;
+        // Decide on a copy holding just this version as on disk, with the time to record.
+        const at = this.#now();
+        const scratch = new ToolRegistry({ now: () => at });
+        const v = disk.versions.find((v) => v.spec.version === version);
+        if (v) scratch.restore({ spec: v.spec, history: v.history });
+        const record = change(scratch);
+        const lifecycle: Lifecycle = { ...disk.lifecycle, [version]: record.history };
+        replaceAtomic(path.join(dir, LIFECYCLE_FILE), formatLifecycle(lifecycle));
+        return at;
+      });
+    } finally {
+      catchUp();
+    }
     return this.#mirror(at, () => change(this.#registry));
   }
 }
