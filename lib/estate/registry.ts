@@ -12,7 +12,7 @@ import { canonicalJson } from "../schema/_equal.ts";
 import { checkSchema } from "../schema/check.ts";
 import type { SchemaIssue } from "../schema/types.ts";
 import { validateSchema } from "../schema/validate.ts";
-import { canSee, parseToolSpec, type Principal, type ToolSpec } from "./spec.ts";
+import { classificationRank, parseToolSpec, type Principal, type ToolSpec } from "./spec.ts";
 
 /** Where a version is in its life: active → deprecated → retired. */
 export type LifecycleState = "active" | "deprecated" | "retired";
@@ -193,6 +193,12 @@ export interface RegistryOptions {
   rejectedSample?: number;
 }
 
+/** A name's active versions, newest first, with what visibility needs precomputed. */
+interface IndexEntry {
+  name: string;
+  active: { spec: ToolSpec; rank: number; tenants: Set<string> | undefined }[];
+}
+
 interface Entry {
   records: VersionRecord[]; // ascending by version
 }
@@ -246,7 +252,7 @@ export class ToolRegistry {
   readonly #now: () => Date;
   readonly #sample: number;
   /** Sorted names with their active versions newest first; rebuilt lazily after a change. */
-  #discoveryIndex: { name: string; active: ToolSpec[] }[] | undefined;
+  #discoveryIndex: IndexEntry[] | undefined;
 
   /**
    * Makes an empty registry.
@@ -529,12 +535,16 @@ export class ToolRegistry {
    */
   discover(principal: Principal): ToolSpec[] {
     const out: ToolSpec[] = [];
+    const clearance = classificationRank(principal.clearance);
+    const scopes = new Set(principal.scopes);
     for (const { active } of this.#index()) {
-      for (const spec of active) {
-        if (canSee(spec, principal)) {
-          out.push(spec);
-          break;
-        }
+      for (const v of active) {
+        // The same rule as canSee(), with the principal's side computed once per call.
+        if (v.rank > clearance) continue;
+        if (v.tenants !== undefined && !v.tenants.has(principal.tenant)) continue;
+        if (!v.spec.requiredScopes.every((s) => scopes.has(s))) continue;
+        out.push(v.spec);
+        break;
       }
     }
     return out;
@@ -551,13 +561,17 @@ export class ToolRegistry {
     return () => this.#listeners.delete(listener);
   }
 
-  #index(): { name: string; active: ToolSpec[] }[] {
+  #index(): IndexEntry[] {
     if (!this.#discoveryIndex) {
       this.#discoveryIndex = this.names().map((name) => ({
         name,
-        active: this.#tools.get(name)!.records.filter((r) => r.state === "active").map((r) =>
-          r.spec
-        ).reverse(),
+        active: this.#tools.get(name)!.records.filter((r) => r.state === "active").reverse().map((
+          r,
+        ) => ({
+          spec: r.spec,
+          rank: classificationRank(r.spec.dataClassification),
+          tenants: r.spec.tenants.length ? new Set(r.spec.tenants) : undefined,
+        })),
       })).filter((e) => e.active.length > 0);
     }
     return this.#discoveryIndex;
