@@ -8,3 +8,4 @@ export * from "./lib/jsonrpc/mod.ts";
 export * from "./lib/compat/mod.ts";
 export * from "./lib/schema/mod.ts";
 export * from "./lib/estate/mod.ts";
+export * from "./lib/mcp/mod.ts";

@@ -1,0 +1,653 @@
+/**
+ * The MCP server core, transport-agnostic: `handle(message, session)` takes one parsed message
+ * and its connection's session and returns the response — or nothing, for a notification, a
+ * response, or a request that was cancelled. The registry decides what each principal sees.
+ *
+ * @module
+ */
+import { ERROR_CODES, JsonRpcError, MCP_ERROR_CODES } from "../jsonrpc/errors.ts";
+import { validateEnvelope } from "../jsonrpc/envelope.ts";
+import { makeError, makeNotification, makeResult } from "../jsonrpc/messages.ts";
+import type {
+  JsonRpcId,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+} from "../jsonrpc/types.ts";
+import { isValidConstraint } from "../compat/semver.ts";
+import type { ToolRegistry } from "../estate/registry.ts";
+import {
+  canSee,
+  META_VERSION_KEY,
+  type Principal,
+  toMcpTool,
+  type ToolSpec,
+} from "../estate/spec.ts";
+import { validateSchema } from "../schema/validate.ts";
+import type { SchemaIssue } from "../schema/types.ts";
+import {
+  type CallToolResult,
+  type Implementation,
+  invalidArgumentsAsToolError,
+  LEGACY_PROTOCOL_VERSIONS,
+  negotiateProtocolVersion,
+  type Prompt,
+  type PromptMessage,
+  type Resource,
+  type ResourceContents,
+  type ResourceTemplate,
+} from "./protocol.ts";
+
+/** What a tool handler gets besides its (validated) arguments. */
+export interface ToolContext {
+  /** Who is calling. */
+  principal: Principal;
+  /** The version being called. */
+  spec: ToolSpec;
+  /** Aborted when the caller cancels the request. */
+  signal: AbortSignal;
+  /** Reports progress, when the caller asked for it (a no-op otherwise); `progress` must increase. */
+  progress(progress: number, total?: number, message?: string): void;
+}
+
+/**
+ * Runs one tool version. Return a `CallToolResult`, or any other value to have it sent as JSON
+ * text (and as `structuredContent` when it is an object). Throw to report a tool error: the model
+ * sees the message, never a stack trace.
+ */
+export type ToolHandler = (args: Record<string, unknown>, context: ToolContext) => unknown;
+
+/** Resources a server offers; `read` returns undefined for an unknown URI. */
+export interface ResourceProvider {
+  /** The resources a principal may list. */
+  list(principal: Principal): Resource[];
+  /** The resource templates. */
+  templates?(principal: Principal): ResourceTemplate[];
+  /** A resource's contents, or undefined when there is no such resource (for this principal). */
+  read(uri: string, principal: Principal): ResourceContents[] | undefined;
+}
+
+/** A prompt's arguments were wrong: the message says which. */
+export class PromptArgumentError extends Error {
+  /**
+   * Makes the error.
+   *
+   * @param message Which argument is missing or wrong.
+   */
+  constructor(message: string) {
+    super(message);
+    this.name = "PromptArgumentError";
+  }
+}
+
+/** Prompts a server offers; `get` returns undefined for an unknown prompt. */
+export interface PromptProvider {
+  /** The prompts a principal may list. */
+  list(principal: Principal): Prompt[];
+  /**
+   * A prompt's messages, or undefined when there is no such prompt.
+   * @throws {PromptArgumentError} When a required argument is missing.
+   */
+  get(
+    name: string,
+    args: Record<string, string>,
+    principal: Principal,
+  ): { description?: string; messages: PromptMessage[] } | undefined;
+}
+
+/** One tool call, as logged: what `impact` and corpus replay learn from. */
+export interface CallRecord {
+  /** The principal's id. */
+  principal: string;
+  /** The tool. */
+  tool: string;
+  /** The version that served (or would have served) it. */
+  version: string;
+  /** How it ended. */
+  outcome: "ok" | "tool-error" | "invalid-arguments" | "cancelled";
+  /** Wall time in milliseconds. */
+  durationMs: number;
+  /** When it arrived (ISO 8601). */
+  at: string;
+  /** The arguments as received. */
+  arguments: unknown;
+}
+
+/** Options for an {@linkcode McpServer}. */
+export interface McpServerOptions {
+  /** The estate: it decides what each principal sees and which version serves a call. */
+  registry: ToolRegistry;
+  /** The handler for a tool version, or undefined when none is deployed. */
+  handlerFor: (spec: ToolSpec) => ToolHandler | undefined;
+  /** Resources; none when absent. */
+  resources?: ResourceProvider;
+  /** Prompts; none when absent. */
+  prompts?: PromptProvider;
+  /** This server's `serverInfo`. */
+  serverInfo?: Implementation;
+  /** Instructions for the model, sent in the `initialize` result. */
+  instructions?: string;
+  /** Items per page of `tools/list`, `resources/list`, `prompts/list`. Default 50. */
+  pageSize?: number;
+  /** Called once per `tools/call` that reached a tool version (see {@linkcode CallRecord}). */
+  onCall?: (record: CallRecord) => void;
+  /** The clock. Default `Date.now`. */
+  now?: () => number;
+}
+
+/** Where a session is in the handshake. */
+export type SessionState = "new" | "initializing" | "ready" | "closed";
+
+/** One connection's state: who is connected, and what was negotiated. */
+export interface Session {
+  /** A unique id (also the HTTP `Mcp-Session-Id`). */
+  readonly id: string;
+  /** Who is connected (fixed for the session). */
+  readonly principal: Principal;
+  /** The handshake state. */
+  readonly state: SessionState;
+  /** The negotiated revision, after `initialize`. */
+  readonly protocolVersion: string | undefined;
+  /** What the client said about itself. */
+  readonly clientInfo: Implementation | undefined;
+  /** The client's declared capabilities. */
+  readonly clientCapabilities: Record<string, unknown> | undefined;
+}
+
+interface SessionImpl extends Session {
+  state: SessionState;
+  protocolVersion: string | undefined;
+  clientInfo: Implementation | undefined;
+  clientCapabilities: Record<string, unknown> | undefined;
+  notify: (message: JsonRpcNotification) => void;
+  /** What the principal could see when last told: `name@version` joined. */
+  visible: string;
+  inFlight: Map<JsonRpcId, { controller: AbortController; cancelled: boolean }>;
+}
+
+const SESSIONS = new WeakMap<Session, SessionImpl>();
+
+/** A protocol error answered with a JSON-RPC error response. */
+function protocolError(code: number, message: string, data?: unknown): JsonRpcError {
+  return new JsonRpcError(code, message, data === undefined ? {} : { data });
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function randomId(): string {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Opaque list cursors: the offset of the next page, base64url-encoded with a check tag. */
+function encodeCursor(offset: number): string {
+  return btoa(`te1:${offset}`).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
+}
+
+function decodeCursor(cursor: unknown, total: number): number {
+  if (typeof cursor !== "string") {
+    throw protocolError(ERROR_CODES.INVALID_PARAMS, "Invalid params: cursor must be a string");
+  }
+  let text: string;
+  try {
+    text = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
+  } catch {
+    text = "";
+  }
+  const m = /^te1:(0|[1-9][0-9]{0,8})$/.exec(text);
+  if (!m || Number(m[1]) > total) {
+    throw protocolError(
+      ERROR_CODES.INVALID_PARAMS,
+      `Invalid params: unknown cursor ${JSON.stringify(cursor)}`,
+    );
+  }
+  return Number(m[1]);
+}
+
+function issuesText(tool: string, issues: SchemaIssue[]): string {
+  return `Invalid arguments for ${tool}:\n` +
+    issues.map((i) => `${i.path}: ${i.message} (${i.keyword})`).join("\n");
+}
+
+/** Wraps a handler's return value as a `CallToolResult`. */
+function asResult(value: unknown): CallToolResult {
+  if (isRecord(value) && Array.isArray(value.content)) return value as unknown as CallToolResult;
+  const text = typeof value === "string" ? value : JSON.stringify(value ?? null);
+  const result: CallToolResult = { content: [{ type: "text", text }] };
+  if (isRecord(value)) result.structuredContent = value;
+  return result;
+}
+
+/**
+ * An MCP server over a governed estate (handshake-era revisions 2024-11-05 to 2025-11-25).
+ *
+ * @example
+ * ```ts
+ * import { McpServer, ToolRegistry } from "@tool-estate/core";
+ * import assert from "node:assert/strict";
+ *
+ * const registry = new ToolRegistry();
+ * registry.publish({
+ *   name: "policy.search", version: "1.0.0", title: "Search policies", description: "Searches the policy library.",
+ *   inputSchema: { type: "object", properties: { query: { type: "string" } }, required: ["query"] },
+ *   sideEffect: "read", requiredScopes: [], dataClassification: "internal", tenants: [], owner: "compliance",
+ * });
+ * const server = new McpServer({ registry, handlerFor: () => ({ query }) => `3 passages match ${query}` });
+ * const session = server.openSession({
+ *   principal: { id: "analyst", scopes: [], tenant: "group", clearance: "internal" },
+ *   notify: () => {},
+ * });
+ * await server.handle({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } }, session);
+ * assert.equal(await server.handle({ jsonrpc: "2.0", method: "notifications/initialized" }, session), undefined);
+ * const res = await server.handle({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "policy.search", arguments: { query: "cut-off" } } }, session);
+ * assert.deepEqual(res, { jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text: "3 passages match cut-off" }] } });
+ * ```
+ */
+export class McpServer {
+  readonly #options: McpServerOptions;
+  readonly #sessions = new Set<SessionImpl>();
+  readonly #unsubscribe: () => void;
+  readonly #pageSize: number;
+  readonly #now: () => number;
+
+  /**
+   * Makes a server and subscribes it to the registry's changes.
+   *
+   * @param options The registry, handlers, resources, prompts and logging.
+   */
+  constructor(options: McpServerOptions) {
+    this.#options = options;
+    this.#pageSize = options.pageSize ?? 50;
+    this.#now = options.now ?? Date.now;
+    this.#unsubscribe = options.registry.subscribe(() => this.#estateChanged());
+  }
+
+  /**
+   * Opens a session for one connection.
+   *
+   * @param options Who is connected, and how to send them notifications.
+   * @returns The session to pass to {@linkcode McpServer.handle}.
+   */
+  openSession(
+    options: { principal: Principal; notify: (message: JsonRpcNotification) => void; id?: string },
+  ): Session {
+    const s: SessionImpl = {
+      id: options.id ?? randomId(),
+      principal: options.principal,
+      state: "new",
+      protocolVersion: undefined,
+      clientInfo: undefined,
+      clientCapabilities: undefined,
+      notify: options.notify,
+      visible: "",
+      inFlight: new Map(),
+    };
+    SESSIONS.set(s, s);
+    this.#sessions.add(s);
+    return s;
+  }
+
+  /**
+   * Closes a session: in-flight requests are aborted and it gets no more notifications.
+   *
+   * @param session The session.
+   */
+  closeSession(session: Session): void {
+    const s = SESSIONS.get(session);
+    if (!s) return;
+    s.state = "closed";
+    for (const f of s.inFlight.values()) f.controller.abort();
+    this.#sessions.delete(s);
+  }
+
+  /** How many sessions are open. */
+  get sessionCount(): number {
+    return this.#sessions.size;
+  }
+
+  /** Stops listening to the registry and closes every session. */
+  close(): void {
+    this.#unsubscribe();
+    for (const s of [...this.#sessions]) this.closeSession(s);
+  }
+
+  /**
+   * Handles one parsed JSON-RPC message from a session's client.
+   *
+   * @param message A value from `JSON.parse` (anything: invalid messages get the right error).
+   * @param session The connection's session.
+   * @returns The response for a request; undefined for a notification, a response, or a request
+   *   the client cancelled. Never a response to a notification.
+   */
+  async handle(message: unknown, session: Session): Promise<JsonRpcResponse | undefined> {
+    const s = SESSIONS.get(session);
+    if (!s) throw new TypeError("handle() needs a session from this server's openSession()");
+    let classified;
+    try {
+      classified = validateEnvelope(message);
+    } catch (e) {
+      if (e instanceof JsonRpcError) return makeError(e.requestId, e);
+      throw e;
+    }
+    if (classified.kind === "response") return undefined; // this server sends no requests
+    if (classified.kind === "notification") {
+      this.#notification(s, classified.message);
+      return undefined;
+    }
+    const request = classified.message;
+    if (s.state === "closed") {
+      return makeError(
+        request.id,
+        protocolError(ERROR_CODES.INVALID_REQUEST, "Invalid Request: the session is closed"),
+      );
+    }
+    const entry = { controller: new AbortController(), cancelled: false };
+    if (s.inFlight.has(request.id)) {
+      return makeError(
+        request.id,
+        protocolError(
+          ERROR_CODES.INVALID_REQUEST,
+          `Invalid Request: id ${JSON.stringify(request.id)} is already in use`,
+        ),
+      );
+    }
+    s.inFlight.set(request.id, entry);
+    try {
+      const result = await this.#request(s, request, entry.controller.signal);
+      return entry.cancelled ? undefined : makeResult(request.id, result);
+    } catch (e) {
+      if (entry.cancelled) return undefined;
+      if (e instanceof JsonRpcError) return makeError(request.id, e);
+      return makeError(request.id, protocolError(ERROR_CODES.INTERNAL_ERROR, "Internal error"));
+    } finally {
+      s.inFlight.delete(request.id);
+    }
+  }
+
+  #notification(s: SessionImpl, n: JsonRpcNotification): void {
+    const params = isRecord(n.params) ? n.params : {};
+    if (n.method === "notifications/initialized") {
+      if (s.state === "initializing") {
+        s.state = "ready";
+        s.visible = this.#visibleSignature(s.principal);
+      }
+    } else if (n.method === "notifications/cancelled") {
+      const f = s.inFlight.get(params.requestId as JsonRpcId);
+      if (f) {
+        f.cancelled = true;
+        f.controller.abort(params.reason);
+      }
+    }
+    // Any other notification (roots/list_changed, progress, ...) needs nothing from this server.
+  }
+
+  async #request(s: SessionImpl, r: JsonRpcRequest, signal: AbortSignal): Promise<unknown> {
+    const params = r.params === undefined ? {} : r.params;
+    if (!isRecord(params)) {
+      throw protocolError(
+        ERROR_CODES.INVALID_PARAMS,
+        `Invalid params: ${r.method} takes named params (an object)`,
+      );
+    }
+    if (r.method === "ping") return {};
+    if (r.method === "initialize") return this.#initialize(s, params);
+    if (s.state !== "ready") {
+      throw protocolError(
+        ERROR_CODES.INVALID_REQUEST,
+        `Invalid Request: ${r.method} before initialization; send initialize, then notifications/initialized`,
+      );
+    }
+    switch (r.method) {
+      case "tools/list":
+        return this.#page("tools", this.#visibleTools(s.principal).map(toMcpTool), params.cursor);
+      case "tools/call":
+        return await this.#callTool(s, r, params, signal);
+      case "resources/list":
+        return this.#page(
+          "resources",
+          this.#options.resources?.list(s.principal) ?? [],
+          params.cursor,
+        );
+      case "resources/templates/list":
+        return this.#page(
+          "resourceTemplates",
+          this.#options.resources?.templates?.(s.principal) ?? [],
+          params.cursor,
+        );
+      case "resources/read":
+        return this.#readResource(s, params);
+      case "prompts/list":
+        return this.#page("prompts", this.#options.prompts?.list(s.principal) ?? [], params.cursor);
+      case "prompts/get":
+        return this.#getPrompt(s, params);
+      default:
+        throw protocolError(ERROR_CODES.METHOD_NOT_FOUND, `Method not found: ${r.method}`);
+    }
+  }
+
+  #initialize(s: SessionImpl, params: Record<string, unknown>): unknown {
+    if (s.state !== "new") {
+      throw protocolError(
+        ERROR_CODES.INVALID_REQUEST,
+        "Invalid Request: initialize was already received on this session",
+      );
+    }
+    if (typeof params.protocolVersion !== "string") {
+      throw protocolError(
+        ERROR_CODES.INVALID_PARAMS,
+        "Invalid params: initialize needs protocolVersion (a string)",
+      );
+    }
+    if (params.capabilities !== undefined && !isRecord(params.capabilities)) {
+      throw protocolError(
+        ERROR_CODES.INVALID_PARAMS,
+        "Invalid params: capabilities must be an object",
+      );
+    }
+    s.protocolVersion = negotiateProtocolVersion(params.protocolVersion);
+    s.clientCapabilities = (params.capabilities as Record<string, unknown>) ?? {};
+    if (isRecord(params.clientInfo)) s.clientInfo = params.clientInfo as unknown as Implementation;
+    s.state = "initializing";
+    const result: Record<string, unknown> = {
+      protocolVersion: s.protocolVersion,
+      capabilities: { tools: { listChanged: true }, resources: {}, prompts: {} },
+      serverInfo: this.#options.serverInfo ?? { name: "tool-estate", version: "0.1.0" },
+    };
+    if (this.#options.instructions) result.instructions = this.#options.instructions;
+    return result;
+  }
+
+  #visibleTools(principal: Principal): ToolSpec[] {
+    return this.#options.registry.discover(principal);
+  }
+
+  #visibleSignature(principal: Principal): string {
+    return this.#visibleTools(principal).map((t) => `${t.name}@${t.version}`).join("\n");
+  }
+
+  #page<T>(key: string, items: T[], cursor: unknown): Record<string, unknown> {
+    const start = cursor === undefined ? 0 : decodeCursor(cursor, items.length);
+    const end = Math.min(items.length, start + this.#pageSize);
+    const result: Record<string, unknown> = { [key]: items.slice(start, end) };
+    if (end < items.length) result.nextCursor = encodeCursor(end);
+    return result;
+  }
+
+  async #callTool(
+    s: SessionImpl,
+    r: JsonRpcRequest,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<CallToolResult> {
+    // 1. params shape
+    if (typeof params.name !== "string") {
+      throw protocolError(
+        ERROR_CODES.INVALID_PARAMS,
+        "Invalid params: tools/call needs name (a string)",
+      );
+    }
+    if (params.arguments !== undefined && !isRecord(params.arguments)) {
+      throw protocolError(
+        ERROR_CODES.INVALID_PARAMS,
+        "Invalid params: arguments must be an object",
+      );
+    }
+    const meta = isRecord(params._meta) ? params._meta : {};
+    const pin = meta[META_VERSION_KEY];
+    if (pin !== undefined && (typeof pin !== "string" || !isValidConstraint(pin))) {
+      throw protocolError(
+        ERROR_CODES.INVALID_PARAMS,
+        `Invalid params: _meta["${META_VERSION_KEY}"] must be a version constraint such as ^1.2.0`,
+      );
+    }
+    // 2. discoverability: an invisible tool is answered exactly like an unknown one
+    const name = params.name;
+    const visible = this.#visibleTools(s.principal).find((t) => t.name === name);
+    if (!visible) throw protocolError(ERROR_CODES.INVALID_PARAMS, `Unknown tool: ${name}`);
+    // 3. version resolution: a pin may reach a deprecated version the principal may see
+    let spec = visible;
+    if (typeof pin === "string") {
+      const pinned = this.#options.registry.resolve(name, pin);
+      if (!pinned || !canSee(pinned, s.principal)) {
+        throw protocolError(ERROR_CODES.INVALID_PARAMS, `No version of ${name} satisfies ${pin}`);
+      }
+      spec = pinned;
+    }
+    const args = (params.arguments as Record<string, unknown>) ?? {};
+    const started = this.#now();
+    const log = (outcome: CallRecord["outcome"]): void => {
+      this.#options.onCall?.({
+        principal: s.principal.id,
+        tool: spec.name,
+        version: spec.version,
+        outcome,
+        durationMs: this.#now() - started,
+        at: new Date(started).toISOString(),
+        arguments: args,
+      });
+    };
+    // 4. schema: invalid arguments never reach the handler
+    const issues = validateSchema(spec.inputSchema, args);
+    if (issues.length) {
+      log("invalid-arguments");
+      if (!invalidArgumentsAsToolError(s.protocolVersion ?? LEGACY_PROTOCOL_VERSIONS[0])) {
+        throw protocolError(ERROR_CODES.INVALID_PARAMS, `Invalid arguments for ${spec.name}`, {
+          issues,
+        });
+      }
+      return {
+        content: [{ type: "text", text: issuesText(spec.name, issues) }],
+        structuredContent: { issues },
+        isError: true,
+      };
+    }
+    // 5. handler
+    const handler = this.#options.handlerFor(spec);
+    if (!handler) {
+      log("tool-error");
+      return {
+        content: [{
+          type: "text",
+          text: `${spec.name}@${spec.version} is not available right now`,
+        }],
+        isError: true,
+      };
+    }
+    const token = isRecord(meta) ? meta.progressToken : undefined;
+    let last = -Infinity;
+    const progress = (value: number, total?: number, message?: string): void => {
+      if (
+        (typeof token !== "string" && typeof token !== "number") || signal.aborted ||
+        !(value > last)
+      ) return;
+      last = value;
+      const p: Record<string, unknown> = { progressToken: token, progress: value };
+      if (total !== undefined) p.total = total;
+      if (message !== undefined) p.message = message;
+      s.notify(makeNotification("notifications/progress", p));
+    };
+    try {
+      const value = await handler(args, { principal: s.principal, spec, signal, progress });
+      if (signal.aborted) {
+        log("cancelled");
+        return { content: [] };
+      }
+      const result = asResult(value);
+      log(result.isError ? "tool-error" : "ok");
+      return result;
+    } catch (e) {
+      log(signal.aborted ? "cancelled" : "tool-error");
+      const message = e instanceof Error ? e.message : String(e);
+      return {
+        content: [{ type: "text", text: `${spec.name} failed: ${message}` }],
+        isError: true,
+      };
+    }
+  }
+
+  #readResource(s: SessionImpl, params: Record<string, unknown>): unknown {
+    if (typeof params.uri !== "string") {
+      throw protocolError(
+        ERROR_CODES.INVALID_PARAMS,
+        "Invalid params: resources/read needs uri (a string)",
+      );
+    }
+    const contents = this.#options.resources?.read(params.uri, s.principal);
+    if (!contents || contents.length === 0) {
+      throw protocolError(MCP_ERROR_CODES.RESOURCE_NOT_FOUND, `Resource not found: ${params.uri}`, {
+        uri: params.uri,
+      });
+    }
+    return { contents };
+  }
+
+  #getPrompt(s: SessionImpl, params: Record<string, unknown>): unknown {
+    if (typeof params.name !== "string") {
+      throw protocolError(
+        ERROR_CODES.INVALID_PARAMS,
+        "Invalid params: prompts/get needs name (a string)",
+      );
+    }
+    const args = params.arguments === undefined ? {} : params.arguments;
+    if (!isRecord(args) || !Object.values(args).every((v) => typeof v === "string")) {
+      throw protocolError(
+        ERROR_CODES.INVALID_PARAMS,
+        "Invalid params: prompt arguments must be an object of strings",
+      );
+    }
+    try {
+      const prompt = this.#options.prompts?.get(
+        params.name,
+        args as Record<string, string>,
+        s.principal,
+      );
+      if (!prompt) {
+        throw protocolError(ERROR_CODES.INVALID_PARAMS, `Unknown prompt: ${params.name}`);
+      }
+      return prompt;
+    } catch (e) {
+      if (e instanceof PromptArgumentError) {
+        throw protocolError(ERROR_CODES.INVALID_PARAMS, `Invalid params: ${e.message}`);
+      }
+      throw e;
+    }
+  }
+
+  /** After a publish, deprecation or retirement: tell each session whose view changed. */
+  #estateChanged(): void {
+    for (const s of this.#sessions) {
+      if (s.state !== "ready") continue;
+      const now = this.#visibleSignature(s.principal);
+      if (now === s.visible) continue;
+      s.visible = now;
+      try {
+        s.notify(makeNotification("notifications/tools/list_changed"));
+      } catch {
+        // A transport that failed to send closes its own session.
+      }
+    }
+  }
+}
