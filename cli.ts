@@ -5,13 +5,15 @@
  */
 import process from "node:process";
 import { runCli } from "./lib/cli/main.ts";
+import { runServe } from "./lib/cli/serve.ts";
 
 if (import.meta.main) {
-  const code = runCli(process.argv.slice(2), {
-    stdout: (t) => process.stdout.write(t),
-    stderr: (t) => process.stderr.write(t),
+  const argv = process.argv.slice(2);
+  const io = {
+    stdout: (t: string) => process.stdout.write(t),
+    stderr: (t: string) => process.stderr.write(t),
     isTerminal: Boolean(process.stderr.isTTY),
     cwd: process.cwd(),
-  });
-  process.exitCode = code;
+  };
+  process.exitCode = argv[0] === "serve" ? await runServe(argv.slice(1), io) : runCli(argv, io);
 }

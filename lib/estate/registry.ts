@@ -402,13 +402,19 @@ export class ToolRegistry {
    * lifecycle history. Only immutability is checked: the rules applied when it was published.
    *
    * @param record The spec and its lifecycle history (oldest first).
+   * @param options `emit: true` tells subscribers a new version was published (for changes another
+   *   process made to the estate on disk); default false, for loading.
+   * @returns True when the version was added, false when it was already present.
    * @throws {PublishError} When the same version is already present with different content.
    */
-  restore(record: { spec: ToolSpec; history: LifecycleEntry[] }): void {
+  restore(
+    record: { spec: ToolSpec; history: LifecycleEntry[] },
+    options: { emit?: boolean } = {},
+  ): boolean {
     const spec = parseToolSpec(record.spec, describe(record.spec));
     const existing = this.#find(spec.name, spec.version);
     if (existing) {
-      if (sameContent(existing.spec, spec)) return;
+      if (sameContent(existing.spec, spec)) return false;
       throw new PublishError(
         "republish",
         `Cannot restore ${spec.name}@${spec.version}: present with different content`,
@@ -418,6 +424,8 @@ export class ToolRegistry {
       ? record.history.map((h) => ({ ...h }))
       : [{ state: "active" as const, at: "" }];
     this.#insert({ spec, state: history[history.length - 1].state, history });
+    if (options.emit) this.#emit({ type: "published", name: spec.name, version: spec.version });
+    return true;
   }
 
   /**

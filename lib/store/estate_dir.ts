@@ -351,6 +351,28 @@ export class EstateDir {
   }
 
   /**
+   * Takes in, without a reload, what other processes changed on disk: versions they published
+   * and lifecycle transitions they made, for every tool. Subscribers of the registry hear of each
+   * (a server turns them into `notifications/tools/list_changed`). Versions already loaded must be
+   * unchanged on disk.
+   *
+   * @returns How many tools were looked at.
+   * @throws {CorpusError} When a file on disk is bad, or a loaded version was rewritten.
+   */
+  refresh(): number {
+    const tools = path.join(this.dir, "tools");
+    if (!fs.existsSync(tools)) return 0;
+    const names = fs.readdirSync(tools, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && !e.name.startsWith(".")).map((e) => e.name).sort();
+    for (const name of names) {
+      const dir = this.#toolDir(name);
+      const { catchUp } = this.#sync(dir, name, true);
+      catchUp();
+    }
+    return names.length;
+  }
+
+  /**
    * A tool's stored calls, streamed from its `calls.jsonl` (see {@linkcode readCallsFile}):
    * memory stays flat however large the file.
    *
@@ -448,7 +470,7 @@ export class EstateDir {
    * go through the registry's `deprecate`/`retire` with their recorded times, and their events
    * reach subscribers, who may then write to the estate themselves without deadlocking on the lock.
    */
-  #sync(dir: string, name: string): { disk: DiskTool; catchUp: () => void } {
+  #sync(dir: string, name: string, emit = false): { disk: DiskTool; catchUp: () => void } {
     const disk = fs.existsSync(dir)
       ? loadToolDir(dir, name)
       : { name, dir, versions: [], lifecycle: {}, lifecycleComplete: true };
@@ -456,7 +478,7 @@ export class EstateDir {
     const pending: [string, LifecycleEntry][] = [];
     for (const v of disk.versions) {
       try {
-        this.#registry.restore({ spec: v.spec, history: v.history });
+        this.#registry.restore({ spec: v.spec, history: v.history }, { emit });
       } catch (e) {
         if (!(e instanceof PublishError)) throw e;
         throw new CorpusError(

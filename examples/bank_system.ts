@@ -1,0 +1,294 @@
+/**
+ * An embedded example system of record for the example estate in `corpus/`: a few payments,
+ * transfers, customers, policies, FX rates and exposures, and a handler per tool that reads (or,
+ * for `payments.release`, changes) them. What `estate serve` runs, so a real MCP client can call
+ * real tools. Deterministic: no clock, no randomness.
+ *
+ * @module
+ */
+import type {
+  PromptProvider,
+  ResourceProvider,
+  ToolContext,
+  ToolHandler,
+  ToolSpec,
+} from "../mod.ts";
+import { PromptArgumentError } from "../mod.ts";
+
+interface Payment {
+  reference: string;
+  status: "HELD" | "RELEASED" | "SETTLED" | "REJECTED";
+  amount: number;
+  currency: string;
+  debtor: string;
+  creditor: string;
+  history: { at: string; status: string }[];
+}
+
+function payments(): Map<string, Payment> {
+  const list: Payment[] = [
+    {
+      reference: "PMT-004211",
+      status: "HELD",
+      amount: 2_450_000,
+      currency: "EUR",
+      debtor: "Northwind Trading GmbH",
+      creditor: "Contoso Shipping BV",
+      history: [{ at: "2026-11-30T08:02:11Z", status: "RECEIVED" }, {
+        at: "2026-11-30T08:02:40Z",
+        status: "HELD",
+      }],
+    },
+    {
+      reference: "PMT-004212",
+      status: "SETTLED",
+      amount: 180_000,
+      currency: "GBP",
+      debtor: "Fabrikam Ltd",
+      creditor: "Tailspin Toys plc",
+      history: [{ at: "2026-11-29T15:10:00Z", status: "RECEIVED" }, {
+        at: "2026-11-29T15:40:00Z",
+        status: "SETTLED",
+      }],
+    },
+    {
+      reference: "PMT-000771",
+      status: "REJECTED",
+      amount: 12_500.5,
+      currency: "USD",
+      debtor: "Litware Inc",
+      creditor: "Adventure Works LLC",
+      history: [{ at: "2026-11-28T10:00:00Z", status: "RECEIVED" }, {
+        at: "2026-11-28T10:03:00Z",
+        status: "REJECTED",
+      }],
+    },
+  ];
+  return new Map(list.map((p) => [p.reference, p]));
+}
+
+const POLICIES = [
+  {
+    id: "POL-PAY-007",
+    area: "payments",
+    title: "Same-day sterling payment cut-off",
+    effective: "2026-04-01",
+    text:
+      "Same-day sterling payments must be released by 16:30 UK time; later releases settle next business day.",
+  },
+  {
+    id: "POL-PAY-012",
+    area: "payments",
+    title: "Releasing a held payment",
+    effective: "2026-06-15",
+    text:
+      "A held payment may be released only after the approver confirms the amount and the sanctions screening result.",
+  },
+  {
+    id: "POL-KYC-003",
+    area: "kyc",
+    title: "Customer due diligence refresh",
+    effective: "2025-11-01",
+    text: "High-risk customers are reviewed yearly; standard-risk customers every three years.",
+  },
+  {
+    id: "POL-CON-021",
+    area: "conduct",
+    title: "Vulnerable customers",
+    effective: "2026-02-01",
+    text:
+      "Staff must record any vulnerability a customer discloses and offer the support options in section 4.",
+  },
+];
+
+const RATES: Record<string, number> = {
+  EUR: 1,
+  GBP: 0.8712,
+  USD: 1.0931,
+  CHF: 0.9402,
+  JPY: 162.38,
+};
+
+/** The example system: state shared by the handlers of one server. */
+export class BankSystem {
+  readonly payments: Map<string, Payment> = payments();
+
+  /**
+   * The handler for a tool version, or undefined when the example system has none.
+   *
+   * @param spec The tool version.
+   * @returns The handler.
+   */
+  handlerFor(spec: ToolSpec): ToolHandler | undefined {
+    const major = Number(spec.version.split(".")[0]);
+    switch (spec.name) {
+      case "payments.lookup":
+        return (args) => {
+          const p = this.payments.get(args.reference as string);
+          if (!p) throw new Error(`no payment with reference ${args.reference}`);
+          const out: Record<string, unknown> = {
+            reference: p.reference,
+            status: p.status,
+            amount: p.amount,
+            currency: p.currency,
+            debtor: p.debtor,
+            creditor: p.creditor,
+          };
+          if (major === 1 && args.currency !== undefined && args.currency !== p.currency) {
+            throw new Error(`payment ${p.reference} is in ${p.currency}, not ${args.currency}`);
+          }
+          if (args.includeHistory) out.history = p.history;
+          return out;
+        };
+      case "payments.release":
+        return (args) => {
+          const p = this.payments.get(args.reference as string);
+          if (!p) throw new Error(`no payment with reference ${args.reference}`);
+          if (p.status !== "HELD") {
+            throw new Error(`payment ${p.reference} is ${p.status}, not HELD`);
+          }
+          if (p.amount !== args.approvedAmount || p.currency !== args.currency) {
+            throw new Error(
+              `approved ${args.approvedAmount} ${args.currency} differs from the held ${p.amount} ${p.currency}; nothing released`,
+            );
+          }
+          p.status = "RELEASED";
+          p.history.push({ at: "2026-11-30T09:00:00Z", status: "RELEASED" });
+          return { reference: p.reference, status: p.status };
+        };
+      case "retail.transfers.lookup":
+        return (args) => {
+          const id = args.transferId as string;
+          const out: Record<string, unknown> = {
+            transferId: id,
+            status: Number(id.slice(-1)) % 3 === 0 ? "PENDING" : "COMPLETED",
+            amount: 25 + (Number(id.slice(-4)) % 975),
+            currency: "GBP",
+          };
+          if (args.includeFees) out.fees = 0;
+          return out;
+        };
+      case "crm.customer.get":
+        return (args) => {
+          const all: Record<string, unknown> = {
+            name: `Customer ${String(args.customerId).slice(-4)}`,
+            segment: "personal",
+            contact: { preferred: "app" },
+            products: ["current-account", "savings"],
+            kyc: { status: "verified", reviewed: "2026-03-02" },
+          };
+          const fields = (args.fields as string[] | undefined) ?? Object.keys(all);
+          return {
+            customerId: args.customerId,
+            ...Object.fromEntries(fields.map((f) => [f, all[f]])),
+          };
+        };
+      case "policy.search":
+        return (args) => {
+          const words = String(args.query).toLowerCase().split(/\W+/).filter((w) => w.length > 2);
+          const hits = POLICIES.filter((p) => args.area === undefined || p.area === args.area)
+            .map((p) => ({
+              p,
+              score: words.filter((w) => `${p.title} ${p.text}`.toLowerCase().includes(w)).length,
+            }))
+            .filter((h) => h.score > 0).sort((a, b) =>
+              b.score - a.score || (a.p.id < b.p.id ? -1 : 1)
+            )
+            .slice(0, (args.limit as number | undefined) ?? 5);
+          return {
+            passages: hits.map(({ p }) => ({
+              policyId: p.id,
+              title: p.title,
+              effective: p.effective,
+              text: p.text,
+            })),
+          };
+        };
+      case "fx.quote":
+        return async (args, ctx: ToolContext) => {
+          ctx.progress(1, 2, "pricing");
+          await Promise.resolve();
+          const rate = RATES[args.buy as string] / RATES[args.sell as string];
+          ctx.progress(2, 2, "priced");
+          return {
+            sell: args.sell,
+            buy: args.buy,
+            tenor: args.tenor ?? "SPOT",
+            rate: Number(rate.toFixed(6)),
+            buyAmount: Number(((args.amount as number) * rate).toFixed(2)),
+            validForSeconds: 30,
+          };
+        };
+      case "risk.exposure.get":
+        return (args) => ({
+          counterpartyId: args.counterpartyId,
+          asOf: args.asOf ?? "2026-11-27",
+          totalExposureEur: 12_000_000 + (Number(String(args.counterpartyId).slice(-3)) * 10_000),
+          byProduct: { loans: 0.62, derivatives: 0.28, trade: 0.1 },
+        });
+    }
+    return undefined;
+  }
+
+  /** Policy documents as resources, readable by anyone who may see `policy.search`'s data. */
+  resources(): ResourceProvider {
+    return {
+      list: () =>
+        POLICIES.map((p) => ({
+          uri: `bank://policies/${p.id}`,
+          name: p.id,
+          title: p.title,
+          mimeType: "text/plain",
+        })),
+      templates: () => [{
+        uriTemplate: "bank://policies/{id}",
+        name: "policy",
+        title: "A bank policy by id",
+        mimeType: "text/plain",
+      }],
+      read: (uri) => {
+        const p = POLICIES.find((x) => `bank://policies/${x.id}` === uri);
+        return p
+          ? [{
+            uri,
+            mimeType: "text/plain",
+            text: `${p.title} (effective ${p.effective})\n\n${p.text}`,
+          }]
+          : undefined;
+      },
+    };
+  }
+
+  /** Prompts: a payment investigation, with the reference as an argument. */
+  prompts(): PromptProvider {
+    const prompts = [{
+      name: "investigate-payment",
+      title: "Investigate a payment",
+      description:
+        "Look up a payment, explain its status and suggest the next step under bank policy.",
+      arguments: [{
+        name: "reference",
+        description: "The payment reference, e.g. PMT-004211",
+        required: true,
+      }],
+    }];
+    return {
+      list: () => prompts,
+      get: (name, args) => {
+        if (name !== "investigate-payment") return undefined;
+        if (!args.reference) throw new PromptArgumentError("missing required argument reference");
+        return {
+          description: prompts[0].description,
+          messages: [{
+            role: "user",
+            content: {
+              type: "text",
+              text:
+                `Look up payment ${args.reference} with payments.lookup (include its history), explain its status in one paragraph, and use policy.search to say what the bank's policy allows next. Do not release it.`,
+            },
+          }],
+        };
+      },
+    };
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * `estate serve`: the example estate as a live MCP server, over stdio (`--stdio --principal ID`,
+ * since stdio carries no credential) or Streamable HTTP (`--http HOST:PORT`, bearer tokens from
+ * `principals.json`). Handlers run over the embedded example system of record. Changes written to
+ * the estate folder by other processes (`estate publish`, `deprecate`, `retire`) reach connected
+ * clients as `notifications/tools/list_changed`.
+ *
+ * @module
+ */
+import fs from "node:fs";
+import path from "node:path";
+import process from "node:process";
+import { BankSystem } from "../../examples/bank_system.ts";
+import { type CallRecord, McpServer } from "../../mod.ts";
+import { EstateDir } from "../store/mod.ts";
+import { serveStdio } from "../mcp/transports/stdio.ts";
+import { parseArgs, UsageError } from "./_args.ts";
+import type { CliIO } from "./main.ts";
+
+const USAGE =
+  "usage: estate serve (--stdio --principal ID | --http HOST:PORT) [--estate DIR] [--record-calls]";
+
+/** Builds the server for an estate: handlers, resources, prompts, call logging. */
+export function exampleServer(
+  estate: EstateDir,
+  options: { log: (line: string) => void; recordCalls: boolean },
+): McpServer {
+  const bank = new BankSystem();
+  return new McpServer({
+    registry: estate.registry,
+    handlerFor: (spec) => bank.handlerFor(spec),
+    resources: bank.resources(),
+    prompts: bank.prompts(),
+    serverInfo: { name: "tool-estate-example-bank", version: "0.1.0" },
+    instructions:
+      "Tools of the example bank. Each tool's description names its system of record, freshness and boundary.",
+    onCall: (r: CallRecord) => {
+      options.log(`call ${r.principal} ${r.tool}@${r.version} ${r.outcome} ${r.durationMs} ms`);
+      // Only calls whose arguments were accepted join the stored calls that replay checks.
+      if (options.recordCalls && r.outcome !== "invalid-arguments") {
+        try {
+          estate.appendCalls(r.tool, [{
+            version: r.version,
+            arguments: r.arguments,
+            principal: r.principal,
+            at: r.at,
+          }]);
+        } catch (e) {
+          options.log(`could not record the call: ${(e as Error).message}`);
+        }
+      }
+    },
+  });
+}
+
+/** Watches the estate folder and takes other processes' changes in (debounced). */
+function watchEstate(estate: EstateDir, log: (line: string) => void): () => void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const refresh = () => {
+    timer = undefined;
+    try {
+      estate.refresh();
+    } catch (e) {
+      log(`estate folder changed but could not be read: ${(e as Error).message}`);
+    }
+  };
+  let watcher: fs.FSWatcher | undefined;
+  try {
+    watcher = fs.watch(estate.dir, { recursive: true }, () => {
+      if (timer === undefined) timer = setTimeout(refresh, 150);
+    });
+  } catch (e) {
+    log(`not watching ${estate.dir}: ${(e as Error).message}`);
+  }
+  return () => {
+    watcher?.close();
+    if (timer !== undefined) clearTimeout(timer);
+  };
+}
+
+/**
+ * Runs `estate serve`.
+ *
+ * @param argv The arguments after `serve`.
+ * @param io Where to write (stdout is the protocol channel for `--stdio`: only stderr is used).
+ * @returns The exit code, when the server stops.
+ */
+export async function runServe(argv: string[], io: CliIO): Promise<number> {
+  let args;
+  try {
+    args = parseArgs(argv, {
+      values: ["estate", "principal", "http"],
+      booleans: ["stdio", "record-calls"],
+    });
+    if (args.positionals.length || args.flags.has("stdio") === args.flags.has("http")) {
+      throw new UsageError(USAGE);
+    }
+  } catch (e) {
+    io.stderr(`estate: ${(e as Error).message}\n`);
+    return 2;
+  }
+  const dir = path.resolve(io.cwd, String(args.flags.get("estate") ?? "corpus"));
+  let estate: EstateDir;
+  try {
+    estate = EstateDir.open(dir);
+  } catch (e) {
+    io.stderr(`estate: ${(e as Error).message}\n`);
+    return 2;
+  }
+  const log = (line: string) => io.stderr(`[estate serve] ${line}\n`);
+  const server = exampleServer(estate, { log, recordCalls: args.flags.has("record-calls") });
+  const unwatch = watchEstate(estate, log);
+  try {
+    if (args.flags.has("stdio")) {
+      const id = args.flags.get("principal");
+      const principal = typeof id === "string" ? estate.principal(id) : undefined;
+      if (!principal) {
+        io.stderr(
+          `estate: --stdio needs --principal with one of: ${
+            estate.principals().map((p) => p.id).join(", ")
+          }\n`,
+        );
+        return 2;
+      }
+      log(`serving ${dir} over stdio as ${principal.id}`);
+      await serveStdio(server, { principal, input: process.stdin, output: process.stdout });
+      return 0;
+    }
+    const { serveHttpFromCli } = await import("./serve_http.ts");
+    return await serveHttpFromCli(server, estate, String(args.flags.get("http")), io, log);
+  } finally {
+    unwatch();
+    server.close();
+  }
+}

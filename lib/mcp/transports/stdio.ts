@@ -1,0 +1,201 @@
+/**
+ * The stdio transport: one JSON-RPC message per line. Server side: read requests from an input
+ * stream, write responses and notifications to an output stream — nothing else goes to stdout;
+ * logs go to stderr. Client side: spawn a server command and speak to its stdin and stdout.
+ * A runtime edge: it uses `node:child_process` and Node streams (Deno and Node provide both).
+ *
+ * @module
+ */
+import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
+import { ERROR_CODES } from "../../jsonrpc/errors.ts";
+import type { JsonRpcMessage } from "../../jsonrpc/types.ts";
+import type { Principal } from "../../estate/spec.ts";
+import type { McpServer, Session } from "../server.ts";
+import type { Transport } from "../transport.ts";
+
+/**
+ * Handles one line of a stdio stream: a parse error for text that is not JSON, nothing for a
+ * blank line, otherwise whatever the server answers (nothing for a notification).
+ *
+ * @param server The server.
+ * @param session The connection's session.
+ * @param line One line, without its newline.
+ * @returns The line to write back (no newline), or undefined.
+ */
+export async function handleLine(
+  server: McpServer,
+  session: Session,
+  line: string,
+): Promise<string | undefined> {
+  if (line.trim() === "") return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (e) {
+    return JSON.stringify({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: ERROR_CODES.PARSE_ERROR, message: `Parse error: ${(e as Error).message}` },
+    });
+  }
+  const response = await server.handle(value, session);
+  return response === undefined ? undefined : JSON.stringify(response);
+}
+
+/** Splits a byte stream into UTF-8 lines, whatever the chunk boundaries. */
+function onLines(stream: Readable, line: (text: string) => void, end: () => void): void {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  stream.on("data", (chunk: Uint8Array | string) => {
+    buffer += typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
+    let nl: number;
+    while ((nl = buffer.indexOf("\n")) !== -1) {
+      const text = buffer.slice(0, nl).replace(/\r$/, "");
+      buffer = buffer.slice(nl + 1);
+      line(text);
+    }
+  });
+  stream.on("end", () => {
+    buffer += decoder.decode();
+    if (buffer !== "") line(buffer);
+    buffer = "";
+    end();
+  });
+  stream.on("error", end);
+}
+
+/** Options for {@linkcode serveStdio}. */
+export interface ServeStdioOptions {
+  /** Who is connected: stdio carries no credential, so the operator says. */
+  principal: Principal;
+  /** Where requests come from. Default `process.stdin`. */
+  input: Readable;
+  /** Where responses go. Default `process.stdout`. */
+  output: Writable;
+}
+
+/**
+ * Serves one client over a pair of streams until the input ends.
+ *
+ * @param server The server.
+ * @param options The principal and the streams.
+ * @returns Resolves when the input has ended and every pending response was written.
+ */
+export function serveStdio(server: McpServer, options: ServeStdioOptions): Promise<void> {
+  const { input, output } = options;
+  const write = (text: string): void => {
+    if (!output.writableEnded) output.write(text + "\n");
+  };
+  const session = server.openSession({
+    principal: options.principal,
+    notify: (m) => write(JSON.stringify(m)),
+  });
+  const pending = new Set<Promise<void>>();
+  return new Promise((resolve) => {
+    onLines(input, (line) => {
+      const p = handleLine(server, session, line).then((out) => {
+        if (out !== undefined) write(out);
+      }, () => {
+        // handle() answers every failure itself; nothing reaches here but a bug.
+      }).finally(() => pending.delete(p));
+      pending.add(p);
+    }, () => {
+      Promise.all(pending).then(() => {
+        server.closeSession(session);
+        resolve();
+      });
+    });
+  });
+}
+
+/** Options for {@linkcode StdioClientTransport}. */
+export interface StdioClientOptions {
+  /** The server program. */
+  command: string;
+  /** Its arguments. */
+  args?: string[];
+  /** Its environment: pass a scrubbed one for servers you do not trust. Default: this process's. */
+  env?: Record<string, string>;
+  /** Its working directory. */
+  cwd?: string;
+  /** What to do with its stderr (its logs). Default `inherit`. */
+  stderr?: "inherit" | "ignore" | "pipe";
+}
+
+/**
+ * The client side of stdio: spawns the server and exchanges lines with it. `close()` ends its
+ * stdin, then terminates it if it does not exit.
+ */
+export class StdioClientTransport implements Transport {
+  /** Called with each message from the server. */
+  onmessage?: (message: unknown) => void;
+  /** Called once when the server's stdout closes. */
+  onclose?: () => void;
+  /** Lines from the server's stdout that were not JSON (a misbehaving server). */
+  readonly strayLines: string[] = [];
+  readonly #child: ChildProcess;
+  #closed = false;
+  #exited: Promise<void>;
+
+  /**
+   * Spawns the server.
+   *
+   * @param options The command, arguments, environment and stderr handling.
+   */
+  constructor(options: StdioClientOptions) {
+    this.#child = spawn(options.command, options.args ?? [], {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ["pipe", "pipe", options.stderr ?? "inherit"],
+    });
+    this.#exited = new Promise((resolve) => this.#child.once("close", () => resolve()));
+    this.#child.stdin!.on("error", () => {});
+    onLines(this.#child.stdout!, (line) => {
+      if (line.trim() === "") return;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        this.strayLines.push(line);
+        return;
+      }
+      this.onmessage?.(value);
+    }, () => this.#end());
+  }
+
+  /** The spawned process (for its pid and stderr). */
+  get process(): ChildProcess {
+    return this.#child;
+  }
+
+  /**
+   * Writes one message as a line to the server's stdin.
+   *
+   * @param message The message.
+   */
+  send(message: JsonRpcMessage): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error("the server process has closed"));
+    return new Promise((resolve, reject) => {
+      this.#child.stdin!.write(JSON.stringify(message) + "\n", (e) => e ? reject(e) : resolve());
+    });
+  }
+
+  /** Ends the server's stdin, then SIGTERM after 2 s and SIGKILL after 4 s if it has not exited. */
+  async close(): Promise<void> {
+    if (!this.#child.stdin!.writableEnded) this.#child.stdin!.end();
+    const term = setTimeout(() => this.#child.kill("SIGTERM"), 2000);
+    const kill = setTimeout(() => this.#child.kill("SIGKILL"), 4000);
+    await this.#exited;
+    clearTimeout(term);
+    clearTimeout(kill);
+    this.#end();
+  }
+
+  #end(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.onclose?.();
+  }
+}

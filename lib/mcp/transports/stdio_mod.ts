@@ -1,0 +1,13 @@
+/**
+ * MCP over stdio (`@tool-estate/core/stdio`): serve an `McpServer` on a pair of streams, or spawn a
+ * server command and talk to it. Uses `node:child_process` and Node streams.
+ *
+ * @module
+ */
+export {
+  handleLine,
+  serveStdio,
+  type ServeStdioOptions,
+  type StdioClientOptions,
+  StdioClientTransport,
+} from "./stdio.ts";
