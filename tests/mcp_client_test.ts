@@ -8,7 +8,7 @@ import {
   ToolRegistry,
 } from "../mod.ts";
 import { StdioClientTransport } from "../lib/mcp/transports/stdio.ts";
-import { estate, OPERATOR, RETAIL, server, spec } from "./_mcp_fixtures.ts";
+import { estate, OPERATOR, server, spec } from "./_mcp_fixtures.ts";
 
 function connect(s: McpServer, principal = OPERATOR, options = {}): McpClient {
   const [near, far] = createLinkedTransports();

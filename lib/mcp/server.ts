@@ -404,7 +404,7 @@ export class McpServer {
       case "tools/list":
         return this.#page("tools", this.#visibleTools(s.principal).map(toMcpTool), params.cursor);
       case "tools/call":
-        return await this.#callTool(s, r, params, signal);
+        return await this.#callTool(s, params, signal);
       case "resources/list":
         return this.#page(
           "resources",
@@ -478,7 +478,6 @@ export class McpServer {
 
   async #callTool(
     s: SessionImpl,
-    r: JsonRpcRequest,
     params: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<CallToolResult> {
