@@ -3,6 +3,9 @@
  * tool schemas, about 460 bytes a call, 90% valid.
  */
 import type { JsonSchema } from "../mod.ts";
+import { rng } from "../scripts/_estate_calls.ts";
+
+export { rng };
 
 /** The tool schemas the calls are made against. */
 export const SCHEMAS: Record<string, JsonSchema> = {
@@ -83,17 +86,6 @@ export const SCHEMAS: Record<string, JsonSchema> = {
   },
 };
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** One stored call: the tool name and its arguments as JSON text. */
 export interface Call {
   tool: string;
@@ -105,31 +97,12 @@ export function makeCalls(n: number, seed = 7): Call[] {
   const r = rng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
   const digits = (k: number) => Array.from({ length: k }, () => Math.floor(r() * 10)).join("");
-  const upper = (k: number) =>
-    Array.from({ length: k }, () => String.fromCharCode(65 + Math.floor(r() * 26))).join("");
   const out: Call[] = [];
   for (let i = 0; i < n; i++) {
     const tool = pick(Object.keys(SCHEMAS));
     let args: Record<string, unknown>;
     if (tool === "payments.initiate") {
-      const party = () => ({
-        name: pick(["Acme Trading Ltd", "Northwind GmbH", "Contoso Bank plc"]),
-        iban: "GB" + digits(2) + upper(4) + digits(14),
-        bic: upper(6) + "2L",
-      });
-      args = {
-        reference: "PMT-" + digits(6),
-        debtor: party(),
-        creditor: party(),
-        amount: Math.round(r() * 1e7) / 100,
-        currency: pick(["EUR", "GBP", "USD"]),
-        executionDate: `2026-${String(1 + Math.floor(r() * 12)).padStart(2, "0")}-${
-          String(1 + Math.floor(r() * 28)).padStart(2, "0")
-        }`,
-        urgency: pick(["normal", "urgent"]),
-        remittance: "Invoice " + digits(8) + " settlement for services rendered in Q3",
-        tags: ["treasury", "batch-" + digits(3)],
-      };
+      args = paymentArgs(r);
     } else if (tool === "fx.quote") {
       args = {
         sell: pick(["EUR", "GBP", "USD"]),
@@ -153,16 +126,50 @@ export function makeCalls(n: number, seed = 7): Call[] {
         contact: "relationship.manager" + digits(3) + "@bank.example",
       };
     }
-    if (r() < 0.1) {
-      // Invalid calls: the mistakes agents make.
-      const k = pick(Object.keys(args));
-      const breakage = Math.floor(r() * 4);
-      if (breakage === 0) delete args[k];
-      else if (breakage === 1) args[k] = String(args[k]);
-      else if (breakage === 2) args.unexpected = true;
-      else args[k] = { wrong: [1, 2, 3] };
-    }
+    if (r() < 0.1) breakArgs(args, r); // invalid calls: the mistakes agents make
     out.push({ tool, text: JSON.stringify(args) });
   }
   return out;
+}
+
+const PARTIES = ["Acme Trading Ltd", "Northwind GmbH", "Contoso Bank plc"];
+
+/** Arguments of a realistic `payments.initiate` call, with counterparties drawn from `parties`. */
+export function paymentArgs(
+  r: () => number,
+  parties: readonly string[] = PARTIES,
+): Record<string, unknown> {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
+  const digits = (k: number) => Array.from({ length: k }, () => Math.floor(r() * 10)).join("");
+  const upper = (k: number) =>
+    Array.from({ length: k }, () => String.fromCharCode(65 + Math.floor(r() * 26))).join("");
+  const party = () => ({
+    name: pick(parties),
+    iban: "GB" + digits(2) + upper(4) + digits(14),
+    bic: upper(6) + "2L",
+  });
+  return {
+    reference: "PMT-" + digits(6),
+    debtor: party(),
+    creditor: party(),
+    amount: Math.round(r() * 1e7) / 100,
+    currency: pick(["EUR", "GBP", "USD"]),
+    executionDate: `2026-${String(1 + Math.floor(r() * 12)).padStart(2, "0")}-${
+      String(1 + Math.floor(r() * 28)).padStart(2, "0")
+    }`,
+    urgency: pick(["normal", "urgent"]),
+    remittance: "Invoice " + digits(8) + " settlement for services rendered in Q3",
+    tags: ["treasury", "batch-" + digits(3)],
+  };
+}
+
+/** Breaks arguments the way agents do: a missing field, a stringified value, an extra, a wrong shape. */
+export function breakArgs(args: Record<string, unknown>, r: () => number): void {
+  const keys = Object.keys(args);
+  const k = keys[Math.floor(r() * keys.length)];
+  const breakage = Math.floor(r() * 4);
+  if (breakage === 0) delete args[k];
+  else if (breakage === 1) args[k] = String(args[k]);
+  else if (breakage === 2) args.unexpected = true;
+  else args[k] = { wrong: [1, 2, 3] };
 }

@@ -17,7 +17,7 @@ import fs from "node:fs";
 import type { ToolSpec } from "../mod.ts";
 import { EstateDir, readCallsFile } from "../lib/store/mod.ts";
 import { readLines } from "../lib/store/_lines.ts";
-import { SCHEMAS } from "./_calls.ts";
+import { breakArgs, paymentArgs, rng, SCHEMAS } from "./_calls.ts";
 
 const TOOL = "payments.initiate";
 
@@ -47,56 +47,22 @@ const v1_1: ToolSpec = {
   },
 };
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Writes `n` stored calls of payments.initiate, as an agent platform would record them. */
 function writeCalls(file: string, n: number): void {
   const r = rng(11);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
-  const digits = (k: number) => Array.from({ length: k }, () => Math.floor(r() * 10)).join("");
-  const upper = (k: number) =>
-    Array.from({ length: k }, () => String.fromCharCode(65 + Math.floor(r() * 26))).join("");
-  const party = () => ({
-    name: pick(["Acme Trading Ltd", "Northwind GmbH", "Contoso Bank plc", "Müller & Söhne KG"]),
-    iban: "GB" + digits(2) + upper(4) + digits(14),
-    bic: upper(6) + "2L",
-  });
   const principals = ["treasury-agent", "ops-bot", "payments-assistant", "reconciler"];
   const fd = fs.openSync(file, "w");
   const start = Date.parse("2026-01-05T00:00:00Z");
   let batch: string[] = [];
   for (let i = 0; i < n; i++) {
-    const args: Record<string, unknown> = {
-      reference: "PMT-" + digits(6),
-      debtor: party(),
-      creditor: party(),
-      amount: Math.round(r() * 1e7) / 100,
-      currency: pick(["EUR", "GBP", "USD"]),
-      executionDate: `2026-${String(1 + Math.floor(r() * 12)).padStart(2, "0")}-${
-        String(1 + Math.floor(r() * 28)).padStart(2, "0")
-      }`,
-      urgency: pick(["normal", "urgent"]),
-      remittance: "Invoice " + digits(8) + " settlement for services rendered in Q3",
-      tags: ["treasury", "batch-" + digits(3)],
-    };
-    if (r() < 0.1) {
-      // The mistakes agents make.
-      const k = pick(Object.keys(args));
-      const breakage = Math.floor(r() * 4);
-      if (breakage === 0) delete args[k];
-      else if (breakage === 1) args[k] = String(args[k]);
-      else if (breakage === 2) args.unexpected = true;
-      else args[k] = { wrong: [1, 2, 3] };
-    }
+    const args = paymentArgs(r, [
+      "Acme Trading Ltd",
+      "Northwind GmbH",
+      "Contoso Bank plc",
+      "Müller & Söhne KG",
+    ]);
+    if (r() < 0.1) breakArgs(args, r); // the mistakes agents make
     batch.push(JSON.stringify({
       version: "1.0.0",
       arguments: args,
