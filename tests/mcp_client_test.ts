@@ -236,3 +236,53 @@ Deno.test("stdio: a publish into the estate folder while the server runs reaches
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("stdio: --record-calls stores accepted calls (not rejected ones) where impact and replay read them", async () => {
+  await Deno.mkdir(".scratch", { recursive: true });
+  const dir = await Deno.makeTempDir({ dir: ".scratch", prefix: "record-" });
+  const { cpSync } = await import("node:fs");
+  cpSync("corpus", dir, { recursive: true });
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: [
+      "run",
+      "-A",
+      "cli.ts",
+      "serve",
+      "--stdio",
+      "--principal",
+      "group-risk-analyst",
+      "--estate",
+      dir,
+      "--record-calls",
+    ],
+    stderr: "ignore",
+  });
+  const client = new McpClient(transport);
+  try {
+    await client.connect();
+    assert.equal(
+      (await client.callTool("risk.exposure.get", { counterpartyId: "CP-000042" })).kind,
+      "ok",
+    );
+    assert.equal(
+      (await client.callTool("risk.exposure.get", { counterpartyId: 42 })).kind,
+      "invalid-arguments",
+    );
+  } finally {
+    await client.close();
+  }
+  try {
+    const { EstateDir } = await import("../lib/store/mod.ts");
+    const calls = [...EstateDir.open(dir).readCalls("risk.exposure.get")];
+    assert.equal(calls.length, 301);
+    const last = calls.at(-1)!;
+    assert.deepEqual([last.principal, last.version, last.arguments], [
+      "group-risk-analyst",
+      "1.0.0",
+      { counterpartyId: "CP-000042" },
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
