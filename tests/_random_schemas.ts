@@ -414,6 +414,13 @@ export const OPS: Record<string, Op> = {
       if (Array.isArray(bs) && bs.length > 1) s[kw] = bs.filter((_, i) => i !== k % bs.length);
     }
   },
+  closeProperty(s, k) {
+    const names = Object.keys(s.properties as Obj ?? {});
+    if (names.length) (s.properties as Obj)[pick(names, k)] = false;
+  },
+  addAnyOf(s, k) {
+    if (!("anyOf" in s)) s.anyOf = [leaf(k), leaf(k >> 2)];
+  },
   wrapInAnyOf(s, k) {
     const copy = structuredClone(s);
     for (const key of Object.keys(s)) if (key !== "$defs") delete s[key];

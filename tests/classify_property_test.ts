@@ -12,13 +12,13 @@ const changeArb = fc
   .map(([before, edits]) => ({ before, ...applyEdits(before, edits) }));
 
 /**
- * Draws up to `n` values the old schema accepts (named properties only); `undefined` when the
- * generator cannot produce values for it (a contradictory random schema).
+ * Draws `n` values the old schema accepts (named properties only) from a seed; `undefined` when
+ * the generator cannot produce values for it (a contradictory random schema). Values come from a
+ * seed rather than `fc.gen()` so that shrinking a counterexample shrinks the schemas and ends.
  */
-function valuesOf(schema: Obj, g: fc.GeneratorValue, n: number): unknown[] | undefined {
+function valuesOf(schema: Obj, seed: number, n: number): unknown[] | undefined {
   try {
-    const arb = arbitraryForSchema(schema as JsonSchema);
-    return Array.from({ length: n }, () => g(() => arb));
+    return fc.sample(arbitraryForSchema(schema as JsonSchema), { numRuns: n, seed });
   } catch (e) {
     if (e instanceof SchemaGenerationError) return undefined;
     throw e;
@@ -26,26 +26,29 @@ function valuesOf(schema: Obj, g: fc.GeneratorValue, n: number): unknown[] | und
 }
 
 Deno.test("classifySchemaChange() is sound: a minor or patch change accepts every old value", () => {
+  let compatible = 0;
   fc.assert(
-    fc.property(changeArb, fc.gen(), ({ before, schema: after, ops }, g) => {
+    fc.property(changeArb, fc.integer(), ({ before, schema: after, ops }, seed) => {
       const result = classifySchemaChange(before as JsonSchema, after as JsonSchema);
       if (result.bump === "major") return;
-      const values = valuesOf(before, g, 4);
-      for (const value of values ?? []) {
+      compatible++;
+      for (const value of valuesOf(before, seed, 6) ?? []) {
         const issues = validateSchema(after as JsonSchema, value);
-        assert.deepEqual(
-          issues,
-          [],
-          `classified ${result.bump} after ${ops.join(", ")}, yet the new schema rejects ${
-            JSON.stringify(value)
-          }\nchanges: ${JSON.stringify(result.changes, null, 1)}\nbefore: ${
-            JSON.stringify(before)
-          }\nafter: ${JSON.stringify(after)}`,
-        );
+        if (issues.length) {
+          assert.fail(
+            `classified ${result.bump} after ${ops.join(", ")}, yet the new schema rejects ${
+              JSON.stringify(value)
+            }: ${JSON.stringify(issues)}\nchanges: ${
+              JSON.stringify(result.changes, null, 1)
+            }\nbefore: ${JSON.stringify(before)}\nafter: ${JSON.stringify(after)}`,
+          );
+        }
       }
     }),
     { numRuns: RUNS },
   );
+  // The law must be exercised by compatible edits, not only skip major ones.
+  assert.ok(compatible > RUNS / 4, `only ${compatible} compatible edits were tried`);
 });
 
 Deno.test("classifySchemaChange() calls a schema compared with itself patch with no changes", () => {

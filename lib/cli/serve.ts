@@ -1,7 +1,7 @@
 /**
- * `estate serve`: the example estate as a live MCP server, over stdio (`--stdio --principal ID`,
- * since stdio carries no credential) or Streamable HTTP (`--http HOST:PORT`, bearer tokens from
- * `principals.json`). Handlers run over the embedded example system of record. Changes written to
+ * `estate serve`: the example estate as a live MCP server, over Streamable HTTP (`--http HOST:PORT`,
+ * default 127.0.0.1:3000, bearer tokens from `principals.json`) or stdio (`--stdio --principal ID`,
+ * since stdio carries no credential). Handlers run over the embedded example system of record. Changes written to
  * the estate folder by other processes (`estate publish`, `deprecate`, `retire`) reach connected
  * clients as `notifications/tools/list_changed`.
  *
@@ -18,7 +18,7 @@ import { parseArgs, UsageError } from "./_args.ts";
 import type { CliIO } from "./main.ts";
 
 const USAGE =
-  "usage: estate serve (--stdio --principal ID | --http HOST:PORT) [--estate DIR] [--record-calls]";
+  "usage: estate serve [--http HOST:PORT (default 127.0.0.1:3000) | --stdio --principal ID] [--estate DIR] [--record-calls]";
 
 /** Builds the server for an estate: handlers, resources, prompts, call logging. */
 export function exampleServer(
@@ -92,7 +92,7 @@ export async function runServe(argv: string[], io: CliIO): Promise<number> {
       values: ["estate", "principal", "http"],
       booleans: ["stdio", "record-calls"],
     });
-    if (args.positionals.length || args.flags.has("stdio") === args.flags.has("http")) {
+    if (args.positionals.length || (args.flags.has("stdio") && args.flags.has("http"))) {
       throw new UsageError(USAGE);
     }
   } catch (e) {
@@ -127,7 +127,13 @@ export async function runServe(argv: string[], io: CliIO): Promise<number> {
       return 0;
     }
     const { serveHttpFromCli } = await import("./serve_http.ts");
-    return await serveHttpFromCli(server, estate, String(args.flags.get("http")), io, log);
+    return await serveHttpFromCli(
+      server,
+      estate,
+      String(args.flags.get("http") ?? "127.0.0.1:3000"),
+      io,
+      log,
+    );
   } finally {
     unwatch();
     server.close();

@@ -7,11 +7,7 @@
  */
 import type { ServerResponse } from "node:http";
 import { ERROR_CODES } from "../../jsonrpc/errors.ts";
-import type {
-  JsonRpcId,
-  JsonRpcNotification,
-  JsonRpcResponse,
-} from "../../jsonrpc/types.ts";
+import type { JsonRpcId, JsonRpcNotification, JsonRpcResponse } from "../../jsonrpc/types.ts";
 import { SseWriter } from "./_sse_writer.ts";
 import type { RequestChannel } from "./_http_session.ts";
 

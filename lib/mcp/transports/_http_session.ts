@@ -30,6 +30,8 @@ export class HttpSession {
   lastSeen: number;
   /** True once the session ended (DELETE, expiry, server close). */
   ended = false;
+  /** How many of its requests are being handled (a busy session never expires). */
+  busy = 0;
   #stream: SseWriter | undefined;
   #queue: JsonRpcNotification[] = [];
   readonly #progress = new Map<JsonRpcId, RequestChannel>();

@@ -37,7 +37,10 @@ export class SseWriter {
    * @param headers Extra headers (CORS, `Mcp-Session-Id`).
    */
   open(headers: Record<string, string>): void {
-    if (this.#ended) return;
+    if (this.ended) {
+      this.#finish(); // the client left before the stream started
+      return;
+    }
     this.#res.writeHead(200, {
       ...headers,
       "content-type": "text/event-stream",
@@ -46,7 +49,7 @@ export class SseWriter {
     });
     this.#res.flushHeaders();
     if (this.#keepAliveMs > 0) {
-      this.#timer = setInterval(() => this.#write(": keep-alive\n\n"), this.#keepAliveMs);
+      this.#timer = setInterval(() => this.comment("keep-alive"), this.#keepAliveMs);
     }
   }
 
@@ -63,6 +66,15 @@ export class SseWriter {
    */
   send(message: JsonRpcMessage): boolean {
     return this.#write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  }
+
+  /**
+   * Sends a comment line (clients ignore it; it shows the stream is alive).
+   *
+   * @param text The comment, without newlines.
+   */
+  comment(text: string): void {
+    this.#write(`: ${text}\n\n`);
   }
 
   /**

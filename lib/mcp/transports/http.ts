@@ -1,0 +1,585 @@
+/**
+ * The Streamable HTTP transport, server side (MCP revisions 2025-03-26, 2025-06-18 and
+ * 2025-11-25): one endpoint taking POST (a JSON-RPC message), GET (the session's stream of server
+ * notifications) and DELETE (end the session), with sessions, bearer authentication, and the
+ * DNS-rebinding, size and time guards a bank's local or internal server needs. Built on
+ * `node:http`, so it runs in Deno and in Node.
+ *
+ * The older HTTP+SSE transport of revision 2024-11-05 (a GET stream that announces a separate
+ * POST endpoint) is not offered; such clients get 400 on their first GET.
+ *
+ * @module
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { validateEnvelope } from "../../jsonrpc/envelope.ts";
+import { ERROR_CODES, JsonRpcError } from "../../jsonrpc/errors.ts";
+import { makeError } from "../../jsonrpc/messages.ts";
+import type { JsonRpcId, JsonRpcResponse } from "../../jsonrpc/types.ts";
+import type { Principal } from "../../estate/spec.ts";
+import { LEGACY_PROTOCOL_VERSIONS } from "../protocol.ts";
+import type { McpServer } from "../server.ts";
+import type { Authenticate } from "./bearer_tokens.ts";
+import { accepts, isJsonContentType, readBody } from "./_http_body.ts";
+import {
+  corsHeaders,
+  type Guard,
+  guardProblem,
+  isLoopback,
+  loopbackHosts,
+  makeGuard,
+  preflightHeaders,
+} from "./_http_guard.ts";
+import { PostReply, writeRefusal } from "./_http_reply.ts";
+import { HttpSession } from "./_http_session.ts";
+import { SseWriter } from "./_sse_writer.ts";
+
+/** Options for {@linkcode serveHttp}. */
+export interface ServeHttpOptions {
+  /** Who is calling, from the request's headers (see `bearerTokens`); undefined answers 401. */
+  authenticate: Authenticate;
+  /** The address to listen on. Default `127.0.0.1`: only this machine can connect. */
+  hostname?: string;
+  /** The port. Default 0: a free port, which {@linkcode McpHttpServer.port} reports. */
+  port?: number;
+  /** The MCP endpoint's path. Default `/mcp`. */
+  path?: string;
+  /**
+   * The `Host` header values answered (e.g. `mcp.bank.internal:8443`); anything else gets 403.
+   * Default: `127.0.0.1`, `localhost` and `[::1]` with the port. Required when `hostname` is
+   * not a loopback address.
+   */
+  allowedHosts?: readonly string[];
+  /**
+   * Browser origins allowed besides pages served from an allowed host (e.g.
+   * `https://console.bank.example`); a request whose `Origin` is neither gets 403. Allowed
+   * origins get CORS headers.
+   */
+  allowedOrigins?: readonly string[];
+  /** The largest request body accepted, in bytes; larger gets 413. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /**
+   * How long a client may take to send a request's headers and body, and how long an idle
+   * connection is kept, in milliseconds; a request body late past it gets 408. Default 30 s.
+   */
+  requestTimeoutMs?: number;
+  /** How often an SSE stream gets a keep-alive comment, in milliseconds; 0 for never. Default 15 s. */
+  keepAliveMs?: number;
+  /**
+   * How long a session may go unused (no request, no open GET stream) before it is ended, in
+   * milliseconds; 0 for never. Default 30 minutes.
+   */
+  sessionIdleMs?: number;
+  /** The most sessions open at once; `initialize` past it gets 503. Default 1000. */
+  maxSessions?: number;
+  /** The URL of the OAuth protected-resource metadata, named in the 401 `WWW-Authenticate`. */
+  resourceMetadataUrl?: string;
+  /** Called with unexpected errors (a failing authenticator, a server bug); they are answered with 500. */
+  onError?: (error: unknown) => void;
+}
+
+/** A running Streamable HTTP server. */
+export interface McpHttpServer {
+  /** The endpoint's URL, e.g. `http://127.0.0.1:49152/mcp`. */
+  readonly url: string;
+  /** The address listened on. */
+  readonly hostname: string;
+  /** The port listened on (the one chosen when 0 was asked for). */
+  readonly port: number;
+  /** How many sessions are open. */
+  readonly sessionCount: number;
+  /**
+   * Stops listening, ends every stream and session (the `McpServer` itself stays open), drops
+   * every connection, and resolves when the socket is closed. Idempotent.
+   */
+  close(): Promise<void>;
+}
+
+const ALLOW = "GET, POST, DELETE";
+const SUPPORTED_VERSIONS = LEGACY_PROTOCOL_VERSIONS;
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function newSessionId(): string {
+  const bytes = new Uint8Array(24);
+  crypto.getRandomValues(bytes);
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_");
+}
+
+function headerMap(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v !== undefined) out[k] = Array.isArray(v) ? v.join(", ") : v;
+  }
+  return out;
+}
+
+function progressToken(message: unknown): JsonRpcId | undefined {
+  const params = isRecord(message) && isRecord(message.params) ? message.params : undefined;
+  const token = params && isRecord(params._meta) ? params._meta.progressToken : undefined;
+  return typeof token === "string" || typeof token === "number" ? token : undefined;
+}
+
+/** The endpoint: routes each request and owns the sessions. */
+class Endpoint implements McpHttpServer {
+  readonly url: string;
+  readonly hostname: string;
+  readonly port: number;
+  readonly #server: McpServer;
+  readonly #http: Server;
+  readonly #options: ServeHttpOptions;
+  readonly #guard: Guard;
+  readonly #path: string;
+  readonly #sessions = new Map<string, HttpSession>();
+  readonly #sweep: ReturnType<typeof setInterval> | undefined;
+  #closing: Promise<void> | undefined;
+
+  constructor(server: McpServer, http: Server, options: ServeHttpOptions, hostname: string) {
+    this.#server = server;
+    this.#http = http;
+    this.#options = options;
+    this.#path = options.path ?? "/mcp";
+    this.hostname = hostname;
+    this.port = (http.address() as AddressInfo).port;
+    const host = hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname;
+    this.url = `http://${host}:${this.port}${this.#path}`;
+    this.#guard = makeGuard(
+      options.allowedHosts ?? loopbackHosts(this.port),
+      options.allowedOrigins ?? [],
+    );
+    const idle = options.sessionIdleMs ?? 30 * 60_000;
+    if (idle > 0) {
+      this.#sweep = setInterval(() => this.#expire(idle), Math.max(10, Math.min(idle / 2, 60_000)));
+    }
+  }
+
+  get sessionCount(): number {
+    return this.#sessions.size;
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= new Promise<void>((resolve) => {
+      clearInterval(this.#sweep);
+      for (const s of [...this.#sessions.values()]) this.#end(s);
+      this.#http.close(() => resolve());
+      this.#http.closeAllConnections();
+    });
+    return this.#closing;
+  }
+
+  /** Answers one HTTP request; never throws. */
+  async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      await this.#route(req, res);
+    } catch (e) {
+      this.#options.onError?.(e);
+      writeRefusal(res, 500, "Internal Server Error", { code: ERROR_CODES.INTERNAL_ERROR });
+    }
+  }
+
+  async #route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const headers = headerMap(req);
+    const problem = guardProblem(this.#guard, headers.host, headers.origin);
+    if (problem) return writeRefusal(res, 403, problem);
+    const cors = corsHeaders(headers.origin);
+    const method = req.method ?? "GET";
+    const path = (req.url ?? "/").split("?")[0];
+    if (path !== this.#path) {
+      return writeRefusal(
+        res,
+        404,
+        `Not Found: ${path} is not the MCP endpoint; send MCP messages to ${this.#path}`,
+        { headers: cors },
+      );
+    }
+    if (method === "OPTIONS") {
+      res.writeHead(204, { ...cors, ...preflightHeaders(), allow: `${ALLOW}, OPTIONS` });
+      res.end();
+      return;
+    }
+    if (method !== "POST" && method !== "GET" && method !== "DELETE") {
+      return writeRefusal(
+        res,
+        405,
+        `Method Not Allowed: ${method} ${path}; the MCP endpoint takes POST, GET and DELETE`,
+        { headers: { ...cors, allow: ALLOW } },
+      );
+    }
+    let principal: Principal | undefined;
+    try {
+      principal = await this.#options.authenticate({
+        method,
+        path: req.url ?? path,
+        headers,
+        remoteAddress: req.socket.remoteAddress,
+      });
+    } catch (e) {
+      this.#options.onError?.(e);
+      return writeRefusal(res, 500, "Internal Server Error: the authenticator failed", {
+        code: ERROR_CODES.INTERNAL_ERROR,
+        headers: cors,
+      });
+    }
+    if (!principal) return this.#unauthorized(res, headers, cors);
+    if (method === "POST") return await this.#post(req, res, headers, cors, principal);
+    const versionProblem = this.#versionProblem(headers);
+    if (versionProblem) return writeRefusal(res, 400, versionProblem, { headers: cors });
+    if (method === "GET") return this.#get(res, headers, cors, principal);
+    return this.#delete(res, headers, cors, principal);
+  }
+
+  #unauthorized(
+    res: ServerResponse,
+    headers: Record<string, string>,
+    cors: Record<string, string>,
+  ): void {
+    const presented = (headers.authorization ?? "").trim() !== "";
+    const params = ['realm="mcp"'];
+    if (presented) params.push('error="invalid_token"');
+    if (this.#options.resourceMetadataUrl) {
+      params.push(`resource_metadata="${this.#options.resourceMetadataUrl}"`);
+    }
+    writeRefusal(
+      res,
+      401,
+      presented
+        ? "Unauthorized: the credentials in Authorization are not valid for this MCP server"
+        : "Unauthorized: this MCP server needs an Authorization: Bearer <token> header",
+      { headers: { ...cors, "www-authenticate": `Bearer ${params.join(", ")}` } },
+    );
+  }
+
+  #versionProblem(headers: Record<string, string>): string | undefined {
+    const version = headers["mcp-protocol-version"];
+    if (version === undefined || SUPPORTED_VERSIONS.includes(version)) return undefined;
+    return `Bad Request: MCP-Protocol-Version ${
+      JSON.stringify(version)
+    } is not supported; this server speaks ${SUPPORTED_VERSIONS.join(", ")}`;
+  }
+
+  /**
+   * The session named by `Mcp-Session-Id`, or undefined after answering 400 (no header), 404
+   * (unknown or ended) or 403 (another principal's).
+   */
+  #session(
+    res: ServerResponse,
+    headers: Record<string, string>,
+    cors: Record<string, string>,
+    principal: Principal,
+    what: string,
+    id: JsonRpcId | null = null,
+  ): HttpSession | undefined {
+    const sessionId = headers["mcp-session-id"];
+    if (sessionId === undefined) {
+      writeRefusal(
+        res,
+        400,
+        `Bad Request: ${what} needs an Mcp-Session-Id header; start a session with initialize`,
+        { id, headers: cors },
+      );
+      return undefined;
+    }
+    const s = this.#sessions.get(sessionId);
+    if (!s) {
+      writeRefusal(
+        res,
+        404,
+        "Not Found: the MCP session in Mcp-Session-Id does not exist or has ended; start a new one with initialize (without Mcp-Session-Id)",
+        { id, headers: cors },
+      );
+      return undefined;
+    }
+    if (s.principalId !== principal.id) {
+      writeRefusal(
+        res,
+        403,
+        `Forbidden: the MCP session in Mcp-Session-Id belongs to another principal than ${principal.id}`,
+        { id, headers: cors },
+      );
+      return undefined;
+    }
+    s.lastSeen = Date.now();
+    return s;
+  }
+
+  async #post(
+    req: IncomingMessage,
+    res: ServerResponse,
+    headers: Record<string, string>,
+    cors: Record<string, string>,
+    principal: Principal,
+  ): Promise<void> {
+    if (
+      !accepts(headers.accept, "application/json") || !accepts(headers.accept, "text/event-stream")
+    ) {
+      return writeRefusal(
+        res,
+        406,
+        "Not Acceptable: a POST to the MCP endpoint must accept both application/json and text/event-stream",
+        { headers: cors },
+      );
+    }
+    if (!isJsonContentType(headers["content-type"])) {
+      return writeRefusal(
+        res,
+        415,
+        `Unsupported Media Type: the body must be application/json, not ${
+          headers["content-type"] ?? "(none)"
+        }`,
+        { headers: cors },
+      );
+    }
+    const body = await readBody(req, {
+      maxBytes: this.#options.maxBodyBytes ?? 1024 * 1024,
+      timeoutMs: this.#options.requestTimeoutMs ?? 30_000,
+    });
+    if (!body.ok) {
+      const close: Record<string, string> = body.status === 400 ? {} : { connection: "close" };
+      writeRefusal(res, body.status, body.message, { headers: { ...cors, ...close } });
+      if (body.status === 408) res.once("finish", () => req.socket.destroy());
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(body.text);
+    } catch (e) {
+      return writeRefusal(
+        res,
+        400,
+        `Parse error: the body is not valid JSON (${e instanceof Error ? e.message : e})`,
+        { code: ERROR_CODES.PARSE_ERROR, headers: cors },
+      );
+    }
+    let kind: "request" | "notification" | "response";
+    let id: JsonRpcId | null = null;
+    let method = "";
+    try {
+      const classified = validateEnvelope(value);
+      kind = classified.kind;
+      if (classified.kind === "request") {
+        id = classified.message.id;
+        method = classified.message.method;
+      } else if (classified.kind === "notification") method = classified.message.method;
+    } catch (e) {
+      if (!(e instanceof JsonRpcError)) throw e;
+      return writeRefusal(res, 400, `Bad Request: ${e.message}`, {
+        id: e.requestId,
+        headers: cors,
+      });
+    }
+    const versionProblem = this.#versionProblem(headers);
+    if (versionProblem) return writeRefusal(res, 400, versionProblem, { id, headers: cors });
+    const isInitialize = kind === "request" && method === "initialize";
+    let session: HttpSession | undefined;
+    let created = false;
+    if (isInitialize && headers["mcp-session-id"] === undefined) {
+      if (this.#sessions.size >= (this.#options.maxSessions ?? 1000)) {
+        return writeRefusal(
+          res,
+          503,
+          "Service Unavailable: this MCP server has too many open sessions; try again later",
+          { id, headers: cors },
+        );
+      }
+      session = this.#open(principal);
+      created = true;
+    } else {
+      const what = kind === "response" ? "a response" : method;
+      session = this.#session(res, headers, cors, principal, what, id);
+      if (!session) return;
+    }
+    if (kind !== "request") {
+      await this.#server.handle(value, session.session);
+      res.writeHead(202, cors);
+      res.end();
+      return;
+    }
+    const reply = new PostReply(res, cors, this.#options.keepAliveMs ?? 15_000);
+    const token = progressToken(value);
+    const release = token === undefined ? undefined : session.routeProgress(token, reply);
+    session.busy++;
+    let response: JsonRpcResponse | undefined;
+    try {
+      response = await this.#server.handle(value, session.session);
+    } catch (e) {
+      this.#options.onError?.(e);
+      response = makeError(id, { code: ERROR_CODES.INTERNAL_ERROR, message: "Internal error" });
+    } finally {
+      release?.();
+      session.busy--;
+      session.lastSeen = Date.now();
+    }
+    if (created) {
+      if (response === undefined || !("result" in response)) {
+        this.#end(session);
+        return reply.finish(response);
+      }
+      return reply.finish(response, { "mcp-session-id": session.id });
+    }
+    reply.finish(response);
+  }
+
+  #get(
+    res: ServerResponse,
+    headers: Record<string, string>,
+    cors: Record<string, string>,
+    principal: Principal,
+  ): void {
+    if (!accepts(headers.accept, "text/event-stream")) {
+      return writeRefusal(
+        res,
+        406,
+        "Not Acceptable: a GET to the MCP endpoint opens an SSE stream; accept text/event-stream",
+        { headers: cors },
+      );
+    }
+    const session = this.#session(res, headers, cors, principal, "GET");
+    if (!session) return;
+    const stream = new SseWriter(res, this.#options.keepAliveMs ?? 15_000);
+    stream.open(cors);
+    stream.comment("listening");
+    stream.onEnd(() => (session.lastSeen = Date.now()));
+    if (session.ended) stream.end();
+    else session.attach(stream);
+  }
+
+  #delete(
+    res: ServerResponse,
+    headers: Record<string, string>,
+    cors: Record<string, string>,
+    principal: Principal,
+  ): void {
+    const session = this.#session(res, headers, cors, principal, "DELETE");
+    if (!session) return;
+    this.#end(session);
+    res.writeHead(204, cors);
+    res.end();
+  }
+
+  #open(principal: Principal): HttpSession {
+    const s = new HttpSession(newSessionId(), principal.id, Date.now());
+    s.session = this.#server.openSession({ principal, id: s.id, notify: (m) => s.notify(m) });
+    this.#sessions.set(s.id, s);
+    return s;
+  }
+
+  #end(s: HttpSession): void {
+    this.#sessions.delete(s.id);
+    s.end();
+    this.#server.closeSession(s.session);
+  }
+
+  #expire(idleMs: number): void {
+    const cutoff = Date.now() - idleMs;
+    for (const s of [...this.#sessions.values()]) {
+      if (s.busy === 0 && !s.listening && s.lastSeen < cutoff) this.#end(s);
+    }
+  }
+}
+
+/**
+ * Serves an {@linkcode McpServer} over Streamable HTTP.
+ *
+ * The endpoint (default `/mcp`) answers:
+ * - **POST** one JSON-RPC message (`Accept` must admit `application/json` and
+ *   `text/event-stream`, else 406; `Content-Type: application/json`, else 415). A request gets
+ *   `application/json`, unless a notification about it (its progress, when it carried a
+ *   `progressToken`) must go out first: then `text/event-stream` with those notifications and,
+ *   last, the response. A notification or response gets 202. Invalid JSON gets 400 with a
+ *   `-32700` error; anything else that is not one JSON-RPC message (a batch included) 400 with
+ *   `-32600`.
+ * - **GET** (`Accept: text/event-stream`) the session's stream of server notifications
+ *   (`notifications/tools/list_changed`), with keep-alive comments. A new GET replaces the
+ *   session's previous stream. Notifications sent while no stream is open wait in a small queue.
+ *   Streams are not resumable (`Last-Event-ID` is ignored).
+ * - **DELETE** ends the session: 204.
+ *
+ * Sessions: `initialize` without `Mcp-Session-Id` opens one for the authenticated principal and
+ * returns its id in `Mcp-Session-Id` (192 random bits, base64url). Every other request needs it:
+ * missing 400, unknown or ended 404, another principal's 403. Idle sessions end after
+ * `sessionIdleMs`. `MCP-Protocol-Version`, when present, must be a supported revision (else 400);
+ * when absent, the session's negotiated revision applies.
+ *
+ * Guards, in this order: a `Host` not allowed or an `Origin` not allowed 403; authentication 401
+ * with `WWW-Authenticate: Bearer` (on every request: a revoked token stops working mid-session);
+ * a body over `maxBodyBytes` 413; a body not received within `requestTimeoutMs` 408 and the
+ * connection dropped; connections idle that long are dropped too.
+ *
+ * @param server The MCP server (not closed by the HTTP server's `close`).
+ * @param options Authentication, address, limits.
+ * @returns The running server.
+ * @throws {TypeError} When `hostname` is not a loopback address and `allowedHosts` is not given.
+ * @throws {Error} When the address cannot be listened on.
+ *
+ * @example
+ * ```ts
+ * import { McpClient, McpServer, ToolRegistry } from "@tool-estate/core";
+ * import { bearerTokens, serveHttp, StreamableHttpClientTransport } from "@tool-estate/core/http";
+ * import assert from "node:assert/strict";
+ *
+ * const registry = new ToolRegistry();
+ * registry.publish({
+ *   name: "fx.quote", version: "1.0.0", title: "FX quote", description: "Quotes a rate from the pricing engine.",
+ *   inputSchema: { type: "object", properties: { pair: { type: "string" } }, required: ["pair"] },
+ *   sideEffect: "read", requiredScopes: [], dataClassification: "internal", tenants: [], owner: "treasury",
+ * });
+ * const server = new McpServer({ registry, handlerFor: () => ({ pair }) => `${pair} 1.17` });
+ * const http = await serveHttp(server, {
+ *   authenticate: bearerTokens([{ id: "desk", scopes: [], tenant: "group", clearance: "internal", token: "s3cret" }]),
+ * });
+ * const client = new McpClient(new StreamableHttpClientTransport(http.url, { token: "s3cret" }));
+ * await client.connect();
+ * const outcome = await client.callTool("fx.quote", { pair: "EURUSD" });
+ * assert.equal(outcome.kind, "ok");
+ * await client.close();
+ * await http.close();
+ * server.close();
+ * ```
+ */
+export async function serveHttp(
+  server: McpServer,
+  options: ServeHttpOptions,
+): Promise<McpHttpServer> {
+  const hostname = options.hostname ?? "127.0.0.1";
+  if (!isLoopback(hostname) && options.allowedHosts === undefined) {
+    throw new TypeError(
+      `serveHttp(): listening on ${hostname} (not a loopback address) needs allowedHosts: the Host header values clients will send`,
+    );
+  }
+  if (typeof options.authenticate !== "function") {
+    throw new TypeError("serveHttp(): options.authenticate must be a function (see bearerTokens)");
+  }
+  const idleMs = options.requestTimeoutMs ?? 30_000;
+  const http = createServer();
+  http.on("connection", (socket) => {
+    socket.setTimeout(idleMs, () => socket.destroy()); // slow headers, idle keep-alive
+  });
+  const port = options.port ?? 0;
+  await new Promise<void>((resolve, reject) => {
+    const fail = (e: Error): void =>
+      reject(
+        new Error(`serveHttp(): cannot listen on ${hostname}:${port}: ${e.message}`, { cause: e }),
+      );
+    http.once("error", fail);
+    http.listen(port, hostname, () => {
+      http.off("error", fail);
+      resolve();
+    });
+  });
+  http.on("error", (e) => options.onError?.(e)); // after listening: e.g. out of file descriptors
+  const endpoint = new Endpoint(server, http, options, hostname);
+  http.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    // A client that resets mid-request is handled where it matters (the body read, the
+    // streams' close events); the error event itself must never go unheard.
+    req.on("error", () => {});
+    res.on("error", () => {});
+    req.socket.setTimeout(0); // a request in progress is timed by its own deadline
+    res.once("close", () => {
+      if (!req.socket.destroyed) req.socket.setTimeout(idleMs);
+    });
+    endpoint.serve(req, res);
+  });
+  return endpoint;
+}

@@ -1,0 +1,414 @@
+/**
+ * The Streamable HTTP transport, client side: a {@linkcode Transport} that POSTs each message to
+ * an MCP endpoint, reads JSON or SSE answers, keeps the session id and negotiated revision, and
+ * listens on the session's GET stream for server notifications. Uses the global `fetch` only.
+ *
+ * @module
+ */
+import type { JsonRpcId, JsonRpcMessage } from "../../jsonrpc/types.ts";
+import type { Transport } from "../transport.ts";
+import { SseDecoder } from "./_sse_parser.ts";
+
+/** An HTTP answer the transport could not use: its status, and the server's message. */
+export class StreamableHttpError extends Error {
+  /** The HTTP status, or 0 when no answer arrived (network failure). */
+  readonly status: number;
+
+  /**
+   * Makes the error.
+   *
+   * @param status The HTTP status (0 for none).
+   * @param message What failed, where, and what to do.
+   * @param options The underlying error, if any.
+   */
+  constructor(status: number, message: string, options: { cause?: unknown } = {}) {
+    super(message, options);
+    this.name = "StreamableHttpError";
+    this.status = status;
+  }
+
+  /** True when the server ended the session (404): a new session (a new client) is needed. */
+  get sessionEnded(): boolean {
+    return this.status === 404;
+  }
+}
+
+/** Options for a {@linkcode StreamableHttpClientTransport}. */
+export interface StreamableHttpClientOptions {
+  /** Sent as `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Further headers for every request. */
+  headers?: Record<string, string>;
+  /** Open the session's GET stream (for `list_changed`) after initialization. Default true. */
+  listen?: boolean;
+  /** How many times in a row the GET stream is reopened after failing. Default 5. */
+  maxReconnects?: number;
+  /** The first delay before reopening it, doubled each time up to 30 s. Default 1000 ms. */
+  reconnectDelayMs?: number;
+  /** How long `close()` waits for the server to answer the DELETE. Default 5000 ms. */
+  closeTimeoutMs?: number;
+  /** The `fetch` to use. Default the global one. */
+  fetch?: typeof fetch;
+  /** Told about failures that reach no request: the GET stream giving up, the session ending. */
+  onerror?: (error: Error) => void;
+}
+
+const MAX_LINE_CHARS = 16 * 1024 * 1024;
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** The server's own message from a JSON-RPC error body, if the body is one. */
+function serverMessage(text: string): string | undefined {
+  try {
+    const body = JSON.parse(text);
+    if (isRecord(body) && isRecord(body.error) && typeof body.error.message === "string") {
+      return body.error.message;
+    }
+  } catch {
+    // not JSON
+  }
+  return text.trim() === "" ? undefined : text.trim().slice(0, 500);
+}
+
+/**
+ * A client transport for one Streamable HTTP MCP session (revisions 2025-03-26 to 2025-11-25).
+ *
+ * Each message is one POST with `Accept: application/json, text/event-stream`; after
+ * `initialize` every request carries `Mcp-Session-Id` (from the answer's header) and
+ * `MCP-Protocol-Version` (read from the `initialize` result as it passes through). Answers in
+ * JSON or SSE are delivered to `onmessage`. After `notifications/initialized` it opens the GET
+ * stream and reopens it (with backoff, at most `maxReconnects` times in a row) when it drops;
+ * a server without one (405) is fine. When the server answers 404 for the session, `send`
+ * rejects with a {@linkcode StreamableHttpError} whose `sessionEnded` is true and the transport
+ * closes: start a new session with a new transport. `close()` ends the session with DELETE.
+ *
+ * @example
+ * ```ts
+ * import { StreamableHttpClientTransport } from "@tool-estate/core/http";
+ * import assert from "node:assert/strict";
+ * const transport = new StreamableHttpClientTransport("http://127.0.0.1:1/mcp", { token: "t" });
+ * assert.equal(transport.sessionId, undefined);
+ * await transport.close();
+ * ```
+ */
+export class StreamableHttpClientTransport implements Transport {
+  /** Called with each message that arrives. */
+  onmessage?: (message: unknown) => void;
+  /** Called once when the transport closes. */
+  onclose?: () => void;
+  readonly #url: string;
+  readonly #options: StreamableHttpClientOptions;
+  readonly #fetch: typeof fetch;
+  readonly #controllers = new Set<AbortController>();
+  readonly #tasks = new Set<Promise<void>>();
+  #sessionId: string | undefined;
+  #protocolVersion: string | undefined;
+  #initializeId: JsonRpcId | undefined;
+  #closed = false;
+  #listening = false;
+  #wake: (() => void) | undefined;
+
+  /**
+   * Makes the transport (nothing is sent yet).
+   *
+   * @param url The MCP endpoint, e.g. `http://127.0.0.1:3000/mcp`.
+   * @param options The token, extra headers, GET-stream behaviour.
+   */
+  constructor(url: string | URL, options: StreamableHttpClientOptions = {}) {
+    this.#url = String(url);
+    this.#options = options;
+    this.#fetch = options.fetch ?? fetch;
+  }
+
+  /** The session id the server assigned, once `initialize` was answered. */
+  get sessionId(): string | undefined {
+    return this.#sessionId;
+  }
+
+  /** The negotiated revision, once `initialize` was answered. */
+  get protocolVersion(): string | undefined {
+    return this.#protocolVersion;
+  }
+
+  /**
+   * POSTs one message. Resolves once the server accepted it; a response arriving as SSE is
+   * delivered to `onmessage` as it is read.
+   *
+   * @param message The message.
+   * @throws {StreamableHttpError} When the server refuses it (the status and the server's
+   *   message), the session ended (404), or the server cannot be reached (status 0).
+   */
+  async send(message: JsonRpcMessage): Promise<void> {
+    if (this.#closed) throw new StreamableHttpError(0, `the transport to ${this.#url} is closed`);
+    const method = "method" in message ? message.method : undefined;
+    const isInitialize = method === "initialize" && "id" in message;
+    if (isInitialize) this.#initializeId = (message as { id: JsonRpcId }).id;
+    const controller = this.#track(new AbortController());
+    let res: Response;
+    try {
+      res = await this.#fetch(this.#url, {
+        method: "POST",
+        headers: {
+          ...this.#headers(!isInitialize),
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify(message),
+        signal: controller.signal,
+      });
+    } catch (e) {
+      this.#controllers.delete(controller);
+      throw new StreamableHttpError(
+        0,
+        `POST ${this.#url} failed: ${e instanceof Error ? e.message : e}`,
+        { cause: e },
+      );
+    }
+    const sessionId = res.headers.get("mcp-session-id");
+    if (isInitialize && res.ok && sessionId) this.#sessionId = sessionId;
+    if (!res.ok) {
+      this.#controllers.delete(controller);
+      throw await this.#refused(res, `POST ${method ?? "a response"}`);
+    }
+    const type = (res.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+    if (res.status === 202 || res.body === null) {
+      await res.body?.cancel();
+      this.#controllers.delete(controller);
+    } else if (type === "application/json") {
+      let value: unknown;
+      try {
+        value = await res.json();
+      } catch (e) {
+        throw new StreamableHttpError(res.status, `POST ${this.#url}: the answer is not JSON`, {
+          cause: e,
+        });
+      } finally {
+        this.#controllers.delete(controller);
+      }
+      this.#deliver(value);
+    } else if (type === "text/event-stream") {
+      this.#spawn(this.#read(res.body, controller).then(() => {}));
+    } else {
+      await res.body.cancel();
+      this.#controllers.delete(controller);
+      throw new StreamableHttpError(
+        res.status,
+        `POST ${this.#url}: unexpected Content-Type ${JSON.stringify(type)}`,
+      );
+    }
+    if (method === "notifications/initialized" && this.#options.listen !== false) this.#listen();
+  }
+
+  /** Ends the session (DELETE), stops every stream, and calls `onclose`. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#stopStreams();
+    const sessionId = this.#sessionId;
+    this.#sessionId = undefined;
+    if (sessionId !== undefined) {
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(), this.#options.closeTimeoutMs ?? 5000);
+      try {
+        const res = await this.#fetch(this.#url, {
+          method: "DELETE",
+          headers: { ...this.#headers(true), "mcp-session-id": sessionId },
+          signal: controller.signal,
+        });
+        await res.body?.cancel();
+      } catch {
+        // the server is gone or slow: the session ends with it, or when it expires
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    await Promise.allSettled([...this.#tasks]);
+    this.onclose?.();
+  }
+
+  #headers(afterInitialize: boolean): Record<string, string> {
+    const h: Record<string, string> = { ...this.#options.headers };
+    if (this.#options.token !== undefined) h.authorization = `Bearer ${this.#options.token}`;
+    if (afterInitialize && this.#sessionId !== undefined) h["mcp-session-id"] = this.#sessionId;
+    if (afterInitialize && this.#protocolVersion !== undefined) {
+      h["mcp-protocol-version"] = this.#protocolVersion;
+    }
+    return h;
+  }
+
+  #track(controller: AbortController): AbortController {
+    this.#controllers.add(controller);
+    return controller;
+  }
+
+  #spawn(task: Promise<void>): void {
+    const t = task.catch(() => {}).finally(() => this.#tasks.delete(t));
+    this.#tasks.add(t);
+  }
+
+  #stopStreams(): void {
+    for (const c of this.#controllers) c.abort();
+    this.#controllers.clear();
+    this.#wake?.();
+  }
+
+  /** Turns a refusal into an error; a 404 for our session also closes the transport. */
+  async #refused(res: Response, what: string): Promise<StreamableHttpError> {
+    const text = await res.text().catch(() => "");
+    const detail = serverMessage(text);
+    if (res.status === 404 && this.#sessionId !== undefined) {
+      const error = new StreamableHttpError(
+        404,
+        `${what} to ${this.#url}: the server ended MCP session ${this.#sessionId}${
+          detail ? ` (${detail})` : ""
+        }; start a new session with a new transport and client`,
+      );
+      this.#sessionEnded(error);
+      return error;
+    }
+    return new StreamableHttpError(
+      res.status,
+      `${what} to ${this.#url} was refused with HTTP ${res.status}${detail ? `: ${detail}` : ""}`,
+    );
+  }
+
+  #sessionEnded(error: Error): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#sessionId = undefined;
+    this.#stopStreams();
+    this.#options.onerror?.(error);
+    // After the rejection reaches the caller: a request should fail with this error, not with
+    // the generic "connection closed".
+    setTimeout(() => this.onclose?.(), 0);
+  }
+
+  #deliver(value: unknown): void {
+    for (const message of Array.isArray(value) ? value : [value]) {
+      if (
+        isRecord(message) && this.#initializeId !== undefined &&
+        message.id === this.#initializeId && isRecord(message.result) &&
+        typeof message.result.protocolVersion === "string"
+      ) {
+        this.#protocolVersion = message.result.protocolVersion;
+        this.#initializeId = undefined;
+      }
+      this.onmessage?.(message);
+    }
+  }
+
+  /**
+   * Reads an SSE body to its end, delivering each `message` event.
+   *
+   * @returns Whether anything at all (an event or a comment) arrived, and the server's `retry`.
+   */
+  async #read(
+    body: ReadableStream<Uint8Array>,
+    controller: AbortController,
+  ): Promise<{ received: boolean; retry: number | undefined }> {
+    const decoder = new SseDecoder();
+    const text = new TextDecoder();
+    const reader = body.getReader();
+    let received = false;
+    try {
+      while (true) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        received = true;
+        for (const event of decoder.push(text.decode(value, { stream: true }))) {
+          if (event.event !== "message" || event.data === "") continue;
+          let message: unknown;
+          try {
+            message = JSON.parse(event.data);
+          } catch {
+            continue; // not JSON: nothing to deliver
+          }
+          this.#deliver(message);
+        }
+        if (decoder.pending > MAX_LINE_CHARS) break;
+      }
+    } catch {
+      // aborted or dropped: the caller decides whether to reconnect
+    } finally {
+      this.#controllers.delete(controller);
+      await reader.cancel().catch(() => {});
+    }
+    return { received, retry: decoder.retry };
+  }
+
+  /** Opens the GET stream and keeps it open while the session lasts. */
+  #listen(): void {
+    if (this.#listening || this.#closed) return;
+    this.#listening = true;
+    this.#spawn(this.#listenLoop().finally(() => (this.#listening = false)));
+  }
+
+  async #listenLoop(): Promise<void> {
+    const max = this.#options.maxReconnects ?? 5;
+    const base = this.#options.reconnectDelayMs ?? 1000;
+    let failures = 0;
+    let retry: number | undefined;
+    while (!this.#closed && this.#sessionId !== undefined) {
+      const controller = this.#track(new AbortController());
+      let res: Response | undefined;
+      try {
+        res = await this.#fetch(this.#url, {
+          method: "GET",
+          headers: { ...this.#headers(true), accept: "text/event-stream" },
+          signal: controller.signal,
+        });
+      } catch {
+        this.#controllers.delete(controller);
+      }
+      if (this.#closed) {
+        await res?.body?.cancel();
+        return;
+      }
+      const type = res?.headers.get("content-type")?.split(";")[0].trim().toLowerCase();
+      if (res && res.ok && type === "text/event-stream" && res.body) {
+        const read = await this.#read(res.body, controller);
+        retry = read.retry ?? retry;
+        failures = read.received ? 0 : failures + 1;
+      } else if (res) {
+        this.#controllers.delete(controller);
+        if (res.status === 405) {
+          await res.body?.cancel();
+          return; // the server offers no GET stream
+        }
+        const error = await this.#refused(res, "GET");
+        if (
+          error.sessionEnded ||
+          (res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429)
+        ) {
+          if (!error.sessionEnded) this.#options.onerror?.(error);
+          return;
+        }
+        failures++;
+      } else {
+        failures++;
+      }
+      if (this.#closed) return;
+      if (failures > max) {
+        this.#options.onerror?.(
+          new StreamableHttpError(
+            0,
+            `GET ${this.#url}: the notification stream failed ${failures} times in a row; stopped listening (requests still work)`,
+          ),
+        );
+        return;
+      }
+      const delay = retry ?? Math.min(30_000, base * 2 ** Math.max(0, failures - 1));
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, delay);
+        function done(): void {
+          clearTimeout(timer);
+          resolve();
+        }
+        this.#wake = done;
+      });
+      this.#wake = undefined;
+    }
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * MCP over Streamable HTTP (revisions 2025-03-26, 2025-06-18, 2025-11-25): {@linkcode serveHttp}
+ * serves an `McpServer` on one endpoint with sessions, bearer authentication and DNS-rebinding
+ * guards; {@linkcode StreamableHttpClientTransport} connects an `McpClient` to such an endpoint.
+ * The server runs on `node:http` and the client on `fetch`, so both work in Deno and Node.
+ *
+ * @example
+ * ```ts
+ * import { McpClient, McpServer, ToolRegistry } from "@tool-estate/core";
+ * import { bearerTokens, serveHttp, StreamableHttpClientTransport } from "@tool-estate/core/http";
+ * import assert from "node:assert/strict";
+ *
+ * const registry = new ToolRegistry();
+ * const server = new McpServer({ registry, handlerFor: () => undefined });
+ * const http = await serveHttp(server, {
+ *   authenticate: bearerTokens([{ id: "ops", scopes: [], tenant: "group", clearance: "internal", token: "t0k" }]),
+ * });
+ * const client = new McpClient(new StreamableHttpClientTransport(http.url, { token: "t0k" }));
+ * assert.equal((await client.connect()).protocolVersion, "2025-11-25");
+ * assert.deepEqual(await client.listTools(), []);
+ * await client.close();
+ * await http.close();
+ * server.close();
+ * ```
+ *
+ * @module
+ */
+export { type McpHttpServer, serveHttp, type ServeHttpOptions } from "./http.ts";
+export {
+  type StreamableHttpClientOptions,
+  StreamableHttpClientTransport,
+  StreamableHttpError,
+} from "./http_client.ts";
+export {
+  type Authenticate,
+  bearerToken,
+  bearerTokens,
+  type HttpRequestInfo,
+} from "./bearer_tokens.ts";
