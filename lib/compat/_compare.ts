@@ -99,7 +99,7 @@ export class Comparer implements Ctx {
           `cannot follow $ref ${show(which)}: callers may be affected by what it refers to`,
         )];
       }
-      return this.#compareResolved(ro.schema, rn.schema);
+      return cap(this.#compareResolved(ro.schema, rn.schema));
     });
   }
 
@@ -220,6 +220,25 @@ export class Comparer implements Ctx {
 const ANNOTATIONS: readonly string[] = ANNOTATION_KEYWORDS;
 const KNOWN = new Set([...ENFORCED_KEYWORDS, ...ANNOTATION_KEYWORDS]);
 const UNSUPPORTED = new Set(UNSUPPORTED_KEYWORDS);
+
+/**
+ * The most changes kept for one subschema pair. A `$ref` reused along many paths (a DAG of
+ * definitions) would otherwise report the same change at exponentially many places.
+ */
+export const MAX_CHANGES_PER_SUBSCHEMA = 200;
+
+const RANK = { major: 2, minor: 1, patch: 0 } as const;
+
+/** Keeps the first changes of the largest bumps, so the overall bump is unchanged. */
+function cap(changes: Change[]): Change[] {
+  if (changes.length <= MAX_CHANGES_PER_SUBSCHEMA) return changes;
+  return changes
+    .map((c, i) => ({ c, i }))
+    .sort((x, y) => RANK[y.c.bump] - RANK[x.c.bump] || x.i - y.i)
+    .slice(0, MAX_CHANGES_PER_SUBSCHEMA)
+    .sort((x, y) => x.i - y.i)
+    .map((x) => x.c);
+}
 
 /** Reads the value at a path of segments inside a JSON value. */
 function at(v: unknown, segs: readonly PathSegment[]): unknown {

@@ -1,6 +1,7 @@
 /**
  * A lock file per folder (`.lock`), so that one process at a time reads-decides-writes a tool.
- * It is created exclusively (`wx`) and holds `{pid, host, at, nonce}`. A waiter retries with a
+ * It is linked into place from a complete temporary file (so it is never seen empty) and holds
+ * `{pid, host, at, nonce}`. A waiter retries with a
  * short backoff. A lock whose holder is a dead process on this host is stale and broken at once:
  * a crashed publish must not block the next one. (When either side's host name is unknown —
  * Deno without --allow-sys — the holder is taken to be on this host.) A lock file that cannot be
@@ -123,20 +124,21 @@ export function withLock<T>(dir: string, purpose: string, options: LockOptions, 
   const deadline = Date.now() + options.timeoutMs;
   let delay = 2;
   for (;;) {
-    let fd: number | undefined;
+    // The lock appears with its holder already written: a temporary file linked into place (the
+    // link fails if the lock exists), so a holder killed at any moment never leaves an empty lock.
+    // Not named `.tmp-*`: the lock holder removes those leftovers while others may be linking.
+    const temp = path.join(dir, `.lock-${process.pid}-${Math.random().toString(16).slice(2)}`);
+    fs.writeFileSync(temp, mine);
+    let acquired = false;
     try {
-      fd = fs.openSync(file, "wx");
+      fs.linkSync(temp, file);
+      acquired = true;
     } catch (e) {
       if ((e as { code?: string }).code !== "EEXIST") throw e;
+    } finally {
+      fs.rmSync(temp, { force: true });
     }
-    if (fd !== undefined) {
-      try {
-        fs.writeSync(fd, mine);
-      } finally {
-        fs.closeSync(fd);
-      }
-      break;
-    }
+    if (acquired) break;
     const seen = readHolder(file);
     if (!seen) continue; // released meanwhile
     const { holder, ageMs } = seen;
