@@ -137,6 +137,8 @@ Deno.test("arbitraryForSchema() respects string lengths in code points and patte
   assertAllValid({ type: "string", pattern: "^[A-Z]{3}$" });
   assertAllValid({ type: "string", pattern: "[0-9]", maxLength: 3 });
   assertAllValid({ type: "string", format: "email", pattern: "\\.bank$" });
+  assertAllValid({ type: "string", pattern: "^\\p{Lu}{3}$" });
+  assertAllValid({ type: "string", pattern: "^[\\p{L}\\p{N} ]{2,8}$" });
 });
 
 Deno.test("arbitraryForSchema() handles arrays: tuples, draft-07 items, contains, uniqueness", () => {

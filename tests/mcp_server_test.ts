@@ -15,7 +15,7 @@ const resultOf = (r: JsonRpcResponse | undefined) =>
 const errorOf = (r: JsonRpcResponse | undefined) =>
   (r as { error: { code: number; message: string; data?: unknown } }).error;
 
-Deno.test("initialize negotiates leniently and declares tools with listChanged, resources and prompts", async () => {
+Deno.test("initialize negotiates leniently and declares tools with listChanged, resources, prompts, logging and completions", async () => {
   const { server: s } = server(estate());
   for (
     const [asked, got] of [["2025-06-18", "2025-06-18"], ["2024-11-05", "2024-11-05"], [
@@ -33,7 +33,13 @@ Deno.test("initialize negotiates leniently and declares tools with listChanged, 
       }, session),
     );
     assert.equal(r.protocolVersion, got);
-    assert.deepEqual(r.capabilities, { tools: { listChanged: true }, resources: {}, prompts: {} });
+    assert.deepEqual(r.capabilities, {
+      tools: { listChanged: true },
+      resources: { subscribe: true },
+      prompts: {},
+      logging: {},
+      completions: {},
+    });
   }
 });
 
@@ -485,4 +491,95 @@ Deno.test("property: any JSON values and text lines never throw, never answer a 
     }),
     { numRuns: 300 },
   );
+});
+
+Deno.test("logging: tool log messages follow logging/setLevel and go out as related to their request", async () => {
+  const sent: [unknown, unknown][] = [];
+  const { server: s } = server(estate(), {
+    handlerFor: () => (_args, ctx) => {
+      ctx.log("debug", "detail");
+      ctx.log("warning", { slow: true }, "core-banking");
+      return "ok";
+    },
+  });
+  const session = s.openSession({
+    principal: OPERATOR,
+    notify: (m, related) => sent.push([m, related]),
+  });
+  await s.handle({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {} },
+  }, session);
+  await s.handle({ jsonrpc: "2.0", method: "notifications/initialized" }, session);
+  await s.handle(call(1, "policy.search", { reference: "PMT-000001" }), session);
+  assert.deepEqual(sent.map(([m, r]) => [(m as { params: { level: string } }).params.level, r]), [[
+    "debug",
+    1,
+  ], ["warning", 1]]);
+  assert.deepEqual(
+    resultOf(
+      await s.handle({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "logging/setLevel",
+        params: { level: "info" },
+      }, session),
+    ),
+    {},
+  );
+  sent.length = 0;
+  await s.handle(call(3, "policy.search", { reference: "PMT-000001" }), session);
+  assert.deepEqual(sent.map(([m]) => m), [{
+    jsonrpc: "2.0",
+    method: "notifications/message",
+    params: { level: "warning", data: { slow: true }, logger: "core-banking" },
+  }]);
+  assert.equal(
+    errorOf(
+      await s.handle({
+        jsonrpc: "2.0",
+        id: 4,
+        method: "logging/setLevel",
+        params: { level: "loud" },
+      }, session),
+    ).code,
+    -32602,
+  );
+});
+
+Deno.test("completion/complete asks the prompt provider; resources/subscribe gets updates", async () => {
+  const notes: unknown[] = [];
+  const { server: s } = server(estate(), {
+    prompts: {
+      list: () => [],
+      get: () => undefined,
+      complete: (_name, _arg, value) =>
+        ["PMT-004211", "PMT-004212"].filter((r) => r.startsWith(value)),
+    },
+  });
+  const session = await ready(s, RETAIL, "2025-11-25", notes);
+  const h = (id: number, method: string, params: unknown) =>
+    s.handle({ jsonrpc: "2.0", id, method, params }, session);
+  const c = resultOf(
+    await h(1, "completion/complete", {
+      ref: { type: "ref/prompt", name: "investigate" },
+      argument: { name: "reference", value: "PMT-0042" },
+    }),
+  );
+  assert.deepEqual(c, {
+    completion: { values: ["PMT-004211", "PMT-004212"], total: 2, hasMore: false },
+  });
+  assert.equal(errorOf(await h(2, "completion/complete", {})).code, -32602);
+  assert.deepEqual(resultOf(await h(3, "resources/subscribe", { uri: "bank://policies/A" })), {});
+  s.resourceUpdated("bank://policies/A");
+  s.resourceUpdated("bank://policies/B");
+  await h(4, "resources/unsubscribe", { uri: "bank://policies/A" });
+  s.resourceUpdated("bank://policies/A");
+  assert.deepEqual(notes, [{
+    jsonrpc: "2.0",
+    method: "notifications/resources/updated",
+    params: { uri: "bank://policies/A" },
+  }]);
 });

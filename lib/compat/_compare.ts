@@ -225,7 +225,7 @@ const UNSUPPORTED = new Set(UNSUPPORTED_KEYWORDS);
  * The most changes kept for one subschema pair. A `$ref` reused along many paths (a DAG of
  * definitions) would otherwise report the same change at exponentially many places.
  */
-export const MAX_CHANGES_PER_SUBSCHEMA = 200;
+const MAX_CHANGES_PER_SUBSCHEMA = 200;
 
 const RANK = { major: 2, minor: 1, patch: 0 } as const;
 

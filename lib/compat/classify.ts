@@ -27,7 +27,8 @@ export interface ClassifySchemaChangeOptions {
  * Local `$ref`s are followed on both sides (cycles are guarded) and the changes inside their
  * targets are reported where the reference sits. Closing an object (`additionalProperties`
  * becoming `false` or stricter) is `major`: callers that send properties the schema does not
- * name are rejected.
+ * name are rejected. A `$ref` reached along very many paths lists at most 200 changes per
+ * subschema (the largest bumps first), so the bump is always exact.
  *
  * @param oldSchema The published schema.
  * @param newSchema The candidate schema.

@@ -21,8 +21,11 @@ export {
 } from "./protocol.ts";
 export {
   type CallRecord,
+  LOG_LEVELS,
+  type LogLevel,
   McpServer,
   type McpServerOptions,
+  type Notify,
   PromptArgumentError,
   type PromptProvider,
   type ResourceProvider,

@@ -48,7 +48,38 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Reports progress, when the caller asked for it (a no-op otherwise); `progress` must increase. */
   progress(progress: number, total?: number, message?: string): void;
+  /**
+   * Sends a log message to the client (`notifications/message`), when its level is at or above
+   * the level the client set with `logging/setLevel` (everything, until it sets one).
+   */
+  log(level: LogLevel, data: unknown, logger?: string): void;
 }
+
+/** Syslog severities, as MCP's logging uses them, least severe first. */
+export type LogLevel =
+  | "debug"
+  | "info"
+  | "notice"
+  | "warning"
+  | "error"
+  | "critical"
+  | "alert"
+  | "emergency";
+
+/** The log levels, least severe first. */
+export const LOG_LEVELS: readonly LogLevel[] = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency",
+];
+
+/** Sends a notification; `relatedRequestId` names the request it belongs to (progress, logs). */
+export type Notify = (message: JsonRpcNotification, relatedRequestId?: JsonRpcId) => void;
 
 /**
  * Runs one tool version. Return a `CallToolResult`, or any other value to have it sent as JSON
@@ -93,6 +124,8 @@ export interface PromptProvider {
     args: Record<string, string>,
     principal: Principal,
   ): { description?: string; messages: PromptMessage[] } | undefined;
+  /** Completions for a prompt argument's partial value (`completion/complete`); none when absent. */
+  complete?(name: string, argument: string, value: string, principal: Principal): string[];
 }
 
 /** One tool call, as logged: what `impact` and corpus replay learn from. */
@@ -159,7 +192,11 @@ interface SessionImpl extends Session {
   protocolVersion: string | undefined;
   clientInfo: Implementation | undefined;
   clientCapabilities: Record<string, unknown> | undefined;
-  notify: (message: JsonRpcNotification) => void;
+  notify: Notify;
+  /** The least severe log level the client wants (none set: everything). */
+  logLevel: LogLevel;
+  /** Resource URIs the client subscribed to. */
+  subscriptions: Set<string>;
   /** What the principal could see when last told: `name@version` joined. */
   visible: string;
   inFlight: Map<JsonRpcId, { controller: AbortController; cancelled: boolean }>;
@@ -272,7 +309,7 @@ export class McpServer {
    * @returns The session to pass to {@linkcode McpServer.handle}.
    */
   openSession(
-    options: { principal: Principal; notify: (message: JsonRpcNotification) => void; id?: string },
+    options: { principal: Principal; notify: Notify; id?: string },
   ): Session {
     const s: SessionImpl = {
       id: options.id ?? randomId(),
@@ -282,6 +319,8 @@ export class McpServer {
       clientInfo: undefined,
       clientCapabilities: undefined,
       notify: options.notify,
+      logLevel: "debug",
+      subscriptions: new Set(),
       visible: "",
       inFlight: new Map(),
     };
@@ -404,7 +443,7 @@ export class McpServer {
       case "tools/list":
         return this.#page("tools", this.#visibleTools(s.principal).map(toMcpTool), params.cursor);
       case "tools/call":
-        return await this.#callTool(s, params, signal);
+        return await this.#callTool(s, r.id, params, signal);
       case "resources/list":
         return this.#page(
           "resources",
@@ -423,6 +462,29 @@ export class McpServer {
         return this.#page("prompts", this.#options.prompts?.list(s.principal) ?? [], params.cursor);
       case "prompts/get":
         return this.#getPrompt(s, params);
+      case "logging/setLevel":
+        if (!LOG_LEVELS.includes(params.level as LogLevel)) {
+          throw protocolError(
+            ERROR_CODES.INVALID_PARAMS,
+            `Invalid params: level must be one of ${LOG_LEVELS.join(", ")}`,
+          );
+        }
+        s.logLevel = params.level as LogLevel;
+        return {};
+      case "completion/complete":
+        return this.#complete(s, params);
+      case "resources/subscribe":
+      case "resources/unsubscribe": {
+        if (typeof params.uri !== "string") {
+          throw protocolError(
+            ERROR_CODES.INVALID_PARAMS,
+            `Invalid params: ${r.method} needs uri (a string)`,
+          );
+        }
+        if (r.method === "resources/subscribe") s.subscriptions.add(params.uri);
+        else s.subscriptions.delete(params.uri);
+        return {};
+      }
       default:
         throw protocolError(ERROR_CODES.METHOD_NOT_FOUND, `Method not found: ${r.method}`);
     }
@@ -453,7 +515,13 @@ export class McpServer {
     s.state = "initializing";
     const result: Record<string, unknown> = {
       protocolVersion: s.protocolVersion,
-      capabilities: { tools: { listChanged: true }, resources: {}, prompts: {} },
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { subscribe: true },
+        prompts: {},
+        logging: {},
+        completions: {},
+      },
       serverInfo: this.#options.serverInfo ?? { name: "tool-estate", version: "0.1.0" },
     };
     if (this.#options.instructions) result.instructions = this.#options.instructions;
@@ -478,6 +546,7 @@ export class McpServer {
 
   async #callTool(
     s: SessionImpl,
+    requestId: JsonRpcId,
     params: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<CallToolResult> {
@@ -517,7 +586,7 @@ export class McpServer {
     }
     const args = (params.arguments as Record<string, unknown>) ?? {};
     const started = this.#now();
-    const log = (outcome: CallRecord["outcome"]): void => {
+    const record = (outcome: CallRecord["outcome"]): void => {
       this.#options.onCall?.({
         principal: s.principal.id,
         tool: spec.name,
@@ -531,7 +600,7 @@ export class McpServer {
     // 4. schema: invalid arguments never reach the handler
     const issues = validateSchema(spec.inputSchema, args);
     if (issues.length) {
-      log("invalid-arguments");
+      record("invalid-arguments");
       if (!invalidArgumentsAsToolError(s.protocolVersion ?? LEGACY_PROTOCOL_VERSIONS[0])) {
         throw protocolError(ERROR_CODES.INVALID_PARAMS, `Invalid arguments for ${spec.name}`, {
           issues,
@@ -546,7 +615,7 @@ export class McpServer {
     // 5. handler
     const handler = this.#options.handlerFor(spec);
     if (!handler) {
-      log("tool-error");
+      record("tool-error");
       return {
         content: [{
           type: "text",
@@ -566,19 +635,25 @@ export class McpServer {
       const p: Record<string, unknown> = { progressToken: token, progress: value };
       if (total !== undefined) p.total = total;
       if (message !== undefined) p.message = message;
-      s.notify(makeNotification("notifications/progress", p));
+      s.notify(makeNotification("notifications/progress", p), requestId);
+    };
+    const log = (level: LogLevel, data: unknown, logger?: string): void => {
+      if (signal.aborted || LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(s.logLevel)) return;
+      const p: Record<string, unknown> = { level, data };
+      if (logger !== undefined) p.logger = logger;
+      s.notify(makeNotification("notifications/message", p), requestId);
     };
     try {
-      const value = await handler(args, { principal: s.principal, spec, signal, progress });
+      const value = await handler(args, { principal: s.principal, spec, signal, progress, log });
       if (signal.aborted) {
-        log("cancelled");
+        record("cancelled");
         return { content: [] };
       }
       const result = asResult(value);
-      log(result.isError ? "tool-error" : "ok");
+      record(result.isError ? "tool-error" : "ok");
       return result;
     } catch (e) {
-      log(signal.aborted ? "cancelled" : "tool-error");
+      record(signal.aborted ? "cancelled" : "tool-error");
       const message = e instanceof Error ? e.message : String(e);
       return {
         content: [{ type: "text", text: `${spec.name} failed: ${message}` }],
@@ -632,6 +707,51 @@ export class McpServer {
         throw protocolError(ERROR_CODES.INVALID_PARAMS, `Invalid params: ${e.message}`);
       }
       throw e;
+    }
+  }
+
+  #complete(s: SessionImpl, params: Record<string, unknown>): unknown {
+    const ref = isRecord(params.ref) ? params.ref : undefined;
+    const argument = isRecord(params.argument) ? params.argument : undefined;
+    if (
+      !ref || typeof ref.type !== "string" || !argument || typeof argument.name !== "string" ||
+      typeof argument.value !== "string"
+    ) {
+      throw protocolError(
+        ERROR_CODES.INVALID_PARAMS,
+        "Invalid params: completion/complete needs ref and argument {name, value}",
+      );
+    }
+    let values: string[] = [];
+    if (ref.type === "ref/prompt" && typeof ref.name === "string") {
+      values =
+        this.#options.prompts?.complete?.(ref.name, argument.name, argument.value, s.principal) ??
+          [];
+    } else if (ref.type !== "ref/resource") {
+      throw protocolError(
+        ERROR_CODES.INVALID_PARAMS,
+        `Invalid params: unknown ref type ${JSON.stringify(ref.type)}`,
+      );
+    }
+    return {
+      completion: {
+        values: values.slice(0, 100),
+        total: values.length,
+        hasMore: values.length > 100,
+      },
+    };
+  }
+
+  /**
+   * Tells every session subscribed to a resource that it changed (`notifications/resources/updated`).
+   *
+   * @param uri The resource.
+   */
+  resourceUpdated(uri: string): void {
+    for (const s of this.#sessions) {
+      if (s.state === "ready" && s.subscriptions.has(uri)) {
+        s.notify(makeNotification("notifications/resources/updated", { uri }));
+      }
     }
   }
 

@@ -53,6 +53,50 @@ const ARRAY_HINTS = [
 const STRING_HINTS = ["minLength", "maxLength", "pattern", "format"];
 const NUMBER_HINTS = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"];
 
+/** Any Unicode scalar value, astral ones included (built once: the `binary` unit is costly). */
+const CODE_POINT: fc.Arbitrary<string> = fc
+  .oneof(fc.integer({ min: 0x20, max: 0xd7ff }), fc.integer({ min: 0xe000, max: 0x10ffff }))
+  .map((cp) => String.fromCodePoint(cp));
+
+/** ASCII subsets of the Unicode property classes patterns use most, for generation only. */
+const PROPERTY_SUBSETS: Readonly<Record<string, string>> = {
+  L: "A-Za-z",
+  Letter: "A-Za-z",
+  Lu: "A-Z",
+  Uppercase_Letter: "A-Z",
+  Ll: "a-z",
+  Lowercase_Letter: "a-z",
+  N: "0-9",
+  Number: "0-9",
+  Nd: "0-9",
+  Decimal_Number: "0-9",
+};
+
+/**
+ * A pattern whose `\p{…}` classes are replaced by ASCII subsets (`\p{Lu}` by `A-Z`), which
+ * fast-check can generate from. Every string it matches matches the original too; values are
+ * still checked against the original.
+ */
+function withoutPropertyEscapes(pattern: string): string {
+  let out = "", inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    const m = /^\\p\{(?:General_Category=|gc=)?([A-Za-z_]+)\}/.exec(pattern.slice(i));
+    if (m && PROPERTY_SUBSETS[m[1]]) {
+      out += inClass ? PROPERTY_SUBSETS[m[1]] : `[${PROPERTY_SUBSETS[m[1]]}]`;
+      i += m[0].length - 1;
+    } else if (c === "\\") {
+      out += c + (pattern[i + 1] ?? "");
+      i++;
+    } else {
+      if (c === "[") inClass = true;
+      else if (c === "]") inClass = false;
+      out += c;
+    }
+  }
+  return out;
+}
+
 /** Length in Unicode code points, as `minLength`/`maxLength` count. */
 function codePoints(s: string): number {
   let n = 0;
@@ -396,12 +440,13 @@ export class Builder {
       const re = compiled.pattern;
       tests.push((v) => re.test(v));
       if (!base) {
-        for (const flags of ["u", ""]) {
-          try {
-            base = fc.stringMatching(new RegExp(s.pattern, flags));
-            break;
-          } catch {
-            // fast-check does not support this syntax: fall back to filtering plain strings.
+        for (const source of [withoutPropertyEscapes(s.pattern), s.pattern]) {
+          for (const flags of ["u", ""]) {
+            try {
+              base ??= fc.stringMatching(new RegExp(source, flags));
+            } catch {
+              // fast-check does not support this syntax: try the next form, then plain strings.
+            }
           }
         }
       }
@@ -410,7 +455,7 @@ export class Builder {
     if (base && lengthOk) tests.push((v) => codePoints(v) >= min && codePoints(v) <= max);
     base ??= fc.oneof(
       { arbitrary: fc.string({ minLength: min, maxLength: genMax }), weight: 4 },
-      { arbitrary: fc.string({ minLength: min, maxLength: genMax, unit: "binary" }), weight: 1 },
+      { arbitrary: fc.string({ minLength: min, maxLength: genMax, unit: CODE_POINT }), weight: 1 },
     );
     if (!tests.length) return base;
     return this.filter(

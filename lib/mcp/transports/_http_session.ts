@@ -1,7 +1,7 @@
 /**
  * One MCP session as the HTTP transport keeps it: the server session, the principal it belongs
- * to, its standalone (GET) stream, the notifications waiting for that stream, and which request
- * stream each progress token belongs to.
+ * to, its standalone (GET) stream, the notifications waiting for that stream, and the response
+ * stream of each in-flight request.
  *
  * @module
  */
@@ -34,7 +34,7 @@ export class HttpSession {
   busy = 0;
   #stream: SseWriter | undefined;
   #queue: JsonRpcNotification[] = [];
-  readonly #progress = new Map<JsonRpcId, RequestChannel>();
+  readonly #requests = new Map<JsonRpcId, RequestChannel>();
 
   /**
    * Makes the state for a new session.
@@ -55,19 +55,20 @@ export class HttpSession {
   }
 
   /**
-   * Routes a notification from the server: progress for an in-flight request goes on that
-   * request's response; anything else on the GET stream, or into a bounded queue until one opens
-   * (a `list_changed` already queued is not queued twice; past the bound the oldest is dropped).
+   * Routes a notification from the server: one that belongs to an in-flight request (progress,
+   * logs) goes on that request's response; anything else on the GET stream, or into a bounded
+   * queue until one opens (a `list_changed` already queued is not queued twice; past the bound the
+   * oldest is dropped).
    *
    * @param message The notification.
+   * @param relatedRequestId The request it belongs to, if any.
    */
-  notify(message: JsonRpcNotification): void {
+  notify(message: JsonRpcNotification, relatedRequestId?: JsonRpcId): void {
     if (this.ended) return;
-    if (message.method === "notifications/progress") {
-      const params = message.params as Record<string, unknown> | undefined;
-      const channel = this.#progress.get(params?.progressToken as JsonRpcId);
+    if (relatedRequestId !== undefined) {
+      const channel = this.#requests.get(relatedRequestId);
       if (channel) channel.notify(message);
-      return; // progress for no in-flight request has nowhere to go
+      return; // about a request that is no longer in flight: nowhere to go
     }
     if (this.#stream && this.#stream.send(message)) return;
     const repeated = message.params === undefined &&
@@ -97,17 +98,17 @@ export class HttpSession {
   }
 
   /**
-   * Sends the progress notifications for a request's token to its channel until released.
+   * Sends the notifications that belong to a request to its channel until released.
    *
-   * @param token The request's `_meta.progressToken`.
+   * @param id The request's id.
    * @param channel Its response.
-   * @returns Releases the token (idempotent); undefined when the token is already in use.
+   * @returns Releases the id (idempotent); undefined when the id is already in flight.
    */
-  routeProgress(token: JsonRpcId, channel: RequestChannel): (() => void) | undefined {
-    if (this.#progress.has(token)) return undefined;
-    this.#progress.set(token, channel);
+  routeRequest(id: JsonRpcId, channel: RequestChannel): (() => void) | undefined {
+    if (this.#requests.has(id)) return undefined;
+    this.#requests.set(id, channel);
     return () => {
-      if (this.#progress.get(token) === channel) this.#progress.delete(token);
+      if (this.#requests.get(id) === channel) this.#requests.delete(id);
     };
   }
 
@@ -115,7 +116,7 @@ export class HttpSession {
   end(): void {
     this.ended = true;
     this.#queue = [];
-    this.#progress.clear();
+    this.#requests.clear();
     this.#stream?.end();
     this.#stream = undefined;
   }

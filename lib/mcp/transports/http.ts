@@ -98,10 +98,6 @@ export interface McpHttpServer {
 const ALLOW = "GET, POST, DELETE";
 const SUPPORTED_VERSIONS = LEGACY_PROTOCOL_VERSIONS;
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 function newSessionId(): string {
   const bytes = new Uint8Array(24);
   crypto.getRandomValues(bytes);
@@ -114,12 +110,6 @@ function headerMap(req: IncomingMessage): Record<string, string> {
     if (v !== undefined) out[k] = Array.isArray(v) ? v.join(", ") : v;
   }
   return out;
-}
-
-function progressToken(message: unknown): JsonRpcId | undefined {
-  const params = isRecord(message) && isRecord(message.params) ? message.params : undefined;
-  const token = params && isRecord(params._meta) ? params._meta.progressToken : undefined;
-  return typeof token === "string" || typeof token === "number" ? token : undefined;
 }
 
 /** The endpoint: routes each request and owns the sessions. */
@@ -397,8 +387,7 @@ class Endpoint implements McpHttpServer {
       return;
     }
     const reply = new PostReply(res, cors, this.#options.keepAliveMs ?? 15_000);
-    const token = progressToken(value);
-    const release = token === undefined ? undefined : session.routeProgress(token, reply);
+    const release = session.routeRequest(id!, reply);
     session.busy++;
     let response: JsonRpcResponse | undefined;
     try {
@@ -460,7 +449,11 @@ class Endpoint implements McpHttpServer {
 
   #open(principal: Principal): HttpSession {
     const s = new HttpSession(newSessionId(), principal.id, Date.now());
-    s.session = this.#server.openSession({ principal, id: s.id, notify: (m) => s.notify(m) });
+    s.session = this.#server.openSession({
+      principal,
+      id: s.id,
+      notify: (m, related) => s.notify(m, related),
+    });
     this.#sessions.set(s.id, s);
     return s;
   }
@@ -485,9 +478,9 @@ class Endpoint implements McpHttpServer {
  * The endpoint (default `/mcp`) answers:
  * - **POST** one JSON-RPC message (`Accept` must admit `application/json` and
  *   `text/event-stream`, else 406; `Content-Type: application/json`, else 415). A request gets
- *   `application/json`, unless a notification about it (its progress, when it carried a
- *   `progressToken`) must go out first: then `text/event-stream` with those notifications and,
- *   last, the response. A notification or response gets 202. Invalid JSON gets 400 with a
+ *   `application/json`, unless a notification about it (its progress, or a tool's log messages)
+ *   must go out first: then `text/event-stream` with those notifications and, last, the
+ *   response. A notification or response gets 202. Invalid JSON gets 400 with a
  *   `-32700` error; anything else that is not one JSON-RPC message (a batch included) 400 with
  *   `-32600`.
  * - **GET** (`Accept: text/event-stream`) the session's stream of server notifications
