@@ -207,6 +207,11 @@ export class BankSystem {
       case "fx.quote":
         return async (args, ctx: ToolContext) => {
           ctx.progress(1, 2, "pricing");
+          ctx.log(
+            "info",
+            { engine: "treasury-pricing", pair: `${args.sell}${args.buy}` },
+            "fx.quote",
+          );
           await Promise.resolve();
           const rate = RATES[args.buy as string] / RATES[args.sell as string];
           ctx.progress(2, 2, "priced");
@@ -274,6 +279,10 @@ export class BankSystem {
     }];
     return {
       list: () => prompts,
+      complete: (name, argument, value) =>
+        name === "investigate-payment" && argument === "reference"
+          ? [...this.payments.keys()].filter((r) => r.startsWith(value)).sort()
+          : [],
       get: (name, args) => {
         if (name !== "investigate-payment") return undefined;
         if (!args.reference) throw new PromptArgumentError("missing required argument reference");
