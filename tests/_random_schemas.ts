@@ -531,3 +531,116 @@ export function shuffleKeys(v: unknown, seed: number): unknown {
   };
   return walk(v);
 }
+
+// --- keyword soup ---------------------------------------------------------------------------
+
+const small = fc.constantFrom(0, 1, 2, 3);
+const soupValue = fc.constantFrom<unknown>(0, 1, 2, 1.5, "a", "b", "", true, null, [], {});
+
+/**
+ * Small schemas of up to three keywords drawn from every supported keyword, nested: not realistic,
+ * but they reach combinations (`contains` with counts, `patternProperties`, `propertyNames`,
+ * `if`/`then`/`else`, `not`, tuples) that tool schemas rarely show.
+ */
+export const soupSchema: fc.Arbitrary<unknown> = fc.letrec<{ s: unknown }>((tie) => ({
+  s: fc.oneof(
+    { maxDepth: 3, depthSize: "small" },
+    { weight: 1, arbitrary: fc.constantFrom<unknown>(true, false, {}) },
+    {
+      weight: 6,
+      arbitrary: fc.record({
+        type: fc.constantFrom<unknown>(
+          "integer",
+          "number",
+          "string",
+          "boolean",
+          "null",
+          "array",
+          "object",
+          ["integer", "string"],
+          ["number", "null"],
+        ),
+        minimum: small,
+        maximum: fc.constantFrom(2, 3, 5),
+        exclusiveMinimum: small,
+        exclusiveMaximum: fc.constantFrom(1, 3, 5),
+        multipleOf: fc.constantFrom(1, 2, 0.5),
+        minLength: small,
+        maxLength: fc.constantFrom(1, 3, 5),
+        pattern: fc.constantFrom("^a", "b", "^[ab]*$"),
+        format: fc.constantFrom("date", "email"),
+        enum: fc.uniqueArray(soupValue, {
+          minLength: 1,
+          maxLength: 3,
+          selector: (v) => JSON.stringify(v),
+        }),
+        const: soupValue,
+        items: tie("s"),
+        prefixItems: fc.array(tie("s"), { maxLength: 2 }),
+        contains: tie("s"),
+        minContains: small,
+        maxContains: fc.constantFrom(1, 2, 3),
+        minItems: small,
+        maxItems: fc.constantFrom(1, 2, 4),
+        uniqueItems: fc.boolean(),
+        properties: fc.dictionary(fc.constantFrom("a", "b", "c"), tie("s"), { maxKeys: 3 }),
+        required: fc.subarray(["a", "b", "c"]),
+        additionalProperties: tie("s"),
+        patternProperties: fc.dictionary(fc.constantFrom("^a", "^b", "c$"), tie("s"), {
+          maxKeys: 2,
+        }),
+        propertyNames: fc.constantFrom<unknown>({ maxLength: 1 }, { enum: ["a", "b"] }, {
+          pattern: "^[ab]$",
+        }),
+        dependentRequired: fc.dictionary(fc.constantFrom("a", "b"), fc.subarray(["a", "b", "c"]), {
+          maxKeys: 2,
+        }),
+        minProperties: small,
+        maxProperties: fc.constantFrom(1, 2, 3),
+        anyOf: fc.array(tie("s"), { minLength: 1, maxLength: 3 }),
+        oneOf: fc.array(tie("s"), { minLength: 1, maxLength: 3 }),
+        allOf: fc.array(tie("s"), { minLength: 1, maxLength: 2 }),
+        not: tie("s"),
+        if: tie("s"),
+        then: tie("s"),
+        else: tie("s"),
+        default: soupValue,
+      }, { requiredKeys: [] }).chain((o) =>
+        fc.shuffledSubarray(Object.keys(o), { minLength: 0, maxLength: 3 }).map((keys) =>
+          Object.fromEntries(keys.map((k) => [k, (o as Obj)[k]]))
+        )
+      ),
+    },
+  ),
+})).s;
+
+function objectsIn(x: unknown, out: Obj[] = []): Obj[] {
+  if (typeof x !== "object" || x === null || Array.isArray(x)) return out;
+  out.push(x as Obj);
+  for (const v of Object.values(x as Obj)) {
+    if (Array.isArray(v)) v.forEach((y) => objectsIn(y, out));
+    else if (typeof v === "object" && v) {
+      objectsIn(v, out);
+      for (const w of Object.values(v as Obj)) objectsIn(w, out);
+    }
+  }
+  return out;
+}
+
+/**
+ * A keyword-soup schema and an edit of it: one keyword somewhere inside deleted, or replaced by
+ * another random schema.
+ */
+export const soupChange: fc.Arbitrary<[unknown, unknown]> = fc
+  .tuple(soupSchema, soupSchema, fc.nat(), fc.nat(), fc.boolean())
+  .map(([before, other, i, j, remove]): [unknown, unknown] => {
+    const after = structuredClone(before);
+    const nodes = objectsIn(after).filter((n) => Object.keys(n).length > 0);
+    if (!nodes.length) return [before, other];
+    const node = nodes[i % nodes.length];
+    const keys = Object.keys(node);
+    const key = keys[j % keys.length];
+    if (remove) delete node[key];
+    else node[key] = structuredClone(other);
+    return [before, after];
+  });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { type JsonSchema, validateSchema } from "../mod.ts";
 import { arbitraryForSchema, SchemaGenerationError } from "../testing.ts";
-import { applyEdits, editArb, type Obj, toolSchema } from "./_random_schemas.ts";
+import { applyEdits, editArb, type Obj, soupSchema, toolSchema } from "./_random_schemas.ts";
 
 /** Samples values and asserts each one is valid. */
 function assertAllValid(schema: JsonSchema, numRuns = 200, options = {}): unknown[] {
@@ -323,4 +323,28 @@ Deno.test("arbitraryForSchema() yields valid values or a clear error for randoml
     }),
     { numRuns: 200 },
   );
+});
+
+Deno.test("arbitraryForSchema() yields valid values or a clear error for schemas that mix every keyword", () => {
+  let generated = 0;
+  fc.assert(
+    fc.property(soupSchema, fc.integer(), (schema, seed) => {
+      let values: unknown[];
+      try {
+        values = fc.sample(arbitraryForSchema(schema as JsonSchema, { maxAttempts: 50 }), {
+          numRuns: 3,
+          seed,
+        });
+      } catch (e) {
+        if (e instanceof SchemaGenerationError) return;
+        throw e;
+      }
+      generated++;
+      for (const value of values) {
+        assert.deepEqual(validateSchema(schema as JsonSchema, value), [], JSON.stringify(value));
+      }
+    }),
+    { numRuns: 300 },
+  );
+  assert.ok(generated > 150, `only ${generated} of 300 schemas could be generated for`);
 });

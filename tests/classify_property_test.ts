@@ -2,7 +2,14 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { classifySchemaChange, type JsonSchema, validateSchema } from "../mod.ts";
 import { arbitraryForSchema, SchemaGenerationError } from "../testing.ts";
-import { applyEdits, editArb, type Obj, shuffleKeys, toolSchema } from "./_random_schemas.ts";
+import {
+  applyEdits,
+  editArb,
+  type Obj,
+  shuffleKeys,
+  soupChange,
+  toolSchema,
+} from "./_random_schemas.ts";
 
 const RUNS = 250;
 
@@ -49,6 +56,28 @@ Deno.test("classifySchemaChange() is sound: a minor or patch change accepts ever
   );
   // The law must be exercised by compatible edits, not only skip major ones.
   assert.ok(compatible > RUNS / 4, `only ${compatible} compatible edits were tried`);
+});
+
+Deno.test("classifySchemaChange() is sound on small schemas that mix every keyword", () => {
+  fc.assert(
+    fc.property(soupChange, fc.integer(), ([before, after], seed) => {
+      const result = classifySchemaChange(before as JsonSchema, after as JsonSchema);
+      if (result.bump === "major") return;
+      for (const value of valuesOf(before as Obj, seed, 6) ?? []) {
+        const issues = validateSchema(after as JsonSchema, value);
+        if (issues.length) {
+          assert.fail(
+            `classified ${result.bump}, yet the new schema rejects ${JSON.stringify(value)}: ${
+              JSON.stringify(issues)
+            }\nchanges: ${JSON.stringify(result.changes, null, 1)}\nbefore: ${
+              JSON.stringify(before)
+            }\nafter: ${JSON.stringify(after)}`,
+          );
+        }
+      }
+    }),
+    { numRuns: RUNS },
+  );
 });
 
 Deno.test("classifySchemaChange() calls a schema compared with itself patch with no changes", () => {

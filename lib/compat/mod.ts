@@ -1,5 +1,6 @@
 /**
- * Compatibility: semantic versions and version constraints.
+ * Compatibility: semantic versions and version constraints, and the classification of schema
+ * changes as patch, minor or major.
  *
  * @module
  */

@@ -12,8 +12,10 @@ import { formatPath } from "../schema/path.ts";
 import type { JsonSchema, PathSegment } from "../schema/types.ts";
 import { isValid } from "../schema/validate.ts";
 import { BoundedFilter } from "./_bounded_filter.ts";
-import { FORMAT_ARBITRARIES } from "./_formats.ts";
 import { mergeSchemas } from "./_merge.ts";
+import { numberArbitrary } from "./_numbers.ts";
+import type { ScalarContext } from "./_scalar_context.ts";
+import { stringArbitrary } from "./_strings.ts";
 import { SchemaGenerationError } from "./generation_error.ts";
 
 type Obj = Record<string, unknown>;
@@ -26,8 +28,6 @@ export interface BuildSettings {
   maxArrayLength: number;
   maxAttempts: number;
 }
-
-const INT32_MIN = -(2 ** 31), INT32_MAX = 2 ** 31 - 1;
 
 const OBJECT_HINTS = [
   "properties",
@@ -52,100 +52,6 @@ const ARRAY_HINTS = [
 ];
 const STRING_HINTS = ["minLength", "maxLength", "pattern", "format"];
 const NUMBER_HINTS = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"];
-
-/** Any Unicode scalar value, astral ones included (built once: the `binary` unit is costly). */
-const CODE_POINT: fc.Arbitrary<string> = fc
-  .oneof(fc.integer({ min: 0x20, max: 0xd7ff }), fc.integer({ min: 0xe000, max: 0x10ffff }))
-  .map((cp) => String.fromCodePoint(cp));
-
-/** ASCII subsets of the Unicode property classes patterns use most, for generation only. */
-const PROPERTY_SUBSETS: Readonly<Record<string, string>> = {
-  L: "A-Za-z",
-  Letter: "A-Za-z",
-  Lu: "A-Z",
-  Uppercase_Letter: "A-Z",
-  Ll: "a-z",
-  Lowercase_Letter: "a-z",
-  N: "0-9",
-  Number: "0-9",
-  Nd: "0-9",
-  Decimal_Number: "0-9",
-};
-
-/**
- * A pattern whose `\p{…}` classes are replaced by ASCII subsets (`\p{Lu}` by `A-Z`), which
- * fast-check can generate from. Every string it matches matches the original too; values are
- * still checked against the original.
- */
-function withoutPropertyEscapes(pattern: string): string {
-  let out = "", inClass = false;
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i];
-    const m = /^\\p\{(?:General_Category=|gc=)?([A-Za-z_]+)\}/.exec(pattern.slice(i));
-    if (m && PROPERTY_SUBSETS[m[1]]) {
-      out += inClass ? PROPERTY_SUBSETS[m[1]] : `[${PROPERTY_SUBSETS[m[1]]}]`;
-      i += m[0].length - 1;
-    } else if (c === "\\") {
-      out += c + (pattern[i + 1] ?? "");
-      i++;
-    } else {
-      if (c === "[") inClass = true;
-      else if (c === "]") inClass = false;
-      out += c;
-    }
-  }
-  return out;
-}
-
-/** Length in Unicode code points, as `minLength`/`maxLength` count. */
-function codePoints(s: string): number {
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
-}
-
-/** `k × m` computed on the decimals the numbers print as, so `3 × 0.1` is `0.3`. */
-function times(k: number, m: number): number {
-  const match = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(m));
-  if (!match) return k * m;
-  const frac = match[3] ?? "";
-  const mantissa = BigInt(match[1] + match[2] + frac);
-  const exp = Number(match[4] ?? 0) - frac.length;
-  return Number(`${BigInt(k) * mantissa}e${exp}`);
-}
-
-/** The smallest positive integer that is a multiple of `m` (for integer schemas). */
-function integerStep(m: number): number {
-  for (let k = 1; k <= 1_000_000; k++) {
-    const v = times(k, m);
-    if (Number.isInteger(v)) return v;
-  }
-  return m;
-}
-
-/** Integers in [min, max], through `fc.integer` or, beyond 32 bits, `fc.bigInt`. */
-function integers(min: number, max: number): fc.Arbitrary<number> {
-  if (min >= INT32_MIN && max <= INT32_MAX) return fc.integer({ min, max });
-  const lo = BigInt(Math.max(min, -Number.MAX_SAFE_INTEGER));
-  const hi = BigInt(Math.min(max, Number.MAX_SAFE_INTEGER));
-  return fc.bigInt({ min: lo, max: hi }).map(Number);
-}
-
-interface Bound {
-  value: number;
-  exclusive: boolean;
-}
-
-function bound(s: Obj, side: "lower" | "upper"): Bound | undefined {
-  const [inc, exc] = side === "lower"
-    ? ["minimum", "exclusiveMinimum"]
-    : ["maximum", "exclusiveMaximum"];
-  const a = typeof s[inc] === "number" ? { value: s[inc] as number, exclusive: false } : undefined;
-  const b = typeof s[exc] === "number" ? { value: s[exc] as number, exclusive: true } : undefined;
-  if (!a || !b) return a ?? b;
-  const sign = side === "lower" ? 1 : -1;
-  return a.value * sign > b.value * sign ? a : b;
-}
 
 /** The generator for one schema document. */
 export class Builder {
@@ -210,6 +116,13 @@ export class Builder {
     }
     this.#checks.set(s, test);
     return test ?? undefined;
+  }
+
+  #scalarContext(path: PathSegment[]): ScalarContext {
+    return {
+      filter: (arb, accept, what) => this.filter(arb, accept, path, what),
+      fail: (reason) => this.#error(path, reason),
+    };
   }
 
   #filtered(arb: Arb, s: unknown, path: PathSegment[], what: string): Arb {
@@ -359,11 +272,11 @@ export class Builder {
       case "boolean":
         return fc.boolean();
       case "integer":
-        return this.#numbers(s, true, path);
+        return numberArbitrary(s, true, this.#scalarContext(path));
       case "number":
-        return this.#numbers(s, false, path);
+        return numberArbitrary(s, false, this.#scalarContext(path));
       case "string":
-        return this.#strings(s, path);
+        return stringArbitrary(s, this.#scalarContext(path));
       case "array":
         return this.#arrays(s, path, depth);
       case "object":
@@ -371,99 +284,6 @@ export class Builder {
       default:
         throw this.#error(path, `unknown type ${JSON.stringify(t)}`);
     }
-  }
-
-  #numbers(s: Obj, integerOnly: boolean, path: PathSegment[]): Arb {
-    const lo = bound(s, "lower"), hi = bound(s, "upper");
-    const m = typeof s.multipleOf === "number" && s.multipleOf > 0 ? s.multipleOf : undefined;
-    const inRange = (v: number) =>
-      (!lo || (lo.exclusive ? v > lo.value : v >= lo.value)) &&
-      (!hi || (hi.exclusive ? v < hi.value : v <= hi.value));
-    if (integerOnly || m !== undefined) {
-      const step = m === undefined ? 1 : integerOnly ? integerStep(m) : m;
-      // The multiples k × step inside the bounds.
-      let kMin = lo ? Math.ceil(lo.value / step) : undefined;
-      let kMax = hi ? Math.floor(hi.value / step) : undefined;
-      for (let i = 0; i < 3 && kMin !== undefined && !inRange(times(kMin, step)); i++) kMin++;
-      for (let i = 0; i < 3 && kMax !== undefined && !inRange(times(kMax, step)); i++) kMax--;
-      const span = integerOnly && step === 1 ? 2 ** 31 : 1_000_000;
-      kMin ??= kMax === undefined ? -span : kMax - span;
-      kMax ??= kMin + 2 * span;
-      if (kMin > kMax || !inRange(times(kMin, step))) {
-        throw this.#error(path, "no number satisfies its bounds and multipleOf");
-      }
-      return integers(kMin, kMax).map((k) => times(k, step) || 0);
-    }
-    if (
-      lo && hi && (lo.value > hi.value || (lo.value === hi.value && (lo.exclusive || hi.exclusive)))
-    ) {
-      throw this.#error(path, "its lower bound is above its upper bound");
-    }
-    const arbs: Arb[] = [
-      fc.double({
-        min: lo?.value,
-        max: hi?.value,
-        minExcluded: lo?.exclusive ?? false,
-        maxExcluded: hi?.exclusive ?? false,
-        noNaN: true,
-        noDefaultInfinity: true,
-      }).map((x) => (x === 0 ? 0 : x)),
-    ];
-    const cLo = lo ? Math.ceil(lo.value * 100) : -10_000_000;
-    const cHi = hi ? Math.floor(hi.value * 100) : 10_000_000;
-    if (Number.isSafeInteger(cLo) && Number.isSafeInteger(cHi) && cLo <= cHi) {
-      // Amounts with two decimals, as a caller would send them.
-      const cents = integers(cLo, cHi).map((k) => times(k, 0.01));
-      arbs.push(this.filter(cents, (v) => inRange(v as number), path, "the numeric bounds"));
-    }
-    const iMin = lo ? Math.floor(lo.value) + 1 : INT32_MIN;
-    const iMax = hi ? Math.ceil(hi.value) - 1 : INT32_MAX;
-    if (Number.isSafeInteger(iMin) && Number.isSafeInteger(iMax) && iMin <= iMax) {
-      arbs.push(integers(iMin, iMax));
-    }
-    return fc.oneof(...arbs);
-  }
-
-  #strings(s: Obj, path: PathSegment[]): Arb {
-    const min = typeof s.minLength === "number" ? s.minLength : 0;
-    const max = typeof s.maxLength === "number" ? s.maxLength : Infinity;
-    if (min > max) throw this.#error(path, "its minLength is above its maxLength");
-    const genMax = Math.min(max, min + 16);
-    const tests: ((v: string) => boolean)[] = [];
-    let base: fc.Arbitrary<string> | undefined;
-    if (typeof s.format === "string" && FORMAT_ARBITRARIES[s.format]) {
-      base = FORMAT_ARBITRARIES[s.format];
-    }
-    if (typeof s.pattern === "string") {
-      const compiled = compilePattern(s.pattern);
-      if (!compiled.ok) throw this.#error(path, `pattern cannot be run: ${compiled.reason}`);
-      const re = compiled.pattern;
-      tests.push((v) => re.test(v));
-      if (!base) {
-        for (const source of [withoutPropertyEscapes(s.pattern), s.pattern]) {
-          for (const flags of ["u", ""]) {
-            try {
-              base ??= fc.stringMatching(new RegExp(source, flags));
-            } catch {
-              // fast-check does not support this syntax: try the next form, then plain strings.
-            }
-          }
-        }
-      }
-    }
-    const lengthOk = min > 0 || max < Infinity;
-    if (base && lengthOk) tests.push((v) => codePoints(v) >= min && codePoints(v) <= max);
-    base ??= fc.oneof(
-      { arbitrary: fc.string({ minLength: min, maxLength: genMax }), weight: 4 },
-      { arbitrary: fc.string({ minLength: min, maxLength: genMax, unit: CODE_POINT }), weight: 1 },
-    );
-    if (!tests.length) return base;
-    return this.filter(
-      base,
-      (v) => tests.every((t) => t(v as string)),
-      path,
-      "pattern, format or length",
-    );
   }
 
   #arrays(s: Obj, path: PathSegment[], depth: number): Arb {
