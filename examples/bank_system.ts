@@ -207,11 +207,6 @@ export class BankSystem {
       case "fx.quote":
         return async (args, ctx: ToolContext) => {
           ctx.progress(1, 2, "pricing");
-          ctx.log(
-            "info",
-            { engine: "treasury-pricing", pair: `${args.sell}${args.buy}` },
-            "fx.quote",
-          );
           await Promise.resolve();
           const rate = RATES[args.buy as string] / RATES[args.sell as string];
           ctx.progress(2, 2, "priced");
