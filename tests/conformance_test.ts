@@ -2,7 +2,8 @@
  * The official MCP conformance suite (@modelcontextprotocol/conformance 0.1.16) against our
  * server over our Streamable HTTP transport (tests/conformance/fixture_server.ts). The suite runs
  * under Deno (it needs Node 22 APIs); the scenarios we do not pass, and why, are in
- * tests/conformance/expected-failures.yml.
+ * tests/conformance/expected-failures.yml. Also our client (tests/conformance/fixture_client.ts)
+ * against the suite's mock servers.
  */
 import assert from "node:assert/strict";
 import { startFixture } from "./conformance/fixture_server.ts";
@@ -10,6 +11,7 @@ import { startFixture } from "./conformance/fixture_server.ts";
 const ROOT = new URL("../", import.meta.url).pathname;
 const CONFORMANCE = "npm:@modelcontextprotocol/conformance@0.1.16";
 const BASELINE = new URL("./conformance/expected-failures.yml", import.meta.url).pathname;
+const CLIENT = new URL("./conformance/fixture_client.ts", import.meta.url).pathname;
 
 /** Runs the conformance CLI; returns its exit code and its output (stdout then stderr). */
 async function conformance(...args: string[]): Promise<{ code: number; output: string }> {
@@ -23,9 +25,17 @@ async function conformance(...args: string[]): Promise<{ code: number; output: s
   return { code, output: text.replace(/\x1b\[[0-9;]*m/g, "") };
 }
 
-/** The scenarios listed in the baseline file (`server:` entries). */
-function baseline(): string[] {
-  return [...Deno.readTextFileSync(BASELINE).matchAll(/^\s*-\s*([a-z0-9-]+)/gm)].map((m) => m[1]);
+/** The scenarios a section (`server:` or `client:`) of the baseline file lists. */
+function baseline(section: "server" | "client"): string[] {
+  const out: string[] = [];
+  let current = "";
+  for (const line of Deno.readTextFileSync(BASELINE).split("\n")) {
+    const key = /^([a-z]+):/.exec(line);
+    if (key) current = key[1];
+    const item = /^\s+-\s*([a-z0-9_-]+)/.exec(line);
+    if (item && current === section) out.push(item[1]);
+  }
+  return out;
 }
 
 Deno.test("conformance 0.1.16, active server suite: everything passes but the listed expected failures", async () => {
@@ -47,7 +57,7 @@ Deno.test("conformance 0.1.16, active server suite: everything passes but the li
         `checks: ${total?.[1]} passed, ${total?.[2]} failed`,
     );
     assert.equal(code, 0, output);
-    assert.deepEqual(failed.sort(), baseline().sort(), output);
+    assert.deepEqual(failed.sort(), baseline("server").sort(), output);
     assert.ok(passed.length >= 20, output);
   } finally {
     await fixture.close();
@@ -69,4 +79,24 @@ Deno.test("conformance 0.1.16, json-schema-2020-12 (pending suite): $schema, $de
   } finally {
     await fixture.close();
   }
+});
+
+Deno.test("conformance 0.1.16, client scenarios: our McpClient over Streamable HTTP against the suite's mock servers", async () => {
+  const results: string[] = [];
+  for (const scenario of ["initialize", "tools_call", "sse-retry"]) {
+    const { code, output } = await conformance(
+      "client",
+      "--command",
+      `"${Deno.execPath()}" run -A "${CLIENT}"`,
+      "--scenario",
+      scenario,
+      "--expected-failures",
+      BASELINE,
+    );
+    const passed = /✅ OVERALL: PASSED/.test(output);
+    results.push(`${scenario} ${passed ? "passed" : "failed"}`);
+    assert.equal(code, 0, output);
+    assert.equal(passed, !baseline("client").includes(scenario), output);
+  }
+  console.log(`conformance client scenarios: ${results.join(", ")}`);
 });

@@ -1,8 +1,8 @@
 /**
  * Our server against a client nobody here wrote: the official TypeScript SDK's `Client`
  * (@modelcontextprotocol/sdk 1.32.2, which validates every result against its own Zod schemas)
- * drives the example estate's server: `estate serve --stdio` in a real process, and the same server
- * (`exampleServer`) behind `serveHttp` on 127.0.0.1 over Streamable HTTP.
+ * drives the example estate's server, `estate serve` in a real process, over stdio and over
+ * Streamable HTTP on 127.0.0.1.
  */
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -21,8 +21,6 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { EstateDir } from "../lib/store/mod.ts";
-import { exampleServer } from "../lib/cli/serve.ts";
-import { bearerTokens, serveHttp } from "../lib/mcp/transports/http_mod.ts";
 import type { SchemaIssue } from "../mod.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
@@ -54,8 +52,6 @@ function serveArgs(dir: string, ...rest: string[]): string[] {
 /** How a test reaches the server as a principal; `close` ends whatever `open` started. */
 interface Link {
   open(principal: PrincipalId): Transport;
-  /** Called after another process published into the estate folder. */
-  published(): void;
   close(): Promise<void>;
 }
 
@@ -69,33 +65,49 @@ function stdioLink(dir: string): Link {
         env: Deno.env.toObject(),
         stderr: "ignore",
       }),
-    published: () => {}, // the server process watches its folder
     close: () => Promise.resolve(),
   };
 }
 
-/**
- * Serves the estate over Streamable HTTP in this process (`exampleServer`, the server
- * `estate serve` builds), with the demo bearer tokens of principals.json.
- */
+/** Starts `estate serve --http 127.0.0.1:0` and reads the URL it prints. */
 async function httpLink(dir: string): Promise<Link & { url: URL }> {
-  const estate = EstateDir.open(dir);
-  const server = exampleServer(estate, { log: () => {}, recordCalls: false });
-  const http = await serveHttp(server, { authenticate: bearerTokens(estate.principals()) });
-  const tokens = new Map(estate.principals().map((p) => [p.id, p.token]));
-  const url = new URL(http.url);
+  const child = new Deno.Command(Deno.execPath(), {
+    args: serveArgs(dir, "--http", "127.0.0.1:0"),
+    cwd: ROOT,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let printed = "";
+  let url: URL | undefined;
+  while (!url) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    printed += value;
+    const m = /URL: (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(printed);
+    if (m) url = new URL(m[1]);
+  }
+  const drained = (async () => {
+    while (!(await reader.read()).done) { /* the rest of the banner */ }
+  })();
+  const stop = async () => {
+    child.kill("SIGTERM");
+    await child.status;
+    await drained;
+  };
+  if (!url) {
+    await stop();
+    throw new Error(`estate serve --http printed no URL:\n${printed}`);
+  }
+  const tokens = new Map(EstateDir.open(dir).principals().map((p) => [p.id, p.token]));
   return {
     url,
     open: (principal) =>
       new StreamableHTTPClientTransport(url, {
         requestInit: { headers: { Authorization: `Bearer ${tokens.get(principal)}` } },
       }),
-    // What `estate serve`'s folder watcher does when another process writes into the folder.
-    published: () => estate.refresh(),
-    close: async () => {
-      await http.close();
-      server.close();
-    },
+    close: stop,
   };
 }
 
@@ -141,7 +153,7 @@ async function conformsToTheSdk(link: Link, dir: string): Promise<void> {
     return client;
   };
   try {
-    // The handshake: the SDK speaks 2025-11-25, and our server advertises list_changed.
+    // The handshake: our server advertises list_changed, which the SDK needs to follow it.
     let changed!: (tools: { name: string; _meta?: Record<string, unknown> }[]) => void;
     const afterPublish = new Promise<{ name: string; _meta?: Record<string, unknown> }[]>((r) =>
       changed = r
@@ -220,7 +232,6 @@ async function conformsToTheSdk(link: Link, dir: string): Promise<void> {
       version: next,
       inputSchema: { ...schema, properties: { ...schema.properties, channel: { type: "string" } } },
     });
-    link.published();
     const relisted = await afterPublish;
     assert.equal(relisted.find((t) => t.name === "payments.lookup")?._meta?.[VERSION_KEY], next);
     assert.deepEqual(await names(retail), SEES["retail-agent"]);

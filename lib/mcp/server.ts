@@ -573,7 +573,8 @@ export class McpServer {
     }
     // 2. discoverability: an invisible tool is answered exactly like an unknown one
     const name = params.name;
-    const visible = this.#visibleTools(s.principal).find((t) => t.name === name);
+    const visible = this.#options.registry.versions(name).filter((r) => r.state === "active")
+      .reverse().map((r) => r.spec).find((t) => canSee(t, s.principal)); // = discover(), one name
     if (!visible) throw protocolError(ERROR_CODES.INVALID_PARAMS, `Unknown tool: ${name}`);
     // 3. version resolution: a pin may reach a deprecated version the principal may see
     let spec = visible;

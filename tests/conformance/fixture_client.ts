@@ -18,7 +18,7 @@ import { StreamableHttpClientTransport } from "../../lib/mcp/transports/http_mod
  * @param scenario The scenario's name.
  */
 export async function play(url: string, scenario: string): Promise<void> {
-  const client = new McpClient(new StreamableHttpClientTransport(url, { listen: false }), {
+  const client = new McpClient(new StreamableHttpClientTransport(url), {
     clientInfo: { name: "tool-estate-conformance-client", version: "0.1.0" },
   });
   try {
@@ -29,6 +29,11 @@ export async function play(url: string, scenario: string): Promise<void> {
       if (!add) throw new Error("the server lists no add_numbers tool");
       const outcome = await client.callTool("add_numbers", { a: 5, b: 3 });
       if (outcome.kind !== "ok") throw new Error(`add_numbers: ${JSON.stringify(outcome)}`);
+    } else if (scenario === "sse-retry") {
+      // The server closes the call's stream after a priming event with `retry:`, and answers
+      // on the GET stream the client is expected to open with Last-Event-ID.
+      const outcome = await client.callTool(tools[0].name, {}, { timeoutMs: 3_000 });
+      if (outcome.kind !== "ok") throw new Error(`${tools[0].name}: ${JSON.stringify(outcome)}`);
     }
   } finally {
     await client.close();

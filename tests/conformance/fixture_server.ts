@@ -4,8 +4,8 @@
  * resources and prompts the suite's scenarios call by name.
  *
  * The suite's client sends no credential, so the authenticator admits a request without an
- * `Authorization` header as the fixture principal (and refuses any token). Features the server
- * does not offer are listed, with reasons, in `expected-failures.yml` beside this file.
+ * `Authorization` header as the fixture principal (and refuses any token). Scenarios we do not
+ * pass are listed, with reasons, in `expected-failures.yml` beside this file.
  *
  * Run it alone: `deno run -A tests/conformance/fixture_server.ts [--port N]`; it prints its URL.
  *
@@ -140,12 +140,13 @@ const TOOLS: { spec: ToolSpec; handler: ToolHandler }[] = [
     }),
   },
   {
-    // The server has no logging/setLevel and no log channel for handlers: see
-    // expected-failures.yml. The tool exists so the scenario fails for that reason only.
-    spec: fixtureSpec("test_tool_with_logging", "Would send three log messages while it runs."),
+    spec: fixtureSpec("test_tool_with_logging", "Sends three log messages while it runs."),
     handler: async (_args, ctx) => {
+      ctx.log("info", "Tool execution started");
       await sleep(50, ctx.signal);
+      ctx.log("info", "Tool processing data");
       await sleep(50, ctx.signal);
+      ctx.log("info", "Tool execution completed");
       return "Tool with logging executed";
     },
   },
@@ -291,6 +292,10 @@ const PROMPTS: PromptProvider = {
     }
     return undefined;
   },
+  complete: (name, argument, value) =>
+    name === "test_prompt_with_arguments" && argument === "arg1"
+      ? ["test", "testing", "tested"].filter((v) => v.startsWith(value))
+      : [],
 };
 
 /** Admits a request with no credential as {@linkcode CONFORMANCE_PRINCIPAL}; refuses any token. */
