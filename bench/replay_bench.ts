@@ -112,60 +112,70 @@ function measure(mode: string, dir: string): Measurement {
   return { ms, ...peakRss(), rejected };
 }
 
-const [flag, dirArg] = Deno.args;
-if (flag?.startsWith("--measure=")) {
-  console.log(JSON.stringify(measure(flag.slice("--measure=".length), dirArg)));
-} else {
-  const n = Number(flag ?? 1_000_000);
-  const dir = await Deno.makeTempDir({ prefix: "replay-bench-" });
-  try {
-    const estate = EstateDir.open(dir);
-    estate.publish(v1);
-    const file = `${dir}/tools/${TOOL}/calls.jsonl`;
-    const t0 = performance.now();
-    writeCalls(file, n);
-    const size = fs.statSync(file).size;
-    console.log(
-      `${n.toLocaleString("en")} calls, ${(size / 1e6).toFixed(0)} MB (${
-        (size / n).toFixed(0)
-      } bytes a call), written in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
-    );
-    const results: Record<string, Measurement> = {};
-    const runs: [string, string, string[]][] = [
-      ["parse", "parse", []],
-      ["read", "read", []],
-      ["replay", "replay", []],
-      // The same with the V8 heap capped far below the file's size: it fits, so memory is flat.
-      ["replay, heap ≤ 32 MiB", "replay", ["--v8-flags=--max-old-space-size=32"]],
-    ];
-    for (const [label, mode, flags] of runs) {
-      const out = await new Deno.Command(Deno.execPath(), {
-        args: ["run", "-A", ...flags, new URL(import.meta.url).pathname, `--measure=${mode}`, dir],
-        cwd: new URL("..", import.meta.url).pathname,
-        stderr: "inherit",
-      }).output();
-      if (!out.success) throw new Error(`the ${label} measurement failed`);
-      results[label] = JSON.parse(new TextDecoder().decode(out.stdout));
+// A script, not a Deno.bench file: nothing runs when `deno bench` merely loads it.
+if (import.meta.main) {
+  const [flag, dirArg] = Deno.args;
+  if (flag?.startsWith("--measure=")) {
+    console.log(JSON.stringify(measure(flag.slice("--measure=".length), dirArg)));
+  } else {
+    const n = Number(flag ?? 1_000_000);
+    const dir = await Deno.makeTempDir({ prefix: "replay-bench-" });
+    try {
+      const estate = EstateDir.open(dir);
+      estate.publish(v1);
+      const file = `${dir}/tools/${TOOL}/calls.jsonl`;
+      const t0 = performance.now();
+      writeCalls(file, n);
+      const size = fs.statSync(file).size;
+      console.log(
+        `${n.toLocaleString("en")} calls, ${(size / 1e6).toFixed(0)} MB (${
+          (size / n).toFixed(0)
+        } bytes a call), written in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
+      );
+      const results: Record<string, Measurement> = {};
+      const runs: [string, string, string[]][] = [
+        ["parse", "parse", []],
+        ["read", "read", []],
+        ["replay", "replay", []],
+        // The same with the V8 heap capped far below the file's size: it fits, so memory is flat.
+        ["replay, heap ≤ 32 MiB", "replay", ["--v8-flags=--max-old-space-size=32"]],
+      ];
+      for (const [label, mode, flags] of runs) {
+        const out = await new Deno.Command(Deno.execPath(), {
+          args: [
+            "run",
+            "-A",
+            ...flags,
+            new URL(import.meta.url).pathname,
+            `--measure=${mode}`,
+            dir,
+          ],
+          cwd: new URL("..", import.meta.url).pathname,
+          stderr: "inherit",
+        }).output();
+        if (!out.success) throw new Error(`the ${label} measurement failed`);
+        results[label] = JSON.parse(new TextDecoder().decode(out.stdout));
+      }
+      const base = results.parse;
+      const rows = [
+        ["", "time", "calls/s", "peak RSS", "time ÷ parse"],
+        ...Object.entries(results).map(([mode, m]) => [
+          mode,
+          `${(m.ms / 1000).toFixed(2)} s`,
+          `${Math.round(n / (m.ms / 1000)).toLocaleString("en")}`,
+          `${(m.rss / 2 ** 20).toFixed(0)} MiB${m.peak ? "" : " (current, not peak)"}`,
+          `${(m.ms / base.ms).toFixed(2)}×`,
+        ]),
+      ];
+      const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+      for (const r of rows) console.log(r.map((cell, c) => cell.padEnd(widths[c])).join("  "));
+      console.log(
+        `\nreplay: 1.1.0 rejects ${results.replay.rejected?.toLocaleString("en")} of ${
+          n.toLocaleString("en")
+        } calls (the ones an agent got wrong)`,
+      );
+    } finally {
+      await Deno.remove(dir, { recursive: true });
     }
-    const base = results.parse;
-    const rows = [
-      ["", "time", "calls/s", "peak RSS", "time ÷ parse"],
-      ...Object.entries(results).map(([mode, m]) => [
-        mode,
-        `${(m.ms / 1000).toFixed(2)} s`,
-        `${Math.round(n / (m.ms / 1000)).toLocaleString("en")}`,
-        `${(m.rss / 2 ** 20).toFixed(0)} MiB${m.peak ? "" : " (current, not peak)"}`,
-        `${(m.ms / base.ms).toFixed(2)}×`,
-      ]),
-    ];
-    const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-    for (const r of rows) console.log(r.map((cell, c) => cell.padEnd(widths[c])).join("  "));
-    console.log(
-      `\nreplay: 1.1.0 rejects ${results.replay.rejected?.toLocaleString("en")} of ${
-        n.toLocaleString("en")
-      } calls (the ones an agent got wrong)`,
-    );
-  } finally {
-    await Deno.remove(dir, { recursive: true });
   }
 }

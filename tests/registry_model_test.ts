@@ -207,6 +207,13 @@ class Discover implements fc.Command<Model, ToolRegistry> {
       if (visible && top) expected.push(`${name}@${top.spec.version}`);
     }
     assert.deepEqual(r.discover(this.principal).map((s) => `${s.name}@${s.version}`), expected);
+    for (const name of NAMES) {
+      const one = r.visible(name, this.principal);
+      assert.equal(
+        one ? `${name}@${one.version}` : undefined,
+        expected.find((e) => e.startsWith(`${name}@`)),
+      );
+    }
     for (const name of m.keys()) {
       const versions = r.versions(name);
       assert.deepEqual(

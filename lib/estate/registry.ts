@@ -12,7 +12,13 @@ import { canonicalJson } from "../schema/_equal.ts";
 import { checkSchema } from "../schema/check.ts";
 import type { SchemaIssue } from "../schema/types.ts";
 import { validateSchema } from "../schema/validate.ts";
-import { classificationRank, parseToolSpec, type Principal, type ToolSpec } from "./spec.ts";
+import {
+  canSee,
+  classificationRank,
+  parseToolSpec,
+  type Principal,
+  type ToolSpec,
+} from "./spec.ts";
 
 /** Where a version is in its life: active → deprecated → retired. */
 export type LifecycleState = "active" | "deprecated" | "retired";
@@ -556,6 +562,24 @@ export class ToolRegistry {
       }
     }
     return out;
+  }
+
+  /**
+   * The version of one tool a principal may call unpinned: the newest active version whose scopes,
+   * tenants and classification admit the principal — what `discover` lists for that name.
+   *
+   * @param name The tool.
+   * @param principal The caller.
+   * @returns The spec, or undefined when the principal may see no active version of it.
+   */
+  visible(name: string, principal: Principal): ToolSpec | undefined {
+    const records = this.#tools.get(name)?.records ?? [];
+    for (let i = records.length - 1; i >= 0; i--) {
+      if (records[i].state === "active" && canSee(records[i].spec, principal)) {
+        return records[i].spec;
+      }
+    }
+    return undefined;
   }
 
   /**

@@ -18,6 +18,7 @@ import { isValidConstraint } from "../compat/semver.ts";
 import type { ToolRegistry } from "../estate/registry.ts";
 import {
   canSee,
+  type McpTool,
   META_VERSION_KEY,
   type Principal,
   toMcpTool,
@@ -197,6 +198,8 @@ interface SessionImpl extends Session {
   logLevel: LogLevel;
   /** Resource URIs the client subscribed to. */
   subscriptions: Set<string>;
+  /** The principal's `tools/list` entries, until the estate changes (pages reuse it). */
+  tools: McpTool[] | undefined;
   /** What the principal could see when last told: `name@version` joined. */
   visible: string;
   inFlight: Map<JsonRpcId, { controller: AbortController; cancelled: boolean }>;
@@ -321,6 +324,7 @@ export class McpServer {
       notify: options.notify,
       logLevel: "debug",
       subscriptions: new Set(),
+      tools: undefined,
       visible: "",
       inFlight: new Map(),
     };
@@ -441,7 +445,8 @@ export class McpServer {
     }
     switch (r.method) {
       case "tools/list":
-        return this.#page("tools", this.#visibleTools(s.principal).map(toMcpTool), params.cursor);
+        s.tools ??= this.#visibleTools(s.principal).map(toMcpTool);
+        return this.#page("tools", s.tools, params.cursor);
       case "tools/call":
         return await this.#callTool(s, r.id, params, signal);
       case "resources/list":
@@ -573,8 +578,7 @@ export class McpServer {
     }
     // 2. discoverability: an invisible tool is answered exactly like an unknown one
     const name = params.name;
-    const visible = this.#options.registry.versions(name).filter((r) => r.state === "active")
-      .reverse().map((r) => r.spec).find((t) => canSee(t, s.principal)); // = discover(), one name
+    const visible = this.#options.registry.visible(name, s.principal); // = discover(), one name
     if (!visible) throw protocolError(ERROR_CODES.INVALID_PARAMS, `Unknown tool: ${name}`);
     // 3. version resolution: a pin may reach a deprecated version the principal may see
     let spec = visible;
@@ -759,6 +763,7 @@ export class McpServer {
   /** After a publish, deprecation or retirement: tell each session whose view changed. */
   #estateChanged(): void {
     for (const s of this.#sessions) {
+      s.tools = undefined;
       if (s.state !== "ready") continue;
       const now = this.#visibleSignature(s.principal);
       if (now === s.visible) continue;
