@@ -6,7 +6,7 @@
  */
 import type { SchemaBump, SchemaChange } from "../compat/schema_change.ts";
 import type { SchemaIssue } from "../schema/types.ts";
-import type { PublishPlan, RejectionsAtNode, ToolRegistry } from "./registry.ts";
+import type { PlanOptions, PublishPlan, RejectionsAtNode, ToolRegistry } from "./registry.ts";
 import { lintDescription, type ToolSpec } from "./spec.ts";
 
 /** How much a finding matters: an error fails `estate check`. */
@@ -75,6 +75,7 @@ function rejectionMessage(node: RejectionsAtNode): string {
  *
  * @param spec The draft (already parsed with `parseToolSpec`).
  * @param registry The estate it would be published into.
+ * @param options `replay`: a faster replay of the stored calls (a `CallIndex`), as for `plan`.
  * @returns The report; `ok` is false when publishing would be refused.
  *
  * @example
@@ -97,8 +98,12 @@ function rejectionMessage(node: RejectionsAtNode): string {
  * );
  * ```
  */
-export function checkDraft(spec: ToolSpec, registry: ToolRegistry): DraftReport {
-  const plan: PublishPlan = registry.plan(spec);
+export function checkDraft(
+  spec: ToolSpec,
+  registry: ToolRegistry,
+  options: PlanOptions = {},
+): DraftReport {
+  const plan: PublishPlan = registry.plan(spec, options);
   const findings: DraftFinding[] = [];
   const base = plan.baseline;
   const baseName = base

@@ -30,6 +30,7 @@ export {
   type LifecycleEntry,
   LifecycleError,
   type LifecycleState,
+  type PlanOptions,
   PublishError,
   type PublishPlan,
   type PublishRefusal,
@@ -51,3 +52,4 @@ export {
   type FindingSeverity,
   type FindingTarget,
 } from "./check_draft.ts";
+export { CallIndex } from "./call_index.ts";

@@ -189,6 +189,15 @@ export interface PublishResult {
   plan: PublishPlan;
 }
 
+/** Options for {@linkcode ToolRegistry.plan}. */
+export interface PlanOptions {
+  /** Replays the stored calls of a major line through a schema (default: `replayCalls` over the registry's calls). */
+  replay?: (
+    schema: ToolSpec["inputSchema"],
+    options: { major: number; sample: number },
+  ) => Rejections;
+}
+
 /** Options for a {@linkcode ToolRegistry}. */
 export interface RegistryOptions {
   /** The stored calls publish replays for a non-major bump. Default: none. */
@@ -275,10 +284,13 @@ export class ToolRegistry {
    * Works out what publishing `spec` would do, without publishing.
    *
    * @param candidate The spec (validated with `parseToolSpec`).
+   * @param options `replay`: answers the stored-call replay instead of streaming the calls
+   *   through `replayCalls` — e.g. a {@linkcode CallIndex} for an editor that plans on every
+   *   keystroke; it must give the same answer.
    * @returns The plan: baseline, required bump, and every refusal.
    * @throws {ToolSpecError} When the candidate is not a valid spec.
    */
-  plan(candidate: ToolSpec | unknown): PublishPlan {
+  plan(candidate: ToolSpec | unknown, options: PlanOptions = {}): PublishPlan {
     const spec = parseToolSpec(candidate, describe(candidate));
     const records = this.#tools.get(spec.name)?.records ?? [];
     const id = `${spec.name}@${spec.version}`;
@@ -340,7 +352,12 @@ export class ToolRegistry {
         });
       }
       if (actual !== "major" && plan.schemaIssues.length === 0) {
-        plan.rejected = this.#replay(spec);
+        plan.rejected = options.replay
+          ? options.replay(spec.inputSchema, {
+            major: Version.parse(spec.version).major,
+            sample: this.#sample,
+          })
+          : this.#replay(spec);
         if (plan.rejected.count > 0) {
           const first = plan.rejected.first.map((r) =>
             `call ${r.index} (${r.call.principal}, ${r.call.at}): ${
