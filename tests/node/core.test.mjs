@@ -6,6 +6,7 @@
 //   - validateSchema, checkSchema        (lib/schema/)
 //   - classifySchemaChange               (lib/compat/classify.ts)
 //   - repairArguments                    (lib/estate/)
+//   - ToolRegistry, McpServer, McpClient (lib/estate/, lib/mcp/)
 
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -168,5 +169,48 @@ describe("repair", () => {
     const twice = repair(schema, once.arguments);
     assert.deepEqual(twice.arguments, once.arguments);
     assert.deepEqual(twice.repairs, []);
+  });
+});
+
+describe("estate and MCP", () => {
+  const spec = (version, changes = {}) => ({
+    name: "payments.lookup",
+    version,
+    title: "Look up a payment",
+    description: "Returns a wholesale payment's status by reference. Reads the payments system of record.",
+    inputSchema: { type: "object", properties: { reference: { type: "string" }, currency: { type: "string" } }, required: ["reference"] },
+    sideEffect: "read",
+    requiredScopes: ["payments:read"],
+    dataClassification: "confidential",
+    tenants: ["wholesale"],
+    owner: "payments-platform",
+    ...changes,
+  });
+  const operator = { id: "op", scopes: ["payments:read"], tenant: "wholesale", clearance: "restricted" };
+  const retail = { id: "ra", scopes: [], tenant: "retail", clearance: "confidential" };
+
+  test("the registry refuses a breaking change published as a minor, and discovers per principal", () => {
+    const registry = new (need("ToolRegistry"))();
+    registry.publish(spec("1.0.0"));
+    const breaking = spec("1.1.0", { inputSchema: { type: "object", properties: { reference: { type: "string" } } } });
+    assert.throws(() => registry.publish(breaking), /change is major .*publish 2\.0\.0, not 1\.1\.0/);
+    assert.deepEqual(registry.discover(operator).map((s) => s.name), ["payments.lookup"]);
+    assert.deepEqual(registry.discover(retail), []);
+  });
+
+  test("an MCP client and server talk over linked transports: list, call, rejected arguments", async () => {
+    const registry = new (need("ToolRegistry"))();
+    registry.publish(spec("1.0.0"));
+    const server = new (need("McpServer"))({ registry, handlerFor: () => ({ reference }) => ({ reference, status: "HELD" }) });
+    const [near, far] = need("createLinkedTransports")();
+    need("serveTransport")(server, far, operator);
+    const client = new (need("McpClient"))(near);
+    await client.connect();
+    assert.deepEqual((await client.listTools()).map((t) => t.name), ["payments.lookup"]);
+    const ok = await client.callTool("payments.lookup", { reference: "PMT-004211" });
+    assert.deepEqual(ok.kind === "ok" && ok.result.structuredContent, { reference: "PMT-004211", status: "HELD" });
+    const bad = await client.callTool("payments.lookup", { reference: 5 });
+    assert.deepEqual(bad.kind === "invalid-arguments" && bad.issues.map((i) => i.path), ["$.reference"]);
+    await client.close();
   });
 });
