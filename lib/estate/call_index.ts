@@ -12,13 +12,8 @@ import { canonicalJson } from "../schema/_equal.ts";
 import { sortIssues } from "../schema/path.ts";
 import type { JsonSchema, SchemaIssue } from "../schema/types.ts";
 import { isValid, validateSchema } from "../schema/validate.ts";
-import {
-  type RejectedCall,
-  type Rejections,
-  type RejectionsAtNode,
-  replayCalls,
-  type StoredCall,
-} from "./registry.ts";
+import { type Rejections, replayCalls, type StoredCall } from "./registry.ts";
+import { RejectionTally } from "./_tally.ts";
 
 /** Root keywords whose effect depends only on which keys a call sends. */
 const KEYSET_KEYWORDS = new Set([
@@ -230,32 +225,12 @@ export class CallIndex {
       for (const [e, issues] of failures) for (const i of entries[e].calls) add(i, issues);
     }
     // Assemble exactly as replayCalls does: calls in corpus order, each call's issues sorted.
-    const order = [...failing.keys()].sort((a, b) => a - b);
-    const first: RejectedCall[] = [];
-    const nodes = new Map<string, RejectionsAtNode>();
-    for (const i of order) {
+    const tally = new RejectionTally(sample);
+    for (const i of [...failing.keys()].sort((a, b) => a - b)) {
       const parts = failing.get(i)!;
-      const issues = parts.length === 1 ? parts[0] : sortIssues(parts.flat());
-      if (first.length < sample) first.push({ call: this.#calls[i], index: i + 1, issues });
-      const seen = new Set<string>();
-      for (const issue of issues) {
-        const key = `${issue.schemaPath} ${issue.keyword}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        const node = nodes.get(key);
-        if (node) node.count++;
-        else {nodes.set(key, {
-            schemaPath: issue.schemaPath,
-            keyword: issue.keyword,
-            count: 1,
-            example: issue,
-          });}
-      }
+      tally.add(this.#calls[i], i + 1, parts.length === 1 ? parts[0] : sortIssues(parts.flat()));
     }
-    const byNode = [...nodes.values()].sort((a, b) =>
-      b.count - a.count || (a.schemaPath < b.schemaPath ? -1 : a.schemaPath > b.schemaPath ? 1 : 0)
-    );
-    return { count: order.length, first, byNode };
+    return tally.result();
   }
 
   /**

@@ -12,6 +12,7 @@ import { canonicalJson } from "../schema/_equal.ts";
 import { checkSchema } from "../schema/check.ts";
 import type { SchemaIssue } from "../schema/types.ts";
 import { validateSchema } from "../schema/validate.ts";
+import { RejectionTally } from "./_tally.ts";
 import {
   canSee,
   classificationRank,
@@ -701,11 +702,8 @@ export function replayCalls(
   calls: Iterable<StoredCall>,
   options: { major?: number; sample?: number; onProgress?: (replayed: number) => void } = {},
 ): Rejections {
-  const sample = options.sample ?? 3;
-  let count = 0;
+  const tally = new RejectionTally(options.sample ?? 3);
   let index = 0;
-  const first: RejectedCall[] = [];
-  const nodes = new Map<string, RejectionsAtNode>();
   for (const call of calls) {
     index++;
     if (options.onProgress && index % 10_000 === 0) options.onProgress(index);
@@ -719,26 +717,7 @@ export function replayCalls(
       if (callMajor !== options.major) continue;
     }
     const issues = validateSchema(schema, call.arguments);
-    if (issues.length === 0) continue;
-    count++;
-    if (first.length < sample) first.push({ call, index, issues });
-    const seen = new Set<string>();
-    for (const issue of issues) {
-      const key = `${issue.schemaPath} ${issue.keyword}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      const node = nodes.get(key);
-      if (node) node.count++;
-      else {nodes.set(key, {
-          schemaPath: issue.schemaPath,
-          keyword: issue.keyword,
-          count: 1,
-          example: issue,
-        });}
-    }
+    if (issues.length) tally.add(call, index, issues);
   }
-  const byNode = [...nodes.values()].sort((a, b) =>
-    b.count - a.count || (a.schemaPath < b.schemaPath ? -1 : a.schemaPath > b.schemaPath ? 1 : 0)
-  );
-  return { count, first, byNode };
+  return tally.result();
 }
