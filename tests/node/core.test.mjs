@@ -177,8 +177,13 @@ describe("estate and MCP", () => {
     name: "payments.lookup",
     version,
     title: "Look up a payment",
-    description: "Returns a wholesale payment's status by reference. Reads the payments system of record.",
-    inputSchema: { type: "object", properties: { reference: { type: "string" }, currency: { type: "string" } }, required: ["reference"] },
+    description:
+      "Returns a wholesale payment's status by reference. Reads the payments system of record.",
+    inputSchema: {
+      type: "object",
+      properties: { reference: { type: "string" }, currency: { type: "string" } },
+      required: ["reference"],
+    },
     sideEffect: "read",
     requiredScopes: ["payments:read"],
     dataClassification: "confidential",
@@ -186,14 +191,24 @@ describe("estate and MCP", () => {
     owner: "payments-platform",
     ...changes,
   });
-  const operator = { id: "op", scopes: ["payments:read"], tenant: "wholesale", clearance: "restricted" };
+  const operator = {
+    id: "op",
+    scopes: ["payments:read"],
+    tenant: "wholesale",
+    clearance: "restricted",
+  };
   const retail = { id: "ra", scopes: [], tenant: "retail", clearance: "confidential" };
 
   test("the registry refuses a breaking change published as a minor, and discovers per principal", () => {
     const registry = new (need("ToolRegistry"))();
     registry.publish(spec("1.0.0"));
-    const breaking = spec("1.1.0", { inputSchema: { type: "object", properties: { reference: { type: "string" } } } });
-    assert.throws(() => registry.publish(breaking), /change is major .*publish 2\.0\.0, not 1\.1\.0/);
+    const breaking = spec("1.1.0", {
+      inputSchema: { type: "object", properties: { reference: { type: "string" } } },
+    });
+    assert.throws(
+      () => registry.publish(breaking),
+      /change is major .*publish 2\.0\.0, not 1\.1\.0/,
+    );
     assert.deepEqual(registry.discover(operator).map((s) => s.name), ["payments.lookup"]);
     assert.deepEqual(registry.discover(retail), []);
   });
@@ -201,16 +216,24 @@ describe("estate and MCP", () => {
   test("an MCP client and server talk over linked transports: list, call, rejected arguments", async () => {
     const registry = new (need("ToolRegistry"))();
     registry.publish(spec("1.0.0"));
-    const server = new (need("McpServer"))({ registry, handlerFor: () => ({ reference }) => ({ reference, status: "HELD" }) });
+    const server = new (need("McpServer"))({
+      registry,
+      handlerFor: () => ({ reference }) => ({ reference, status: "HELD" }),
+    });
     const [near, far] = need("createLinkedTransports")();
     need("serveTransport")(server, far, operator);
     const client = new (need("McpClient"))(near);
     await client.connect();
     assert.deepEqual((await client.listTools()).map((t) => t.name), ["payments.lookup"]);
     const ok = await client.callTool("payments.lookup", { reference: "PMT-004211" });
-    assert.deepEqual(ok.kind === "ok" && ok.result.structuredContent, { reference: "PMT-004211", status: "HELD" });
+    assert.deepEqual(ok.kind === "ok" && ok.result.structuredContent, {
+      reference: "PMT-004211",
+      status: "HELD",
+    });
     const bad = await client.callTool("payments.lookup", { reference: 5 });
-    assert.deepEqual(bad.kind === "invalid-arguments" && bad.issues.map((i) => i.path), ["$.reference"]);
+    assert.deepEqual(bad.kind === "invalid-arguments" && bad.issues.map((i) => i.path), [
+      "$.reference",
+    ]);
     await client.close();
   });
 });

@@ -1,0 +1,56 @@
+// Bundles the extension (client) and the language server, each into one CommonJS file under
+// dist/, against the library's TypeScript source in ../lib. `--minify` for packaging.
+//
+//   node esbuild.mjs [--minify]
+import path from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import * as esbuild from "esbuild";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const minify = process.argv.includes("--minify");
+
+// The library's own npm imports (semver, re2js) resolve from this folder's node_modules, whatever
+// is (or is not) installed beside the library.
+const libraryDeps = {
+  name: "library-deps",
+  setup(build) {
+    build.onResolve({ filter: /^[a-z@][^:]*$/ }, (args) => {
+      if (args.importer.startsWith(here + path.sep) || args.pluginData === "library-deps") {
+        return undefined;
+      }
+      return build.resolve(args.path, {
+        kind: args.kind,
+        resolveDir: here,
+        pluginData: "library-deps",
+      });
+    });
+  },
+};
+
+const common = {
+  bundle: true,
+  platform: "node",
+  format: "cjs",
+  target: "node20",
+  // jsonc-parser's "main" is a UMD build that esbuild cannot follow; its "module" build works.
+  mainFields: ["module", "main"],
+  sourcemap: minify ? false : "linked",
+  minify,
+  logLevel: "warning",
+  plugins: [libraryDeps],
+};
+
+await Promise.all([
+  esbuild.build({
+    ...common,
+    entryPoints: [path.join(here, "src/extension.ts")],
+    outfile: path.join(here, "dist/extension.js"),
+    external: ["vscode"],
+  }),
+  esbuild.build({
+    ...common,
+    entryPoints: [path.join(here, "src/server.ts")],
+    outfile: path.join(here, "dist/server.js"),
+  }),
+]);

@@ -1,0 +1,341 @@
+/**
+ * One tool file's check, as the editor shows it: `checkDraft`'s findings placed at their nodes,
+ * the `Set version to …` fix, the hover on `version`, and the status line. The shapes are LSP's
+ * (`Diagnostic`, `Range`), so the server passes them on as they are. No editor, no file system.
+ *
+ * @module
+ */
+import type {
+  DraftFinding,
+  DraftReport,
+  FindingSeverity,
+} from "../../lib/estate/check_draft.ts";
+import {
+  parseToolSpec,
+  type ToolSpec,
+  ToolSpecError,
+} from "../../lib/estate/spec.ts";
+import {
+  LineIndex,
+  locateSegments,
+  locateSpecProblem,
+  locateTarget,
+  parseToolFile,
+  type Span,
+  type ToolFileTree,
+} from "./locations.ts";
+
+/** The `source` of every diagnostic: VS Code shows `tool-estate(version-too-low)`. */
+export const SOURCE = "tool-estate";
+
+/** An LSP position: zero-based line, UTF-16 character. */
+export interface Position {
+  /** The line. */
+  line: number;
+  /** The character in the line. */
+  character: number;
+}
+
+/** An LSP range. */
+export interface Range {
+  /** Where it starts. */
+  start: Position;
+  /** Where it ends (exclusive). */
+  end: Position;
+}
+
+/** The quick fix a version diagnostic carries: replace the version string. */
+export interface VersionFix {
+  /** `Set version to 3.0.0`. */
+  title: string;
+  /** The version value, quotes included. */
+  range: Range;
+  /** The new value, quoted: `"3.0.0"`. */
+  newText: string;
+}
+
+/** An LSP diagnostic (1 error, 2 warning, 3 information, 4 hint). */
+export interface FileDiagnostic {
+  /** Where. */
+  range: Range;
+  /** How much it matters. */
+  severity: 1 | 2 | 3 | 4;
+  /** The finding's code (`version-too-low`, `change`, …), `spec` or `estate`. */
+  code: string;
+  /** Always {@linkcode SOURCE}. */
+  source: string;
+  /** The sentence, exactly as `estate check` prints it. */
+  message: string;
+  /** The quick fix, for a version that is too low. */
+  data?: { fix: VersionFix };
+}
+
+/** The language-status line for a file: the baseline and the result. */
+export interface FileStatus {
+  /** Short text, e.g. `against 2.0.0 — major, needs 3.0.0`. */
+  text: string;
+  /** One more sentence: which baseline, from where. */
+  detail: string;
+  /** The worst finding: `error`, `warning` or `information`. */
+  severity: "error" | "warning" | "information";
+}
+
+/** Everything the editor shows for one tool file. */
+export interface FileCheck {
+  /** The diagnostics, errors first. */
+  diagnostics: FileDiagnostic[];
+  /** The hover on `version`, as markdown, when the file is a valid spec. */
+  versionHover?: string;
+  /** The status line. */
+  status: FileStatus;
+  /** The library's report, when the file is a valid spec and the check ran. */
+  report?: DraftReport;
+}
+
+/** What a file is checked against. */
+export interface CheckContext {
+  /** Checks a parsed draft: `EstateSnapshot.check`. */
+  check: (spec: ToolSpec) => DraftReport;
+  /** How to name the estate folder to the user, e.g. `corpus/`. */
+  estateLabel: string;
+  /** Why the estate could not be loaded (the check then runs against an empty estate). */
+  estateProblem?: string;
+  /** How to name the file in messages. */
+  fileLabel?: string;
+}
+
+const SEVERITY: Record<FindingSeverity, 1 | 2 | 3 | 4> = {
+  error: 1,
+  warning: 2,
+  information: 3,
+  hint: 4,
+};
+
+function rangeOf(
+  lines: LineIndex,
+  span: { offset: number; length: number },
+): Range {
+  return {
+    start: lines.position(span.offset),
+    end: lines.position(span.offset + span.length),
+  };
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+function stateName(state: string): string {
+  return state === "active" ? "published" : state;
+}
+
+/**
+ * Checks a tool file's text and places every finding in it.
+ *
+ * - Text that is not valid JSON gets no diagnostics from here (the editor's JSON support reports
+ *   syntax), only a status.
+ * - A spec `parseToolSpec` refuses gets one `spec` error per problem, at the field it names.
+ * - Otherwise every `checkDraft` finding becomes a diagnostic at its node, with the same severity,
+ *   code and message; `version-too-low` and `not-newer` carry the `Set version to …` fix.
+ *
+ * @param text The file's text.
+ * @param context The estate to check against.
+ * @returns The diagnostics, hover and status.
+ */
+export function checkToolFile(text: string, context: CheckContext): FileCheck {
+  const tree = parseToolFile(text);
+  const lines = new LineIndex(text);
+  if (tree.errors.length || !tree.root) {
+    return {
+      diagnostics: [],
+      status: {
+        text: "not valid JSON",
+        detail: "fix the JSON syntax to check the tool file",
+        severity: "warning",
+      },
+    };
+  }
+  let spec: ToolSpec;
+  try {
+    spec = parseToolSpec(JSON.parse(text), context.fileLabel ?? "tool file");
+  } catch (e) {
+    if (!(e instanceof ToolSpecError)) throw e;
+    return {
+      diagnostics: e.problems.map((problem) => ({
+        range: rangeOf(lines, locateSpecProblem(tree, problem)),
+        severity: 1 as const,
+        code: "spec",
+        source: SOURCE,
+        message: problem,
+      })),
+      status: {
+        text: `not a valid tool spec (${plural(e.problems.length, "problem")})`,
+        detail: e.problems.join("; "),
+        severity: "error",
+      },
+    };
+  }
+  const diagnostics: FileDiagnostic[] = [];
+  const versionSpan = locateSegments(tree, ["version"]);
+  if (context.estateProblem) {
+    diagnostics.push({
+      range: rangeOf(lines, versionSpan),
+      severity: 2,
+      code: "estate",
+      source: SOURCE,
+      message: `not checked against the estate: ${context.estateProblem}`,
+    });
+  }
+  let report: DraftReport;
+  try {
+    report = context.check(spec);
+  } catch (e) {
+    // A bad stored-calls line surfaces during replay, naming its file and line.
+    const message = (e as Error).message;
+    diagnostics.push({
+      range: rangeOf(lines, versionSpan),
+      severity: 1,
+      code: "estate",
+      source: SOURCE,
+      message: `the estate could not be read: ${message}`,
+    });
+    return {
+      diagnostics,
+      status: { text: "estate unreadable", detail: message, severity: "error" },
+    };
+  }
+  for (const f of report.findings) {
+    diagnostics.push(toDiagnostic(f, report, tree, lines));
+  }
+  diagnostics.sort((a, b) => a.severity - b.severity);
+  return {
+    diagnostics,
+    versionHover: versionHover(report, context.estateLabel),
+    status: statusOf(report, context),
+    report,
+  };
+}
+
+function toDiagnostic(
+  f: DraftFinding,
+  report: DraftReport,
+  tree: ToolFileTree,
+  lines: LineIndex,
+): FileDiagnostic {
+  const span: Span = locateTarget(tree, f.target);
+  const d: FileDiagnostic = {
+    range: rangeOf(lines, span),
+    severity: SEVERITY[f.severity],
+    code: f.code,
+    source: SOURCE,
+    message: f.message,
+  };
+  if (
+    (f.code === "version-too-low" || f.code === "not-newer") &&
+    report.minimumVersion &&
+    span.exact
+  ) {
+    d.data = {
+      fix: {
+        title: `Set version to ${report.minimumVersion}`,
+        range: d.range,
+        newText: JSON.stringify(report.minimumVersion),
+      },
+    };
+  }
+  return d;
+}
+
+function versionHover(report: DraftReport, estateLabel: string): string {
+  const id = `${report.name}@${report.version}`;
+  if (!report.baseline) {
+    return `**${id}** is a new tool: no version of ${report.name} is published in \`${estateLabel}\`.`;
+  }
+  const base = report.baseline;
+  const out = [
+    `**${id}** against **${report.name}@${base.version}** (${
+      stateName(base.state)
+    }), the newest published version in \`${estateLabel}\``,
+    "",
+  ];
+  const versionFindings = report.findings.filter((f) =>
+    f.target.field === "version"
+  );
+  if (versionFindings.length === 0) {
+    out.push(
+      `${report.version} is published with this content: nothing to publish.`,
+    );
+  }
+  for (const f of versionFindings) {
+    out.push(`${f.severity === "error" ? "**Error:** " : ""}${f.message}`, "");
+  }
+  if (report.changes.length) {
+    out.push(
+      `Changes (${report.changes.length}), **${report.bump}** overall:`,
+      "",
+    );
+    for (const c of report.changes) {
+      out.push(
+        `- \`${c.path}\` ${
+          c.bump === "major" ? "**major**" : c.bump
+        }: ${c.message}`,
+      );
+    }
+  } else if (versionFindings.length) {
+    out.push("No schema change.");
+  }
+  if (report.rejected.count) {
+    out.push(
+      "",
+      `${plural(report.rejected.count, "stored call")} of the ${
+        report.version.split(".")[0]
+      }.x line ${
+        report.rejected.count === 1 ? "is" : "are"
+      } rejected by this schema.`,
+    );
+  }
+  return out.join("\n");
+}
+
+function statusOf(report: DraftReport, context: CheckContext): FileStatus {
+  const errors = report.findings.filter((f) => f.severity === "error").length;
+  const warnings =
+    report.findings.filter((f) => f.severity === "warning").length;
+  const severity = errors
+    ? "error"
+    : warnings || context.estateProblem
+    ? "warning"
+    : "information";
+  const where = context.estateProblem
+    ? `estate not loaded (${context.estateProblem})`
+    : `estate ${context.estateLabel}`;
+  if (!report.baseline) {
+    return {
+      text: `${report.name}: new tool${
+        errors ? `, ${plural(errors, "error")}` : ""
+      }`,
+      detail: `no published version of ${report.name} in the ${where}`,
+      severity,
+    };
+  }
+  const base = report.baseline;
+  const hasVersionFinding = report.findings.some((f) =>
+    f.target.field === "version"
+  );
+  let result: string;
+  if (!hasVersionFinding) result = "published, unchanged";
+  else if (report.findings.some((f) => f.code === "immutable")) {
+    result = "version already published";
+  } else if (report.findings.some((f) => f.code === "version-too-low")) {
+    result = `${report.bump}, needs ${report.minimumVersion}`;
+  } else if (report.findings.some((f) => f.code === "not-newer")) {
+    result = "version not newer";
+  } else result = `${report.bump}, ${errors ? plural(errors, "error") : "ok"}`;
+  return {
+    text: `against ${base.version}: ${result}`,
+    detail: `baseline ${report.name}@${base.version} (${
+      stateName(base.state)
+    }) in the ${where}`,
+    severity,
+  };
+}

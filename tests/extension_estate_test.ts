@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { EstateSnapshot } from "../extension/src/estate.ts";
+import { checkDraft } from "../mod.ts";
+import { EstateDir } from "../lib/store/mod.ts";
+
+const CORPUS = new URL("../corpus/", import.meta.url).pathname;
+
+function draft(): Parameters<typeof checkDraft>[0] {
+  const spec = JSON.parse(
+    fs.readFileSync(path.join(CORPUS, "tools/payments.lookup/2.0.0.json"), "utf8"),
+  );
+  spec.version = "2.1.0";
+  spec.inputSchema.required = ["reference", "includeHistory"];
+  return spec;
+}
+
+Deno.test("EstateSnapshot.check() reports exactly what checkDraft reports against the estate on disk", () => {
+  const snapshot = EstateSnapshot.load(CORPUS);
+  const expected = checkDraft(draft(), EstateDir.open(CORPUS).registry);
+  assert.deepEqual(snapshot.check(draft()), expected);
+  assert.ok(expected.rejected.count > 0, "the draft rejects stored calls");
+  assert.deepEqual(
+    snapshot.registry.versions("payments.lookup").map((r) => [r.spec.version, r.state]),
+    [["1.0.0", "deprecated"], ["1.1.0", "active"], ["2.0.0", "active"]],
+  );
+});
+
+Deno.test("EstateSnapshot reads a tool's stored calls once and keeps them", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "estate-snapshot-" });
+  try {
+    fs.cpSync(CORPUS, dir, { recursive: true });
+    const snapshot = EstateSnapshot.load(dir);
+    const first = snapshot.check(draft());
+    // The calls file goes away: the snapshot answers from memory, the same as before.
+    fs.rmSync(path.join(dir, "tools/payments.lookup/calls.jsonl"));
+    assert.deepEqual(snapshot.check(draft()), first);
+    assert.equal(snapshot.calls("payments.lookup").length, 300);
+    // A new load sees the folder as it is now.
+    assert.equal(EstateSnapshot.load(dir).check(draft()).rejected.count, 0);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("EstateSnapshot.empty() treats every draft as a new tool", () => {
+  const report = EstateSnapshot.empty("nowhere").check(draft());
+  assert.equal(report.baseline, undefined);
+  assert.equal(report.ok, true);
+});
+
+Deno.test("EstateSnapshot.load() refuses a folder that does not exist, naming it", () => {
+  assert.throws(() => EstateSnapshot.load("/no/such/estate"), /\/no\/such\/estate: no such folder/);
+});
