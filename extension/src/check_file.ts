@@ -5,16 +5,8 @@
  *
  * @module
  */
-import type {
-  DraftFinding,
-  DraftReport,
-  FindingSeverity,
-} from "../../lib/estate/check_draft.ts";
-import {
-  parseToolSpec,
-  type ToolSpec,
-  ToolSpecError,
-} from "../../lib/estate/spec.ts";
+import type { DraftFinding, DraftReport, FindingSeverity } from "../../lib/estate/check_draft.ts";
+import { parseToolSpec, type ToolSpec, ToolSpecError } from "../../lib/estate/spec.ts";
 import {
   LineIndex,
   locateSegments,
@@ -258,9 +250,7 @@ function versionHover(report: DraftReport, estateLabel: string): string {
     }), the newest published version in \`${estateLabel}\``,
     "",
   ];
-  const versionFindings = report.findings.filter((f) =>
-    f.target.field === "version"
-  );
+  const versionFindings = report.findings.filter((f) => f.target.field === "version");
   if (versionFindings.length === 0) {
     out.push(
       `${report.version} is published with this content: nothing to publish.`,
@@ -276,9 +266,7 @@ function versionHover(report: DraftReport, estateLabel: string): string {
     );
     for (const c of report.changes) {
       out.push(
-        `- \`${c.path}\` ${
-          c.bump === "major" ? "**major**" : c.bump
-        }: ${c.message}`,
+        `- \`${c.path}\` ${c.bump === "major" ? "**major**" : c.bump}: ${c.message}`,
       );
     }
   } else if (versionFindings.length) {
@@ -289,9 +277,7 @@ function versionHover(report: DraftReport, estateLabel: string): string {
       "",
       `${plural(report.rejected.count, "stored call")} of the ${
         report.version.split(".")[0]
-      }.x line ${
-        report.rejected.count === 1 ? "is" : "are"
-      } rejected by this schema.`,
+      }.x line ${report.rejected.count === 1 ? "is" : "are"} rejected by this schema.`,
     );
   }
   return out.join("\n");
@@ -299,29 +285,20 @@ function versionHover(report: DraftReport, estateLabel: string): string {
 
 function statusOf(report: DraftReport, context: CheckContext): FileStatus {
   const errors = report.findings.filter((f) => f.severity === "error").length;
-  const warnings =
-    report.findings.filter((f) => f.severity === "warning").length;
-  const severity = errors
-    ? "error"
-    : warnings || context.estateProblem
-    ? "warning"
-    : "information";
+  const warnings = report.findings.filter((f) => f.severity === "warning").length;
+  const severity = errors ? "error" : warnings || context.estateProblem ? "warning" : "information";
   const where = context.estateProblem
     ? `estate not loaded (${context.estateProblem})`
     : `estate ${context.estateLabel}`;
   if (!report.baseline) {
     return {
-      text: `${report.name}: new tool${
-        errors ? `, ${plural(errors, "error")}` : ""
-      }`,
+      text: `${report.name}: new tool${errors ? `, ${plural(errors, "error")}` : ""}`,
       detail: `no published version of ${report.name} in the ${where}`,
       severity,
     };
   }
   const base = report.baseline;
-  const hasVersionFinding = report.findings.some((f) =>
-    f.target.field === "version"
-  );
+  const hasVersionFinding = report.findings.some((f) => f.target.field === "version");
   let result: string;
   if (!hasVersionFinding) result = "published, unchanged";
   else if (report.findings.some((f) => f.code === "immutable")) {
@@ -333,9 +310,7 @@ function statusOf(report: DraftReport, context: CheckContext): FileStatus {
   } else result = `${report.bump}, ${errors ? plural(errors, "error") : "ok"}`;
   return {
     text: `against ${base.version}: ${result}`,
-    detail: `baseline ${report.name}@${base.version} (${
-      stateName(base.state)
-    }) in the ${where}`,
+    detail: `baseline ${report.name}@${base.version} (${stateName(base.state)}) in the ${where}`,
     severity,
   };
 }

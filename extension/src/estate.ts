@@ -81,9 +81,7 @@ export class EstateSnapshot {
   calls(name: string): StoredCall[] {
     let calls = this.#calls.get(name);
     if (!calls) {
-      calls = this.registry.versions(name).length
-        ? [...this.#readCalls(name)]
-        : [];
+      calls = this.registry.versions(name).length ? [...this.#readCalls(name)] : [];
       this.#calls.set(name, calls);
     }
     return calls;

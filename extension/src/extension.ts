@@ -135,9 +135,7 @@ export async function activate(context: ExtensionContext): Promise<void> {
       const errors = r.files.reduce((n, f) => n + f.errors, 0);
       const warnings = r.files.reduce((n, f) => n + f.warnings, 0);
       window.showInformationMessage(
-        `Checked ${r.checked} tool file${
-          r.checked === 1 ? "" : "s"
-        }: ${r.failed} failed ` +
+        `Checked ${r.checked} tool file${r.checked === 1 ? "" : "s"}: ${r.failed} failed ` +
           `(${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${
             warnings === 1 ? "" : "s"
           })`,

@@ -4,12 +4,7 @@
  *
  * @module
  */
-import {
-  findNodeAtOffset,
-  type Node,
-  type ParseError,
-  parseTree,
-} from "jsonc-parser";
+import { findNodeAtOffset, type Node, type ParseError, parseTree } from "jsonc-parser";
 import type { FindingTarget } from "../../lib/estate/check_draft.ts";
 import { parsePath } from "../../lib/schema/path.ts";
 import type { PathSegment } from "../../lib/schema/types.ts";
@@ -180,9 +175,7 @@ export function locateSpecProblem(tree: ToolFileTree, problem: string): Span {
     const { node, exact } = findNode(tree.root, [field]);
     if (exact) {
       // An unknown field is shown by its key, a known one as any node.
-      const key = node.parent?.type === "property"
-        ? node.parent.children?.[0]
-        : undefined;
+      const key = node.parent?.type === "property" ? node.parent.children?.[0] : undefined;
       if (unknown && key) {
         return { offset: key.offset, length: key.length, exact: true };
       }

@@ -30,11 +30,7 @@ import {
   TextDocumentSyncKind,
 } from "vscode-languageserver/node";
 import { TextDocument } from "vscode-languageserver-textdocument";
-import {
-  checkToolFile,
-  type FileCheck,
-  type FileStatus,
-} from "./check_file.ts";
+import { checkToolFile, type FileCheck, type FileStatus } from "./check_file.ts";
 import { EstateSnapshot } from "./estate.ts";
 import { matchesGlob } from "./glob.ts";
 import { isOnVersion, parseToolFile } from "./locations.ts";
@@ -72,18 +68,15 @@ const DEFAULTS: Settings = {
 };
 
 function readSettings(value: unknown): Settings {
-  const v =
-    (typeof value === "object" && value !== null ? value : {}) as Record<
-      string,
-      unknown
-    >;
+  const v = (typeof value === "object" && value !== null ? value : {}) as Record<
+    string,
+    unknown
+  >;
   return {
     estateFolder: typeof v.estateFolder === "string" && v.estateFolder.trim()
       ? v.estateFolder
       : DEFAULTS.estateFolder,
-    files: typeof v.files === "string" && v.files.trim()
-      ? v.files
-      : DEFAULTS.files,
+    files: typeof v.files === "string" && v.files.trim() ? v.files : DEFAULTS.files,
     run: v.run === "onSave" ? "onSave" : "onType",
   };
 }
@@ -149,13 +142,10 @@ function serve(connection: Connection): void {
 
   /** The workspace folder a file belongs to: the innermost one holding it, else its own folder. */
   const folderOf = (file: string): string =>
-    folders.filter((f) => inside(f, file)).sort((a, b) =>
-      b.length - a.length
-    )[0] ??
+    folders.filter((f) => inside(f, file)).sort((a, b) => b.length - a.length)[0] ??
       path.dirname(file);
 
-  const estateDirOf = (folder: string): string =>
-    path.resolve(folder, settings.estateFolder);
+  const estateDirOf = (folder: string): string => path.resolve(folder, settings.estateFolder);
 
   const estateFor = (
     dir: string,
@@ -311,21 +301,15 @@ function serve(connection: Connection): void {
   });
 
   connection.onInitialized(() => {
-    watchEstates().catch((e) =>
-      connection.console.error(`watching the estate: ${e}`)
-    );
+    watchEstates().catch((e) => connection.console.error(`watching the estate: ${e}`));
     if (foldersChange) {
       connection.workspace.onDidChangeWorkspaceFolders((e) => {
         const removed = new Set(e.removed.map((f) => toPath(f.uri)));
         folders = [
           ...folders.filter((f) => !removed.has(f)),
-          ...e.added.map((f) => toPath(f.uri)).filter((p): p is string =>
-            p !== undefined
-          ),
+          ...e.added.map((f) => toPath(f.uri)).filter((p): p is string => p !== undefined),
         ];
-        watchEstates().catch((err) =>
-          connection.console.error(`watching the estate: ${err}`)
-        );
+        watchEstates().catch((err) => connection.console.error(`watching the estate: ${err}`));
         recheckAll();
       });
     }
@@ -340,9 +324,7 @@ function serve(connection: Connection): void {
     settings = next;
     if (moved) {
       estates.clear();
-      watchEstates().catch((e) =>
-        connection.console.error(`watching the estate: ${e}`)
-      );
+      watchEstates().catch((e) => connection.console.error(`watching the estate: ${e}`));
     }
     recheckAll();
   });
@@ -361,9 +343,7 @@ function serve(connection: Connection): void {
     if (any) recheckAll();
   });
 
-  documents.onDidOpen((e) =>
-    safely(`checking ${e.document.uri}`, () => validate(e.document))
-  );
+  documents.onDidOpen((e) => safely(`checking ${e.document.uri}`, () => validate(e.document)));
   documents.onDidChangeContent((e) => {
     // didOpen also fires this; the open already checked that version.
     if (results.get(e.document.uri)?.version === e.document.version) return;
@@ -431,9 +411,7 @@ function serve(connection: Connection): void {
         const open = documents.get(uri);
         let check: FileCheck;
         try {
-          check = open
-            ? validate(open)
-            : checkText(uri, fs.readFileSync(file, "utf8"));
+          check = open ? validate(open) : checkText(uri, fs.readFileSync(file, "utf8"));
         } catch (e) {
           connection.console.error(
             `checking ${file}: ${(e as Error).stack ?? e}`,
@@ -444,9 +422,7 @@ function serve(connection: Connection): void {
           connection.sendDiagnostics({ uri, diagnostics: check.diagnostics });
         }
         const errors = check.diagnostics.filter((d) => d.severity === 1).length;
-        const warnings = check.diagnostics.filter((d) =>
-          d.severity === 2
-        ).length;
+        const warnings = check.diagnostics.filter((d) => d.severity === 2).length;
         result.checked++;
         if (errors) result.failed++;
         result.files.push({ uri, errors, warnings });
