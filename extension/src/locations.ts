@@ -6,6 +6,7 @@
  */
 import { findNodeAtOffset, type Node, type ParseError, parseTree } from "jsonc-parser";
 import type { FindingTarget } from "../../lib/estate/check_draft.ts";
+import { TOOL_SPEC_FIELDS } from "../../lib/estate/spec.ts";
 import { parsePath } from "../../lib/schema/path.ts";
 import type { PathSegment } from "../../lib/schema/types.ts";
 
@@ -28,19 +29,7 @@ export interface ToolFileTree {
 }
 
 /** The top-level fields of a tool spec, as `parseToolSpec` names them in its problems. */
-export const TOOL_FIELDS: readonly string[] = [
-  "name",
-  "version",
-  "title",
-  "description",
-  "inputSchema",
-  "outputSchema",
-  "sideEffect",
-  "requiredScopes",
-  "dataClassification",
-  "tenants",
-  "owner",
-];
+export const TOOL_FIELDS: readonly string[] = TOOL_SPEC_FIELDS;
 
 /**
  * Parses a tool file's text (strict JSON: no comments, no trailing commas).

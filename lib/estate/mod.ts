@@ -20,6 +20,7 @@ export {
   SIDE_EFFECTS,
   type SideEffect,
   toMcpTool,
+  TOOL_SPEC_FIELDS,
   type ToolAnnotations,
   type ToolSpec,
   ToolSpecError,

@@ -135,6 +135,21 @@ export interface Principal {
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
+/** The fields of a tool spec, in the order a tool file lists them. */
+export const TOOL_SPEC_FIELDS: readonly (keyof ToolSpec)[] = [
+  "name",
+  "version",
+  "title",
+  "description",
+  "inputSchema",
+  "outputSchema",
+  "sideEffect",
+  "requiredScopes",
+  "dataClassification",
+  "tenants",
+  "owner",
+];
+
 /** A tool spec that was refused, with every problem found (each names its field). */
 export class ToolSpecError extends Error {
   /** One sentence per problem, each naming the field. */
@@ -256,20 +271,7 @@ export function parseToolSpec(value: unknown, subject = "tool spec"): ToolSpec {
   };
   const inputSchema = schema("inputSchema", true);
   const outputSchema = schema("outputSchema", false);
-  const known = new Set([
-    "name",
-    "version",
-    "title",
-    "description",
-    "inputSchema",
-    "outputSchema",
-    "sideEffect",
-    "requiredScopes",
-    "dataClassification",
-    "tenants",
-    "owner",
-    "$schema",
-  ]);
+  const known = new Set([...TOOL_SPEC_FIELDS, "$schema"]);
   for (const k of Object.keys(v)) if (!known.has(k)) problems.push(`unknown field ${k}`);
   if (problems.length) throw new ToolSpecError(subject, problems);
   const spec: ToolSpec = {
