@@ -581,7 +581,7 @@ Deno.test("http: a request without Mcp-Session-Id gets 400; an unknown one 404; 
     const get = await fetch(f.http.url, {
       headers: { authorization: `Bearer ${TOKENS.operator}`, accept: "text/event-stream" },
     });
-    assert.equal((await refusal(get)).status, 400);
+    assert.equal((await refusal(get)).status, 405); // no handshake-era session: 405 (2026-07-28)
   });
 });
 

@@ -42,6 +42,7 @@ async function withEverything(
   const client = new McpClient(transport, {
     clientInfo: { name: "tool-estate-peer-test", version: "0.1.0" },
     requestTimeoutMs: 15_000,
+    era: "auto", // server/discover first: a handshake-era server must still get initialize
   });
   try {
     await body(client, transport, home);
@@ -58,6 +59,7 @@ function text(content: unknown): string {
 Deno.test("McpClient and server-everything: handshake, tools on every page, a call, the scrubbed environment", async () => {
   await withEverything(async (client, transport, home) => {
     const init = await client.connect();
+    assert.equal(client.era, "legacy");
     assert.equal(init.protocolVersion, "2025-11-25");
     assert.equal(init.serverInfo.name, "mcp-servers/everything");
     assert.deepEqual(Object.keys(init.capabilities).sort(), [

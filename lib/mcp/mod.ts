@@ -20,6 +20,17 @@ export {
   type ResourceTemplate,
 } from "./protocol.ts";
 export {
+  checkModernRequest,
+  decodeHeaderValue,
+  isModernMessage,
+  MODERN_META,
+  MODERN_METHODS,
+  MODERN_PROTOCOL_VERSIONS,
+  type ModernEnvelope,
+  modernHeaderProblem,
+  readModernEnvelope,
+} from "./modern.ts";
+export {
   type CallRecord,
   LOG_LEVELS,
   type LogLevel,
@@ -31,16 +42,30 @@ export {
   type ResourceProvider,
   type Session,
   type SessionState,
+  type StatelessOptions,
   type ToolContext,
   type ToolHandler,
 } from "./server.ts";
 export {
   type CallOutcome,
   type InitializeResult,
+  type ListenFilter,
   McpClient,
+  type McpClientEra,
   type McpClientOptions,
   McpProtocolError,
   type RequestOptions,
+  ResourceNotFoundError,
+  type Subscription,
+  UnsupportedResultError,
 } from "./client.ts";
+export {
+  type CacheScope,
+  foldFreshness,
+  type Freshness,
+  type ListCacheEntry,
+  listCacheKey,
+  type ListCacheStore,
+} from "./list_cache.ts";
 export { type HostTool, McpHost } from "./host.ts";
 export { createLinkedTransports, serveTransport, type Transport } from "./transport.ts";

@@ -1,6 +1,7 @@
 /**
  * MCP protocol revisions, method names and result shapes this library serves (the
- * handshake-based revisions; the stateless 2026-07-28 revision is served beside them later).
+ * handshake-based revisions; the stateless 2026-07-28 revision, served beside them, is in
+ * `modern.ts`).
  *
  * @module
  */

@@ -1,7 +1,9 @@
 /**
  * The MCP server core, transport-agnostic: `handle(message, session)` takes one parsed message
  * and its connection's session and returns the response — or nothing, for a notification, a
- * response, or a request that was cancelled. The registry decides what each principal sees.
+ * response, or a request that was cancelled. `handleStateless(message, {principal})` serves the
+ * stateless 2026-07-28 revision beside it (a transport picks with `isModernMessage`). The
+ * registry decides what each principal sees.
  *
  * @module
  */
@@ -26,6 +28,12 @@ import {
 } from "../estate/spec.ts";
 import { validateSchema } from "../schema/validate.ts";
 import type { SchemaIssue } from "../schema/types.ts";
+import {
+  checkModernRequest,
+  MODERN_META,
+  MODERN_PROTOCOL_VERSIONS,
+  type ModernEnvelope,
+} from "./modern.ts";
 import {
   type CallToolResult,
   type Implementation,
@@ -167,6 +175,25 @@ export interface McpServerOptions {
   onCall?: (record: CallRecord) => void;
   /** The clock. Default `Date.now`. */
   now?: () => number;
+  /**
+   * How long a stateless (2026-07-28) client may cache a list, read or `server/discover` result
+   * (`ttlMs`), in milliseconds. Default 0: re-fetch each time (the estate changes under
+   * governance; a `subscriptions/listen` stream says when).
+   */
+  cacheTtlMs?: number;
+}
+
+/** Options for {@linkcode McpServer.handleStateless}: who is calling and how to reach them. */
+export interface StatelessOptions {
+  /** The principal the transport authenticated for this request. */
+  principal: Principal;
+  /**
+   * Sends a notification related to this request (progress, log messages, and a
+   * `subscriptions/listen` stream's notifications). Default: none are sent.
+   */
+  notify?: Notify;
+  /** Aborted when the caller cancels (closes the HTTP stream, sends `notifications/cancelled`). */
+  signal?: AbortSignal;
 }
 
 /** Where a session is in the handshake. */
@@ -186,6 +213,24 @@ export interface Session {
   readonly clientInfo: Implementation | undefined;
   /** The client's declared capabilities. */
   readonly clientCapabilities: Record<string, unknown> | undefined;
+}
+
+/** Who a request is served for, and how to reach them: a session, or one stateless request. */
+interface Caller {
+  readonly principal: Principal;
+  readonly protocolVersion: string | undefined;
+  notify: Notify;
+  /** The least severe log level wanted; undefined: no log messages. */
+  logLevel: LogLevel | undefined;
+}
+
+/** An open `subscriptions/listen` (2026-07-28): what it asked for, and what it last saw. */
+interface Listener {
+  readonly principal: Principal;
+  readonly id: JsonRpcId;
+  readonly notify: Notify;
+  /** What the principal could see when last told: `name@version` joined. */
+  visible: string;
 }
 
 interface SessionImpl extends Session {
@@ -262,7 +307,9 @@ function asResult(value: unknown): CallToolResult {
 }
 
 /**
- * An MCP server over a governed estate (handshake-era revisions 2024-11-05 to 2025-11-25).
+ * An MCP server over a governed estate: handshake-era revisions 2024-11-05 to 2025-11-25 through
+ * sessions ({@linkcode McpServer.handle}), and the stateless 2026-07-28 revision
+ * ({@linkcode McpServer.handleStateless}) beside them.
  *
  * @example
  * ```ts
@@ -289,6 +336,8 @@ function asResult(value: unknown): CallToolResult {
 export class McpServer {
   readonly #options: McpServerOptions;
   readonly #sessions = new Set<SessionImpl>();
+  readonly #listeners = new Set<Listener>();
+  readonly #closed = new AbortController();
   readonly #unsubscribe: () => void;
   readonly #pageSize: number;
   readonly #now: () => number;
@@ -355,6 +404,224 @@ export class McpServer {
   close(): void {
     this.#unsubscribe();
     for (const s of [...this.#sessions]) this.closeSession(s);
+    this.#closed.abort(); // ends every subscriptions/listen
+  }
+
+  /** How many `subscriptions/listen` streams are open. */
+  get listenerCount(): number {
+    return this.#listeners.size;
+  }
+
+  /**
+   * Handles one parsed message of the stateless 2026-07-28 revision (see `isModernMessage`):
+   * no session, no connection history — the request alone and the principal the transport
+   * authenticated for it decide the answer.
+   *
+   * Every result carries `resultType: "complete"` and `_meta["io.modelcontextprotocol/serverInfo"]`;
+   * list, read and `server/discover` results carry `ttlMs` and `cacheScope` (`"private"` where
+   * the answer depends on the principal). A bad envelope gets `-32602`, an unsupported revision
+   * `-32022`, a method this revision does not have (`initialize`, `ping`, `logging/setLevel`,
+   * `resources/subscribe`, ...) `-32601`.
+   *
+   * `subscriptions/listen` sends `notifications/subscriptions/acknowledged` at once, then
+   * (when asked with `toolsListChanged: true`) `notifications/tools/list_changed` whenever the
+   * principal's visible tools change, each tagged with the listen request's id; it resolves when
+   * the signal aborts (undefined: a cancelled request gets no response) or the server closes.
+   *
+   * @param message A value from `JSON.parse`.
+   * @param options The authenticated principal, the notification channel, the cancel signal.
+   * @returns The response; undefined for a notification, a response, or a cancelled request.
+   *
+   * @example
+   * ```ts
+   * import { McpServer, ToolRegistry } from "@tool-estate/core";
+   * import assert from "node:assert/strict";
+   *
+   * const server = new McpServer({ registry: new ToolRegistry(), handlerFor: () => undefined });
+   * const _meta = {
+   *   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+   *   "io.modelcontextprotocol/clientCapabilities": {},
+   * };
+   * const res = await server.handleStateless(
+   *   { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta } },
+   *   { principal: { id: "analyst", scopes: [], tenant: "group", clearance: "internal" } },
+   * );
+   * assert.deepEqual((res as { result: Record<string, unknown> }).result.tools, []);
+   * assert.equal((res as { result: Record<string, unknown> }).result.cacheScope, "private");
+   * ```
+   */
+  async handleStateless(
+    message: unknown,
+    options: StatelessOptions,
+  ): Promise<JsonRpcResponse | undefined> {
+    let classified;
+    try {
+      classified = validateEnvelope(message);
+    } catch (e) {
+      if (e instanceof JsonRpcError) return makeError(e.requestId, e);
+      throw e;
+    }
+    // Notifications (cancellation included) belong to the transport, which owns the signals.
+    if (classified.kind !== "request") return undefined;
+    const request = classified.message;
+    const signal = options.signal ?? new AbortController().signal;
+    try {
+      const params = request.params === undefined ? {} : request.params;
+      if (!isRecord(params)) {
+        throw protocolError(
+          ERROR_CODES.INVALID_PARAMS,
+          `Invalid params: ${request.method} takes named params (an object)`,
+        );
+      }
+      const envelope = checkModernRequest(request.method, params);
+      const result = await this.#statelessRequest(request, params, envelope, options, signal);
+      if (result === undefined || signal.aborted) return undefined;
+      return makeResult(request.id, result);
+    } catch (e) {
+      if (signal.aborted) return undefined;
+      if (e instanceof JsonRpcError) return makeError(request.id, e);
+      return makeError(request.id, protocolError(ERROR_CODES.INTERNAL_ERROR, "Internal error"));
+    }
+  }
+
+  async #statelessRequest(
+    r: JsonRpcRequest,
+    params: Record<string, unknown>,
+    envelope: ModernEnvelope,
+    options: StatelessOptions,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown> | undefined> {
+    const notify = options.notify ?? (() => {});
+    const level = envelope.logLevel as LogLevel | undefined;
+    const caller: Caller = {
+      principal: options.principal,
+      protocolVersion: envelope.protocolVersion,
+      notify,
+      logLevel: level !== undefined && LOG_LEVELS.includes(level) ? level : undefined,
+    };
+    const cached = (result: Record<string, unknown>, scope: "public" | "private") =>
+      this.#markComplete({ ...result, ttlMs: this.#ttlMs(), cacheScope: scope });
+    switch (r.method) {
+      case "server/discover": {
+        const result: Record<string, unknown> = {
+          supportedVersions: [...MODERN_PROTOCOL_VERSIONS],
+          capabilities: {
+            tools: { listChanged: true },
+            resources: {},
+            prompts: {},
+            completions: {},
+          },
+        };
+        if (this.#options.instructions) result.instructions = this.#options.instructions;
+        return cached(result, "public");
+      }
+      case "tools/list":
+        // Deterministic order; varies only with the principal's authorization: private.
+        return cached(
+          this.#page("tools", this.#visibleTools(caller.principal).map(toMcpTool), params.cursor),
+          "private",
+        );
+      case "tools/call":
+        return this.#markComplete(
+          { ...(await this.#callTool(caller, r.id, params, signal)) } as Record<string, unknown>,
+        );
+      case "resources/list":
+        return cached(
+          this.#page(
+            "resources",
+            this.#options.resources?.list(caller.principal) ?? [],
+            params.cursor,
+          ),
+          "private",
+        );
+      case "resources/templates/list":
+        return cached(
+          this.#page(
+            "resourceTemplates",
+            this.#options.resources?.templates?.(caller.principal) ?? [],
+            params.cursor,
+          ),
+          "private",
+        );
+      case "resources/read":
+        return cached(this.#readResource(caller, params) as Record<string, unknown>, "private");
+      case "prompts/list":
+        return cached(
+          this.#page("prompts", this.#options.prompts?.list(caller.principal) ?? [], params.cursor),
+          "private",
+        );
+      case "prompts/get":
+        return this.#markComplete(this.#getPrompt(caller, params) as Record<string, unknown>);
+      case "completion/complete":
+        return this.#markComplete(this.#complete(caller, params) as Record<string, unknown>);
+      case "subscriptions/listen":
+        return await this.#listen(r.id, params, caller, signal);
+      default:
+        throw protocolError(ERROR_CODES.METHOD_NOT_FOUND, `Method not found: ${r.method}`);
+    }
+  }
+
+  #ttlMs(): number {
+    const ttl = this.#options.cacheTtlMs ?? 0;
+    return Number.isSafeInteger(ttl) && ttl > 0 ? ttl : 0;
+  }
+
+  /** Marks a 2026-07-28 result complete and names the server in its `_meta`. */
+  #markComplete(result: Record<string, unknown>): Record<string, unknown> {
+    const meta = isRecord(result._meta) ? result._meta : {};
+    return {
+      ...result,
+      resultType: "complete",
+      _meta: { ...meta, [MODERN_META.serverInfo]: this.#serverInfo() },
+    };
+  }
+
+  #serverInfo(): Implementation {
+    return this.#options.serverInfo ?? { name: "tool-estate", version: "0.1.0" };
+  }
+
+  /** `subscriptions/listen`: acknowledge, then notify until cancelled or the server closes. */
+  async #listen(
+    id: JsonRpcId,
+    params: Record<string, unknown>,
+    caller: Caller,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown> | undefined> {
+    const asked = params.notifications;
+    if (!isRecord(asked)) {
+      throw protocolError(
+        ERROR_CODES.INVALID_PARAMS,
+        "Invalid params: subscriptions/listen needs notifications (an object)",
+      );
+    }
+    const accepted: Record<string, unknown> = {};
+    if (asked.toolsListChanged === true) accepted.toolsListChanged = true;
+    const tag = { [MODERN_META.subscriptionId]: id };
+    caller.notify(
+      makeNotification("notifications/subscriptions/acknowledged", {
+        _meta: tag,
+        notifications: accepted,
+      }),
+      id,
+    );
+    const listener: Listener = {
+      principal: caller.principal,
+      id,
+      notify: caller.notify,
+      visible: this.#visibleSignature(caller.principal),
+    };
+    if (accepted.toolsListChanged) this.#listeners.add(listener);
+    try {
+      await new Promise<void>((resolve) => {
+        if (signal.aborted || this.#closed.signal.aborted) return resolve();
+        signal.addEventListener("abort", () => resolve(), { once: true });
+        this.#closed.signal.addEventListener("abort", () => resolve(), { once: true });
+      });
+    } finally {
+      this.#listeners.delete(listener);
+    }
+    // Cancelled: no response. Ended by the server: a successful response ends the stream.
+    return signal.aborted ? undefined : this.#markComplete({ _meta: tag });
   }
 
   /**
@@ -550,7 +817,7 @@ export class McpServer {
   }
 
   async #callTool(
-    s: SessionImpl,
+    s: Caller,
     requestId: JsonRpcId,
     params: Record<string, unknown>,
     signal: AbortSignal,
@@ -643,7 +910,10 @@ export class McpServer {
       s.notify(makeNotification("notifications/progress", p), requestId);
     };
     const log = (level: LogLevel, data: unknown, logger?: string): void => {
-      if (signal.aborted || LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(s.logLevel)) return;
+      if (
+        signal.aborted || s.logLevel === undefined ||
+        LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(s.logLevel)
+      ) return;
       const p: Record<string, unknown> = { level, data };
       if (logger !== undefined) p.logger = logger;
       s.notify(makeNotification("notifications/message", p), requestId);
@@ -667,7 +937,7 @@ export class McpServer {
     }
   }
 
-  #readResource(s: SessionImpl, params: Record<string, unknown>): unknown {
+  #readResource(s: Caller, params: Record<string, unknown>): unknown {
     if (typeof params.uri !== "string") {
       throw protocolError(
         ERROR_CODES.INVALID_PARAMS,
@@ -676,14 +946,20 @@ export class McpServer {
     }
     const contents = this.#options.resources?.read(params.uri, s.principal);
     if (!contents || contents.length === 0) {
-      throw protocolError(MCP_ERROR_CODES.RESOURCE_NOT_FOUND, `Resource not found: ${params.uri}`, {
-        uri: params.uri,
-      });
+      // 2026-07-28 answers an unknown resource with -32602 (it must not emit -32002).
+      const modern = MODERN_PROTOCOL_VERSIONS.includes(s.protocolVersion ?? "");
+      throw protocolError(
+        modern ? ERROR_CODES.INVALID_PARAMS : MCP_ERROR_CODES.RESOURCE_NOT_FOUND,
+        `Resource not found: ${params.uri}`,
+        {
+          uri: params.uri,
+        },
+      );
     }
     return { contents };
   }
 
-  #getPrompt(s: SessionImpl, params: Record<string, unknown>): unknown {
+  #getPrompt(s: Caller, params: Record<string, unknown>): unknown {
     if (typeof params.name !== "string") {
       throw protocolError(
         ERROR_CODES.INVALID_PARAMS,
@@ -715,7 +991,7 @@ export class McpServer {
     }
   }
 
-  #complete(s: SessionImpl, params: Record<string, unknown>): unknown {
+  #complete(s: Caller, params: Record<string, unknown>): unknown {
     const ref = isRecord(params.ref) ? params.ref : undefined;
     const argument = isRecord(params.argument) ? params.argument : undefined;
     if (
@@ -760,8 +1036,23 @@ export class McpServer {
     }
   }
 
-  /** After a publish, deprecation or retirement: tell each session whose view changed. */
+  /** After a publish, deprecation or retirement: tell each session and listener whose view changed. */
   #estateChanged(): void {
+    for (const l of this.#listeners) {
+      const now = this.#visibleSignature(l.principal);
+      if (now === l.visible) continue;
+      l.visible = now;
+      try {
+        l.notify(
+          makeNotification("notifications/tools/list_changed", {
+            _meta: { [MODERN_META.subscriptionId]: l.id },
+          }),
+          l.id,
+        );
+      } catch {
+        // A transport that failed to send cancels its own request.
+      }
+    }
     for (const s of this.#sessions) {
       s.tools = undefined;
       if (s.state !== "ready") continue;

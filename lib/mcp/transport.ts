@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { JsonRpcMessage } from "../jsonrpc/types.ts";
+import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/types.ts";
 import type { Principal } from "../estate/spec.ts";
 import type { McpServer, Session } from "./server.ts";
 
@@ -19,6 +19,15 @@ export interface Transport {
   onclose?: () => void;
   /** Closes the channel. */
   close(): Promise<void>;
+  /**
+   * Cancels an outstanding request by the transport's own means (a Streamable HTTP client closes
+   * the request's response stream, which a 2026-07-28 server takes as cancellation).
+   *
+   * @param id The request's id.
+   * @returns True when the transport cancelled it; false (or no method) means the client should
+   *   send `notifications/cancelled`.
+   */
+  cancel?(id: JsonRpcId): boolean;
 }
 
 /**

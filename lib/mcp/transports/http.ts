@@ -5,6 +5,11 @@
  * DNS-rebinding, size and time guards a bank's local or internal server needs. Built on
  * `node:http`, so it runs in Deno and in Node.
  *
+ * Beside them, the stateless revision 2026-07-28: a POST whose body carries the
+ * `io.modelcontextprotocol/protocolVersion` `_meta` envelope (or whose `MCP-Protocol-Version`
+ * names that revision) is served without a session, for the principal authenticated on that very
+ * request (see `McpServer.handleStateless`).
+ *
  * The older HTTP+SSE transport of revision 2024-11-05 (a GET stream that announces a separate
  * POST endpoint) is not offered; such clients get 400 on their first GET.
  *
@@ -13,11 +18,17 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { validateEnvelope } from "../../jsonrpc/envelope.ts";
-import { ERROR_CODES, JsonRpcError } from "../../jsonrpc/errors.ts";
+import { ERROR_CODES, JsonRpcError, MCP_ERROR_CODES } from "../../jsonrpc/errors.ts";
 import { makeError } from "../../jsonrpc/messages.ts";
 import type { JsonRpcId, JsonRpcResponse } from "../../jsonrpc/types.ts";
 import type { Principal } from "../../estate/spec.ts";
 import { LEGACY_PROTOCOL_VERSIONS } from "../protocol.ts";
+import {
+  checkModernRequest,
+  isModernMessage,
+  MODERN_PROTOCOL_VERSIONS,
+  modernHeaderProblem,
+} from "../modern.ts";
 import type { McpServer } from "../server.ts";
 import type { Authenticate } from "./bearer_tokens.ts";
 import { accepts, isJsonContentType, readBody } from "./_http_body.ts";
@@ -30,7 +41,7 @@ import {
   makeGuard,
   preflightHeaders,
 } from "./_http_guard.ts";
-import { PostReply, writeRefusal } from "./_http_reply.ts";
+import { PostReply, writeJson, writeRefusal } from "./_http_reply.ts";
 import { HttpSession } from "./_http_session.ts";
 import { SseWriter } from "./_sse_writer.ts";
 
@@ -214,6 +225,15 @@ class Endpoint implements McpHttpServer {
     }
     if (!principal) return this.#unauthorized(res, headers, cors);
     if (method === "POST") return await this.#post(req, res, headers, cors, principal);
+    if (headers["mcp-session-id"] === undefined) {
+      // No handshake-era session: the stateless revision has no GET stream and no DELETE.
+      return writeRefusal(
+        res,
+        405,
+        `Method Not Allowed: ${method} needs an Mcp-Session-Id (handshake-era session); stateless requests are POSTed, and subscriptions/listen opens the notification stream`,
+        { headers: { ...cors, allow: ALLOW } },
+      );
+    }
     const versionProblem = this.#versionProblem(headers);
     if (versionProblem) return writeRefusal(res, 400, versionProblem, { headers: cors });
     if (method === "GET") return this.#get(res, headers, cors, principal);
@@ -359,6 +379,13 @@ class Endpoint implements McpHttpServer {
         headers: cors,
       });
     }
+    const headerVersion = headers["mcp-protocol-version"]?.trim();
+    if (
+      isModernMessage(value) ||
+      (headerVersion !== undefined && MODERN_PROTOCOL_VERSIONS.includes(headerVersion))
+    ) {
+      return await this.#postStateless(res, headers, cors, principal, value, kind, id, method);
+    }
     const versionProblem = this.#versionProblem(headers);
     if (versionProblem) return writeRefusal(res, 400, versionProblem, { id, headers: cors });
     const isInitialize = kind === "request" && method === "initialize";
@@ -407,6 +434,71 @@ class Endpoint implements McpHttpServer {
       }
       return reply.finish(response, { "mcp-session-id": session.id });
     }
+    reply.finish(response);
+  }
+
+  /**
+   * A POST of the stateless revision: no session; the headers must agree with the body; the
+   * response is JSON, or an SSE stream when notifications go first (always for
+   * subscriptions/listen). Closing the response stream cancels the request.
+   */
+  async #postStateless(
+    res: ServerResponse,
+    headers: Record<string, string>,
+    cors: Record<string, string>,
+    principal: Principal,
+    value: unknown,
+    kind: "request" | "notification" | "response",
+    id: JsonRpcId | null,
+    method: string,
+  ): Promise<void> {
+    if (kind !== "request") {
+      res.writeHead(202, cors); // nothing for this server to do: cancellation is a closed stream
+      res.end();
+      return;
+    }
+    // In this order: a malformed envelope (-32602), headers that disagree with the body
+    // (-32020), then an unsupported revision (-32022) or an unknown method (404, -32601).
+    const params = (value as { params?: unknown }).params;
+    let refused: JsonRpcError | undefined;
+    try {
+      checkModernRequest(method, params);
+    } catch (e) {
+      if (!(e instanceof JsonRpcError)) throw e;
+      refused = e;
+    }
+    if (refused?.code === ERROR_CODES.INVALID_PARAMS) {
+      return writeJson(res, 400, makeError(id, refused), cors);
+    }
+    const mismatch = modernHeaderProblem(headers, { method, params });
+    if (mismatch) {
+      return writeRefusal(res, 400, mismatch, {
+        id,
+        code: MCP_ERROR_CODES.HEADER_MISMATCH,
+        headers: cors,
+      });
+    }
+    if (refused) {
+      const status = refused.code === ERROR_CODES.METHOD_NOT_FOUND ? 404 : 400;
+      return writeJson(res, status, makeError(id, refused), cors);
+    }
+    const controller = new AbortController();
+    res.once("close", () => {
+      if (!res.writableFinished) controller.abort(); // the client closed the stream: cancel
+    });
+    const reply = new PostReply(res, cors, this.#options.keepAliveMs ?? 15_000);
+    let response: JsonRpcResponse | undefined;
+    try {
+      response = await this.#server.handleStateless(value, {
+        principal,
+        notify: (m) => reply.notify(m),
+        signal: controller.signal,
+      });
+    } catch (e) {
+      this.#options.onError?.(e);
+      response = makeError(id, { code: ERROR_CODES.INTERNAL_ERROR, message: "Internal error" });
+    }
+    if (controller.signal.aborted) return;
     reply.finish(response);
   }
 
@@ -494,6 +586,16 @@ class Endpoint implements McpHttpServer {
  * missing 400, unknown or ended 404, another principal's 403. Idle sessions end after
  * `sessionIdleMs`. `MCP-Protocol-Version`, when present, must be a supported revision (else 400);
  * when absent, the session's negotiated revision applies.
+ *
+ * Stateless requests (2026-07-28, see `isModernMessage`): no session (an `Mcp-Session-Id` is
+ * ignored). A malformed envelope gets 400 with `-32602`; `MCP-Protocol-Version`, `Mcp-Method` and
+ * (for `tools/call`, `resources/read`, `prompts/get`) `Mcp-Name` (plain, or the base64 sentinel
+ * `=?base64?…?=`) must equal the body, else 400 with `-32020`; an unsupported revision gets 400
+ * with `-32022`; a method the revision does not have 404 with `-32601`. Everything else is 200:
+ * JSON, or SSE when notifications go first. `subscriptions/listen` answers with an SSE stream
+ * (the acknowledgement, then the notifications it asked for) that stays open until the client
+ * closes it. Closing any stateless response stream cancels its request. GET and DELETE without
+ * `Mcp-Session-Id` get 405.
  *
  * Guards, in this order: a `Host` not allowed or an `Origin` not allowed 403; authentication 401
  * with `WWW-Authenticate: Bearer` (on every request: a revoked token stops working mid-session);

@@ -8,6 +8,7 @@
 import type { JsonRpcId, JsonRpcMessage } from "../../jsonrpc/types.ts";
 import type { Transport } from "../transport.ts";
 import { SseDecoder } from "./_sse_parser.ts";
+import { headerValue, META } from "../_client_era.ts";
 
 /** An HTTP answer the transport could not use: its status, and the server's message. */
 export class StreamableHttpError extends Error {
@@ -59,6 +60,36 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+/** The 2026-07-28 headers a message needs (none for a handshake-era message). */
+function modernHeaders(message: JsonRpcMessage): Record<string, string> | undefined {
+  if (!("method" in message) || !isRecord(message.params)) return undefined;
+  const meta = message.params._meta;
+  const version = isRecord(meta) ? meta[META.protocolVersion] : undefined;
+  if (typeof version !== "string") return undefined;
+  const h: Record<string, string> = {
+    "mcp-protocol-version": version,
+    "mcp-method": message.method,
+  };
+  const named = message.method === "resources/read"
+    ? message.params.uri
+    : message.method === "tools/call" || message.method === "prompts/get"
+    ? message.params.name
+    : undefined;
+  if (typeof named === "string") h["mcp-name"] = headerValue(named);
+  return h;
+}
+
+/** The JSON-RPC error response in a refusal's body, when it answers request `id`. */
+function errorResponseFor(text: string, id: JsonRpcId): unknown {
+  try {
+    const body = JSON.parse(text);
+    if (isRecord(body) && body.id === id && isRecord(body.error)) return body;
+  } catch {
+    // not JSON
+  }
+  return undefined;
+}
+
 /** The server's own message from a JSON-RPC error body, if the body is one. */
 function serverMessage(text: string): string | undefined {
   try {
@@ -103,6 +134,7 @@ export class StreamableHttpClientTransport implements Transport {
   readonly #fetch: typeof fetch;
   readonly #controllers = new Set<AbortController>();
   readonly #tasks = new Set<Promise<void>>();
+  readonly #streams = new Map<JsonRpcId, AbortController>();
   #sessionId: string | undefined;
   #protocolVersion: string | undefined;
   #initializeId: JsonRpcId | undefined;
@@ -145,13 +177,17 @@ export class StreamableHttpClientTransport implements Transport {
     const method = "method" in message ? message.method : undefined;
     const isInitialize = method === "initialize" && "id" in message;
     if (isInitialize) this.#initializeId = (message as { id: JsonRpcId }).id;
+    const modern = modernHeaders(message);
+    const requestId: JsonRpcId | undefined =
+      method !== undefined && "id" in message && message.id !== null ? message.id : undefined;
     const controller = this.#track(new AbortController());
     let res: Response;
     try {
       res = await this.#fetch(this.#url, {
         method: "POST",
         headers: {
-          ...this.#headers(!isInitialize),
+          ...this.#headers(!isInitialize && !modern),
+          ...modern,
           "content-type": "application/json",
           accept: "application/json, text/event-stream",
         },
@@ -168,6 +204,24 @@ export class StreamableHttpClientTransport implements Transport {
     }
     const sessionId = res.headers.get("mcp-session-id");
     if (isInitialize && res.ok && sessionId) this.#sessionId = sessionId;
+    if (!res.ok && modern && requestId !== undefined && res.status !== 401 && res.status !== 403) {
+      // 2026-07-28 answers a refused request with its JSON-RPC error (400 -32022, 404 -32601):
+      // deliver it, so the client sees the code (era detection depends on it).
+      this.#controllers.delete(controller);
+      const text = await res.text().catch(() => "");
+      const answer = errorResponseFor(text, requestId);
+      if (answer !== undefined) {
+        this.#deliver(answer);
+        return;
+      }
+      const detail = serverMessage(text);
+      throw new StreamableHttpError(
+        res.status,
+        `POST ${method} to ${this.#url} was refused with HTTP ${res.status}${
+          detail ? `: ${detail}` : ""
+        }`,
+      );
+    }
     if (!res.ok) {
       this.#controllers.delete(controller);
       throw await this.#refused(res, `POST ${method ?? "a response"}`);
@@ -189,7 +243,13 @@ export class StreamableHttpClientTransport implements Transport {
       }
       this.#deliver(value);
     } else if (type === "text/event-stream") {
-      this.#spawn(this.#read(res.body, controller).then(() => {}));
+      // Only a 2026-07-28 server takes a closed stream as cancellation (legacy: it does not).
+      if (requestId !== undefined && modern) this.#streams.set(requestId, controller);
+      this.#spawn(
+        this.#read(res.body, controller).then(() => {}).finally(() => {
+          if (this.#streams.get(requestId!) === controller) this.#streams.delete(requestId!);
+        }),
+      );
     } else {
       await res.body.cancel();
       this.#controllers.delete(controller);
@@ -199,6 +259,22 @@ export class StreamableHttpClientTransport implements Transport {
       );
     }
     if (method === "notifications/initialized" && this.#options.listen !== false) this.#listen();
+  }
+
+  /**
+   * Cancels a 2026-07-28 request whose answer is still streaming by closing its SSE response
+   * (what a 2026-07-28 server takes as cancellation; e.g. ending a `subscriptions/listen`).
+   * Handshake-era requests are not cancelled this way (a disconnect is no cancellation there).
+   *
+   * @param id The request's id.
+   * @returns True when a 2026-07-28 stream was open for it (and is now closed).
+   */
+  cancel(id: JsonRpcId): boolean {
+    const controller = this.#streams.get(id);
+    if (!controller) return false;
+    this.#streams.delete(id);
+    controller.abort();
+    return true;
   }
 
   /** Ends the session (DELETE), stops every stream, and calls `onclose`. Idempotent. */

@@ -10,8 +10,9 @@ import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { ERROR_CODES } from "../../jsonrpc/errors.ts";
-import type { JsonRpcMessage } from "../../jsonrpc/types.ts";
+import type { JsonRpcId, JsonRpcMessage } from "../../jsonrpc/types.ts";
 import type { Principal } from "../../estate/spec.ts";
+import { isModernMessage } from "../modern.ts";
 import type { McpServer, Session } from "../server.ts";
 import type { Transport } from "../transport.ts";
 
@@ -45,6 +46,70 @@ export async function handleLine(
 }
 
 /** Splits a byte stream into UTF-8 lines, whatever the chunk boundaries. */
+/** A stateless request in flight on stdio. */
+interface InFlight {
+  controller: AbortController;
+  /** A `subscriptions/listen`: ended when stdin closes. */
+  listen: boolean;
+}
+
+/**
+ * One stdio line, either era: a message carrying the 2026-07-28 `_meta` envelope is served
+ * statelessly for the principal stdio was started for (its notifications go straight to stdout);
+ * anything else goes to the handshake-era session.
+ */
+async function handleStdioLine(
+  server: McpServer,
+  session: Session,
+  line: string,
+  context: {
+    principal: Principal;
+    write: (text: string) => void;
+    modern: Map<JsonRpcId, InFlight>;
+  },
+): Promise<string | undefined> {
+  if (line.trim() === "") return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return await handleLine(server, session, line); // answers the parse error
+  }
+  const cancelled = cancelledRequestId(value);
+  if (cancelled !== undefined && context.modern.has(cancelled)) {
+    context.modern.get(cancelled)!.controller.abort();
+    return undefined;
+  }
+  if (!isModernMessage(value)) {
+    const response = await server.handle(value, session);
+    return response === undefined ? undefined : JSON.stringify(response);
+  }
+  const id = (value as { id?: unknown }).id;
+  const trackable = (typeof id === "string" || typeof id === "number") &&
+    !context.modern.has(id) && typeof (value as { method?: unknown }).method === "string";
+  const controller = new AbortController();
+  const listen = (value as { method?: unknown }).method === "subscriptions/listen";
+  if (trackable) context.modern.set(id, { controller, listen });
+  try {
+    const response = await server.handleStateless(value, {
+      principal: context.principal,
+      notify: (m) => context.write(JSON.stringify(m)),
+      signal: controller.signal,
+    });
+    return response === undefined ? undefined : JSON.stringify(response);
+  } finally {
+    if (trackable) context.modern.delete(id);
+  }
+}
+
+function cancelledRequestId(value: unknown): JsonRpcId | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const m = value as { method?: unknown; id?: unknown; params?: { requestId?: unknown } };
+  if (m.method !== "notifications/cancelled" || m.id !== undefined) return undefined;
+  const id = m.params?.requestId;
+  return typeof id === "string" || typeof id === "number" ? id : undefined;
+}
+
 function onLines(stream: Readable, line: (text: string) => void, end: () => void): void {
   const decoder = new TextDecoder();
   let buffer = "";
@@ -93,15 +158,22 @@ export function serveStdio(server: McpServer, options: ServeStdioOptions): Promi
     notify: (m) => write(JSON.stringify(m)),
   });
   const pending = new Set<Promise<void>>();
+  // Stateless (2026-07-28) requests in flight, by id: notifications/cancelled aborts them.
+  const modern = new Map<JsonRpcId, InFlight>();
   return new Promise((resolve) => {
     onLines(input, (line) => {
-      const p = handleLine(server, session, line).then((out) => {
+      const p = handleStdioLine(server, session, line, {
+        principal: options.principal,
+        write,
+        modern,
+      }).then((out) => {
         if (out !== undefined) write(out);
       }, () => {
         // handle() answers every failure itself; nothing reaches here but a bug.
       }).finally(() => pending.delete(p));
       pending.add(p);
     }, () => {
+      for (const f of modern.values()) if (f.listen) f.controller.abort(); // stdin closed: listens end
       Promise.all(pending).then(() => {
         server.closeSession(session);
         resolve();
