@@ -152,9 +152,8 @@ export interface McpClientOptions {
   maxPages?: number;
   /**
    * Which era to speak. `"auto"` asks `server/discover` first and falls back to `initialize` on
-   * any error that is not a recognized 2026-07-28 one, or on a timeout; `"legacy"` (the default,
-   * for now: existing hosts rely on session-scoped `list_changed`) only does the handshake;
-   * `"modern"` only speaks 2026-07-28 (fails otherwise).
+   * any error that is not a recognized 2026-07-28 one, or on a timeout (the default); `"legacy"`
+   * only does the handshake; `"modern"` only speaks 2026-07-28 (fails otherwise).
    */
   era?: "auto" | McpClientEra;
   /** How long `server/discover` may take before the server counts as handshake-era. Default 3 s. */
@@ -283,8 +282,8 @@ export class McpClient {
   }
 
   /**
-   * Connects. With `era: "legacy"` (the default) it does `initialize` then
-   * `notifications/initialized`. With `era: "auto"` it first sends
+   * Connects. With `era: "legacy"` it does `initialize` then
+   * `notifications/initialized`. With `era: "auto"` (the default) it first sends
    * `server/discover` under the 2026-07-28 envelope: a discover result means modern; an
    * unsupported-version error naming a modern version this client speaks means modern at that
    * version; any other error, or no answer within `discoverTimeoutMs`, means a handshake-era
@@ -296,7 +295,7 @@ export class McpClient {
    *   `era: "modern"`, is not modern).
    */
   async connect(): Promise<InitializeResult> {
-    const era = this.#options.era ?? "legacy";
+    const era = this.#options.era ?? "auto";
     if (era !== "legacy") {
       const modern = await this.#discover(era === "modern");
       if (modern) return modern;
