@@ -1,7 +1,7 @@
 /**
- * MCP over Streamable HTTP (revisions 2025-03-26, 2025-06-18, 2025-11-25): {@linkcode serveHttp}
- * serves an `McpServer` on one endpoint with sessions, bearer authentication and DNS-rebinding
- * guards; {@linkcode StreamableHttpClientTransport} connects an `McpClient` to such an endpoint.
+ * MCP over Streamable HTTP — the handshake era (2025-03-26, 2025-06-18, 2025-11-25, with sessions)
+ * and the stateless 2026-07-28 revision side by side: {@linkcode serveHttp} serves an `McpServer`
+ * on one endpoint with bearer authentication and DNS-rebinding guards; {@linkcode StreamableHttpClientTransport} connects an `McpClient` to such an endpoint.
  * The server runs on `node:http` and the client on `fetch`, so both work in Deno and Node.
  *
  * @example
@@ -16,7 +16,8 @@
  *   authenticate: bearerTokens([{ id: "ops", scopes: [], tenant: "group", clearance: "internal", token: "t0k" }]),
  * });
  * const client = new McpClient(new StreamableHttpClientTransport(http.url, { token: "t0k" }));
- * assert.equal((await client.connect()).protocolVersion, "2025-11-25");
+ * assert.equal((await client.connect()).protocolVersion, "2026-07-28"); // dual-era client: modern
+ * assert.equal(client.era, "modern");
  * assert.deepEqual(await client.listTools(), []);
  * await client.close();
  * await http.close();
