@@ -44,7 +44,7 @@ export async function serveHttpFromCli(
   }
   const lines = [
     `MCP server for the estate in ${estate.dir}`,
-    `  URL: ${http.url} (Streamable HTTP, protocol 2024-11-05 to 2025-11-25)`,
+    `  URL: ${http.url} (Streamable HTTP: the handshake era 2024-11-05 to 2025-11-25 and the stateless 2026-07-28)`,
     `  Each principal connects with its bearer token (Authorization: Bearer <token>):`,
     ...principals.filter((p) => p.token).map((p) => `    ${p.id.padEnd(22)} ${p.token}`),
     `  For example: npx @modelcontextprotocol/inspector-cli ${http.url} --method tools/list --header "Authorization: Bearer ${
