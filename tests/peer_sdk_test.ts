@@ -142,7 +142,15 @@ async function conformsToTheSdk(link: Link, dir: string): Promise<void> {
         : undefined,
     });
     const transport = link.open(principal);
+    // The v1 SDK is handshake-era only: it must negotiate 2025-11-25, not the stateless revision.
+    let negotiated: string | undefined;
+    const setVersion = transport.setProtocolVersion?.bind(transport);
+    transport.setProtocolVersion = (version) => {
+      negotiated = version;
+      setVersion?.(version);
+    };
     await client.connect(transport);
+    assert.equal(negotiated, "2025-11-25");
     // Record what arrives on the wire, beside what the SDK makes of it.
     const deliver = transport.onmessage!;
     transport.onmessage = (message, extra) => {
