@@ -1,11 +1,13 @@
 /**
- * The server the MCP conformance suite (@modelcontextprotocol/conformance 0.1.16) runs against:
- * an `McpServer` over our Streamable HTTP transport, with a fixture estate holding the tools,
- * resources and prompts the suite's scenarios call by name.
+ * The server the MCP conformance suite (@modelcontextprotocol/conformance 0.1.16, and
+ * 0.2.0-alpha.12 with `--requirements 2026-07-28`) runs against: an `McpServer` over our
+ * Streamable HTTP transport, with a fixture estate holding the tools, resources and prompts the
+ * suite's scenarios call by name.
  *
  * The suite's client sends no credential, so the authenticator admits a request without an
  * `Authorization` header as the fixture principal (and refuses any token). Scenarios we do not
- * pass are listed, with reasons, in `expected-failures.yml` beside this file.
+ * pass are listed, with reasons, in `expected-failures.yml` (0.1.16) and
+ * `expected-failures-2026.yml` (the alpha) beside this file.
  *
  * Run it alone: `deno run -A tests/conformance/fixture_server.ts [--port N]`; it prints its URL.
  *
@@ -151,6 +153,20 @@ const TOOLS: { spec: ToolSpec; handler: ToolHandler }[] = [
     },
   },
   {
+    // 2026-07-28 (alpha suite, server-stateless): logs go out only at or above the request's
+    // `_meta["io.modelcontextprotocol/logLevel"]`, and not at all when the request sets none.
+    spec: fixtureSpec(
+      "test_logging_tool",
+      "Logs one message at each of debug, info and warning, then returns.",
+    ),
+    handler: (_args, ctx) => {
+      ctx.log("debug", "test_logging_tool: debug message", "test_logging_tool");
+      ctx.log("info", "test_logging_tool: info message", "test_logging_tool");
+      ctx.log("warning", "test_logging_tool: warning message", "test_logging_tool");
+      return "Logging tool executed";
+    },
+  },
+  {
     spec: fixtureSpec("test_error_handling", "Always fails."),
     handler: () => {
       throw new Error("This tool intentionally returns an error for testing");
@@ -175,12 +191,18 @@ const TOOLS: { spec: ToolSpec; handler: ToolHandler }[] = [
         type: "object",
         $defs: {
           address: {
+            $anchor: "address",
             type: "object",
             properties: { street: { type: "string" }, city: { type: "string" } },
           },
         },
         properties: { name: { type: "string" }, address: { $ref: "#/$defs/address" } },
         additionalProperties: false,
+        // SEP-2106 (alpha suite, json-schema-2020-12): composition and conditional keywords.
+        allOf: [{ anyOf: [{ required: ["name"] }, { required: ["address"] }] }],
+        if: { required: ["address"] },
+        then: { properties: { address: { required: ["city"] } } },
+        else: { properties: { name: { minLength: 1 } } },
       } as typeof NO_ARGUMENTS,
     ),
     handler: (args) => ({ received: args }),
@@ -313,6 +335,24 @@ export function fixtureServer(): McpServer {
     registry.publish(spec);
     handlers.set(spec.name, handler);
   }
+  // 2026-07-28 (alpha suite, server-stateless): `test_trigger_tool_change` changes the estate for
+  // real, publishing the next patch version of `test_changing_tool`, so an open
+  // `subscriptions/listen` stream (toolsListChanged) gets `notifications/tools/list_changed`.
+  let patch = 0;
+  const changing = () =>
+    fixtureSpec("test_changing_tool", "A tool whose versions test_trigger_tool_change publishes.");
+  registry.publish(changing());
+  handlers.set("test_changing_tool", () => "Changing tool executed");
+  const trigger = fixtureSpec(
+    "test_trigger_tool_change",
+    "Publishes the next patch version of test_changing_tool (the tool list changes).",
+  );
+  registry.publish(trigger);
+  handlers.set(trigger.name, () => {
+    const version = `1.0.${++patch}`;
+    registry.publish({ ...changing(), version });
+    return `Published test_changing_tool@${version}`;
+  });
   return new McpServer({
     registry,
     handlerFor: (spec) => handlers.get(spec.name),
