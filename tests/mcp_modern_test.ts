@@ -4,6 +4,7 @@ import {
   isModernMessage,
   type JsonRpcResponse,
   META_VERSION_KEY,
+  MissingClientCapabilityError,
   MODERN_META,
   modernHeaderProblem,
   readModernEnvelope,
@@ -435,4 +436,40 @@ Deno.test("stdio: a modern line is served statelessly beside the legacy session;
   input.end();
   await done;
   assert.equal(lines.some((l) => l.id === "sub"), false); // cancelled: no response
+});
+
+Deno.test("a tool needing a capability the client did not declare is -32021 with requiredCapabilities", async () => {
+  const { server: s } = server(estate(), {
+    handlerFor: () => (_args, ctx) => {
+      if (!Object.hasOwn(ctx.clientCapabilities, "sampling")) {
+        throw new MissingClientCapabilityError({ sampling: {} });
+      }
+      return "sampled";
+    },
+  });
+  const call = (caps: Record<string, unknown>) =>
+    s.handleStateless(
+      req(1, "tools/call", {
+        name: "policy.search",
+        arguments: { reference: "PMT-000001" },
+        _meta: { [MODERN_META.clientCapabilities]: caps },
+      }),
+      { principal: OPERATOR },
+    );
+  const e = errorOf(await call({}));
+  assert.equal(e.code, -32021);
+  assert.deepEqual(e.data, { requiredCapabilities: { sampling: {} } });
+  assert.deepEqual(resultOf(await call({ sampling: {} })).content, [{
+    type: "text",
+    text: "sampled",
+  }]);
+  // The handshake era sees the capabilities declared in initialize.
+  const session = await ready(s, OPERATOR);
+  const legacy = await s.handle({
+    jsonrpc: "2.0",
+    id: 2,
+    method: "tools/call",
+    params: { name: "policy.search", arguments: { reference: "PMT-000001" } },
+  }, session);
+  assert.equal(errorOf(legacy).code, -32021);
 });

@@ -36,6 +36,7 @@ export {
   type LogLevel,
   McpServer,
   type McpServerOptions,
+  MissingClientCapabilityError,
   type Notify,
   PromptArgumentError,
   type PromptProvider,

@@ -62,6 +62,32 @@ export interface ToolContext {
    * the level the client set with `logging/setLevel` (everything, until it sets one).
    */
   log(level: LogLevel, data: unknown, logger?: string): void;
+  /**
+   * The capabilities the client declared (in the handshake, or in the request's 2026-07-28
+   * envelope). A handler that needs one it lacks throws {@linkcode MissingClientCapabilityError}.
+   */
+  clientCapabilities: Record<string, unknown>;
+}
+
+/**
+ * Thrown by a tool handler that needs a client capability the client did not declare: the call is
+ * answered with the protocol error `-32021` (MissingRequiredClientCapability, 2026-07-28) carrying
+ * `data.requiredCapabilities`, instead of an `isError` result.
+ */
+export class MissingClientCapabilityError extends Error {
+  /** The capabilities needed, e.g. `{ sampling: {} }`. */
+  readonly requiredCapabilities: Record<string, unknown>;
+
+  /**
+   * Makes the error.
+   *
+   * @param requiredCapabilities The capabilities the tool needs, e.g. `{ sampling: {} }`.
+   */
+  constructor(requiredCapabilities: Record<string, unknown>) {
+    super(`Missing required client capability: ${Object.keys(requiredCapabilities).join(", ")}`);
+    this.name = "MissingClientCapabilityError";
+    this.requiredCapabilities = requiredCapabilities;
+  }
 }
 
 /** Syslog severities, as MCP's logging uses them, least severe first. */
@@ -219,6 +245,8 @@ export interface Session {
 interface Caller {
   readonly principal: Principal;
   readonly protocolVersion: string | undefined;
+  /** What the client declared (the handshake's `capabilities`, or the request's envelope). */
+  readonly clientCapabilities: Record<string, unknown> | undefined;
   notify: Notify;
   /** The least severe log level wanted; undefined: no log messages. */
   logLevel: LogLevel | undefined;
@@ -496,6 +524,7 @@ export class McpServer {
     const caller: Caller = {
       principal: options.principal,
       protocolVersion: envelope.protocolVersion,
+      clientCapabilities: envelope.clientCapabilities,
       notify,
       logLevel: level !== undefined && LOG_LEVELS.includes(level) ? level : undefined,
     };
@@ -919,7 +948,14 @@ export class McpServer {
       s.notify(makeNotification("notifications/message", p), requestId);
     };
     try {
-      const value = await handler(args, { principal: s.principal, spec, signal, progress, log });
+      const value = await handler(args, {
+        principal: s.principal,
+        spec,
+        signal,
+        progress,
+        log,
+        clientCapabilities: s.clientCapabilities ?? {},
+      });
       if (signal.aborted) {
         record("cancelled");
         return { content: [] };
@@ -928,6 +964,12 @@ export class McpServer {
       record(result.isError ? "tool-error" : "ok");
       return result;
     } catch (e) {
+      if (e instanceof MissingClientCapabilityError) {
+        record("tool-error");
+        throw protocolError(MCP_ERROR_CODES.MISSING_REQUIRED_CLIENT_CAPABILITY, e.message, {
+          requiredCapabilities: e.requiredCapabilities,
+        });
+      }
       record(signal.aborted ? "cancelled" : "tool-error");
       const message = e instanceof Error ? e.message : String(e);
       return {

@@ -15,6 +15,7 @@
  */
 import {
   McpServer,
+  MissingClientCapabilityError,
   type Principal,
   PromptArgumentError,
   type PromptMessage,
@@ -164,6 +165,17 @@ const TOOLS: { spec: ToolSpec; handler: ToolHandler }[] = [
       ctx.log("info", "test_logging_tool: info message", "test_logging_tool");
       ctx.log("warning", "test_logging_tool: warning message", "test_logging_tool");
       return "Logging tool executed";
+    },
+  },
+  {
+    // 2026-07-28 (alpha suite, server-stateless): needs a client capability (sampling) and
+    // answers -32021 (HTTP 400) when the request's envelope does not declare it.
+    spec: fixtureSpec("test_missing_capability", "Needs the sampling capability."),
+    handler: (_args, ctx) => {
+      if (!Object.hasOwn(ctx.clientCapabilities, "sampling")) {
+        throw new MissingClientCapabilityError({ sampling: {} });
+      }
+      return "The client declared sampling";
     },
   },
   {

@@ -106,9 +106,13 @@ export class PostReply implements RequestChannel {
    * @param response The response, if any.
    * @param headers Headers decided only now (the new session's id on `initialize`).
    */
-  finish(response: JsonRpcResponse | undefined, headers: Record<string, string> = {}): void {
+  finish(
+    response: JsonRpcResponse | undefined,
+    headers: Record<string, string> = {},
+    status = 200,
+  ): void {
     if (this.#sse === undefined && response !== undefined) {
-      writeJson(this.#res, 200, response, { ...this.#headers, ...headers });
+      writeJson(this.#res, status, response, { ...this.#headers, ...headers });
       return;
     }
     const stream = this.#stream(headers);

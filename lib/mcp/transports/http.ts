@@ -499,7 +499,10 @@ class Endpoint implements McpHttpServer {
       response = makeError(id, { code: ERROR_CODES.INTERNAL_ERROR, message: "Internal error" });
     }
     if (controller.signal.aborted) return;
-    reply.finish(response);
+    // A capability the client did not declare is a 400 (2026-07-28), unless already streaming.
+    const missing = response !== undefined && "error" in response &&
+      response.error.code === MCP_ERROR_CODES.MISSING_REQUIRED_CLIENT_CAPABILITY;
+    reply.finish(response, {}, missing ? 400 : 200);
   }
 
   #get(
