@@ -47,9 +47,9 @@ export async function serveHttpFromCli(
     `  URL: ${http.url} (Streamable HTTP: the handshake era 2024-11-05 to 2025-11-25 and the stateless 2026-07-28)`,
     `  Each principal connects with its bearer token (Authorization: Bearer <token>):`,
     ...principals.filter((p) => p.token).map((p) => `    ${p.id.padEnd(22)} ${p.token}`),
-    `  For example: npx @modelcontextprotocol/inspector-cli ${http.url} --method tools/list --header "Authorization: Bearer ${
+    `  For example: curl -s ${http.url} -H "Authorization: Bearer ${
       principals.find((p) => p.token)?.token ?? "<token>"
-    }"`,
+    }" -H "Content-Type: application/json" -H "Accept: application/json, text/event-stream" -H "MCP-Protocol-Version: 2026-07-28" -H "Mcp-Method: server/discover" -d '{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'`,
     `  Publish into the estate while this runs (deno task estate publish FILE): connected clients get list_changed.`,
     `  Ctrl-C stops it.`,
   ];
