@@ -16,6 +16,34 @@ function connect(s: McpServer, principal = OPERATOR, options = {}): McpClient {
   return new McpClient(near, options);
 }
 
+/** A scratch copy of the example estate, served by `estate serve --stdio` in a real process. */
+async function servedCopy(
+  principal: string,
+  extra: string[] = [],
+): Promise<{ dir: string; transport: StdioClientTransport }> {
+  await Deno.mkdir(".scratch", { recursive: true });
+  const dir = await Deno.makeTempDir({ dir: ".scratch", prefix: "serve-" });
+  const { cpSync } = await import("node:fs");
+  cpSync("corpus", dir, { recursive: true });
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: [
+      "run",
+      "-A",
+      "cli.ts",
+      "serve",
+      "--stdio",
+      "--principal",
+      principal,
+      "--estate",
+      dir,
+      ...extra,
+    ],
+    stderr: "ignore",
+  });
+  return { dir, transport };
+}
+
 Deno.test("McpClient caches tools/list across pages and re-lists only after list_changed", async () => {
   const registry = estate();
   const { server: s } = server(registry, { pageSize: 1 });
@@ -190,25 +218,7 @@ Deno.test("stdio: our client drives `estate serve --stdio` in a real process; st
 });
 
 Deno.test("stdio: a publish into the estate folder while the server runs reaches the client as list_changed", async () => {
-  await Deno.mkdir(".scratch", { recursive: true });
-  const dir = await Deno.makeTempDir({ dir: ".scratch", prefix: "serve-" });
-  const { cpSync } = await import("node:fs");
-  cpSync("corpus", dir, { recursive: true });
-  const transport = new StdioClientTransport({
-    command: Deno.execPath(),
-    args: [
-      "run",
-      "-A",
-      "cli.ts",
-      "serve",
-      "--stdio",
-      "--principal",
-      "wholesale-operator",
-      "--estate",
-      dir,
-    ],
-    stderr: "ignore",
-  });
+  const { dir, transport } = await servedCopy("wholesale-operator");
   const client = new McpClient(transport);
   try {
     await client.connect();
@@ -238,26 +248,7 @@ Deno.test("stdio: a publish into the estate folder while the server runs reaches
 });
 
 Deno.test("stdio: --record-calls stores accepted calls (not rejected ones) where impact and replay read them", async () => {
-  await Deno.mkdir(".scratch", { recursive: true });
-  const dir = await Deno.makeTempDir({ dir: ".scratch", prefix: "record-" });
-  const { cpSync } = await import("node:fs");
-  cpSync("corpus", dir, { recursive: true });
-  const transport = new StdioClientTransport({
-    command: Deno.execPath(),
-    args: [
-      "run",
-      "-A",
-      "cli.ts",
-      "serve",
-      "--stdio",
-      "--principal",
-      "group-risk-analyst",
-      "--estate",
-      dir,
-      "--record-calls",
-    ],
-    stderr: "ignore",
-  });
+  const { dir, transport } = await servedCopy("group-risk-analyst", ["--record-calls"]);
   const client = new McpClient(transport);
   try {
     await client.connect();
