@@ -5,7 +5,6 @@
  * Streamable HTTP on 127.0.0.1.
  */
 import assert from "node:assert/strict";
-import fs from "node:fs";
 // The SDK's "./*" export maps types to `*.js.d.ts`, which do not exist: without the @ts-types
 // lines below, Deno types these imports as `any`.
 // @ts-types="@modelcontextprotocol/sdk/client/index"
@@ -22,32 +21,9 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
 import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { EstateDir } from "../lib/store/mod.ts";
 import type { SchemaIssue } from "../mod.ts";
+import { type PrincipalId, ROOT, SEES, serveArgs, startHttpServe, withEstate } from "./_serve.ts";
 
-const ROOT = new URL("../", import.meta.url).pathname;
 const VERSION_KEY = "dev.tool-estate/version";
-
-/** What each principal of the example estate may see (corpus/principals.json, corpus/tools/). */
-const SEES = {
-  "retail-agent": ["crm.customer.get", "policy.search", "retail.transfers.lookup"],
-  "wholesale-operator": ["fx.quote", "payments.lookup", "payments.release", "policy.search"],
-};
-type PrincipalId = keyof typeof SEES;
-
-/** Runs `body` on a fresh copy of the example estate, removed afterwards. */
-async function withEstate(body: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "peer-sdk-" });
-  fs.cpSync(`${ROOT}corpus`, dir, { recursive: true });
-  try {
-    await body(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
-/** The `estate serve` command line. */
-function serveArgs(dir: string, ...rest: string[]): string[] {
-  return ["run", "-A", `${ROOT}cli.ts`, "serve", "--estate", dir, ...rest];
-}
 
 /** How a test reaches the server as a principal; `close` ends whatever `open` started. */
 interface Link {
@@ -69,37 +45,9 @@ function stdioLink(dir: string): Link {
   };
 }
 
-/** Starts `estate serve --http 127.0.0.1:0` and reads the URL it prints. */
+/** Starts `estate serve --http 127.0.0.1:0` and links to it with each principal's token. */
 async function httpLink(dir: string): Promise<Link & { url: URL }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: serveArgs(dir, "--http", "127.0.0.1:0"),
-    cwd: ROOT,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let printed = "";
-  let url: URL | undefined;
-  while (!url) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    printed += value;
-    const m = /URL: (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(printed);
-    if (m) url = new URL(m[1]);
-  }
-  const drained = (async () => {
-    while (!(await reader.read()).done) { /* the rest of the banner */ }
-  })();
-  const stop = async () => {
-    child.kill("SIGTERM");
-    await child.status;
-    await drained;
-  };
-  if (!url) {
-    await stop();
-    throw new Error(`estate serve --http printed no URL:\n${printed}`);
-  }
+  const { url, stop } = await startHttpServe(dir);
   const tokens = new Map(EstateDir.open(dir).principals().map((p) => [p.id, p.token]));
   return {
     url,
@@ -249,7 +197,7 @@ async function conformsToTheSdk(link: Link, dir: string): Promise<void> {
 }
 
 Deno.test("SDK client over stdio: per-principal lists, a call, schema issues, list_changed", async () => {
-  await withEstate(async (dir) => {
+  await withEstate("peer-sdk-", async (dir) => {
     const link = stdioLink(dir);
     try {
       await conformsToTheSdk(link, dir);
@@ -260,7 +208,7 @@ Deno.test("SDK client over stdio: per-principal lists, a call, schema issues, li
 });
 
 Deno.test("SDK client over Streamable HTTP: bearer principals, a call, schema issues, list_changed", async () => {
-  await withEstate(async (dir) => {
+  await withEstate("peer-sdk-", async (dir) => {
     const link = await httpLink(dir);
     try {
       await conformsToTheSdk(link, dir);

@@ -4,7 +4,6 @@
  * settle on the stateless 2026-07-28 revision, over Streamable HTTP (bearer principals) and stdio.
  */
 import assert from "node:assert/strict";
-import fs from "node:fs";
 import {
   type CallToolResult,
   Client,
@@ -15,64 +14,18 @@ import {
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { EstateDir } from "../lib/store/mod.ts";
 import type { SchemaIssue } from "../mod.ts";
+import { type PrincipalId, ROOT, SEES, serveArgs, startHttpServe, withEstate } from "./_serve.ts";
 
-const ROOT = new URL("../", import.meta.url).pathname;
 const VERSION_KEY = "dev.tool-estate/version";
 const MODERN = "2026-07-28";
 
-/** What each principal of the example estate may see (corpus/principals.json, corpus/tools/). */
-const SEES = {
-  "retail-agent": ["crm.customer.get", "policy.search", "retail.transfers.lookup"],
-  "wholesale-operator": ["fx.quote", "payments.lookup", "payments.release", "policy.search"],
-};
-type PrincipalId = keyof typeof SEES;
-
-/** Runs `body` on a fresh copy of the example estate under .scratch/, removed afterwards. */
-async function withEstate(body: (dir: string) => Promise<void>): Promise<void> {
-  await Deno.mkdir(`${ROOT}.scratch`, { recursive: true });
-  const dir = await Deno.makeTempDir({ dir: `${ROOT}.scratch`, prefix: "peer-sdk-v2-client-" });
-  fs.cpSync(`${ROOT}corpus`, dir, { recursive: true });
-  try {
-    await body(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
-/** The `estate serve` command line. */
-function serveArgs(dir: string, ...rest: string[]): string[] {
-  return ["run", "-A", `${ROOT}cli.ts`, "serve", "--estate", dir, ...rest];
-}
-
 /** Starts `estate serve --http 127.0.0.1:0`, reads the URL it prints, and stops it after `body`. */
 async function withHttpServer(dir: string, body: (url: URL) => Promise<void>): Promise<void> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: serveArgs(dir, "--http", "127.0.0.1:0"),
-    cwd: ROOT,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let printed = "";
-  let url: URL | undefined;
-  while (!url) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    printed += value;
-    const m = /URL: (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(printed);
-    if (m) url = new URL(m[1]);
-  }
-  const drained = (async () => {
-    while (!(await reader.read()).done) { /* the rest of the banner */ }
-  })();
+  const { url, stop } = await startHttpServe(dir);
   try {
-    if (!url) throw new Error(`estate serve --http printed no URL:\n${printed}`);
     await body(url);
   } finally {
-    child.kill("SIGTERM");
-    await child.status;
-    await drained;
+    await stop();
   }
 }
 
@@ -99,7 +52,7 @@ function newClient(onToolsChanged?: (tools: Tool[]) => void): Client {
 const names = async (c: Client) => (await c.listTools()).tools.map((t) => t.name);
 
 Deno.test("v2 SDK client (auto) over Streamable HTTP: 2026-07-28, bearer principals, calls, errors, list_changed", async () => {
-  await withEstate(async (dir) => {
+  await withEstate("peer-sdk-v2-client-", async (dir) => {
     await withHttpServer(dir, async (url) => {
       const tokens = new Map(EstateDir.open(dir).principals().map((p) => [p.id, p.token]));
       const clients: Client[] = [];
@@ -201,7 +154,7 @@ Deno.test("v2 SDK client (auto) over Streamable HTTP: 2026-07-28, bearer princip
 });
 
 Deno.test("v2 SDK client (auto) over stdio: 2026-07-28 for `estate serve --stdio`", async () => {
-  await withEstate(async (dir) => {
+  await withEstate("peer-sdk-v2-client-", async (dir) => {
     const client = newClient();
     try {
       await client.connect(

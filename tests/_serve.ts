@@ -1,0 +1,75 @@
+/** Shared by the peer tests: a scratch copy of the example estate, and `estate serve` in a process. */
+import fs from "node:fs";
+
+/** The repository root (with a trailing slash). */
+export const ROOT: string = new URL("../", import.meta.url).pathname;
+
+/** What each principal of the example estate may see (corpus/principals.json, corpus/tools/). */
+export const SEES = {
+  "retail-agent": ["crm.customer.get", "policy.search", "retail.transfers.lookup"],
+  "wholesale-operator": ["fx.quote", "payments.lookup", "payments.release", "policy.search"],
+};
+
+/** A principal of the example estate the peer tests use. */
+export type PrincipalId = keyof typeof SEES;
+
+/** Runs `body` on a fresh copy of the example estate under .scratch/, removed afterwards. */
+export async function withEstate(
+  prefix: string,
+  body: (dir: string) => Promise<void>,
+): Promise<void> {
+  await Deno.mkdir(`${ROOT}.scratch`, { recursive: true });
+  const dir = await Deno.makeTempDir({ dir: `${ROOT}.scratch`, prefix });
+  fs.cpSync(`${ROOT}corpus`, dir, { recursive: true });
+  try {
+    await body(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** The `estate serve` command line for an estate folder. */
+export function serveArgs(dir: string, ...rest: string[]): string[] {
+  return ["run", "-A", `${ROOT}cli.ts`, "serve", "--estate", dir, ...rest];
+}
+
+/**
+ * Starts `estate serve --http 127.0.0.1:0` on an estate folder and reads the URL it prints.
+ *
+ * @returns The URL and a `stop` that ends the process and waits for it.
+ * @throws {Error} With what it printed, when no URL appears.
+ */
+export async function startHttpServe(
+  dir: string,
+): Promise<{ url: URL; stop: () => Promise<void> }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: serveArgs(dir, "--http", "127.0.0.1:0"),
+    cwd: ROOT,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let printed = "";
+  let url: URL | undefined;
+  while (!url) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    printed += value;
+    const m = /URL: (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(printed);
+    if (m) url = new URL(m[1]);
+  }
+  const drained = (async () => {
+    while (!(await reader.read()).done) { /* the rest of the banner */ }
+  })();
+  const stop = async () => {
+    child.kill("SIGTERM");
+    await child.status;
+    await drained;
+  };
+  if (!url) {
+    await stop();
+    throw new Error(`estate serve --http printed no URL:\n${printed}`);
+  }
+  return { url, stop };
+}
