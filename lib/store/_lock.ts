@@ -102,6 +102,26 @@ function breakLock(file: string, staleText: string): void {
 }
 
 /**
+ * Removes the temporary lock files (`.lock-<pid>-<nonce>`) of processes that are gone: a waiter
+ * killed between writing its temporary file and linking it leaves one. Files of live processes,
+ * or of ones whose state cannot be checked, are kept.
+ */
+function removeDeadTemps(dir: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = /^\.lock-(\d+)-[0-9a-f]+$/.exec(name);
+    if (m && Number(m[1]) !== process.pid && probe(Number(m[1])) === "gone") {
+      fs.rmSync(path.join(dir, name), { force: true });
+    }
+  }
+}
+
+/**
  * Runs `fn` holding the lock of `dir` (which must exist), releasing it afterwards.
  *
  * @param dir The folder to lock.
@@ -138,7 +158,10 @@ export function withLock<T>(dir: string, purpose: string, options: LockOptions, 
     } finally {
       fs.rmSync(temp, { force: true });
     }
-    if (acquired) break;
+    if (acquired) {
+      removeDeadTemps(dir);
+      break;
+    }
     const seen = readHolder(file);
     if (!seen) continue; // released meanwhile
     const { holder, ageMs } = seen;
