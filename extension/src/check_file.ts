@@ -259,12 +259,16 @@ function versionHover(report: DraftReport, estateLabel: string): string {
   for (const f of versionFindings) {
     out.push(`${f.severity === "error" ? "**Error:** " : ""}${f.message}`, "");
   }
-  if (report.changes.length) {
+  const changes = [
+    ...report.changes,
+    ...report.outputChanges.map((c) => ({ ...c, path: `outputSchema${c.path.slice(1)}` })),
+  ];
+  if (changes.length) {
     out.push(
-      `Changes (${report.changes.length}), **${report.bump}** overall:`,
+      `Changes (${changes.length}), **${report.bump}** overall:`,
       "",
     );
-    for (const c of report.changes) {
+    for (const c of changes) {
       out.push(
         `- \`${c.path}\` ${c.bump === "major" ? "**major**" : c.bump}: ${c.message}`,
       );

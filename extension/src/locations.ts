@@ -1,5 +1,5 @@
 /**
- * Where a finding goes in a tool file's text: a `$` path inside `inputSchema`, or a top-level
+ * Where a finding goes in a tool file's text: a `$` path inside `inputSchema` or `outputSchema`, or a top-level
  * field, turned into an offset range with jsonc-parser. Pure: no editor, no file system.
  *
  * @module
@@ -108,11 +108,11 @@ export function findNode(
  * @returns The segments; for a path that is not a `$` path, just `["inputSchema"]`.
  */
 export function targetSegments(target: FindingTarget): PathSegment[] {
-  if (target.field !== "inputSchema") return [target.field];
+  if (target.field !== "inputSchema" && target.field !== "outputSchema") return [target.field];
   try {
-    return ["inputSchema", ...parsePath(target.path)];
+    return [target.field, ...parsePath(target.path)];
   } catch {
-    return ["inputSchema"];
+    return [target.field];
   }
 }
 

@@ -241,8 +241,8 @@ function check(files: string[], estate: EstateDir, io: CliIO, json: boolean): nu
         `${r.ok ? "ok  " : "FAIL"} ${r.file}: ${r.name}@${r.version}${against}, ${r.bump} change\n`,
       );
       for (const f of r.findings) {
-        const where = f.target.field === "inputSchema"
-          ? `inputSchema ${f.target.path}`
+        const where = f.target.field === "inputSchema" || f.target.field === "outputSchema"
+          ? `${f.target.field} ${f.target.path}`
           : f.target.field;
         io.stdout(`  ${f.severity.padEnd(11)} ${where}: ${f.message}\n`);
       }

@@ -17,8 +17,13 @@ export interface Change {
    * the change affects no caller and is downgraded.
    */
   check?: JsonSchema;
-  /** Whether the edit may also accept new values (so a downgrade gives `minor`, not `patch`). */
-  widens?: boolean;
+  /**
+   * Whether the edited keyword now accepts only values it accepted before (a pure tightening:
+   * `maximum` lowered, `enum` values removed, `pattern` added). When such a change provably
+   * rejects no value the old schema accepts, the accepted values are exactly the same: `patch`.
+   * Any other change that rejects no old value may still accept new ones: `minor`.
+   */
+  narrows?: boolean;
 }
 
 const RANK: Record<SchemaBump, number> = { patch: 0, minor: 1, major: 2 };
@@ -39,7 +44,7 @@ export function change(
   kind: SchemaChangeKind,
   bump: SchemaBump,
   message: string,
-  extra: { check?: JsonSchema; widens?: boolean } = {},
+  extra: { check?: JsonSchema; narrows?: boolean } = {},
 ): Change {
   return { segs, kind, bump, message, ...extra };
 }
@@ -55,14 +60,41 @@ export function under(prefix: readonly PathSegment[], changes: readonly Change[]
 }
 
 /**
- * Lowers a change that provably rejects no value the old schema accepts: to `minor` when the edit
- * may accept new values, else `patch`; the reason is appended to the message.
+ * Lowers a change that provably rejects no value the old schema accepts. It becomes `patch` only
+ * when `exact` — the edit provably accepts no new value either (a pure tightening, or a keyword
+ * family the new schema accepts no value of) — else `minor`: `patch` always means "the same
+ * values", which is what a negative position such as `not` relies on. The reason is appended to
+ * the message.
  */
-export function downgrade(c: Change, reason: string, toPatch = false): Change {
+export function downgrade(c: Change, reason: string, exact: boolean): Change {
   if (c.bump === "patch") return c;
-  const bump: SchemaBump = !toPatch && (c.widens || c.bump === "minor") ? "minor" : "patch";
+  const bump: SchemaBump = exact ? "patch" : "minor";
   if (c.bump === "minor" && bump === "minor") return c;
   return { ...c, bump, message: `${stripConsequence(c.message)}; ${reason}` };
+}
+
+/**
+ * Whether a change leaves the accepted values exactly as they were. `patch` means that; a changed
+ * `default` or annotation is `minor` or `patch` by policy but accepts the same values too.
+ */
+export function keepsValues(c: Change): boolean {
+  return c.bump === "patch" || c.kind === "annotation-changed" || c.kind === "default-changed";
+}
+
+/**
+ * The changes of a subschema in a non-monotone position — under `not`, in `if`, in a `oneOf`
+ * branch beside others, in `contains` with `maxContains` — where a subschema that accepts more can
+ * make the root reject more. Kept (moved under `prefix`) when they leave the subschema's values as
+ * they were; otherwise one `undecidable` major change at `prefix` saying `why`: the usual shortcut
+ * ("the new subschema accepts every value the old one did") proves nothing here.
+ */
+export function nonMonotone(
+  prefix: readonly PathSegment[],
+  inner: readonly Change[],
+  why: string,
+): Change[] {
+  if (inner.every(keepsValues)) return under(prefix, inner);
+  return [change([...prefix], "undecidable", "major", why)];
 }
 
 /** Drops the ": callers that ..." consequence from a message whose consequence no longer holds. */

@@ -18,6 +18,7 @@ import { compareArray } from "./_compare_array.ts";
 import { compareObject } from "./_compare_object.ts";
 import { compareEnum, compareNumeric, compareString, compareType } from "./_compare_scalar.ts";
 import type { Ctx, OldFacts } from "./_context.ts";
+import { type Place, Places, type Step } from "./_places.ts";
 import { acceptedDomain, type Cat, typeCats } from "./_schema_facts.ts";
 import { Side } from "./_side.ts";
 import type { SchemaBump } from "./schema_change.ts";
@@ -59,20 +60,47 @@ class CycleMemo<T> {
   }
 }
 
+/** Options for a {@linkcode Comparer}. */
+export interface ComparerOptions {
+  /** The bump for a changed `description` or `title`. */
+  descriptionBump: SchemaBump;
+  /**
+   * Compare every value, not only values that use the properties the old schema names: adding a
+   * property to an open object then narrows it (for outputs, where a consumer may get anything
+   * the old contract allowed).
+   */
+  strict: boolean;
+}
+
 /** The comparison engine for one old/new schema pair. */
 export class Comparer implements Ctx {
   readonly old: Side;
   readonly new: Side;
   readonly descriptionBump: SchemaBump;
+  readonly #strict: boolean;
+  readonly #places: Places;
+  /** The instance place of the pair being compared. */
+  #place: Place;
   readonly #ids = new WeakMap<object, number>();
   #nextId = 1;
   readonly #changes = new CycleMemo<Change[]>();
   readonly #stable = new CycleMemo<boolean>();
 
-  constructor(oldSchema: JsonSchema, newSchema: JsonSchema, descriptionBump: SchemaBump) {
+  constructor(oldSchema: JsonSchema, newSchema: JsonSchema, options: ComparerOptions) {
     this.old = new Side(oldSchema);
     this.new = new Side(newSchema);
-    this.descriptionBump = descriptionBump;
+    this.descriptionBump = options.descriptionBump;
+    this.#strict = options.strict;
+    this.#places = new Places(this.old);
+    this.#place = this.#places.root;
+  }
+
+  relies(name: string): boolean {
+    return this.#strict || this.#place.relies(name);
+  }
+
+  strict(): boolean {
+    return this.#strict || this.#place.strict;
   }
 
   #id(x: unknown): string {
@@ -85,22 +113,39 @@ export class Comparer implements Ctx {
     return String(id);
   }
 
-  compare(o: unknown, n: unknown): Change[] {
-    const key = `${this.#id(o)}:${this.#id(n)}`;
-    return this.#changes.run(key, [], () => {
-      if (jsonEqual(o, n) && this.#sameTargets(o, n)) return [];
-      const ro = this.old.resolve(o), rn = this.new.resolve(n);
-      if (ro.unresolved !== undefined || rn.unresolved !== undefined) {
-        const which = ro.unresolved ?? rn.unresolved;
-        return [change(
-          [],
-          "undecidable",
-          "major",
-          `cannot follow $ref ${show(which)}: callers may be affected by what it refers to`,
-        )];
+  compare(o: unknown, n: unknown, step?: Step): Change[] {
+    const outer = this.#place;
+    const place = step === undefined ? outer : this.#places.step(outer, step);
+    const key = `${this.#id(o)}:${this.#id(n)}@${place.key}`;
+    this.#place = place;
+    try {
+      return this.#changes.run(key, [], () => this.#comparePair(o, n));
+    } finally {
+      this.#place = outer;
+    }
+  }
+
+  #comparePair(o: unknown, n: unknown): Change[] {
+    if (jsonEqual(o, n) && this.#sameTargets(o, n)) return [];
+    const ro = this.old.resolve(o), rn = this.new.resolve(n);
+    if (ro.unresolved !== undefined || rn.unresolved !== undefined) {
+      const which = ro.unresolved ?? rn.unresolved;
+      return [change(
+        [],
+        "undecidable",
+        "major",
+        `cannot follow $ref ${show(which)}: callers may be affected by what it refers to`,
+      )];
+    }
+    let os = ro.schema, ns = rn.schema;
+    // A single-branch combinator on one side only compares as its branch.
+    for (const kw of ["allOf", "anyOf", "oneOf"]) {
+      if (isObject(os) && isObject(ns) && Object.hasOwn(os, kw) !== Object.hasOwn(ns, kw)) {
+        if (Object.hasOwn(os, kw)) os = this.old.unwrapSingleBranch(os, kw) ?? os;
+        else ns = this.new.unwrapSingleBranch(ns, kw) ?? ns;
       }
-      return cap(this.#compareResolved(ro.schema, rn.schema));
-    });
+    }
+    return cap(this.#compareResolved(os, ns));
   }
 
   /** Whether every `$ref` under two equal subschemas leads to equal targets on both sides. */
@@ -143,11 +188,13 @@ export class Comparer implements Ctx {
     if (!isObject(O) || !isObject(N)) {
       return [change([], "undecidable", "major", "a subschema is neither an object nor a boolean")];
     }
-    const cats = typeCats(this.old, O);
+    const cats = typeCats(this.old, O), newCats = typeCats(this.new, N);
     const facts: OldFacts = {
       cats,
       integerOnly: cats.has("integer") && !cats.has("fraction"),
       domain: acceptedDomain(O),
+      newCats,
+      newIntegerOnly: newCats.has("integer") && !newCats.has("fraction"),
     };
     const out: Change[] = [
       ...this.#annotations(O, N),
@@ -165,7 +212,7 @@ export class Comparer implements Ctx {
       if (c.bump !== "major" || c.check === undefined || !domain) return c;
       const check = c.check;
       return domain.every((v) => isValid(check, v))
-        ? downgrade(c, "no value the old schema's enum or const allows is affected")
+        ? downgrade(c, "no value the old schema's enum or const allows is affected", !!c.narrows)
         : c;
     });
   }
@@ -250,11 +297,21 @@ function at(v: unknown, segs: readonly PathSegment[]): unknown {
   return cur;
 }
 
-/** Keeps a group's changes, or lowers them to `patch` when the old schema accepts no value of that kind. */
+/**
+ * Keeps a keyword family's changes, or lowers them when the old schema accepts no value of that
+ * kind: no old value is affected. They are `patch` only when the new schema accepts no value of
+ * that kind either (or the change only tightens), else `minor`: the new schema may accept values
+ * of that kind the old one did not.
+ */
 function family(changes: Change[], facts: OldFacts, kinds: Cat[], noun: string): Change[] {
   if (kinds.some((k) => facts.cats.has(k))) return changes;
+  const newHasNone = !kinds.some((k) => facts.newCats.has(k));
   return changes.map((c) =>
-    downgrade(c, `no value the old schema accepts is affected (it accepts no ${noun})`, true)
+    downgrade(
+      c,
+      `no value the old schema accepts is affected (it accepts no ${noun})`,
+      newHasNone || !!c.narrows,
+    )
   );
 }
 

@@ -8,7 +8,7 @@
  * - `not` and a changed `if` are not decided: any change there is major.
  */
 import { jsonEqual } from "../schema/_equal.ts";
-import { type Change, change, hasMajor, under } from "./_change.ts";
+import { type Change, change, hasMajor, keepsValues, nonMonotone, under } from "./_change.ts";
 import type { Ctx } from "./_context.ts";
 import { isTriviallyTrue, provablyDisjoint } from "./_schema_facts.ts";
 
@@ -171,9 +171,9 @@ function oneOfOverlaps(
   bn.forEach((_, j) => {
     if (same.has(j)) return;
     const covering = cover.map((c, i) => (c === j ? i : -1)).filter((i) => i !== -1);
-    // Added (covers no old branch), widened, or covering several old branches.
-    const changed = covering.length !== 1 ||
-      coverChanges[covering[0]].some((c) => c.bump !== "patch");
+    // Added (covers no old branch), widened, or covering several old branches: a oneOf branch
+    // is a non-monotone position, so only a branch with exactly its old values is safe as is.
+    const changed = covering.length !== 1 || !coverChanges[covering[0]].every(keepsValues);
     if (changed) grown.add(j);
   });
   for (const j of grown) {
@@ -209,14 +209,12 @@ function compareNot(ctx: Ctx, o: Obj, n: Obj): Change[] {
       "not removed: callers may now send values matching it",
     )];
   }
-  const inner = ctx.compare(o.not, n.not);
-  if (inner.every((c) => c.bump === "patch")) return under(["not"], inner);
-  return [change(
+  // `not` is antitone: a subschema that accepts more makes the root accept less.
+  return nonMonotone(
     ["not"],
-    "undecidable",
-    "major",
-    "not changed: the classifier does not decide which values a changed not rejects, so callers may be affected",
-  )];
+    ctx.compare(o.not, n.not),
+    "not changed: a subschema under not that accepts different values rejects different values, so callers may be affected",
+  );
 }
 
 function compareConditional(ctx: Ctx, o: Obj, n: Obj): Change[] {
@@ -250,8 +248,9 @@ function compareConditional(ctx: Ctx, o: Obj, n: Obj): Change[] {
       "if/then/else removed: callers no longer need to satisfy then or else",
     )];
   }
+  // `if` is non-monotone (it decides which of then/else applies); then and else are monotone.
   const ifChanges = ctx.compare(o.if, n.if);
-  if (ifChanges.every((c) => c.bump === "patch")) {
+  if (ifChanges.every(keepsValues)) {
     return [
       ...under(["if"], ifChanges),
       ...under(["then"], ctx.compare(thenO, thenN)),

@@ -4,7 +4,7 @@
  * `uniqueItems`.
  */
 import type { PathSegment } from "../schema/types.ts";
-import { type Change, change, hasMajor, show, under } from "./_change.ts";
+import { type Change, change, hasMajor, nonMonotone, show, under } from "./_change.ts";
 import { compareCounts, type CountNoun } from "./_compare_scalar.ts";
 import type { Ctx } from "./_context.ts";
 
@@ -51,9 +51,9 @@ export function compareArray(ctx: Ctx, o: Obj, n: Obj): Change[] {
   const len = Math.max(lo.prefix.length, ln.prefix.length);
   for (let i = 0; i < len; i++) {
     const a = lo.prefix[i] ?? lo.rest, b = ln.prefix[i] ?? ln.rest;
-    out.push(...under(b.segs, ctx.compare(a.schema, b.schema)));
+    out.push(...under(b.segs, ctx.compare(a.schema, b.schema, "item")));
   }
-  out.push(...under(ln.rest.segs, ctx.compare(lo.rest.schema, ln.rest.schema)));
+  out.push(...under(ln.rest.segs, ctx.compare(lo.rest.schema, ln.rest.schema, "item")));
   out.push(...compareContains(ctx, o, n));
   out.push(...compareCounts(o, n, "minItems", "maxItems", ITEM_NOUN));
   if (o.uniqueItems !== n.uniqueItems) {
@@ -64,7 +64,7 @@ export function compareArray(ctx: Ctx, o: Obj, n: Obj): Change[] {
         "bound-tightened",
         "major",
         "uniqueItems added: callers that send arrays with duplicate items are now rejected",
-        { check: { uniqueItems: true } },
+        { check: { uniqueItems: true }, narrows: true },
       ));
     } else if (uo && !un) {
       out.push(change(
@@ -125,16 +125,18 @@ function compareContains(ctx: Ctx, o: Obj, n: Obj): Change[] {
     )];
   }
   const out = compareCounts(o, n, "minContains", "maxContains", CONTAINS_NOUN, {
-    min: 1,
-    max: Infinity,
+    defaults: { min: 1, max: Infinity },
+    context: { contains: n.contains },
   });
-  const inner = ctx.compare(o.contains, n.contains);
-  out.push(...under(["contains"], inner));
-  if (n.maxContains !== undefined && inner.some((c) => c.bump !== "patch") && !hasMajor(inner)) {
-    out.push(change(
+  // contains is monotone without maxContains (more matching items only help minContains), and
+  // non-monotone with it (more matching items can exceed the maximum).
+  const inner = ctx.compare(o.contains, n.contains, "contains");
+  if (n.maxContains === undefined || hasMajor(inner)) {
+    out.push(...under(["contains"], inner));
+  } else {
+    out.push(...nonMonotone(
       ["contains"],
-      "undecidable",
-      "major",
+      inner,
       "contains changed while maxContains bounds how many items match it: callers whose arrays now have too many matching items would be rejected",
     ));
   }

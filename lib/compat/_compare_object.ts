@@ -7,11 +7,14 @@
 import { jsonEqual } from "../schema/_equal.ts";
 import { compilePattern } from "../schema/_regex.ts";
 import { isObject } from "../schema/_walk.ts";
+import type { PathSegment } from "../schema/types.ts";
 import { compareStrings } from "../schema/path.ts";
-import { type Change, change, hasMajor, show, showList, under } from "./_change.ts";
+import { type Change, change, hasMajor, maxBump, show, showList, under } from "./_change.ts";
 import { compareCounts } from "./_compare_scalar.ts";
 import type { Ctx } from "./_context.ts";
+import type { Step } from "./_places.ts";
 import { isTriviallyTrue } from "./_schema_facts.ts";
+import type { SchemaBump } from "./schema_change.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -58,22 +61,27 @@ function governing(s: Obj, name: string): unknown[] {
 }
 
 /**
- * Compares two conjunctions of subschemas: identical members cancel, the rest pair up in order,
- * and an unpaired member is compared with `true`. Each new member is then implied by an old one.
+ * Compares two conjunctions of subschemas that apply to the same member: identical members
+ * cancel, the rest pair up in order, and an unpaired member is compared with `true`. Each new
+ * member is then implied by an old one.
  */
-export function compareConjunction(ctx: Ctx, os: unknown[], ns: unknown[]): Change[] {
-  if (os.length === 1 && ns.length === 1) return ctx.compare(os[0], ns[0]);
+export function compareConjunction(ctx: Ctx, os: unknown[], ns: unknown[], step: Step): Change[] {
+  if (os.length === 1 && ns.length === 1) return ctx.compare(os[0], ns[0], step);
   const restO = [...os];
   const restN: unknown[] = [];
   for (const b of ns) {
-    const i = restO.findIndex((a) => jsonEqual(a, b) && ctx.compare(a, b).length === 0);
+    const i = restO.findIndex((a) => jsonEqual(a, b) && ctx.compare(a, b, step).length === 0);
     if (i === -1) restN.push(b);
     else restO.splice(i, 1);
   }
   const out: Change[] = [];
   for (let i = 0; i < Math.max(restO.length, restN.length); i++) {
     out.push(
-      ...ctx.compare(i < restO.length ? restO[i] : true, i < restN.length ? restN[i] : true),
+      ...ctx.compare(
+        i < restO.length ? restO[i] : true,
+        i < restN.length ? restN[i] : true,
+        step,
+      ),
     );
   }
   return out;
@@ -110,7 +118,10 @@ export function compareObject(ctx: Ctx, o: Obj, n: Obj): Change[] {
   out.push(...compareUnnamed(ctx, o, n));
   if (!jsonEqual(o.propertyNames, n.propertyNames) || o.propertyNames !== undefined) {
     out.push(
-      ...under(["propertyNames"], ctx.compare(o.propertyNames ?? true, n.propertyNames ?? true)),
+      ...under(
+        ["propertyNames"],
+        ctx.compare(o.propertyNames ?? true, n.propertyNames ?? true, "property-name"),
+      ),
     );
   }
   out.push(...compareDependencies(ctx, o, n));
@@ -131,37 +142,39 @@ function compareNamed(ctx: Ctx, o: Obj, n: Obj): Change[] {
   );
   for (const name of names) {
     const at = ["properties", name];
+    const step: Step = { member: name };
     const inO = Object.hasOwn(po, name), inN = Object.hasOwn(pn, name);
     const namedO = inO || ro.has(name), namedN = inN || rn.has(name);
     if (inO && !namedN) {
-      const rejected = governing(n, name).some((s) => s === false);
-      out.push(change(
-        at,
-        "property-removed",
-        "major",
-        rejected
-          ? `removed property ${name}: callers that send it are now rejected`
-          : `removed property ${name}: callers that send it can no longer rely on it being understood`,
-      ));
+      out.push(...propertyRemoved(ctx, o, n, name));
       continue;
     }
     if (!namedO) {
-      out.push(
-        rn.has(name)
-          ? change(
-            at,
-            "required-added",
-            "major",
-            `added required property ${name}: callers that omit it are now rejected`,
-          )
-          : change(
-            at,
-            "property-added",
-            "minor",
-            `added optional property ${name}: callers may now send it`,
-          ),
-      );
-      continue;
+      if (rn.has(name)) {
+        out.push(change(
+          at,
+          "required-added",
+          "major",
+          `added required property ${name}: callers that omit it are now rejected`,
+        ));
+        continue;
+      } else if (!ctx.relies(name)) {
+        out.push(change(
+          at,
+          "property-added",
+          "minor",
+          `added optional property ${name}: callers may now send it`,
+        ));
+        continue;
+      } else {
+        // Callers may already send it: another subschema at this place names it (or a pattern
+        // matches it), or every value counts. What governed it here before is compared with
+        // what governs it now.
+        const inner = compareConjunction(ctx, governing(o, name), governing(n, name), step);
+        out.push(propertyAddedWhereRelied(ctx, at, name, inner));
+        out.push(...under(at, inner));
+        continue;
+      }
     }
     if (ro.has(name) && !rn.has(name)) {
       out.push(change(
@@ -178,7 +191,7 @@ function compareNamed(ctx: Ctx, o: Obj, n: Obj): Change[] {
         `property ${name} is now required: callers that omit it are now rejected`,
       ));
     }
-    out.push(...under(at, compareConjunction(ctx, governing(o, name), governing(n, name))));
+    out.push(...under(at, compareConjunction(ctx, governing(o, name), governing(n, name), step)));
   }
   if (
     !jsonEqual(o.required, n.required) && ro.size === rn.size && [...ro].every((k) => rn.has(k))
@@ -193,6 +206,71 @@ function compareNamed(ctx: Ctx, o: Obj, n: Obj): Change[] {
   return out;
 }
 
+/**
+ * A property the old subschema named in `properties` and the new one does not name at all. Under
+ * the named-property contract that is major: callers that send it lose what it meant. Where every
+ * value counts (outputs, `contains`), it is what governs the property now against what governed
+ * it before.
+ */
+function propertyRemoved(ctx: Ctx, o: Obj, n: Obj, name: string): Change[] {
+  const at = ["properties", name];
+  const nowGoverning = governing(n, name);
+  if (ctx.strict()) {
+    const inner = compareConjunction(ctx, governing(o, name), nowGoverning, { member: name });
+    const bump = inner.reduce<SchemaBump>((b, c) => maxBump(b, c.bump), "patch");
+    const out = [
+      change(
+        at,
+        "property-removed",
+        bump,
+        bump === "major"
+          ? `removed property ${name}: values of it that were accepted may now be rejected`
+          : `removed property ${name}: what governs it now accepts every value it accepted`,
+      ),
+      ...under(at, inner),
+    ];
+    if (requiredOf(o).has(name)) {
+      out.push(change(
+        at,
+        "required-removed",
+        "minor",
+        `property ${name} is no longer required: callers may now omit it`,
+      ));
+    }
+    return out;
+  }
+  const rejected = nowGoverning.some((s) => s === false);
+  return [change(
+    at,
+    "property-removed",
+    "major",
+    rejected
+      ? `removed property ${name}: callers that send it are now rejected`
+      : `removed property ${name}: callers that send it can no longer rely on it being understood`,
+  )];
+}
+
+/** The line for an optional property added where callers may already send it. */
+function propertyAddedWhereRelied(
+  ctx: Ctx,
+  at: PathSegment[],
+  name: string,
+  inner: Change[],
+): Change {
+  const bump = inner.reduce<SchemaBump>((b, c) => maxBump(b, c.bump), "patch");
+  const what = ctx.strict()
+    ? `added property ${name}`
+    : `added property ${name}, which another subschema at the same place already names`;
+  return change(
+    at,
+    "property-added",
+    bump,
+    bump === "major"
+      ? `${what}: callers that send values of it that it rejects are now rejected`
+      : `${what}; it accepts every value of it accepted there before`,
+  );
+}
+
 /** `patternProperties` and `additionalProperties`: what governs properties the schema does not name. */
 function compareUnnamed(ctx: Ctx, o: Obj, n: Obj): Change[] {
   const out: Change[] = [];
@@ -203,11 +281,12 @@ function compareUnnamed(ctx: Ctx, o: Obj, n: Obj): Change[] {
     const at = ["patternProperties", p];
     const inO = Object.hasOwn(pso, p), inN = Object.hasOwn(psn, p);
     if (inO && inN) {
-      out.push(...under(at, ctx.compare(pso[p], psn[p])));
+      out.push(...under(at, ctx.compare(pso[p], psn[p], "unnamed-member")));
     } else if (inN) {
       // Unnamed properties matching p were governed by the old additionalProperties.
       const safe = isTriviallyTrue(psn[p]) ||
-        (keysO.length === 0 && (ao === false || !hasMajor(ctx.compare(ao, psn[p]))));
+        (keysO.length === 0 &&
+          (ao === false || !hasMajor(ctx.compare(ao, psn[p], "unnamed-member"))));
       out.push(
         safe
           ? change(
@@ -228,7 +307,7 @@ function compareUnnamed(ctx: Ctx, o: Obj, n: Obj): Change[] {
     } else {
       // Unnamed properties matching p fall to the new additionalProperties.
       const safe = isTriviallyTrue(an) ||
-        (keysN.length === 0 && !hasMajor(ctx.compare(pso[p], an)));
+        (keysN.length === 0 && !hasMajor(ctx.compare(pso[p], an, "unnamed-member")));
       out.push(
         safe
           ? change(
@@ -248,7 +327,7 @@ function compareUnnamed(ctx: Ctx, o: Obj, n: Obj): Change[] {
       );
     }
   }
-  const inner = ctx.compare(ao, an);
+  const inner = ctx.compare(ao, an, "unnamed-member");
   if (inner.length === 0) return out;
   if (an === false && ao !== false) {
     out.push(change(
@@ -310,7 +389,7 @@ function compareDependencies(ctx: Ctx, o: Obj, n: Obj): Change[] {
         `callers that send ${k} must now also send ${
           showList(added)
         }: callers that do not are now rejected`,
-        { check: { dependentRequired: { [k]: [...after] } } },
+        { check: { dependentRequired: { [k]: [...after] } }, narrows: !removed.length },
       ));
     }
     if (removed.length) {

@@ -3,7 +3,7 @@
  * `multipleOf`, and the string keywords. Paths are relative to the subschema (e.g. `["maximum"]`).
  */
 import { jsonEqual } from "../schema/_equal.ts";
-import { isMultipleOf } from "../schema/_decimal.ts";
+import { integerStep, isMultipleOf } from "../schema/_decimal.ts";
 import type { JsonSchema } from "../schema/types.ts";
 import { type Change, change, show, showList } from "./_change.ts";
 import type { OldFacts } from "./_context.ts";
@@ -43,7 +43,9 @@ export function compareType(o: Obj, n: Obj, facts: OldFacts): Change[] {
       : `type no longer allows ${catNames(lost).join(", ")}: callers that send ${
         catNames(lost).map(article).join(" or ")
       } are now rejected`;
-    out.push(change(["type"], "type-narrowed", "major", message, { check }));
+    out.push(
+      change(["type"], "type-narrowed", "major", message, { check, narrows: !gained.length }),
+    );
   }
   if (gained.length) {
     const message = gained.length === 1 && gained[0] === "fraction" && ko.has("integer")
@@ -100,6 +102,7 @@ export function compareEnum(o: Obj, n: Obj, facts: OldFacts): Change[] {
         nConst && !Array.isArray(n.enum)
           ? `const ${show(n.const)} added: callers that send any other value are now rejected`
           : `enum added: callers that send values other than ${showList(domN)} are now rejected`,
+        { narrows: true },
       ));
     } else {
       const rejected = accepted.filter((v) => !has(domN, v));
@@ -111,7 +114,8 @@ export function compareEnum(o: Obj, n: Obj, facts: OldFacts): Change[] {
           : `${at} no longer allows ${showList(rejected)}: callers that send ${
             rejected.length === 1 ? "it" : "them"
           } are now rejected`;
-        out.push(change([at], narrowKind, "major", message, { check }));
+        const narrows = !!domO && domN.every((v) => has(domO, v));
+        out.push(change([at], narrowKind, "major", message, { check, narrows }));
       }
     }
   }
@@ -122,7 +126,10 @@ export function compareEnum(o: Obj, n: Obj, facts: OldFacts): Change[] {
       "minor",
       `${oConst ? "const" : "enum"} removed: callers may now send other values`,
     ));
-  } else if (domO && domN && !(oConst && nConst)) {
+  } else if (domO && domN && (!(oConst && nConst) || !out.length)) {
+    // Values the new enum/const allows that the old one did not — also when both keep the same
+    // const and an enum beside it went away: {const: 1, enum: [2]} allowed nothing, {const: 1}
+    // allows 1. (A changed const already reported as major needs no second line.)
     const added = domN.filter((v) => !has(domO, v));
     if (added.length) {
       out.push(change(
@@ -248,9 +255,8 @@ function numericBound(o: Obj, n: Obj, side: "lower" | "upper", facts: OldFacts):
         "bound-tightened",
         "major",
         `${what}: callers that send ${rejects} are now rejected`,
-        {
-          check,
-        },
+        // Tighter on integers is tighter on every number: the bound only moved inwards.
+        { check, narrows: true },
       ),
     ];
   }
@@ -264,6 +270,19 @@ function numericBound(o: Obj, n: Obj, side: "lower" | "upper", facts: OldFacts):
         "bound-loosened",
         "minor",
         `${what}: callers may now send ${side === "lower" ? "smaller" : "larger"} values`,
+      ),
+    ];
+  }
+  if (facts.integerOnly && !facts.newIntegerOnly && tightness(bo, bn, side, false) < 0) {
+    // The same integers pass, but the new schema accepts fractions, and more of them.
+    return [
+      change(
+        at,
+        "bound-loosened",
+        "minor",
+        `${word} bound written as ${bn ? describe(bn) : "none"} instead of ${
+          bo ? describe(bo) : "none"
+        }: it allows the same integers, and callers may now send more fractional numbers`,
       ),
     ];
   }
@@ -287,6 +306,12 @@ export function compareNumeric(o: Obj, n: Obj, facts: OldFacts): Change[] {
   if (!valid(o.multipleOf) || !valid(n.multipleOf)) {
     return [...out, undecidable("multipleOf", o, n)];
   }
+  if (facts.integerOnly && facts.newIntegerOnly) {
+    out.push(
+      integerMultipleOf(o.multipleOf as number | undefined, n.multipleOf as number | undefined),
+    );
+    return out;
+  }
   const mo = (o.multipleOf as number | undefined) ?? (facts.integerOnly ? 1 : undefined);
   const mn = n.multipleOf as number | undefined;
   if (mn === undefined) {
@@ -306,7 +331,7 @@ export function compareNumeric(o: Obj, n: Obj, facts: OldFacts): Change[] {
           ? `multipleOf ${mn} added`
           : `multipleOf changed from ${o.multipleOf} to ${mn}`
       }: callers that send numbers that are not multiples of ${mn} are now rejected`,
-      { check: { multipleOf: mn } },
+      { check: { multipleOf: mn }, narrows: mo === undefined || isMultipleOf(mn, mo) },
     ));
   } else if (o.multipleOf === undefined) {
     out.push(change(
@@ -328,6 +353,42 @@ export function compareNumeric(o: Obj, n: Obj, facts: OldFacts): Change[] {
   return out;
 }
 
+/**
+ * `multipleOf` where both schemas accept only integers: the integers that are multiples of `p/q`
+ * (in lowest terms) are the multiples of `p`, so `1.5` and `3` accept the same values.
+ */
+function integerMultipleOf(mo: number | undefined, mn: number | undefined): Change {
+  const so = integerStep(mo ?? 1), sn = integerStep(mn ?? 1);
+  const what = mo === undefined
+    ? `multipleOf ${mn} added`
+    : mn === undefined
+    ? `multipleOf ${mo} removed`
+    : `multipleOf changed from ${mo} to ${mn}`;
+  if (so === sn) {
+    return change(
+      ["multipleOf"],
+      "rewritten",
+      "patch",
+      `${what}; on integers both accept the multiples of ${so}, the same values`,
+    );
+  }
+  if (so % sn === 0n) {
+    return change(
+      ["multipleOf"],
+      "bound-loosened",
+      "minor",
+      `${what}: callers may now send integers that are multiples of ${sn} but not of ${so}`,
+    );
+  }
+  return change(
+    ["multipleOf"],
+    "bound-tightened",
+    "major",
+    `${what}: callers that send integers that are not multiples of ${sn} are now rejected`,
+    { check: { multipleOf: Number(sn) }, narrows: sn % so === 0n },
+  );
+}
+
 /** What a count bound counts, for messages. */
 export interface CountNoun {
   /** e.g. `strings shorter than`, given the minimum. */
@@ -343,8 +404,14 @@ export function compareCounts(
   minKw: string,
   maxKw: string,
   noun: CountNoun,
-  defaults: { min: number; max: number } = { min: 0, max: Infinity },
+  options: {
+    /** The values an absent keyword stands for (`minContains` is 1 beside `contains`). */
+    defaults?: { min: number; max: number };
+    /** Keywords the count needs to mean anything in a check (`contains` for `minContains`). */
+    context?: Obj;
+  } = {},
 ): Change[] {
+  const defaults = options.defaults ?? { min: 0, max: Infinity };
   const out: Change[] = [];
   for (const [kw, isMin] of [[minKw, true], [maxKw, false]] as const) {
     if (o[kw] === n[kw]) continue;
@@ -368,7 +435,8 @@ export function compareCounts(
         "bound-tightened",
         "major",
         `${what}: callers that send ${isMin ? noun.under(vn) : noun.over(vn)} are now rejected`,
-        { check: { [kw]: n[kw] } },
+        // The check holds the count in force, also when it is a default standing for an absent keyword.
+        { check: { ...options.context, [kw]: vn }, narrows: true },
       ));
     } else if (looser) {
       out.push(change(
@@ -408,7 +476,7 @@ export function compareString(o: Obj, n: Obj): Change[] {
         `${kw} ${show(b)} added: callers that send strings ${
           kw === "pattern" ? "not matching it" : `that are not a valid ${b}`
         } are now rejected`,
-        { check },
+        { check, narrows: true },
       ));
     } else if (b === undefined) {
       out.push(change(
@@ -429,7 +497,7 @@ export function compareString(o: Obj, n: Obj): Change[] {
         } are now rejected${
           kw === "pattern" ? " (inclusion between regular expressions is not decided)" : ""
         }`,
-        { check, widens: true },
+        { check },
       ));
     }
   }

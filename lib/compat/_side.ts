@@ -55,18 +55,55 @@ export class Side {
     return t.schema;
   }
 
+  /** The target of `s.$ref` without recording it as followed (for facts about places). */
+  lookup(s: Record<string, unknown>): JsonSchema | undefined {
+    if (typeof s.$ref !== "string") return undefined;
+    const from = this.index.locationOf(s) ?? { base: DEFAULT_BASE, segments: [] };
+    return this.index.resolve(s.$ref, from)?.schema;
+  }
+
   /**
    * Follows `$ref`s until a schema without one. A reference's siblings apply with its target
    * (draft 2020-12): they are merged into the target when no constraint keyword is on both sides,
    * else the target becomes one more `allOf` branch. Annotations at the reference win.
    */
   resolve(s: unknown, seen: Set<object> = new Set()): Resolution {
+    return this.#follow(s, seen);
+  }
+
+  /**
+   * `s` with a single-branch `allOf`, `anyOf` or `oneOf` keyword `kw` merged in (it accepts
+   * exactly what its branch accepts), so `{"anyOf": [X]}` compares as `X`; undefined when the
+   * branch and the rest share a keyword group, disagree on an annotation, or cannot be followed.
+   */
+  unwrapSingleBranch(s: JsonSchema, kw: string): JsonSchema | undefined {
+    if (!isObject(s) || !Array.isArray(s[kw]) || (s[kw] as unknown[]).length !== 1) {
+      return undefined;
+    }
+    const b = this.#follow((s[kw] as unknown[])[0], new Set());
+    if (b.unresolved !== undefined) return undefined;
+    const rest: Record<string, unknown> = { ...s };
+    delete rest[kw];
+    const branch = b.schema;
+    if (branch === true) return rest;
+    if (branch === false) return false;
+    if (!isObject(branch) || Object.hasOwn(branch, "$id")) return undefined;
+    for (const [k, v] of Object.entries(branch)) {
+      // Annotations on both sides that differ would hide a change: keep the branch apart.
+      if (isAnnotation(k) && Object.hasOwn(rest, k) && rest[k] !== v) return undefined;
+    }
+    const there = groups(rest);
+    if ([...groups(branch)].some((g) => there.has(g))) return undefined;
+    return { ...branch, ...rest };
+  }
+
+  #follow(s: unknown, seen: Set<object>): Resolution {
     if (!isObject(s) || typeof s.$ref !== "string") return { schema: s as JsonSchema };
     if (seen.has(s)) return { unresolved: `${s.$ref} (a cycle of references)` };
     seen.add(s);
     const raw = this.target(s);
     if (raw === undefined) return { unresolved: s.$ref };
-    const t = this.resolve(raw, seen);
+    const t = this.#follow(raw, seen);
     if (t.unresolved !== undefined) return t;
     const siblings: Record<string, unknown> = {};
     let constraining = false;
@@ -80,12 +117,15 @@ export class Side {
     if (target === true) return { schema: siblings };
     if (!constraining) return { schema: { ...target, ...siblings } };
     // Keywords that read each other (additionalProperties reads properties, ...) clash as a group.
-    const groups = (s: Record<string, unknown>) =>
-      new Set(Object.keys(s).filter((k) => !isAnnotation(k)).map((k) => GROUP[k] ?? k));
     const there = groups(target);
     const clash = [...groups(siblings)].some((g) => there.has(g));
     if (!clash) return { schema: { ...target, ...siblings } };
     const allOf = Array.isArray(siblings.allOf) ? [...siblings.allOf, raw] : [raw];
     return { schema: { ...siblings, allOf } };
   }
+}
+
+/** The constraint groups of a schema's keywords (keywords that read each other form one group). */
+function groups(s: Record<string, unknown>): Set<string> {
+  return new Set(Object.keys(s).filter((k) => !isAnnotation(k)).map((k) => GROUP[k] ?? k));
 }

@@ -2,7 +2,7 @@ import { jsonEqual } from "../schema/_equal.ts";
 import { isObject } from "../schema/_walk.ts";
 import { comparePathSegments, compareStrings, formatPath } from "../schema/path.ts";
 import type { JsonSchema, PathSegment } from "../schema/types.ts";
-import { type Change, change, maxBump } from "./_change.ts";
+import { type Change, change, keepsValues, maxBump } from "./_change.ts";
 import { Comparer } from "./_compare.ts";
 import type { SchemaBump, SchemaChange, SchemaChangeClassification } from "./schema_change.ts";
 
@@ -70,9 +70,19 @@ export function classifySchemaChange(
   options: ClassifySchemaChangeOptions = {},
 ): SchemaChangeClassification {
   if (jsonEqual(oldSchema, newSchema)) return { bump: "patch", changes: [] };
-  const comparer = new Comparer(oldSchema, newSchema, options.descriptionBump ?? "patch");
-  const found = comparer.compare(oldSchema, newSchema);
-  found.push(...unusedDefinitions(comparer, oldSchema, newSchema));
+  return finish(compareSchemas(oldSchema, newSchema, options.descriptionBump ?? "patch", false));
+}
+
+/** Every change from `o` to `n`, with the internal flags still on them. */
+function compareSchemas(
+  o: JsonSchema,
+  n: JsonSchema,
+  descriptionBump: SchemaBump,
+  strict: boolean,
+): Change[] {
+  const comparer = new Comparer(o, n, { descriptionBump, strict });
+  const found = comparer.compare(o, n);
+  found.push(...unusedDefinitions(comparer, o, n));
   if (found.length === 0) {
     found.push(change(
       [],
@@ -81,7 +91,122 @@ export function classifySchemaChange(
       "the schema is written differently but accepts the same values",
     ));
   }
-  return finish(found);
+  return found;
+}
+
+/**
+ * Classifies the change from one output schema to the next by who breaks — the mirror image of
+ * {@linkcode classifySchemaChange}: consumers read outputs, so they may rely on every value the
+ * old output schema allows, including members it does not name. The new contract must produce
+ * only values the old one allowed. Narrowing an output (a value removed from an `enum`, a bound
+ * tightened, a property made required) is `minor`; widening it (an `enum` value added, a required
+ * output field removed, a type added) is `major`, as is anything the classifier cannot prove
+ * narrower. Adding an output schema where there was none is `minor`; removing one is `major`.
+ *
+ * The bump comes from the same engine run the other way round (does the old output schema accept
+ * every value the new one does?); the changes are listed as edits from old to new, with messages
+ * about consumers.
+ *
+ * @param oldSchema The published output schema, or undefined when there was none.
+ * @param newSchema The candidate output schema, or undefined when it has none.
+ * @param options The bump for description and title changes.
+ * @returns The largest bump and every change, sorted by path, then kind, then message.
+ *
+ * @example
+ * ```ts
+ * import { classifyOutputSchemaChange } from "@tool-estate/core";
+ * import assert from "node:assert/strict";
+ *
+ * const v1 = {
+ *   type: "object",
+ *   properties: { status: { enum: ["HELD", "RELEASED"] } },
+ *   required: ["status"],
+ * };
+ * const narrower = { ...v1, properties: { status: { enum: ["HELD"] } } };
+ * assert.equal(classifyOutputSchemaChange(v1, narrower).bump, "minor");
+ * const wider = { ...v1, properties: { status: { enum: ["HELD", "RELEASED", "RETURNED"] } } };
+ * const { bump, changes } = classifyOutputSchemaChange(v1, wider);
+ * assert.equal(bump, "major");
+ * assert.equal(changes[0].path, "$.properties.status.enum");
+ * ```
+ */
+export function classifyOutputSchemaChange(
+  oldSchema: JsonSchema | undefined,
+  newSchema: JsonSchema | undefined,
+  options: ClassifySchemaChangeOptions = {},
+): SchemaChangeClassification {
+  if (oldSchema === undefined && newSchema === undefined) return { bump: "patch", changes: [] };
+  if (oldSchema === undefined) {
+    return finish([change(
+      [],
+      "constraint-added",
+      "minor",
+      "outputSchema added: consumers may now rely on structuredContent matching it",
+    )]);
+  }
+  if (newSchema === undefined) {
+    return finish([change(
+      [],
+      "constraint-removed",
+      "major",
+      "outputSchema removed: consumers can no longer rely on the shape of structuredContent",
+    )]);
+  }
+  if (jsonEqual(oldSchema, newSchema)) return { bump: "patch", changes: [] };
+  const descriptionBump = options.descriptionBump ?? "patch";
+  // Does the old output schema accept every value the new one does? That decides the bump.
+  const back = compareSchemas(newSchema, oldSchema, descriptionBump, true);
+  const proven = back.filter((c) => !keepsValues(c)).reduce<SchemaBump>(
+    (b, c) => maxBump(b, c.bump),
+    "patch",
+  );
+  // The edits as made (old to new) are what a reader wants listed.
+  const forward = compareSchemas(oldSchema, newSchema, descriptionBump, true);
+  let mapped = forward.map((c) => mirror(c, proven));
+  if (proven === "major" && !mapped.some((c) => c.bump === "major")) {
+    mapped = mapped.map((c) => keepsValues(c) ? c : { ...c, bump: "major" as const });
+  }
+  return finish(mapped);
+}
+
+/**
+ * One input-style change read for outputs, given what the reverse comparison proved: `patch`
+ * (the same values), `minor` (the new output allows only old values) or `major` (not proven).
+ */
+function mirror(c: Change, proven: SchemaBump): Change {
+  if (keepsValues(c)) return c;
+  // The message's statement of the edit, without its consequence for input callers.
+  const what = c.message.split(/[:;] /)[0];
+  if (proven === "patch") {
+    return { ...c, bump: "patch", message: `${what}; the output allows the same values` };
+  }
+  if (proven === "minor") {
+    return {
+      ...c,
+      bump: "minor",
+      message: `${what}: the output now allows only values the old output schema allowed`,
+    };
+  }
+  if (c.bump === "minor") {
+    return {
+      ...c,
+      bump: "major",
+      message: `${what}: consumers may now receive values the old output schema did not allow`,
+    };
+  }
+  if (c.bump === "major" && c.narrows) {
+    return {
+      ...c,
+      bump: "minor",
+      message: `${what}: the output now allows fewer values; consumers are unaffected`,
+    };
+  }
+  return {
+    ...c,
+    bump: "major",
+    message:
+      `${what}: consumers may be affected (the classifier cannot prove the old output schema allows every value the new one does)`,
+  };
 }
 
 /** Changed `$defs`/`definitions` entries that no followed `$ref` reached on either side. */

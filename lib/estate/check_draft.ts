@@ -6,7 +6,13 @@
  */
 import type { SchemaBump, SchemaChange } from "../compat/schema_change.ts";
 import type { SchemaIssue } from "../schema/types.ts";
-import type { PlanOptions, PublishPlan, RejectionsAtNode, ToolRegistry } from "./registry.ts";
+import {
+  inOutputSchema,
+  type PlanOptions,
+  type PublishPlan,
+  type RejectionsAtNode,
+  type ToolRegistry,
+} from "./registry.ts";
 import { lintDescription, type ToolSpec } from "./spec.ts";
 
 /** How much a finding matters: an error fails `estate check`. */
@@ -16,13 +22,14 @@ export type FindingSeverity = "error" | "warning" | "information" | "hint";
 export type FindingTarget =
   | { field: "version" }
   | { field: "description" }
-  | { field: "inputSchema"; path: string };
+  | { field: "inputSchema"; path: string }
+  | { field: "outputSchema"; path: string };
 
 /** One thing `estate check` reports about a draft. */
 export interface DraftFinding {
   /** How much it matters. */
   severity: FindingSeverity;
-  /** A stable code: `version-too-low`, `version-ok`, `immutable`, `not-newer`, `change`, `rejected-calls`, `schema`, `description`. */
+  /** A stable code: `version-too-low`, `version-ok`, `immutable`, `not-newer`, `change`, `output-change`, `rejected-calls`, `schema`, `description`. */
   code: string;
   /** Where it belongs. */
   target: FindingTarget;
@@ -42,8 +49,10 @@ export interface DraftReport {
   bump: SchemaBump;
   /** The lowest acceptable version, when there is a baseline. */
   minimumVersion?: string;
-  /** Every change against the baseline. */
+  /** Every input schema change against the baseline (paths inside `inputSchema`). */
   changes: SchemaChange[];
+  /** Every output schema change against the baseline (paths inside `outputSchema`). */
+  outputChanges: SchemaChange[];
   /** Stored calls the draft's schema rejects, per rejecting node (non-major bumps only). */
   rejected: { count: number; byNode: RejectionsAtNode[] };
   /** Every finding, errors first. */
@@ -111,9 +120,9 @@ export function checkDraft(
     : "";
   for (const r of plan.refusals) {
     if (r.refusal === "bump-too-small") {
-      const biting = plan.changes.filter((c) => c.bump === plan.bump).map((c) =>
-        c.message.split(":")[0]
-      );
+      const biting = [...plan.changes, ...plan.outputChanges.map(inOutputSchema)].filter((c) =>
+        c.bump === plan.bump
+      ).map((c) => c.message.split(":")[0]);
       findings.push({
         severity: "error",
         code: "version-too-low",
@@ -150,7 +159,7 @@ export function checkDraft(
       code: "version-ok",
       target: { field: "version" },
       message: `${plan.bump} change against ${base.spec.version}${
-        plan.changes.length === 0 ? " (no schema change)" : ""
+        plan.changes.length + plan.outputChanges.length === 0 ? " (no schema change)" : ""
       }: version ${spec.version} is enough`,
     });
   }
@@ -160,6 +169,14 @@ export function checkDraft(
       code: "change",
       target: { field: "inputSchema", path: c.path },
       message: c.message,
+    });
+  }
+  for (const c of plan.outputChanges) {
+    findings.push({
+      severity: c.bump === "major" ? "warning" : "information",
+      code: "output-change",
+      target: { field: "outputSchema", path: c.path },
+      message: `outputSchema: ${c.message}`,
     });
   }
   for (const node of plan.rejected.byNode) {
@@ -197,6 +214,7 @@ export function checkDraft(
     bump: plan.bump,
     minimumVersion: plan.minimumVersion,
     changes: plan.changes,
+    outputChanges: plan.outputChanges,
     rejected: { count: plan.rejected.count, byNode: plan.rejected.byNode },
     findings,
     ok: !findings.some((f) => f.severity === "error"),

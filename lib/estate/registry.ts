@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { classifySchemaChange } from "../compat/classify.ts";
+import { classifyOutputSchemaChange, classifySchemaChange } from "../compat/classify.ts";
 import type { SchemaBump, SchemaChange } from "../compat/schema_change.ts";
 import { bumpFor, compareVersions, satisfies, Version } from "../compat/semver.ts";
 import { canonicalJson } from "../schema/_equal.ts";
@@ -115,8 +115,10 @@ export interface RejectedCall {
 export class PublishError extends Error {
   /** Which rule refused it. */
   readonly refusal: PublishRefusal;
-  /** For `bump-too-small`: the classification's changes. For `corpus-rejected`: none. */
+  /** For `bump-too-small`: the input schema's changes. For `corpus-rejected`: none. */
   readonly changes: SchemaChange[];
+  /** For `bump-too-small`: the output schema's changes (paths inside `outputSchema`). */
+  readonly outputChanges: SchemaChange[];
   /** For `corpus-rejected`: how many calls, the first few, and per rejecting node. */
   readonly rejected: Rejections;
   /** For `unsafe-schema`: the schema issues. */
@@ -134,6 +136,7 @@ export class PublishError extends Error {
     message: string,
     details: {
       changes?: SchemaChange[];
+      outputChanges?: SchemaChange[];
       rejected?: Rejections;
       issues?: SchemaIssue[];
     } = {},
@@ -142,6 +145,7 @@ export class PublishError extends Error {
     this.name = "PublishError";
     this.refusal = refusal;
     this.changes = details.changes ?? [];
+    this.outputChanges = details.outputChanges ?? [];
     this.rejected = details.rejected ?? { count: 0, first: [], byNode: [] };
     this.issues = details.issues ?? [];
   }
@@ -166,10 +170,17 @@ export interface PublishPlan {
   spec: ToolSpec;
   /** The newest published version it is compared with, if any. */
   baseline?: VersionRecord;
-  /** `bump` and `changes` against the baseline (patch and none when there is no baseline). */
+  /**
+   * The bump the change requires against the baseline: the larger of the input schema's and the
+   * output schema's (patch when there is no baseline).
+   */
   bump: SchemaBump;
-  /** The changes against the baseline. */
+  /** The input schema's changes against the baseline (paths inside `inputSchema`). */
   changes: SchemaChange[];
+  /** The output schema's bump against the baseline, by the mirror rule of `classifyOutputSchemaChange`. */
+  outputBump: SchemaBump;
+  /** The output schema's changes against the baseline (paths inside `outputSchema`). */
+  outputChanges: SchemaChange[];
   /** The lowest version the change allows (the baseline bumped as required), if there is a baseline. */
   minimumVersion?: string;
   /** Whether this exact version is already published with the same content. */
@@ -230,6 +241,11 @@ const RANK: Record<SchemaBump, number> = { patch: 0, minor: 1, major: 2 };
 
 function sameContent(a: ToolSpec, b: ToolSpec): boolean {
   return canonicalJson(a) === canonicalJson(b);
+}
+
+/** An output schema change with its path written from the tool spec: `outputSchema.properties.status`. */
+export function inOutputSchema(c: SchemaChange): SchemaChange {
+  return { ...c, path: `outputSchema${c.path.slice(1)}` };
 }
 
 function describeChanges(changes: SchemaChange[], bump: SchemaBump): string {
@@ -303,6 +319,8 @@ export class ToolRegistry {
       baseline,
       bump: "patch",
       changes: [],
+      outputBump: "patch",
+      outputChanges: [],
       alreadyPublished: false,
       refusals,
       rejected: { count: 0, first: [], byNode: [] },
@@ -340,15 +358,18 @@ export class ToolRegistry {
     }
     if (baseline && !existing) {
       const c = classifySchemaChange(baseline.spec.inputSchema, spec.inputSchema);
-      plan.bump = c.bump;
+      const out = classifyOutputSchemaChange(baseline.spec.outputSchema, spec.outputSchema);
       plan.changes = c.changes;
-      plan.minimumVersion = bumpFor(baseline.spec.version, c.bump);
+      plan.outputBump = out.bump;
+      plan.outputChanges = out.changes;
+      plan.bump = RANK[out.bump] > RANK[c.bump] ? out.bump : c.bump;
+      plan.minimumVersion = bumpFor(baseline.spec.version, plan.bump);
       const actual = releaseBetween(baseline.spec.version, spec.version);
-      if (RANK[actual] < RANK[c.bump]) {
+      if (RANK[actual] < RANK[plan.bump]) {
         refusals.push({
           refusal: "bump-too-small",
-          message: `Cannot publish ${id}: change is ${c.bump} (${
-            describeChanges(c.changes, c.bump)
+          message: `Cannot publish ${id}: change is ${plan.bump} (${
+            describeChanges([...c.changes, ...out.changes.map(inOutputSchema)], plan.bump)
           }); publish ${plan.minimumVersion}, not ${spec.version}`,
         });
       }
@@ -408,6 +429,7 @@ export class ToolRegistry {
       const first = plan.refusals[0];
       throw new PublishError(first.refusal, plan.refusals.map((r) => r.message).join("\n"), {
         changes: plan.changes,
+        outputChanges: plan.outputChanges,
         rejected: plan.rejected,
         issues: plan.schemaIssues,
       });

@@ -48,3 +48,24 @@ export function multipleOfTest(divisor: number): (value: number) => boolean {
     return k / scale === v && k % m === 0;
   };
 }
+
+/**
+ * The step of the integers that are multiples of `divisor`: for `divisor = p/q` in lowest terms,
+ * an integer is a multiple of it exactly when it is a multiple of `p` (so on integers
+ * `multipleOf: 1.5` and `multipleOf: 3` accept the same values).
+ */
+export function integerStep(divisor: number): bigint {
+  const d = toDecimal(divisor);
+  if (d.exponent >= 0) return abs(d.mantissa * 10n ** BigInt(d.exponent));
+  const p = abs(d.mantissa);
+  return p / gcd(p, 10n ** BigInt(-d.exponent));
+}
+
+function abs(x: bigint): bigint {
+  return x < 0n ? -x : x;
+}
+
+function gcd(a: bigint, b: bigint): bigint {
+  while (b !== 0n) [a, b] = [b, a % b];
+  return a;
+}
