@@ -54,3 +54,4 @@ export {
   type FindingTarget,
 } from "./check_draft.ts";
 export { CallIndex } from "./call_index.ts";
+export { hiddenToolMentions, type ToolMention, toolMentionMessage } from "./tool_mentions.ts";
