@@ -7,6 +7,7 @@
  * @module
  */
 import type {
+  Principal,
   PromptProvider,
   ResourceProvider,
   ToolContext,
@@ -17,6 +18,8 @@ import { PromptArgumentError } from "../mod.ts";
 
 interface Payment {
   reference: string;
+  /** The tenant whose data it is. */
+  tenant: string;
   status: "HELD" | "RELEASED" | "SETTLED" | "REJECTED";
   amount: number;
   currency: string;
@@ -29,6 +32,7 @@ function payments(): Map<string, Payment> {
   const list: Payment[] = [
     {
       reference: "PMT-004211",
+      tenant: "wholesale",
       status: "HELD",
       amount: 2_450_000,
       currency: "EUR",
@@ -41,6 +45,7 @@ function payments(): Map<string, Payment> {
     },
     {
       reference: "PMT-004212",
+      tenant: "wholesale",
       status: "SETTLED",
       amount: 180_000,
       currency: "GBP",
@@ -53,6 +58,7 @@ function payments(): Map<string, Payment> {
     },
     {
       reference: "PMT-000771",
+      tenant: "wholesale",
       status: "REJECTED",
       amount: 12_500.5,
       currency: "USD",
@@ -112,6 +118,15 @@ const RATES: Record<string, number> = {
 /** The example system: state shared by the handlers of one server. */
 export class BankSystem {
   readonly payments: Map<string, Payment> = payments();
+
+  /**
+   * The system of record's own entitlement check: a principal sees a payment of its own tenant,
+   * with the `payments:read` scope. (The MCP server hides what a principal may not see first;
+   * this is the system refusing to hand out what it should not, whoever asks.)
+   */
+  #entitled(principal: Principal, payment: Payment): boolean {
+    return principal.tenant === payment.tenant && principal.scopes.includes("payments:read");
+  }
 
   /**
    * The handler for a tool version, or undefined when the example system has none.
@@ -230,67 +245,122 @@ export class BankSystem {
     return undefined;
   }
 
-  /** Policy documents as resources, readable by anyone who may see `policy.search`'s data. */
+  /**
+   * Resources, each declaring the tool whose data it serves: policy documents (`policy.search`'s
+   * data, for whoever may see that tool), and wholesale payments (`payments.lookup`'s: the held
+   * payments, and any payment by reference).
+   */
   resources(): ResourceProvider {
+    const policies = { tools: ["policy.search"] };
+    const payments = { tools: ["payments.lookup"] };
     return {
-      list: () =>
-        POLICIES.map((p) => ({
+      list: () => [
+        ...POLICIES.map((p) => ({
           uri: `bank://policies/${p.id}`,
           name: p.id,
           title: p.title,
           mimeType: "text/plain",
+          requires: policies,
         })),
+        {
+          uri: "bank://payments/held",
+          name: "held-payments",
+          title: "Wholesale payments held for review",
+          mimeType: "application/json",
+          requires: payments,
+        },
+      ],
       templates: () => [{
         uriTemplate: "bank://policies/{id}",
         name: "policy",
         title: "A bank policy by id",
         mimeType: "text/plain",
+        requires: policies,
+      }, {
+        uriTemplate: "bank://payments/{reference}",
+        name: "payment",
+        title: "A wholesale payment by reference",
+        mimeType: "application/json",
+        requires: payments,
       }],
-      read: (uri) => {
+      read: (uri, principal) => {
         const p = POLICIES.find((x) => `bank://policies/${x.id}` === uri);
-        return p
-          ? [{
+        if (p) {
+          return [{
             uri,
             mimeType: "text/plain",
             text: `${p.title} (effective ${p.effective})\n\n${p.text}`,
-          }]
-          : undefined;
+          }];
+        }
+        const mine = [...this.payments.values()].filter((x) => this.#entitled(principal, x));
+        if (uri === "bank://payments/held") {
+          const held = mine.filter((x) => x.status === "HELD").map((x) => ({
+            reference: x.reference,
+            amount: x.amount,
+            currency: x.currency,
+          }));
+          return [{ uri, mimeType: "application/json", text: JSON.stringify(held) }];
+        }
+        const payment = mine.find((x) => `bank://payments/${x.reference}` === uri);
+        if (!payment) return undefined;
+        const { tenant: _, ...record } = payment;
+        return [{ uri, mimeType: "application/json", text: JSON.stringify(record) }];
       },
     };
   }
 
-  /** Prompts: a payment investigation, with the reference as an argument. */
+  /**
+   * Prompts, each declaring the tools its text tells the model to call: a wholesale payment
+   * investigation (its reference completes to the payments the principal is entitled to) and a
+   * retail transfer explanation.
+   */
   prompts(): PromptProvider {
-    const prompts = [{
+    const investigate = {
       name: "investigate-payment",
       title: "Investigate a payment",
       description:
         "Look up a payment, explain its status and suggest the next step under bank policy.",
       arguments: [{
         name: "reference",
-        description: "The payment reference, e.g. PMT-004211",
+        description: "The payment reference, e.g. PMT-123456",
         required: true,
       }],
-    }];
+      requires: { tools: ["payments.lookup", "policy.search"] },
+    };
+    const explain = {
+      name: "explain-transfer",
+      title: "Explain a retail transfer",
+      description: "Look up a customer's transfer and explain its status and fees in plain words.",
+      arguments: [{
+        name: "transferId",
+        description: "The transfer id, e.g. TRF-12345678",
+        required: true,
+      }],
+      requires: { tools: ["retail.transfers.lookup"] },
+    };
+    const texts: Record<string, (args: Record<string, string>) => string> = {
+      "investigate-payment": (args) =>
+        `Look up payment ${args.reference} with payments.lookup (include its history), explain its status in one paragraph, and use policy.search to say what the bank's policy allows next. Do not release it.`,
+      "explain-transfer": (args) =>
+        `Look up transfer ${args.transferId} with retail.transfers.lookup (include its fees) and explain its status and fees to the customer in two sentences.`,
+    };
+    const prompts = [investigate, explain];
     return {
       list: () => prompts,
-      complete: (name, argument, value) =>
+      variesByPrincipal: false,
+      complete: (name, argument, value, principal) =>
         name === "investigate-payment" && argument === "reference"
-          ? [...this.payments.keys()].filter((r) => r.startsWith(value)).sort()
+          ? [...this.payments.values()].filter((p) => this.#entitled(principal, p))
+            .map((p) => p.reference).filter((r) => r.startsWith(value)).sort()
           : [],
       get: (name, args) => {
-        if (name !== "investigate-payment") return undefined;
-        if (!args.reference) throw new PromptArgumentError("missing required argument reference");
+        const prompt = prompts.find((p) => p.name === name);
+        if (!prompt) return undefined;
+        const missing = prompt.arguments.find((a) => a.required && !args[a.name]);
+        if (missing) throw new PromptArgumentError(`missing required argument ${missing.name}`);
         return {
-          description: prompts[0].description,
-          messages: [{
-            role: "user",
-            content: {
-              type: "text",
-              text:
-                `Look up payment ${args.reference} with payments.lookup (include its history), explain its status in one paragraph, and use policy.search to say what the bank's policy allows next. Do not release it.`,
-            },
-          }],
+          description: prompt.description,
+          messages: [{ role: "user", content: { type: "text", text: texts[name](args) } }],
         };
       },
     };

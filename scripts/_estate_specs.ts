@@ -31,7 +31,7 @@ export const PUBLISHED: ToolSpec[] = [
     ...lookupBase,
     version: "1.0.0",
     description:
-      "Return the current status, amount and counterparties of a wholesale payment by its reference. Reads the payments system of record; data is real-time. Does not cover card transactions or retail transfers: use retail.transfers.lookup for those.",
+      "Return the current status, amount and counterparties of a wholesale payment by its reference. Reads the payments system of record; data is real-time. Does not cover card transactions or retail customers' transfers.",
     inputSchema: {
       type: "object",
       properties: { reference, currency },
@@ -45,7 +45,7 @@ export const PUBLISHED: ToolSpec[] = [
     ...lookupBase,
     version: "1.1.0",
     description:
-      "Return the current status, amount and counterparties of a wholesale payment by its reference, optionally with its status history. Reads the payments system of record; data is real-time. Does not cover card transactions or retail transfers: use retail.transfers.lookup for those.",
+      "Return the current status, amount and counterparties of a wholesale payment by its reference, optionally with its status history. Reads the payments system of record; data is real-time. Does not cover card transactions or retail customers' transfers.",
     inputSchema: {
       type: "object",
       properties: {
@@ -67,7 +67,7 @@ export const PUBLISHED: ToolSpec[] = [
     ...lookupBase,
     version: "2.0.0",
     description:
-      "Return the current status, amount and counterparties of a wholesale payment by its reference, optionally with its status history. Reads the payments system of record; data is real-time. The currency is returned, not asked for. Does not cover card transactions or retail transfers: use retail.transfers.lookup for those.",
+      "Return the current status, amount and counterparties of a wholesale payment by its reference, optionally with its status history. Reads the payments system of record; data is real-time. The currency is returned, not asked for. Does not cover card transactions or retail customers' transfers.",
     inputSchema: {
       type: "object",
       properties: {
@@ -122,7 +122,7 @@ export const PUBLISHED: ToolSpec[] = [
     version: "1.0.0",
     title: "Look up a retail transfer",
     description:
-      "Return the status and amount of a retail customer's transfer by its transfer id. Reads the retail core banking ledger; data is up to 5 minutes old. Does not cover wholesale payments: use payments.lookup for those.",
+      "Return the status and amount of a retail customer's transfer by its transfer id. Reads the retail core banking ledger; data is up to 5 minutes old. Does not cover wholesale payments.",
     inputSchema: {
       type: "object",
       properties: {
@@ -146,7 +146,7 @@ export const PUBLISHED: ToolSpec[] = [
     version: "1.1.0",
     title: "Look up a retail transfer",
     description:
-      "Return the status and amount of a retail customer's transfer by its transfer id, optionally with the fees charged. Reads the retail core banking ledger; data is up to 5 minutes old. Does not cover wholesale payments: use payments.lookup for those.",
+      "Return the status and amount of a retail customer's transfer by its transfer id, optionally with the fees charged. Reads the retail core banking ledger; data is up to 5 minutes old. Does not cover wholesale payments.",
     inputSchema: {
       type: "object",
       properties: {

@@ -11,7 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import process from "node:process";
 import { BankSystem } from "../../examples/bank_system.ts";
-import { type CallRecord, McpServer } from "../../mod.ts";
+import { type CallRecord, McpServer, type ProbeRecord } from "../../mod.ts";
 import { EstateDir } from "../store/mod.ts";
 import { serveStdio } from "../mcp/transports/stdio.ts";
 import { parseArgs, UsageError } from "./_args.ts";
@@ -20,7 +20,11 @@ import type { CliIO } from "./main.ts";
 const USAGE =
   "usage: estate serve [--http HOST:PORT (default 127.0.0.1:3000) | --stdio --principal ID] [--estate DIR] [--record-calls]";
 
-/** Builds the server for an estate: handlers, resources, prompts, call logging. */
+/**
+ * Builds the server for an estate: handlers, resources, prompts, and the call log — every call
+ * (`call PRINCIPAL TOOL@VERSION OUTCOME N ms`) and every probe for a hidden or nonexistent name
+ * (`probe PRINCIPAL METHOD NAME (hidden|nonexistent)`), neither of which the client can tell apart.
+ */
 export function exampleServer(
   estate: EstateDir,
   options: { log: (line: string) => void; recordCalls: boolean },
@@ -49,6 +53,17 @@ export function exampleServer(
           options.log(`could not record the call: ${(e as Error).message}`);
         }
       }
+    },
+    // Probes are logged, never stored as calls: they reached no version.
+    onProbe: (p: ProbeRecord) => {
+      // The name is the client's: quoted unless plain, so it cannot forge a log line.
+      const shown = (v: string) => /^[\x21-\x7e]+$/.test(v) ? v : JSON.stringify(v);
+      const pin = p.version === undefined ? "" : `@${shown(p.version)}`;
+      options.log(
+        `probe ${p.principal} ${p.method} ${shown(p.name)}${pin} (${
+          p.hidden ? "hidden" : "nonexistent"
+        })`,
+      );
     },
   });
 }

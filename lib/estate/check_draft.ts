@@ -14,6 +14,7 @@ import {
   type ToolRegistry,
 } from "./registry.ts";
 import { lintDescription, type ToolSpec } from "./spec.ts";
+import { toolMentionMessage } from "./tool_mentions.ts";
 
 /** How much a finding matters: an error fails `estate check`. */
 export type FindingSeverity = "error" | "warning" | "information" | "hint";
@@ -29,7 +30,7 @@ export type FindingTarget =
 export interface DraftFinding {
   /** How much it matters. */
   severity: FindingSeverity;
-  /** A stable code: `version-too-low`, `version-ok`, `immutable`, `not-newer`, `change`, `output-change`, `rejected-calls`, `schema`, `description`. */
+  /** A stable code: `version-too-low`, `version-ok`, `immutable`, `not-newer`, `change`, `output-change`, `rejected-calls`, `schema`, `hidden-tool`, `description`. */
   code: string;
   /** Where it belongs. */
   target: FindingTarget;
@@ -80,7 +81,8 @@ function rejectionMessage(node: RejectionsAtNode): string {
  * Checks a draft spec against the newest published version of its tool: the bump the schema
  * change requires and whether the draft's version is enough, each change at its node, the stored
  * calls a non-major bump would reject (at the node that rejects them), what `checkSchema` refuses,
- * and description lint.
+ * a description that names a tool some of this tool's principals may not see (an error: publish
+ * refuses it), and description lint (platform metadata: a warning).
  *
  * @param spec The draft (already parsed with `parseToolSpec`).
  * @param registry The estate it would be published into.
@@ -196,6 +198,14 @@ export function checkDraft(
       code: "schema",
       target: issueTarget(issue),
       message: issue.message,
+    });
+  }
+  for (const mention of plan.hiddenMentions) {
+    findings.push({
+      severity: "error",
+      code: "hidden-tool",
+      target: { field: "description" },
+      message: toolMentionMessage(mention),
     });
   }
   for (const problem of lintDescription(spec)) {

@@ -54,3 +54,11 @@ export {
   type FindingTarget,
 } from "./check_draft.ts";
 export { CallIndex } from "./call_index.ts";
+export { hiddenToolMentions, type ToolMention, toolMentionMessage } from "./tool_mentions.ts";
+export {
+  admitsEveryone,
+  everyoneMeets,
+  type Guarded,
+  meetsRequirement,
+  type Requirement,
+} from "./requirement.ts";

@@ -13,6 +13,7 @@ import { checkSchema } from "../schema/check.ts";
 import type { SchemaIssue } from "../schema/types.ts";
 import { validateSchema } from "../schema/validate.ts";
 import { RejectionTally } from "./_tally.ts";
+import { hiddenToolMentions, type ToolMention, toolMentionMessage } from "./tool_mentions.ts";
 import {
   canSee,
   classificationRank,
@@ -77,7 +78,8 @@ export type PublishRefusal =
   | "not-newer"
   | "unsafe-schema"
   | "bump-too-small"
-  | "corpus-rejected";
+  | "corpus-rejected"
+  | "names-hidden-tool";
 
 /** How many stored calls one schema node rejects, for reporting at that node. */
 export interface RejectionsAtNode {
@@ -191,6 +193,11 @@ export interface PublishPlan {
   rejected: Rejections;
   /** The new schema's checkSchema issues. */
   schemaIssues: SchemaIssue[];
+  /**
+   * Tools the description names that some principal who sees this version may not see (see
+   * `hiddenToolMentions`): each refuses the publish.
+   */
+  hiddenMentions: ToolMention[];
 }
 
 /** The outcome of a publish that was not refused. */
@@ -325,6 +332,7 @@ export class ToolRegistry {
       refusals,
       rejected: { count: 0, first: [], byNode: [] },
       schemaIssues: checkSchema(spec.inputSchema),
+      hiddenMentions: [],
     };
     if (existing) {
       if (sameContent(existing.spec, spec)) {
@@ -344,6 +352,13 @@ export class ToolRegistry {
           `Cannot publish ${id}: it is not newer than the newest published version ${baseline.spec.version}; publish ${
             bumpFor(baseline.spec.version, "patch")
           } or later`,
+      });
+    }
+    plan.hiddenMentions = hiddenToolMentions(spec, this);
+    for (const m of plan.hiddenMentions) {
+      refusals.push({
+        refusal: "names-hidden-tool",
+        message: `Cannot publish ${id}: its ${toolMentionMessage(m)}`,
       });
     }
     if (plan.schemaIssues.length) {
@@ -418,8 +433,10 @@ export class ToolRegistry {
    * @param candidate The spec.
    * @returns What happened, with the plan.
    * @throws {PublishError} For a republish with different content, a version not newer than the
-   *   newest, a bump smaller than the change requires, a schema `checkSchema` rejects, or stored
-   *   calls the new schema rejects (non-major bumps).
+   *   newest, a bump smaller than the change requires, a schema `checkSchema` rejects, stored
+   *   calls the new schema rejects (non-major bumps), or a description that names a tool some
+   *   principal who sees this one may not see (`hiddenToolMentions`). Platform metadata in a
+   *   description (`lintDescription`) is a warning of `checkDraft`, never a refusal.
    * @throws {ToolSpecError} When the candidate is not a valid spec.
    */
   publish(candidate: ToolSpec | unknown): PublishResult {

@@ -38,6 +38,7 @@ export {
   type McpServerOptions,
   MissingClientCapabilityError,
   type Notify,
+  type ProbeRecord,
   PromptArgumentError,
   type PromptProvider,
   type ResourceProvider,

@@ -3,7 +3,9 @@
  * and its connection's session and returns the response — or nothing, for a notification, a
  * response, or a request that was cancelled. `handleStateless(message, {principal})` serves the
  * stateless 2026-07-28 revision beside it (a transport picks with `isModernMessage`). The
- * registry decides what each principal sees.
+ * registry decides which tools each principal sees; each prompt's, resource's and template's
+ * declared `requires` decides, against the same discovery, what else they see — and whatever a
+ * principal may not see is answered exactly as what does not exist.
  *
  * @module
  */
@@ -19,6 +21,13 @@ import type {
 import { isValidConstraint } from "../compat/semver.ts";
 import type { ToolRegistry } from "../estate/registry.ts";
 import {
+  admitsEveryone,
+  everyoneMeets,
+  type Guarded,
+  meetsRequirement,
+  type Requirement,
+} from "../estate/requirement.ts";
+import {
   canSee,
   type McpTool,
   META_VERSION_KEY,
@@ -28,6 +37,7 @@ import {
 } from "../estate/spec.ts";
 import { validateSchema } from "../schema/validate.ts";
 import type { SchemaIssue } from "../schema/types.ts";
+import { type CacheScope, itemsForEveryone, uriRequirements, visibleItems } from "./_surfaces.ts";
 import {
   checkModernRequest,
   MODERN_META,
@@ -123,14 +133,29 @@ export type Notify = (message: JsonRpcNotification, relatedRequestId?: JsonRpcId
  */
 export type ToolHandler = (args: Record<string, unknown>, context: ToolContext) => unknown;
 
-/** Resources a server offers; `read` returns undefined for an unknown URI. */
+/**
+ * Resources a server offers; `read` returns undefined for an unknown URI.
+ *
+ * A resource or template that serves a tool's data declares it in `requires` (e.g.
+ * `{ tools: ["payments.lookup"] }`): the server lists it, reads it, and sends its updates only to
+ * principals who meet that, and answers everyone else exactly as for a URI that does not exist.
+ * A URI is guarded by the requirement of the listed resource with that URI and of every template
+ * it matches.
+ */
 export interface ResourceProvider {
-  /** The resources a principal may list. */
-  list(principal: Principal): Resource[];
-  /** The resource templates. */
-  templates?(principal: Principal): ResourceTemplate[];
+  /** The resources offered (the server drops those whose `requires` the principal lacks). */
+  list(principal: Principal): Guarded<Resource>[];
+  /** The resource templates (the server drops those whose `requires` the principal lacks). */
+  templates?(principal: Principal): Guarded<ResourceTemplate>[];
   /** A resource's contents, or undefined when there is no such resource (for this principal). */
   read(uri: string, principal: Principal): ResourceContents[] | undefined;
+  /**
+   * Whether `list`, `templates` and `read` may answer differently for different principals beyond
+   * the `requires` the server applies. Default true, the safe assumption: answers are
+   * `cacheScope: "private"`. Set false for a provider that ignores the principal; its answers are
+   * then `public` where every item involved is for everyone.
+   */
+  variesByPrincipal?: boolean;
 }
 
 /** A prompt's arguments were wrong: the message says which. */
@@ -146,10 +171,17 @@ export class PromptArgumentError extends Error {
   }
 }
 
-/** Prompts a server offers; `get` returns undefined for an unknown prompt. */
+/**
+ * Prompts a server offers; `get` returns undefined for an unknown prompt.
+ *
+ * A prompt whose text names tools, or whose arguments complete to a tool's data, declares them in
+ * `requires` (e.g. `{ tools: ["payments.lookup", "policy.search"] }`): the server lists it,
+ * gets it and completes its arguments only for principals who meet that, and answers everyone
+ * else exactly as for a prompt that does not exist — without calling `get` or `complete`.
+ */
 export interface PromptProvider {
-  /** The prompts a principal may list. */
-  list(principal: Principal): Prompt[];
+  /** The prompts offered (the server drops those whose `requires` the principal does not meet). */
+  list(principal: Principal): Guarded<Prompt>[];
   /**
    * A prompt's messages, or undefined when there is no such prompt.
    * @throws {PromptArgumentError} When a required argument is missing.
@@ -159,8 +191,19 @@ export interface PromptProvider {
     args: Record<string, string>,
     principal: Principal,
   ): { description?: string; messages: PromptMessage[] } | undefined;
-  /** Completions for a prompt argument's partial value (`completion/complete`); none when absent. */
+  /**
+   * Completions for a prompt argument's partial value (`completion/complete`); none when absent.
+   * The values must be ones the principal may see (the example system filters by tenant and
+   * scopes); none for a prompt it does not have.
+   */
   complete?(name: string, argument: string, value: string, principal: Principal): string[];
+  /**
+   * Whether `list` may answer differently for different principals beyond the `requires` the
+   * server applies. Default true: `prompts/list` is `cacheScope: "private"`. Set false for a
+   * provider that ignores the principal; the list is then `public` when every prompt is for
+   * everyone.
+   */
+  variesByPrincipal?: boolean;
 }
 
 /** One tool call, as logged: what `impact` and corpus replay learn from. */
@@ -181,6 +224,29 @@ export interface CallRecord {
   arguments: unknown;
 }
 
+/**
+ * A probe, as logged: a request that named a tool, prompt or resource the server then answered as
+ * nonexistent — because there is none, or because the principal may not see it. The client's
+ * bytes are the same either way; only this record says which.
+ */
+export interface ProbeRecord {
+  /** The principal's id. */
+  principal: string;
+  /** The request: `tools/call`, `prompts/get`, `resources/read` or `completion/complete`. */
+  method: string;
+  /** The tool or prompt name, or the resource URI, as sent. */
+  name: string;
+  /** For a `tools/call` pinned with `_meta["dev.tool-estate/version"]`: the constraint. */
+  version?: string;
+  /**
+   * True when it exists but the principal may not see it (the estate has the tool; a requirement
+   * kept the prompt or resource away); false when nothing by that name exists.
+   */
+  hidden: boolean;
+  /** When it arrived (ISO 8601). */
+  at: string;
+}
+
 /** Options for an {@linkcode McpServer}. */
 export interface McpServerOptions {
   /** The estate: it decides what each principal sees and which version serves a call. */
@@ -199,6 +265,12 @@ export interface McpServerOptions {
   pageSize?: number;
   /** Called once per `tools/call` that reached a tool version (see {@linkcode CallRecord}). */
   onCall?: (record: CallRecord) => void;
+  /**
+   * Called once per probe (see {@linkcode ProbeRecord}): a `tools/call`, `prompts/get`,
+   * `resources/read` or `completion/complete` for a hidden or nonexistent name. Nothing the
+   * client receives changes.
+   */
+  onProbe?: (probe: ProbeRecord) => void;
   /** The clock. Default `Date.now`. */
   now?: () => number;
   /**
@@ -446,10 +518,13 @@ export class McpServer {
    * authenticated for it decide the answer.
    *
    * Every result carries `resultType: "complete"` and `_meta["io.modelcontextprotocol/serverInfo"]`;
-   * list, read and `server/discover` results carry `ttlMs` and `cacheScope` (`"private"` where
-   * the answer depends on the principal). A bad envelope gets `-32602`, an unsupported revision
-   * `-32022`, a method this revision does not have (`initialize`, `ping`, `logging/setLevel`,
-   * `resources/subscribe`, ...) `-32601`.
+   * list, read and `server/discover` results carry `ttlMs` and `cacheScope`, computed: `"public"`
+   * only when the answer is the same for every principal — `tools/list` when each tool's newest
+   * version admits everyone; a prompt or resource list or read when its provider says it ignores
+   * the principal (`variesByPrincipal: false`) and no `requires` involved keeps anyone out;
+   * `server/discover` always — and `"private"` otherwise. A bad envelope gets `-32602`, an
+   * unsupported revision `-32022`, a method this revision does not have (`initialize`, `ping`,
+   * `logging/setLevel`, `resources/subscribe`, ...) `-32601`.
    *
    * `subscriptions/listen` sends `notifications/subscriptions/acknowledged` at once, then
    * (when asked with `toolsListChanged: true`) `notifications/tools/list_changed` whenever the
@@ -465,7 +540,13 @@ export class McpServer {
    * import { McpServer, ToolRegistry } from "@tool-estate/core";
    * import assert from "node:assert/strict";
    *
-   * const server = new McpServer({ registry: new ToolRegistry(), handlerFor: () => undefined });
+   * const registry = new ToolRegistry();
+   * registry.publish({
+   *   name: "risk.exposure.get", version: "1.0.0", title: "Exposure", description: "Reads the risk warehouse.",
+   *   inputSchema: { type: "object" }, sideEffect: "read", requiredScopes: ["risk:read"],
+   *   dataClassification: "restricted", tenants: ["group"], owner: "group-risk",
+   * });
+   * const server = new McpServer({ registry, handlerFor: () => undefined });
    * const _meta = {
    *   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
    *   "io.modelcontextprotocol/clientCapabilities": {},
@@ -475,6 +556,7 @@ export class McpServer {
    *   { principal: { id: "analyst", scopes: [], tenant: "group", clearance: "internal" } },
    * );
    * assert.deepEqual((res as { result: Record<string, unknown> }).result.tools, []);
+   * // Someone else would see the tool: the answer depends on who asks.
    * assert.equal((res as { result: Record<string, unknown> }).result.cacheScope, "private");
    * ```
    */
@@ -528,7 +610,7 @@ export class McpServer {
       notify,
       logLevel: level !== undefined && LOG_LEVELS.includes(level) ? level : undefined,
     };
-    const cached = (result: Record<string, unknown>, scope: "public" | "private") =>
+    const cached = (result: Record<string, unknown>, scope: CacheScope) =>
       this.#markComplete({ ...result, ttlMs: this.#ttlMs(), cacheScope: scope });
     switch (r.method) {
       case "server/discover": {
@@ -545,40 +627,31 @@ export class McpServer {
         return cached(result, "public");
       }
       case "tools/list":
-        // Deterministic order; varies only with the principal's authorization: private.
+        // Deterministic order; private when it varies with the principal's authorization.
         return cached(
           this.#page("tools", this.#visibleTools(caller.principal).map(toMcpTool), params.cursor),
-          "private",
+          this.#toolsScope(),
         );
       case "tools/call":
         return this.#markComplete(
           { ...(await this.#callTool(caller, r.id, params, signal)) } as Record<string, unknown>,
         );
-      case "resources/list":
-        return cached(
-          this.#page(
-            "resources",
-            this.#options.resources?.list(caller.principal) ?? [],
-            params.cursor,
-          ),
-          "private",
-        );
-      case "resources/templates/list":
-        return cached(
-          this.#page(
-            "resourceTemplates",
-            this.#options.resources?.templates?.(caller.principal) ?? [],
-            params.cursor,
-          ),
-          "private",
-        );
-      case "resources/read":
-        return cached(this.#readResource(caller, params) as Record<string, unknown>, "private");
-      case "prompts/list":
-        return cached(
-          this.#page("prompts", this.#options.prompts?.list(caller.principal) ?? [], params.cursor),
-          "private",
-        );
+      case "resources/list": {
+        const { items, scope } = this.#resources(caller.principal);
+        return cached(this.#page("resources", items, params.cursor), scope);
+      }
+      case "resources/templates/list": {
+        const { items, scope } = this.#templates(caller.principal);
+        return cached(this.#page("resourceTemplates", items, params.cursor), scope);
+      }
+      case "resources/read": {
+        const { result, scope } = this.#readResource(caller, params);
+        return cached(result, scope);
+      }
+      case "prompts/list": {
+        const { items, scope } = this.#prompts(caller.principal);
+        return cached(this.#page("prompts", items, params.cursor), scope);
+      }
       case "prompts/get":
         return this.#markComplete(this.#getPrompt(caller, params) as Record<string, unknown>);
       case "completion/complete":
@@ -746,21 +819,13 @@ export class McpServer {
       case "tools/call":
         return await this.#callTool(s, r.id, params, signal);
       case "resources/list":
-        return this.#page(
-          "resources",
-          this.#options.resources?.list(s.principal) ?? [],
-          params.cursor,
-        );
+        return this.#page("resources", this.#resources(s.principal).items, params.cursor);
       case "resources/templates/list":
-        return this.#page(
-          "resourceTemplates",
-          this.#options.resources?.templates?.(s.principal) ?? [],
-          params.cursor,
-        );
+        return this.#page("resourceTemplates", this.#templates(s.principal).items, params.cursor);
       case "resources/read":
-        return this.#readResource(s, params);
+        return this.#readResource(s, params).result;
       case "prompts/list":
-        return this.#page("prompts", this.#options.prompts?.list(s.principal) ?? [], params.cursor);
+        return this.#page("prompts", this.#prompts(s.principal).items, params.cursor);
       case "prompts/get":
         return this.#getPrompt(s, params);
       case "logging/setLevel":
@@ -837,6 +902,91 @@ export class McpServer {
     return this.#visibleTools(principal).map((t) => `${t.name}@${t.version}`).join("\n");
   }
 
+  /**
+   * `tools/list` is the same for every principal exactly when each tool's newest active version
+   * admits everyone: then discovery lists that version to all; otherwise someone sees less.
+   */
+  #toolsScope(): CacheScope {
+    const registry = this.#options.registry;
+    return registry.names().every((n) => {
+        const latest = registry.latest(n);
+        return latest === undefined || admitsEveryone(latest);
+      })
+      ? "public"
+      : "private";
+  }
+
+  /**
+   * The items of a provider's list a principal may see, in wire form, and the list's cache scope:
+   * `public` only when the provider says it ignores the principal and every item is for everyone.
+   */
+  #surface<T>(
+    provider: { variesByPrincipal?: boolean } | undefined,
+    all: Guarded<T>[],
+    principal: Principal,
+  ): { items: T[]; scope: CacheScope } {
+    const registry = this.#options.registry;
+    const uniform = provider === undefined ||
+      (provider.variesByPrincipal === false && itemsForEveryone(all, registry));
+    return { items: visibleItems(all, principal, registry), scope: uniform ? "public" : "private" };
+  }
+
+  #resources(principal: Principal): { items: Resource[]; scope: CacheScope } {
+    const p = this.#options.resources;
+    return this.#surface(p, p?.list(principal) ?? [], principal);
+  }
+
+  #templates(principal: Principal): { items: ResourceTemplate[]; scope: CacheScope } {
+    const p = this.#options.resources;
+    return this.#surface(p, p?.templates?.(principal) ?? [], principal);
+  }
+
+  #prompts(principal: Principal): { items: Prompt[]; scope: CacheScope } {
+    const p = this.#options.prompts;
+    return this.#surface(p, p?.list(principal) ?? [], principal);
+  }
+
+  /** The requirements that guard a resource URI for this principal's provider answers. */
+  #uriGuards(uri: string, principal: Principal): (Requirement | undefined)[] {
+    const p = this.#options.resources;
+    if (!p) return [];
+    return uriRequirements(uri, p.list(principal), p.templates?.(principal) ?? []);
+  }
+
+  #mayRead(uri: string, principal: Principal): boolean {
+    return this.#uriGuards(uri, principal).every((r) =>
+      meetsRequirement(r, principal, this.#options.registry)
+    );
+  }
+
+  /**
+   * A prompt as the provider lists it for this principal: `visible` when listed and its
+   * requirement met, `hidden` when listed but not met, `unlisted` otherwise (the provider decides).
+   */
+  #promptStanding(name: string, principal: Principal): "visible" | "hidden" | "unlisted" {
+    const listed = this.#options.prompts?.list(principal).find((p) => p.name === name);
+    if (!listed) return "unlisted";
+    return meetsRequirement(listed.requires, principal, this.#options.registry)
+      ? "visible"
+      : "hidden";
+  }
+
+  #probe(
+    s: Caller,
+    probe: { method: string; name: string; hidden: boolean; version?: string },
+  ): void {
+    if (!this.#options.onProbe) return;
+    const record: ProbeRecord = {
+      principal: s.principal.id,
+      method: probe.method,
+      name: probe.name,
+      hidden: probe.hidden,
+      at: new Date(this.#now()).toISOString(),
+    };
+    if (probe.version !== undefined) record.version = probe.version;
+    this.#options.onProbe(record);
+  }
+
   #page<T>(key: string, items: T[], cursor: unknown): Record<string, unknown> {
     const start = cursor === undefined ? 0 : decodeCursor(cursor, items.length);
     const end = Math.min(items.length, start + this.#pageSize);
@@ -875,12 +1025,17 @@ export class McpServer {
     // 2. discoverability: an invisible tool is answered exactly like an unknown one
     const name = params.name;
     const visible = this.#options.registry.visible(name, s.principal); // = discover(), one name
-    if (!visible) throw protocolError(ERROR_CODES.INVALID_PARAMS, `Unknown tool: ${name}`);
+    if (!visible) {
+      const hidden = this.#options.registry.versions(name).length > 0;
+      this.#probe(s, { method: "tools/call", name, hidden });
+      throw protocolError(ERROR_CODES.INVALID_PARAMS, `Unknown tool: ${name}`);
+    }
     // 3. version resolution: a pin may reach a deprecated version the principal may see
     let spec = visible;
     if (typeof pin === "string") {
       const pinned = this.#options.registry.resolve(name, pin);
       if (!pinned || !canSee(pinned, s.principal)) {
+        this.#probe(s, { method: "tools/call", name, version: pin, hidden: pinned !== undefined });
         throw protocolError(ERROR_CODES.INVALID_PARAMS, `No version of ${name} satisfies ${pin}`);
       }
       spec = pinned;
@@ -979,15 +1134,27 @@ export class McpServer {
     }
   }
 
-  #readResource(s: Caller, params: Record<string, unknown>): unknown {
+  /**
+   * `resources/read`: a URI whose requirements the principal does not meet is answered as one
+   * that does not exist, without asking the provider. The result is `public` only when the
+   * provider ignores the principal and every requirement guarding the URI is for everyone.
+   */
+  #readResource(
+    s: Caller,
+    params: Record<string, unknown>,
+  ): { result: Record<string, unknown>; scope: CacheScope } {
     if (typeof params.uri !== "string") {
       throw protocolError(
         ERROR_CODES.INVALID_PARAMS,
         "Invalid params: resources/read needs uri (a string)",
       );
     }
-    const contents = this.#options.resources?.read(params.uri, s.principal);
+    const registry = this.#options.registry;
+    const guards = this.#uriGuards(params.uri, s.principal);
+    const hidden = !guards.every((r) => meetsRequirement(r, s.principal, registry));
+    const contents = hidden ? undefined : this.#options.resources?.read(params.uri, s.principal);
     if (!contents || contents.length === 0) {
+      this.#probe(s, { method: "resources/read", name: params.uri, hidden });
       // 2026-07-28 answers an unknown resource with -32602 (it must not emit -32002).
       const modern = MODERN_PROTOCOL_VERSIONS.includes(s.protocolVersion ?? "");
       throw protocolError(
@@ -998,7 +1165,9 @@ export class McpServer {
         },
       );
     }
-    return { contents };
+    const uniform = this.#options.resources?.variesByPrincipal === false &&
+      guards.every((r) => everyoneMeets(r, registry));
+    return { result: { contents }, scope: uniform ? "public" : "private" };
   }
 
   #getPrompt(s: Caller, params: Record<string, unknown>): unknown {
@@ -1015,13 +1184,15 @@ export class McpServer {
         "Invalid params: prompt arguments must be an object of strings",
       );
     }
+    const hidden = this.#promptStanding(params.name, s.principal) === "hidden";
     try {
-      const prompt = this.#options.prompts?.get(
+      const prompt = hidden ? undefined : this.#options.prompts?.get(
         params.name,
         args as Record<string, string>,
         s.principal,
       );
       if (!prompt) {
+        this.#probe(s, { method: "prompts/get", name: params.name, hidden });
         throw protocolError(ERROR_CODES.INVALID_PARAMS, `Unknown prompt: ${params.name}`);
       }
       return prompt;
@@ -1047,9 +1218,20 @@ export class McpServer {
     }
     let values: string[] = [];
     if (ref.type === "ref/prompt" && typeof ref.name === "string") {
-      values =
-        this.#options.prompts?.complete?.(ref.name, argument.name, argument.value, s.principal) ??
-          [];
+      // A prompt the principal may not see completes to nothing, as one that does not exist.
+      const standing = this.#promptStanding(ref.name, s.principal);
+      if (standing !== "hidden") {
+        values =
+          this.#options.prompts?.complete?.(ref.name, argument.name, argument.value, s.principal) ??
+            [];
+      }
+      if (standing !== "visible" && values.length === 0) {
+        this.#probe(s, {
+          method: "completion/complete",
+          name: ref.name,
+          hidden: standing === "hidden",
+        });
+      }
     } else if (ref.type !== "ref/resource") {
       throw protocolError(
         ERROR_CODES.INVALID_PARAMS,
@@ -1066,13 +1248,16 @@ export class McpServer {
   }
 
   /**
-   * Tells every session subscribed to a resource that it changed (`notifications/resources/updated`).
+   * Tells every session subscribed to a resource that it changed
+   * (`notifications/resources/updated`) — every session whose principal may read it: a
+   * subscription to a URI the principal may not see is kept (answered `{}`, as for any URI) but
+   * hears nothing until it may.
    *
    * @param uri The resource.
    */
   resourceUpdated(uri: string): void {
     for (const s of this.#sessions) {
-      if (s.state === "ready" && s.subscriptions.has(uri)) {
+      if (s.state === "ready" && s.subscriptions.has(uri) && this.#mayRead(uri, s.principal)) {
         s.notify(makeNotification("notifications/resources/updated", { uri }));
       }
     }
