@@ -51,7 +51,7 @@ const DISCOVERED: Handler = () => ({
     capabilities: { tools: { listChanged: true } },
     resultType: "complete",
     ttlMs: 0,
-    cacheScope: "shared",
+    cacheScope: "public",
     _meta: { "io.modelcontextprotocol/serverInfo": { name: "double", version: "1.0.0" } },
   },
 });
@@ -66,7 +66,7 @@ const INITIALIZED: Handler = (params) => ({
 
 function tools(
   names: string[],
-  extra: Record<string, unknown> = { ttlMs: 60_000, cacheScope: "shared" },
+  extra: Record<string, unknown> = { ttlMs: 60_000, cacheScope: "public" },
 ): Handler {
   return () => ({
     result: {
@@ -199,7 +199,7 @@ Deno.test("modern tools/list cache: fresh for ttlMs, then re-listed; ttlMs 0 re-
   let now = 1_000;
   const { client } = double({
     "server/discover": DISCOVERED,
-    "tools/list": tools(["a", "b"], { ttlMs: 500, cacheScope: "shared" }),
+    "tools/list": tools(["a", "b"], { ttlMs: 500, cacheScope: "public" }),
   }, { now: () => now });
   await client.connect();
   await client.listTools();
@@ -213,7 +213,7 @@ Deno.test("modern tools/list cache: fresh for ttlMs, then re-listed; ttlMs 0 re-
 
   const zero = double({
     "server/discover": DISCOVERED,
-    "tools/list": tools(["a"], { ttlMs: 0, cacheScope: "shared" }),
+    "tools/list": tools(["a"], { ttlMs: 0, cacheScope: "public" }),
   });
   await zero.client.connect();
   await zero.client.listTools();
@@ -234,14 +234,14 @@ Deno.test("modern cache across pages: the shortest ttlMs wins; a missing ttlMs i
             tools: [{ name: "a", inputSchema: { type: "object" } }],
             nextCursor: "",
             ttlMs: 1000,
-            cacheScope: "shared",
+            cacheScope: "public",
           },
         }
         : {
           result: {
             tools: [{ name: "b", inputSchema: { type: "object" } }],
             ttlMs: 100,
-            cacheScope: "shared",
+            cacheScope: "public",
           },
         },
   }, { now: () => now });
@@ -274,7 +274,7 @@ Deno.test("cacheScope: shared entries serve every client of the store; private o
       "tools/list": tools(["t"], { ttlMs: 60_000, cacheScope: scope }),
     }, { cacheStore: store, cachePartition: partition }).client;
 
-  const s1 = open("shared"), s2 = open("shared");
+  const s1 = open("public"), s2 = open("public");
   await s1.connect();
   await s2.connect();
   await s1.listTools();
@@ -449,7 +449,7 @@ Deno.test("over Streamable HTTP: modern headers, JSON-RPC errors in 4xx bodies, 
       return json({
         jsonrpc: "2.0",
         id: body.id,
-        result: { tools: [], ttlMs: 60_000, cacheScope: "shared" },
+        result: { tools: [], ttlMs: 60_000, cacheScope: "public" },
       });
     }
     if (body.method === "subscriptions/listen") {

@@ -540,7 +540,7 @@ export class McpClient {
    * The server's tools, from the cache when it is fresh; otherwise every page of `tools/list`.
    * Handshake era: cached until `notifications/tools/list_changed`. Modern era: cached for the
    * shortest `ttlMs` of the pages (0 = asked again every time), shared through `cacheStore`
-   * when `cacheScope` is `"shared"`, or within `cachePartition` when `"private"`; dropped when a
+   * when `cacheScope` is `"public"`, or within `cachePartition` when `"private"`; dropped when a
    * `subscriptions/listen` stream says the list changed.
    *
    * @returns The tools.
@@ -584,7 +584,7 @@ export class McpClient {
     this.#tools = undefined;
     this.#toolsFresh = undefined;
     const store = this.#options.cacheStore;
-    for (const scope of ["private", "shared"] as const) {
+    for (const scope of ["private", "public"] as const) {
       const key = this.#storeKey(scope);
       const entry = key === undefined ? undefined : store?.get(key);
       if (entry && entry.scope === scope && now < entry.expiresAt) {
@@ -614,7 +614,7 @@ export class McpClient {
     this.#toolsFresh = undefined;
     this.#listing = undefined;
     if (this.#era === "modern") {
-      for (const scope of ["private", "shared"] as const) {
+      for (const scope of ["private", "public"] as const) {
         const key = this.#storeKey(scope);
         if (key !== undefined) this.#options.cacheStore!.delete(key);
       }

@@ -1,6 +1,6 @@
 /**
  * The client's cache of list results under the 2026-07-28 caching rules (`ttlMs`, `cacheScope`):
- * an entry lives `ttlMs` milliseconds; a `"shared"` entry may be reused by every client of the
+ * an entry lives `ttlMs` milliseconds; a `"public"` entry may be reused by every client of the
  * same host talking to the same server, a `"private"` one only within its authorization context
  * (the client's `cachePartition`), and never across contexts.
  *
@@ -8,7 +8,7 @@
  */
 
 /** How widely a cached result may be reused (2026-07-28 `cacheScope`). */
-export type CacheScope = "shared" | "private";
+export type CacheScope = "public" | "private";
 
 /** One cached list result. */
 export interface ListCacheEntry {
@@ -27,7 +27,7 @@ export interface ListCacheEntry {
  * ```ts
  * import type { ListCacheStore } from "@tool-estate/core";
  * const store: ListCacheStore = new Map();
- * store.set("k", { items: [], expiresAt: 0, scope: "shared" });
+ * store.set("k", { items: [], expiresAt: 0, scope: "public" });
  * ```
  */
 export interface ListCacheStore {
@@ -65,7 +65,7 @@ export function listCacheKey(
   scope: CacheScope,
   partition = "",
 ): string {
-  return JSON.stringify(scope === "shared" ? [server, method] : [server, method, partition]);
+  return JSON.stringify(scope === "public" ? [server, method] : [server, method, partition]);
 }
 
 /** The freshness of a walk of pages: the shortest `ttlMs`, and private if any page was. */
@@ -88,7 +88,7 @@ export interface Freshness {
  * ```ts
  * import { foldFreshness } from "@tool-estate/core";
  * import assert from "node:assert/strict";
- * const one = foldFreshness(undefined, { ttlMs: 60_000, cacheScope: "shared" });
+ * const one = foldFreshness(undefined, { ttlMs: 60_000, cacheScope: "public" });
  * assert.deepEqual(foldFreshness(one, { ttlMs: 5_000, cacheScope: "private" }), {
  *   ttlMs: 5_000,
  *   scope: "private",
@@ -102,10 +102,10 @@ export function foldFreshness(
   const ttl = typeof page.ttlMs === "number" && Number.isFinite(page.ttlMs) && page.ttlMs > 0
     ? page.ttlMs
     : 0;
-  const scope: CacheScope = page.cacheScope === "shared" ? "shared" : "private";
+  const scope: CacheScope = page.cacheScope === "public" ? "public" : "private";
   if (!acc) return { ttlMs: ttl, scope };
   return {
     ttlMs: Math.min(acc.ttlMs, ttl),
-    scope: acc.scope === "private" || scope === "private" ? "private" : "shared",
+    scope: acc.scope === "private" || scope === "private" ? "private" : "public",
   };
 }
