@@ -278,8 +278,6 @@ interface SessionImpl extends Session {
   inFlight: Map<JsonRpcId, { controller: AbortController; cancelled: boolean }>;
 }
 
-const SESSIONS = new WeakMap<Session, SessionImpl>();
-
 /** A protocol error answered with a JSON-RPC error response. */
 function protocolError(code: number, message: string, data?: unknown): JsonRpcError {
   return new JsonRpcError(code, message, data === undefined ? {} : { data });
@@ -363,6 +361,9 @@ function asResult(value: unknown): CallToolResult {
  */
 export class McpServer {
   readonly #options: McpServerOptions;
+  /** Every session this server opened, open or closed: another server's sessions are unknown here. */
+  readonly #own = new WeakMap<Session, SessionImpl>();
+  /** The open sessions. */
   readonly #sessions = new Set<SessionImpl>();
   readonly #listeners = new Set<Listener>();
   readonly #closed = new AbortController();
@@ -405,18 +406,19 @@ export class McpServer {
       visible: "",
       inFlight: new Map(),
     };
-    SESSIONS.set(s, s);
+    this.#own.set(s, s);
     this.#sessions.add(s);
     return s;
   }
 
   /**
-   * Closes a session: in-flight requests are aborted and it gets no more notifications.
+   * Closes a session: in-flight requests are aborted and it gets no more notifications. A
+   * session another server opened is not this server's to close: nothing happens.
    *
    * @param session The session.
    */
   closeSession(session: Session): void {
-    const s = SESSIONS.get(session);
+    const s = this.#own.get(session);
     if (!s) return;
     s.state = "closed";
     for (const f of s.inFlight.values()) f.controller.abort();
@@ -657,12 +659,15 @@ export class McpServer {
    * Handles one parsed JSON-RPC message from a session's client.
    *
    * @param message A value from `JSON.parse` (anything: invalid messages get the right error).
-   * @param session The connection's session.
+   * @param session The connection's session, from this server's `openSession()`: sessions
+   *   belong to the server that opened them.
    * @returns The response for a request; undefined for a notification, a response, or a request
    *   the client cancelled. Never a response to a notification.
+   * @throws {TypeError} When the session is not one this server opened (another server's
+   *   included).
    */
   async handle(message: unknown, session: Session): Promise<JsonRpcResponse | undefined> {
-    const s = SESSIONS.get(session);
+    const s = this.#own.get(session);
     if (!s) throw new TypeError("handle() needs a session from this server's openSession()");
     let classified;
     try {
