@@ -27,7 +27,7 @@ import {
   type ToolSpec,
 } from "../estate/spec.ts";
 import { validateSchema } from "../schema/validate.ts";
-import type { SchemaIssue } from "../schema/types.ts";
+import { type LimitedIssues, limitIssues, shortenText } from "../schema/issue_limit.ts";
 import {
   checkModernRequest,
   MODERN_META,
@@ -318,9 +318,18 @@ function decodeCursor(cursor: unknown, total: number): number {
   return Number(m[1]);
 }
 
-function issuesText(tool: string, issues: SchemaIssue[]): string {
+function issuesText(tool: string, limited: LimitedIssues): string {
+  const n = limited.omitted;
   return `Invalid arguments for ${tool}:\n` +
-    issues.map((i) => `${i.path}: ${i.message} (${i.keyword})`).join("\n");
+    limited.issues.map((i) => `${i.path}: ${i.message} (${i.keyword})`).join("\n") +
+    (n ? `\n… and ${n} more issue${n === 1 ? "" : "s"}` : "");
+}
+
+/** What an invalid-arguments answer carries: the first issues, and how many more (when any). */
+function issuesData(limited: LimitedIssues): Record<string, unknown> {
+  return limited.omitted
+    ? { issues: limited.issues, omitted: limited.omitted }
+    : { issues: limited.issues };
 }
 
 /** Wraps a handler's return value as a `CallToolResult`. */
@@ -880,13 +889,18 @@ export class McpServer {
     // 2. discoverability: an invisible tool is answered exactly like an unknown one
     const name = params.name;
     const visible = this.#options.registry.visible(name, s.principal); // = discover(), one name
-    if (!visible) throw protocolError(ERROR_CODES.INVALID_PARAMS, `Unknown tool: ${name}`);
+    if (!visible) {
+      throw protocolError(ERROR_CODES.INVALID_PARAMS, `Unknown tool: ${shortenText(name)}`);
+    }
     // 3. version resolution: a pin may reach a deprecated version the principal may see
     let spec = visible;
     if (typeof pin === "string") {
       const pinned = this.#options.registry.resolve(name, pin);
       if (!pinned || !canSee(pinned, s.principal)) {
-        throw protocolError(ERROR_CODES.INVALID_PARAMS, `No version of ${name} satisfies ${pin}`);
+        throw protocolError(
+          ERROR_CODES.INVALID_PARAMS,
+          `No version of ${name} satisfies ${shortenText(pin)}`,
+        );
       }
       spec = pinned;
     }
@@ -904,17 +918,22 @@ export class McpServer {
       });
     };
     // 4. schema: invalid arguments never reach the handler
+    //    The answer carries the first issues only (limitIssues): a request with 92,000 forbidden
+    //    keys must not get a 19 MB error.
     const issues = validateSchema(spec.inputSchema, args);
     if (issues.length) {
       record("invalid-arguments");
+      const limited = limitIssues(issues);
       if (!invalidArgumentsAsToolError(s.protocolVersion ?? LEGACY_PROTOCOL_VERSIONS[0])) {
-        throw protocolError(ERROR_CODES.INVALID_PARAMS, `Invalid arguments for ${spec.name}`, {
-          issues,
-        });
+        throw protocolError(
+          ERROR_CODES.INVALID_PARAMS,
+          `Invalid arguments for ${spec.name}`,
+          issuesData(limited),
+        );
       }
       return {
-        content: [{ type: "text", text: issuesText(spec.name, issues) }],
-        structuredContent: { issues },
+        content: [{ type: "text", text: issuesText(spec.name, limited) }],
+        structuredContent: issuesData(limited),
         isError: true,
       };
     }
