@@ -10,6 +10,7 @@ import type { SchemaBump, SchemaChange } from "../compat/schema_change.ts";
 import { bumpFor, compareVersions, satisfies, Version } from "../compat/semver.ts";
 import { canonicalJson } from "../schema/_equal.ts";
 import { frozenJsonCopy } from "../schema/_json_value.ts";
+import { limitIssues, shortenIssue } from "../schema/issue_limit.ts";
 import { checkSchema } from "../schema/check.ts";
 import type { SchemaIssue } from "../schema/types.ts";
 import { validateSchema } from "../schema/validate.ts";
@@ -350,7 +351,9 @@ export class ToolRegistry {
       });
     }
     if (plan.schemaIssues.length) {
-      const first = plan.schemaIssues.slice(0, 3).map((i) => `${i.path}: ${i.message}`).join("; ");
+      const first = plan.schemaIssues.slice(0, 3).map(shortenIssue).map((i) =>
+        `${i.path}: ${i.message}`
+      ).join("; ");
       refusals.push({
         refusal: "unsafe-schema",
         message:
@@ -381,11 +384,13 @@ export class ToolRegistry {
           })
           : this.#replay(spec);
         if (plan.rejected.count > 0) {
-          const first = plan.rejected.first.map((r) =>
-            `call ${r.index} (${r.call.principal}, ${r.call.at}): ${
-              r.issues.map((i) => `${i.path} ${i.message}`).join(", ")
-            }`
-          ).join("; ");
+          const first = plan.rejected.first.map((r) => {
+            // A call's issues cut as every answer is: 92,000 of them make no message.
+            const { issues, omitted } = limitIssues(r.issues);
+            return `call ${r.index} (${r.call.principal}, ${r.call.at}): ${
+              issues.map((i) => `${i.path} ${i.message}`).join(", ")
+            }${omitted ? `, and ${omitted} more issue${omitted === 1 ? "" : "s"}` : ""}`;
+          }).join("; ");
           refusals.push({
             refusal: "corpus-rejected",
             message:
