@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { runCli } from "../lib/cli/main.ts";
+import { MAX_ISSUES_BYTES, MAX_ISSUES_IN_RESPONSE } from "../mod.ts";
 
 const CORPUS = new URL("../corpus/", import.meta.url).pathname;
 
@@ -248,5 +249,71 @@ Deno.test("estate exits 2 with a clear message on usage and input errors", async
     const c = run(["replay", "fx.quote"], dir);
     assert.equal(c.code, 2);
     assert.match(c.err, /fx\.quote\/calls\.jsonl:301:2: not valid JSON/);
+  });
+});
+
+// ---------------------------------------------------------------- output has a size limit
+
+/** A stored 2.0.0 call of about 1 MB: a valid reference and 92,000 keys the schema forbids. */
+function floodCall(): string {
+  const args: Record<string, unknown> = { reference: "PMT-000001" };
+  for (let i = 0; i < 92_000; i++) args[`x${String(i).padStart(5, "0")}`] = 0;
+  return JSON.stringify({
+    version: "2.0.0",
+    arguments: args,
+    principal: "wholesale-operator",
+    at: "2026-11-30T09:00:00.000Z",
+  });
+}
+
+const bytes = (text: string) => new TextEncoder().encode(text).length;
+
+Deno.test("estate replay and publish print the first 100 issues of a call and the count of the rest, human and --json", async () => {
+  await withEstate((dir) => {
+    const file = path.join(dir, "corpus/tools/payments.lookup/calls.jsonl");
+    fs.writeFileSync(file, floodCall() + "\n" + fs.readFileSync(file, "utf8"));
+    const human = run(["replay", "payments.lookup"], dir);
+    assert.equal(human.code, 1);
+    const line = human.out.split("\n").find((l) => l.startsWith("  call 1 "))!;
+    assert.ok(bytes(human.out) < 3 * MAX_ISSUES_BYTES, `${bytes(human.out)} bytes`);
+    const shown = line.split("; ");
+    assert.equal(shown.length, MAX_ISSUES_IN_RESPONSE + 1);
+    assert.match(shown[0], /: \$\.x00000 property "x00000" is not allowed$/);
+    assert.equal(shown.at(-1), "and 91900 more issues");
+    const json = JSON.parse(run(["replay", "payments.lookup", "--json"], dir).out);
+    const first = json.first[0];
+    assert.equal(first.issues.length, MAX_ISSUES_IN_RESPONSE);
+    assert.equal(first.issues[99].path, "$.x00099");
+    assert.equal(first.omittedIssues, 91_900);
+    assert.equal(json.omittedNodes, 0);
+    // A minor publish replays the 2.x calls: the refusal names the call, cut the same way.
+    const minor = draft(dir, "minor.tool.json", (s) => (s.version = "2.0.1"));
+    const refused = run(["publish", minor, "--json"], dir);
+    assert.equal(refused.code, 1, refused.out + refused.err);
+    const message = JSON.parse(refused.out).message as string;
+    assert.ok(bytes(message) < 2 * MAX_ISSUES_BYTES, `${bytes(message)} bytes`);
+    assert.match(message, /call 1 \(wholesale-operator, .*\$\.x00099 .*, and 91900 more issues/);
+  });
+});
+
+Deno.test("estate check prints at most 100 findings a file and the count of the rest, human and --json", async () => {
+  await withEstate((dir) => {
+    draft(dir, "wide.tool.json", (s) => {
+      s.version = "2.1.0";
+      const props = (s.inputSchema as { properties: Record<string, unknown> }).properties;
+      for (let i = 0; i < 150; i++) props[`note${String(i).padStart(3, "0")}`] = { type: "string" };
+    });
+    const human = run(["check"], dir);
+    assert.equal(human.code, 0, human.out + human.err);
+    const lines = human.out.split("\n").filter((l) => l.startsWith("  "));
+    assert.equal(lines.length, MAX_ISSUES_IN_RESPONSE + 1);
+    assert.equal(lines.at(-1), "  … and 51 more findings"); // 150 changes and the version hint
+    const json = JSON.parse(run(["check", "--json"], dir).out);
+    const report = json.reports[0];
+    assert.equal(report.findings.length, MAX_ISSUES_IN_RESPONSE);
+    assert.equal(report.omittedFindings, 51);
+    assert.equal(report.changes.length, MAX_ISSUES_IN_RESPONSE);
+    assert.equal(report.omittedChanges, 50);
+    assert.equal(report.changes[0].path, "$.properties.note000");
   });
 });

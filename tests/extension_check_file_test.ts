@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import { type CheckContext, checkToolFile, type Range } from "../extension/src/check_file.ts";
-import { checkDraft, type StoredCall, ToolRegistry, type ToolSpec } from "../mod.ts";
+import {
+  checkDraft,
+  MAX_ISSUE_TEXT,
+  MAX_ISSUES_BYTES,
+  MAX_ISSUES_IN_RESPONSE,
+  type StoredCall,
+  ToolRegistry,
+  type ToolSpec,
+} from "../mod.ts";
 
 const v1: ToolSpec = {
   name: "payments.lookup",
@@ -256,4 +264,58 @@ Deno.test("checkToolFile() status names the baseline and the result", () => {
   );
   assert.equal(status({ ...v1, version: "1.3.0" }).text, "against 1.4.0: version not newer");
   assert.equal(status({ ...v1, name: "payments.new" }).text, "payments.new: new tool");
+});
+
+Deno.test("checkToolFile() shows at most 100 diagnostics and one saying how many more, each message cut", () => {
+  const properties: Record<string, unknown> = {
+    ...(v1.inputSchema as { properties: object }).properties,
+  };
+  for (let i = 0; i < 150; i++) {
+    properties[`note${String(i).padStart(3, "0")}`] = { type: "string" };
+  }
+  const draft = {
+    ...v1,
+    version: "1.5.0",
+    inputSchema: { ...v1.inputSchema as object, properties },
+  };
+  const text = pretty(draft);
+  const r = checkToolFile(text, context());
+  assert.equal(r.report!.findings.length, 151); // 150 added properties and the version hint
+  assert.equal(r.diagnostics.length, MAX_ISSUES_IN_RESPONSE + 1);
+  assert.ok(
+    new TextEncoder().encode(JSON.stringify(r.diagnostics)).length <=
+      MAX_ISSUES_BYTES + 1024,
+  );
+  const last = r.diagnostics.at(-1)!;
+  assert.equal(last.code, "omitted");
+  assert.equal(last.message, "and 51 more findings, not shown here");
+  assert.equal(last.severity, 3); // the worst of those left out: information
+  assert.equal(slice(text, last.range), '"note100"');
+  assert.equal(r.status.severity, "information");
+  // The hover lists the first 100 changes and says how many more.
+  const hover = r.versionHover!.split("\n");
+  assert.equal(
+    hover.filter((l) => l.startsWith("- `")).length,
+    MAX_ISSUES_IN_RESPONSE,
+  );
+  assert.equal(hover.at(-1), "- … and 50 more changes");
+});
+
+Deno.test("checkToolFile() shows at most 100 spec problems, and the status says how many there are", () => {
+  const spec: Record<string, unknown> = { ...v1 };
+  for (let i = 0; i < 150; i++) {
+    spec[`extra${String(i).padStart(3, "0")}${"x".repeat(500)}`] = 1;
+  }
+  const r = checkToolFile(pretty(spec), context());
+  // Long messages: the byte budget, not the count, decides how many fit.
+  const kept = r.diagnostics.length - 1;
+  assert.ok(kept > 0 && kept <= MAX_ISSUES_IN_RESPONSE, `${kept}`);
+  const size = new TextEncoder().encode(JSON.stringify(r.diagnostics)).length;
+  assert.ok(size <= MAX_ISSUES_BYTES + 1024, `${size} bytes`);
+  assert.ok(r.diagnostics.every((d) => d.message.length <= MAX_ISSUE_TEXT));
+  assert.match(r.diagnostics[0].message, /^unknown field extra000x+…$/);
+  assert.equal(r.diagnostics.at(-1)!.message, `and ${150 - kept} more problems, not shown here`);
+  assert.equal(r.status.text, "not a valid tool spec (150 problems)");
+  assert.ok(r.status.detail.length < MAX_ISSUES_BYTES, `${r.status.detail.length}`);
+  assert.match(r.status.detail, /; and \d+ more$/);
 });

@@ -583,3 +583,27 @@ Deno.test("completion/complete asks the prompt provider; resources/subscribe get
     params: { uri: "bank://policies/A" },
   }]);
 });
+
+Deno.test("a session belongs to the server that opened it: another server neither answers nor closes it", async () => {
+  const a = server(estate()).server;
+  const b = server(estate()).server;
+  const session = await ready(a, OPERATOR);
+  const list = { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} };
+  // B answers A's session as it answers any session it never opened.
+  const foreign = b.openSession({ principal: OPERATOR, notify: () => {} });
+  b.closeSession(foreign);
+  const stranger = { ...foreign };
+  for (const s of [session, stranger]) {
+    await assert.rejects(
+      () => b.handle(list, s),
+      (e: unknown) => e instanceof TypeError && /this server's openSession/.test(e.message),
+    );
+  }
+  b.closeSession(session);
+  assert.equal(b.sessionCount, 0);
+  b.close();
+  assert.equal(a.sessionCount, 1);
+  const tools = resultOf(await a.handle(list, session)).tools as { name: string }[];
+  assert.ok(tools.length > 0);
+  a.close();
+});

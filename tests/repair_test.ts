@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { type JsonSchema, repairArguments } from "../mod.ts";
+import { type JsonSchema, repairArguments, validateSchema } from "../mod.ts";
 
 const schema = {
   type: "object",
@@ -252,5 +252,136 @@ Deno.test("property: a coerced value always parses back to the string it came fr
       },
     ),
     { numRuns: 500 },
+  );
+});
+
+// ---------------------------------------------------------------- input that is not JSON
+
+/** Equal as JSON values: numbers by value (so -0 equals 0), arrays by position, objects by key. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (typeof a !== typeof b) return false;
+  if (typeof a !== "object" || a === null || b === null) return a === b;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const plain = (o: object) =>
+    Array.isArray(o)
+      ? Object.getPrototypeOf(o) === Array.prototype
+      : [Object.prototype, null].includes(Object.getPrototypeOf(o));
+  if (!plain(a) || !plain(b as object)) return false;
+  const ka = Object.keys(a), kb = Object.keys(b as object);
+  if (ka.length !== kb.length) return false;
+  if (Array.isArray(a) && ka.length !== a.length) return false; // holes
+  return ka.every((k, i) =>
+    k === kb[i] &&
+    sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])
+  );
+}
+
+/** The oracle: `x` is JSON when `JSON.stringify` carries it over unchanged. */
+function isJson(x: unknown): boolean {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(x);
+  } catch {
+    return false; // a cycle or a bigint
+  }
+  return text !== undefined && sameJson(JSON.parse(text), x);
+}
+
+const open = { type: "object" } as const;
+
+Deno.test("repairArguments() refuses input that is not JSON instead of turning it into something valid", () => {
+  const cyclic: Record<string, unknown> = { a: 1 };
+  cyclic.self = cyclic;
+  // deno-lint-ignore no-sparse-arrays
+  const sparse = [1, , 3];
+  class Amount {
+    value = 1;
+  }
+  const cases: [unknown, string, RegExp][] = [
+    [{ amount: NaN }, "$.amount", /NaN is not a JSON value/],
+    [{ amount: Infinity }, "$.amount", /Infinity is not a JSON value/],
+    [{ amount: -Infinity }, "$.amount", /-Infinity is not a JSON value/],
+    [{ x: () => 1 }, "$.x", /a function is not a JSON value/],
+    [{ x: Symbol("s") }, "$.x", /a symbol is not a JSON value/],
+    [{ x: 10n }, "$.x", /bigint 10n is not a JSON value/],
+    [{ legs: [1, undefined] }, "$.legs[1]", /undefined is not a JSON value/],
+    [{ x: undefined }, "$.x", /undefined is not a JSON value/],
+    [{ legs: sparse }, "$.legs[1]", /an array hole is not a JSON value/],
+    [{ at: new Date(0) }, "$.at", /a Date is not a JSON value/],
+    [{ m: new Map([["a", 1]]) }, "$.m", /a Map is not a JSON value/],
+    [{ a: new Amount() }, "$.a", /an? Amount is not a JSON value/],
+    [{ n: new Number(1) }, "$.n", /a Number is not a JSON value/],
+    [cyclic, "$.self", /a cycle is not a JSON value/],
+    [() => ({}), "$", /a function is not a JSON value/],
+    [undefined, "$", /undefined is not a JSON value/],
+  ];
+  for (const [args, where, message] of cases) {
+    for (const s of [open, schema]) {
+      const out = repairArguments(s, args);
+      const label = `${where} ${message}`;
+      assert.deepEqual(out.repairs, [], label);
+      assert.equal(out.arguments, args, `${label}: refused input is handed back as it is`);
+      const json = out.issues.filter((i) => i.keyword === "json");
+      assert.equal(json.length, 1, `${label}: ${JSON.stringify(out.issues)}`);
+      assert.equal(json[0].path, where, label);
+      assert.match(json[0].message, message);
+    }
+  }
+  // -0 is JSON (JSON.parse("-0") gives it): repaired like any number.
+  assert.deepEqual(repairArguments(schema, { account: "A", amount: -0 }).issues, []);
+});
+
+Deno.test("repairArguments() refuses a platform default that is not JSON, naming it", () => {
+  assert.throws(
+    () => repairArguments(schema, { amount: 1 }, { defaults: { account: NaN } }),
+    (e: unknown) =>
+      e instanceof TypeError && /defaults\["account"\]: NaN is not a JSON value/.test(e.message),
+  );
+});
+
+const notJson = fc.oneof(
+  fc.constantFrom(NaN, Infinity, -Infinity, undefined, () => 1, Symbol("s"), 7n, new Date(0)),
+  fc.constantFrom(new Map(), new Set([1]), new Uint8Array(2), new Number(1), /x/),
+);
+
+Deno.test("property: repair either returns a JSON value that validates, or refuses", () => {
+  const anything = fc.anything({
+    maxDepth: 3,
+    withBigInt: true,
+    withBoxedValues: true,
+    withDate: true,
+    withMap: true,
+    withSet: true,
+    withNullPrototype: true,
+    withObjectString: true,
+    withSparseArray: true,
+    withTypedArray: true,
+  });
+  const value = fc.oneof(
+    anything,
+    notJson,
+    fc.array(fc.oneof(anything, notJson), { maxLength: 3 }),
+  );
+  const argsArb = fc.oneof(
+    fc.dictionary(
+      fc.constantFrom("account", "amount", "count", "urgent", "currency", "legs", "note"),
+      value,
+    ),
+    value,
+  );
+  fc.assert(
+    fc.property(argsArb, fc.constantFrom<JsonSchema>(schema, open, {}, true), (args, s) => {
+      const out = repairArguments(s, args);
+      if (!isJson(args)) {
+        assert.ok(out.issues.some((i) => i.keyword === "json"), "non-JSON input is refused");
+        assert.deepEqual(out.repairs, []);
+      }
+      if (out.issues.length === 0) {
+        assert.ok(isJson(out.arguments), "what repair lets through is JSON");
+        const wire = JSON.parse(JSON.stringify(out.arguments));
+        assert.deepEqual(validateSchema(s, wire), [], "and it validates as it will be sent");
+      }
+    }),
+    { numRuns: 1000 },
   );
 });

@@ -7,6 +7,7 @@
  */
 import type { DraftFinding, DraftReport, FindingSeverity } from "../../lib/estate/check_draft.ts";
 import { parseToolSpec, type ToolSpec, ToolSpecError } from "../../lib/estate/spec.ts";
+import { limitList, shortenText } from "../../lib/schema/issue_limit.ts";
 import {
   LineIndex,
   locateSegments,
@@ -52,7 +53,10 @@ export interface FileDiagnostic {
   range: Range;
   /** How much it matters. */
   severity: 1 | 2 | 3 | 4;
-  /** The finding's code (`version-too-low`, `change`, …), `spec` or `estate`. */
+  /**
+   * The finding's code (`version-too-low`, `change`, …), `spec` or `estate`; `omitted` for the
+   * one diagnostic that says how many more there are than are shown.
+   */
   code: string;
   /** Always {@linkcode SOURCE}. */
   source: string;
@@ -74,7 +78,11 @@ export interface FileStatus {
 
 /** Everything the editor shows for one tool file. */
 export interface FileCheck {
-  /** The diagnostics, errors first. */
+  /**
+   * The diagnostics, errors first: at most `MAX_ISSUES_IN_RESPONSE` (100, fewer when their JSON
+   * reaches `MAX_ISSUES_BYTES`), messages cut at `MAX_ISSUE_TEXT`, then — when there are more —
+   * one `omitted` diagnostic saying how many.
+   */
   diagnostics: FileDiagnostic[];
   /** The hover on `version`, as markdown, when the file is a valid spec. */
   versionHover?: string;
@@ -117,6 +125,25 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
+/**
+ * The diagnostics the editor shows: cut as every answer is (`limitList`), then, when some were
+ * left out, one more at the first of those, as severe as the worst of them, saying how many.
+ */
+function limitDiagnostics(all: FileDiagnostic[], what: string): FileDiagnostic[] {
+  const { items, omitted } = limitList(all, {
+    shorten: (d) => ({ ...d, message: shortenText(d.message) }),
+  });
+  if (!omitted) return items;
+  const rest = all.slice(items.length);
+  return [...items, {
+    range: rest[0].range,
+    severity: Math.min(...rest.map((d) => d.severity)) as FileDiagnostic["severity"],
+    code: "omitted",
+    source: SOURCE,
+    message: `and ${omitted} more ${what}${omitted === 1 ? "" : "s"}, not shown here`,
+  }];
+}
+
 function stateName(state: string): string {
   return state === "active" ? "published" : state;
 }
@@ -152,17 +179,21 @@ export function checkToolFile(text: string, context: CheckContext): FileCheck {
     spec = parseToolSpec(JSON.parse(text), context.fileLabel ?? "tool file");
   } catch (e) {
     if (!(e instanceof ToolSpecError)) throw e;
+    const shown = limitList(e.problems, { shorten: (p) => shortenText(p) });
     return {
-      diagnostics: e.problems.map((problem) => ({
-        range: rangeOf(lines, locateSpecProblem(tree, problem)),
-        severity: 1 as const,
-        code: "spec",
-        source: SOURCE,
-        message: problem,
-      })),
+      diagnostics: limitDiagnostics(
+        e.problems.map((problem) => ({
+          range: rangeOf(lines, locateSpecProblem(tree, problem)),
+          severity: 1 as const,
+          code: "spec",
+          source: SOURCE,
+          message: problem,
+        })),
+        "problem",
+      ),
       status: {
         text: `not a valid tool spec (${plural(e.problems.length, "problem")})`,
-        detail: e.problems.join("; "),
+        detail: shown.items.join("; ") + (shown.omitted ? `; and ${shown.omitted} more` : ""),
         severity: "error",
       },
     };
@@ -201,7 +232,7 @@ export function checkToolFile(text: string, context: CheckContext): FileCheck {
   }
   diagnostics.sort((a, b) => a.severity - b.severity);
   return {
-    diagnostics,
+    diagnostics: limitDiagnostics(diagnostics, "finding"),
     versionHover: versionHover(report, context.estateLabel),
     status: statusOf(report, context),
     report,
@@ -268,11 +299,16 @@ function versionHover(report: DraftReport, estateLabel: string): string {
       `Changes (${changes.length}), **${report.bump}** overall:`,
       "",
     );
-    for (const c of changes) {
+    const shown = limitList(changes);
+    for (const c of shown.items) {
       out.push(
-        `- \`${c.path}\` ${c.bump === "major" ? "**major**" : c.bump}: ${c.message}`,
+        `- \`${shortenText(c.path)}\` ${c.bump === "major" ? "**major**" : c.bump}: ${
+          shortenText(c.message)
+        }`,
       );
     }
+    const n = shown.omitted;
+    if (n) out.push(`- … and ${n} more change${n === 1 ? "" : "s"}`);
   } else if (versionFindings.length) {
     out.push("No schema change.");
   }

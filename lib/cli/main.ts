@@ -8,11 +8,18 @@ import fs from "node:fs";
 import path from "node:path";
 import {
   checkDraft,
+  type DraftFinding,
   type DraftReport,
   LifecycleError,
+  limitIssues,
+  limitList,
   parseToolSpec,
   PublishError,
+  type RejectionsAtNode,
   replayCalls,
+  type SchemaChange,
+  shortenIssue,
+  shortenText,
   type StoredCall,
   ToolSpecError,
 } from "../../mod.ts";
@@ -219,6 +226,49 @@ function findToolFiles(dir: string): string[] {
   return out.sort();
 }
 
+/** "and 3 more findings": the line or clause that says what a list left out. */
+function more(n: number, what: string): string {
+  return `and ${n} more ${what}${n === 1 ? "" : "s"}`;
+}
+
+const shortenFinding = (f: DraftFinding): DraftFinding => ({
+  ...f,
+  target: f.target.field === "inputSchema"
+    ? { field: "inputSchema", path: shortenText(f.target.path) }
+    : f.target,
+  message: shortenText(f.message),
+});
+
+const shortenChange = (c: SchemaChange): SchemaChange => ({
+  ...c,
+  path: shortenText(c.path),
+  message: shortenText(c.message),
+});
+
+const shortenNode = (n: RejectionsAtNode): RejectionsAtNode => ({
+  ...n,
+  schemaPath: shortenText(n.schemaPath),
+  example: shortenIssue(n.example),
+});
+
+/**
+ * A draft report as `estate check --json` prints it: its lists cut as every answer is
+ * (`limitList`), each with the count of what was left out.
+ */
+function limitedReport(r: DraftReport & { file: string }): Record<string, unknown> {
+  const findings = limitList(r.findings, { shorten: shortenFinding });
+  const changes = limitList(r.changes, { shorten: shortenChange });
+  const byNode = limitList(r.rejected.byNode, { shorten: shortenNode });
+  return {
+    ...r,
+    changes: changes.items,
+    omittedChanges: changes.omitted,
+    rejected: { count: r.rejected.count, byNode: byNode.items, omittedNodes: byNode.omitted },
+    findings: findings.items,
+    omittedFindings: findings.omitted,
+  };
+}
+
 function check(files: string[], estate: EstateDir, io: CliIO, json: boolean): number {
   const targets = files.length ? files.map((f) => path.resolve(io.cwd, f)) : findToolFiles(io.cwd);
   if (targets.length === 0) throw new UsageError("no *.tool.json files to check");
@@ -231,7 +281,9 @@ function check(files: string[], estate: EstateDir, io: CliIO, json: boolean): nu
   }
   const failed = reports.filter((r) => !r.ok).length;
   if (json) {
-    io.stdout(JSON.stringify({ ok: failed === 0, reports }, null, 2) + "\n");
+    io.stdout(
+      JSON.stringify({ ok: failed === 0, reports: reports.map(limitedReport) }, null, 2) + "\n",
+    );
   } else {
     for (const r of reports) {
       const against = r.baseline
@@ -240,12 +292,14 @@ function check(files: string[], estate: EstateDir, io: CliIO, json: boolean): nu
       io.stdout(
         `${r.ok ? "ok  " : "FAIL"} ${r.file}: ${r.name}@${r.version}${against}, ${r.bump} change\n`,
       );
-      for (const f of r.findings) {
+      const shown = limitList(r.findings, { shorten: shortenFinding });
+      for (const f of shown.items) {
         const where = f.target.field === "inputSchema" || f.target.field === "outputSchema"
           ? `${f.target.field} ${f.target.path}`
           : f.target.field;
         io.stdout(`  ${f.severity.padEnd(11)} ${where}: ${f.message}\n`);
       }
+      if (shown.omitted) io.stdout(`  … ${more(shown.omitted, "finding")}\n`);
     }
     io.stdout(`${reports.length} checked, ${failed} failed\n`);
   }
@@ -344,27 +398,35 @@ function replay(
   });
   if (progress) io.stderr("\r\x1b[K");
   const seconds = (Date.now() - started) / 1000;
+  // Every list cut as every answer is: a stored call with 92,000 issues prints 100 of them.
+  const nodes = limitList(result.byNode, { shorten: shortenNode });
+  const first = result.first.map((r) => {
+    const { issues, omitted } = limitIssues(r.issues);
+    return { ...r, issues, omittedIssues: omitted };
+  });
   out(
     `replayed ${total} stored call${total === 1 ? "" : "s"} of ${name} against ${against} in ${
       seconds.toFixed(1)
     } s: ${result.count} rejected\n` +
-      result.byNode.map((n) =>
+      nodes.items.map((n) =>
         `  ${
           String(n.count).padStart(7)
         } at ${n.schemaPath}: ${n.example.path} ${n.example.message}\n`
       ).join("") +
-      result.first.map((r) =>
+      (nodes.omitted ? `  … ${more(nodes.omitted, "other rejecting node")}\n` : "") +
+      first.map((r) =>
         `  call ${r.index} (${r.call.principal}, ${r.call.at}, ${r.call.version}): ${
           r.issues.map((i) => `${i.path} ${i.message}`).join("; ")
-        }\n`
+        }${r.omittedIssues ? `; ${more(r.omittedIssues, "issue")}` : ""}\n`
       ).join(""),
     {
       name,
       against,
       replayed: total,
       rejected: result.count,
-      byNode: result.byNode,
-      first: result.first,
+      byNode: nodes.items,
+      omittedNodes: nodes.omitted,
+      first,
     },
   );
   return result.count ? EXIT.failed : EXIT.ok;

@@ -9,6 +9,8 @@ import { classifyOutputSchemaChange, classifySchemaChange } from "../compat/clas
 import type { SchemaBump, SchemaChange } from "../compat/schema_change.ts";
 import { bumpFor, compareVersions, satisfies, Version } from "../compat/semver.ts";
 import { canonicalJson } from "../schema/_equal.ts";
+import { frozenJsonCopy } from "../schema/_json_value.ts";
+import { limitIssues, shortenIssue } from "../schema/issue_limit.ts";
 import { checkSchema } from "../schema/check.ts";
 import type { SchemaIssue } from "../schema/types.ts";
 import { validateSchema } from "../schema/validate.ts";
@@ -39,7 +41,7 @@ export interface LifecycleEntry {
 
 /** A published version with its lifecycle. */
 export interface VersionRecord {
-  /** The spec as published (never changed). */
+  /** The spec as published: the registry's own deep, frozen copy (never changed). */
   spec: ToolSpec;
   /** The current state: the last entry of `history`. */
   state: LifecycleState;
@@ -168,9 +170,9 @@ export class LifecycleError extends Error {
 
 /** What a publish would find, without publishing: for `estate check` and the editor. */
 export interface PublishPlan {
-  /** The spec checked. */
+  /** The spec checked: a deep, frozen copy of the candidate (what a publish keeps). */
   spec: ToolSpec;
-  /** The newest published version it is compared with, if any. */
+  /** The newest published version it is compared with (a copy of its record), if any. */
   baseline?: VersionRecord;
   /**
    * The bump the change requires against the baseline: the larger of the input schema's and the
@@ -255,6 +257,25 @@ export function inOutputSchema(c: SchemaChange): SchemaChange {
   return { ...c, path: `outputSchema${c.path.slice(1)}` };
 }
 
+/** The specs this module copied and froze: checked already, and safe to keep as they are. */
+const KEPT = new WeakSet<ToolSpec>();
+
+/**
+ * The registry's own copy of a candidate spec: checked with `parseToolSpec`, then copied deep and
+ * frozen, so nothing the caller does to its object afterwards reaches a published version.
+ */
+function keep(candidate: unknown): ToolSpec {
+  if (KEPT.has(candidate as ToolSpec)) return candidate as ToolSpec;
+  const spec = frozenJsonCopy(parseToolSpec(candidate, describe(candidate)));
+  KEPT.add(spec);
+  return spec;
+}
+
+/** A copy of a record for a caller: the frozen spec itself, the lifecycle copied. */
+function snapshot(r: VersionRecord): VersionRecord {
+  return { spec: r.spec, state: r.state, history: r.history.map((h) => ({ ...h })) };
+}
+
 function describeChanges(changes: SchemaChange[], bump: SchemaBump): string {
   const biting = changes.filter((c) => c.bump === bump);
   const shown = biting.slice(0, 2).map((c) => c.message.split(":")[0] + ` at ${c.path}`);
@@ -262,8 +283,9 @@ function describeChanges(changes: SchemaChange[], bump: SchemaBump): string {
 }
 
 /**
- * An in-memory estate of tool versions. Every published version is immutable; lifecycle moves one
- * way (active → deprecated → retired); discovery answers per principal.
+ * An in-memory estate of tool versions. Every published version is immutable — the registry keeps
+ * a deep, frozen copy of each spec and hands out only that — lifecycle moves one way (active →
+ * deprecated → retired); discovery answers per principal.
  *
  * @example
  * ```ts
@@ -315,11 +337,11 @@ export class ToolRegistry {
    * @throws {ToolSpecError} When the candidate is not a valid spec.
    */
   plan(candidate: ToolSpec | unknown, options: PlanOptions = {}): PublishPlan {
-    const spec = parseToolSpec(candidate, describe(candidate));
+    const spec = keep(candidate);
     const records = this.#tools.get(spec.name)?.records ?? [];
     const id = `${spec.name}@${spec.version}`;
     const existing = records.find((r) => compareVersions(r.spec.version, spec.version) === 0);
-    const baseline = records.length ? records[records.length - 1] : undefined;
+    const baseline = records.length ? snapshot(records[records.length - 1]) : undefined;
     const refusals: PublishPlan["refusals"] = [];
     const plan: PublishPlan = {
       spec,
@@ -362,7 +384,9 @@ export class ToolRegistry {
       });
     }
     if (plan.schemaIssues.length) {
-      const first = plan.schemaIssues.slice(0, 3).map((i) => `${i.path}: ${i.message}`).join("; ");
+      const first = plan.schemaIssues.slice(0, 3).map(shortenIssue).map((i) =>
+        `${i.path}: ${i.message}`
+      ).join("; ");
       refusals.push({
         refusal: "unsafe-schema",
         message:
@@ -396,11 +420,13 @@ export class ToolRegistry {
           })
           : this.#replay(spec);
         if (plan.rejected.count > 0) {
-          const first = plan.rejected.first.map((r) =>
-            `call ${r.index} (${r.call.principal}, ${r.call.at}): ${
-              r.issues.map((i) => `${i.path} ${i.message}`).join(", ")
-            }`
-          ).join("; ");
+          const first = plan.rejected.first.map((r) => {
+            // A call's issues cut as every answer is: 92,000 of them make no message.
+            const { issues, omitted } = limitIssues(r.issues);
+            return `call ${r.index} (${r.call.principal}, ${r.call.at}): ${
+              issues.map((i) => `${i.path} ${i.message}`).join(", ")
+            }${omitted ? `, and ${omitted} more issue${omitted === 1 ? "" : "s"}` : ""}`;
+          }).join("; ");
           refusals.push({
             refusal: "corpus-rejected",
             message:
@@ -429,6 +455,10 @@ export class ToolRegistry {
   /**
    * Publishes a version, or refuses with a {@linkcode PublishError} whose message says what and how
    * to fix it. An identical republish is reported as `already-published` and changes nothing.
+   *
+   * The registry keeps a deep copy of the spec and freezes it: changing the caller's object
+   * afterwards changes nothing, and every reader (`latest`, `resolve`, `discover`, `visible`,
+   * `versions`, `plan`) hands out that one frozen value.
    *
    * @param candidate The spec.
    * @returns What happened, with the plan.
@@ -464,7 +494,8 @@ export class ToolRegistry {
    * Adds a version as it was reviewed and stored (loading an estate from disk), with its
    * lifecycle history. Only immutability is checked: the rules applied when it was published.
    *
-   * @param record The spec and its lifecycle history (oldest first).
+   * @param record The spec and its lifecycle history (oldest first); the spec is kept as a deep,
+   *   frozen copy, as {@linkcode ToolRegistry.publish} keeps it.
    * @param options `emit: true` tells subscribers a new version was published (for changes another
    *   process made to the estate on disk); default false, for loading.
    * @returns True when the version was added, false when it was already present.
@@ -474,7 +505,7 @@ export class ToolRegistry {
     record: { spec: ToolSpec; history: LifecycleEntry[] },
     options: { emit?: boolean } = {},
   ): boolean {
-    const spec = parseToolSpec(record.spec, describe(record.spec));
+    const spec = keep(record.spec);
     const existing = this.#find(spec.name, spec.version);
     if (existing) {
       if (sameContent(existing.spec, spec)) return false;
@@ -498,7 +529,7 @@ export class ToolRegistry {
    * @param name The tool.
    * @param version The version.
    * @param options Why, and when it is to be retired.
-   * @returns The version's record.
+   * @returns A copy of the version's record, after the change.
    * @throws {LifecycleError} When the version is unknown or not active.
    */
   deprecate(
@@ -516,7 +547,7 @@ export class ToolRegistry {
     if (options.reason !== undefined) entry.reason = options.reason;
     if (options.retireAfter !== undefined) entry.retireAfter = options.retireAfter;
     this.#transition(r, entry);
-    return r;
+    return snapshot(r);
   }
 
   /**
@@ -525,7 +556,7 @@ export class ToolRegistry {
    * @param name The tool.
    * @param version The version.
    * @param options Why.
-   * @returns The version's record.
+   * @returns A copy of the version's record, after the change.
    * @throws {LifecycleError} When the version is unknown or already retired.
    */
   retire(name: string, version: string, options: { reason?: string } = {}): VersionRecord {
@@ -536,7 +567,7 @@ export class ToolRegistry {
     const entry: LifecycleEntry = { state: "retired", at: this.#now().toISOString() };
     if (options.reason !== undefined) entry.reason = options.reason;
     this.#transition(r, entry);
-    return r;
+    return snapshot(r);
   }
 
   /**
@@ -578,13 +609,10 @@ export class ToolRegistry {
    * Every published version of a tool, oldest first, with its lifecycle.
    *
    * @param name The tool.
-   * @returns Copies of the records.
+   * @returns Copies of the records (each with the one frozen spec).
    */
   versions(name: string): VersionRecord[] {
-    return (this.#tools.get(name)?.records ?? []).map((r) => ({
-      ...r,
-      history: r.history.map((h) => ({ ...h })),
-    }));
+    return (this.#tools.get(name)?.records ?? []).map(snapshot);
   }
 
   /**

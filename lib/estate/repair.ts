@@ -1,5 +1,6 @@
+import { jsonProblems } from "../schema/_json_value.ts";
 import { createRefResolver, type RefResolver } from "../schema/resolve.ts";
-import { formatPath } from "../schema/path.ts";
+import { comparePathSegments, compareStrings, formatPath } from "../schema/path.ts";
 import { patternTest } from "../schema/pattern.ts";
 import type { JsonSchema, PathSegment, SchemaIssue } from "../schema/types.ts";
 import { validateSchema } from "../schema/validate.ts";
@@ -25,7 +26,10 @@ export interface RepairOptions {
 
 /** The outcome of {@linkcode repairArguments}. */
 export interface RepairResult {
-  /** The repaired arguments: a new value; the input is never changed. */
+  /**
+   * The repaired arguments: a new value; the input is never changed. Input that is not JSON is
+   * handed back as it is, unrepaired, with a `json` issue at each place that is not JSON.
+   */
   arguments: unknown;
   /** What was repaired, in the order applied (document order). */
   repairs: Repair[];
@@ -49,10 +53,18 @@ const JSON_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
  *
  * Repair is idempotent: repairing its own output changes nothing.
  *
+ * Only JSON is repaired. Arguments holding anything `JSON.parse` cannot return — `NaN`,
+ * `Infinity`, `undefined` (in an object or an array), an array hole, a function, a symbol, a
+ * bigint, a `Date`, `Map` or other non-plain object, a getter, a cycle — are refused, never
+ * coerced (`JSON.stringify` would turn `NaN` into a `null` that might validate): nothing is
+ * repaired, and each such place is an issue with keyword `json`. `-0` is JSON.
+ *
  * @param schema The tool's input schema.
  * @param args The arguments as the model sent them (not changed).
  * @param options Platform defaults.
  * @returns The repaired arguments, what was done, and the issues that remain.
+ * @throws {TypeError} When a platform default, or a schema `default` repair would use, is not
+ *   JSON (a configuration error, named with its key or path).
  *
  * @example
  * ```ts
@@ -80,13 +92,32 @@ export function repairArguments(
   args: unknown,
   options: RepairOptions = {},
 ): RepairResult {
+  const notJson = jsonProblems(args);
+  if (notJson.length) {
+    const issues = notJson.sort((a, b) =>
+      comparePathSegments(a.path, b.path) || compareStrings(a.message, b.message)
+    ).map((p) => ({
+      path: formatPath(p.path),
+      keyword: "json",
+      message: p.message,
+      schemaPath: "$",
+    }));
+    return { arguments: args, repairs: [], issues };
+  }
+  const defaults = options.defaults ?? {};
+  for (const k of Object.keys(defaults)) {
+    const bad = jsonProblems(defaults[k], 1)[0];
+    if (bad) {
+      throw new TypeError(
+        `Cannot repair with options.defaults[${JSON.stringify(k)}]${
+          bad.path.length ? ` at ${formatPath(bad.path)}` : ""
+        }: ${bad.message}`,
+      );
+    }
+  }
   const repairs: Repair[] = [];
   const resolve = createRefResolver(schema);
-  const repaired = repairValue(schema, args, [], {
-    resolve,
-    repairs,
-    defaults: options.defaults ?? {},
-  });
+  const repaired = repairValue(schema, args, [], { resolve, repairs, defaults });
   return { arguments: repaired, repairs, issues: validateSchema(schema, repaired) };
 }
 
@@ -213,6 +244,12 @@ function repairValue(schemaIn: unknown, value: unknown, path: PathSegment[], st:
       if (isPlainObject(propSchema) && Object.hasOwn(propSchema, "default")) {
         filled = propSchema.default;
         source = "the schema's default";
+        const bad = jsonProblems(filled, 1)[0];
+        if (bad) {
+          throw new TypeError(
+            `Cannot repair ${where} with the schema's default: ${bad.message}`,
+          );
+        }
       } else if (Object.hasOwn(st.defaults, where)) {
         filled = st.defaults[where];
         source = "the platform default";

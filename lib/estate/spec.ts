@@ -5,6 +5,8 @@
  * @module
  */
 import { Version } from "../compat/semver.ts";
+import { jsonProblems } from "../schema/_json_value.ts";
+import { formatPath } from "../schema/path.ts";
 import type { JsonSchema } from "../schema/types.ts";
 
 /**
@@ -176,6 +178,8 @@ function isStringList(v: unknown): v is string[] {
  * Checks a value (e.g. a parsed `*.tool.json`) and returns it as a {@linkcode ToolSpec}. Every
  * problem is reported at once, each naming its field; `sideEffect` and `owner` have no default.
  * `requiredScopes` and `tenants` default to empty lists, `dataClassification` does not default.
+ * The schemas must be JSON values: a `NaN`, `undefined`, function, `Date` or cycle anywhere in
+ * them is a problem at its path (it would not survive being stored, and nothing may coerce it).
  *
  * @param value The candidate spec.
  * @param subject What to call it in the error (a file name, say).
@@ -267,7 +271,9 @@ export function parseToolSpec(value: unknown, subject = "tool spec"): ToolSpec {
       problems.push(`${k} must be a JSON Schema object`);
       return undefined;
     }
-    return s as JsonSchema;
+    const notJson = jsonProblems(s, 3);
+    for (const p of notJson) problems.push(`${k} at ${formatPath(p.path)}: ${p.message}`);
+    return notJson.length ? undefined : s as JsonSchema;
   };
   const inputSchema = schema("inputSchema", true);
   const outputSchema = schema("outputSchema", false);

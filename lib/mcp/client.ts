@@ -133,8 +133,18 @@ export type CallOutcome =
   | { kind: "ok"; result: CallToolResult }
   /** The tool ran and failed: an observation for the model. */
   | { kind: "tool-error"; result: CallToolResult; message: string }
-  /** The arguments were rejected before the tool ran, with every issue, sorted. */
-  | { kind: "invalid-arguments"; issues: SchemaIssue[]; via: "protocol-error" | "tool-result" }
+  /**
+   * The arguments were rejected before the tool ran, with the issues sorted — every one, or (from
+   * a server that limits its answers, as this library's does) the first ones and in `omitted` how
+   * many more there are.
+   */
+  | {
+    kind: "invalid-arguments";
+    issues: SchemaIssue[];
+    via: "protocol-error" | "tool-result";
+    /** How many issues the server left out of its answer; 0 when none (absent: not told). */
+    omitted?: number;
+  }
   /** Any other JSON-RPC error (unknown tool, bad params, internal error). */
   | { kind: "protocol-error"; code: number; message: string; data?: unknown };
 
@@ -216,6 +226,12 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 function checkResultType(method: string, result: Record<string, unknown>): void {
   const t = result.resultType;
   if (t !== undefined && t !== "complete") throw new UnsupportedResultError(method, t);
+}
+
+/** The `omitted` count an invalid-arguments answer carries beside its issues; 0 when absent. */
+function omittedOf(data: Record<string, unknown>): number {
+  const n = data.omitted;
+  return typeof n === "number" && Number.isSafeInteger(n) && n > 0 ? n : 0;
 }
 
 function looksLikeIssues(v: unknown): v is SchemaIssue[] {
@@ -730,7 +746,8 @@ export class McpClient {
    * @param name The tool.
    * @param args Its arguments.
    * @param options A version constraint to pin (sent under our `_meta` key), and request options.
-   * @returns The outcome: ok, a tool error, rejected arguments (with every issue), or a protocol error.
+   * @returns The outcome: ok, a tool error, rejected arguments (with the issues the server sent, and
+   *   how many it left out), or a protocol error.
    */
   async callTool(
     name: string,
@@ -749,7 +766,8 @@ export class McpClient {
       if (!(e instanceof McpProtocolError)) throw e;
       const issues = isRecord(e.data) ? e.data.issues : undefined;
       if (e.code === -32602 && looksLikeIssues(issues)) {
-        return { kind: "invalid-arguments", issues, via: "protocol-error" };
+        const omitted = omittedOf(e.data as Record<string, unknown>);
+        return { kind: "invalid-arguments", issues, via: "protocol-error", omitted };
       }
       return { kind: "protocol-error", code: e.code, message: e.message, data: e.data };
     }
@@ -758,7 +776,8 @@ export class McpClient {
         ? result.structuredContent.issues
         : undefined;
       if (looksLikeIssues(structured)) {
-        return { kind: "invalid-arguments", issues: structured, via: "tool-result" };
+        const omitted = omittedOf(result.structuredContent as Record<string, unknown>);
+        return { kind: "invalid-arguments", issues: structured, via: "tool-result", omitted };
       }
       const text = (result.content ?? []).filter((c) => c.type === "text").map((c) =>
         (c as { text: string }).text

@@ -36,8 +36,8 @@ import {
   type ToolSpec,
 } from "../estate/spec.ts";
 import { validateSchema } from "../schema/validate.ts";
-import type { SchemaIssue } from "../schema/types.ts";
 import { type CacheScope, itemsForEveryone, uriRequirements, visibleItems } from "./_surfaces.ts";
+import { type LimitedIssues, limitIssues, shortenText } from "../schema/issue_limit.ts";
 import {
   checkModernRequest,
   MODERN_META,
@@ -350,8 +350,6 @@ interface SessionImpl extends Session {
   inFlight: Map<JsonRpcId, { controller: AbortController; cancelled: boolean }>;
 }
 
-const SESSIONS = new WeakMap<Session, SessionImpl>();
-
 /** A protocol error answered with a JSON-RPC error response. */
 function protocolError(code: number, message: string, data?: unknown): JsonRpcError {
   return new JsonRpcError(code, message, data === undefined ? {} : { data });
@@ -392,9 +390,18 @@ function decodeCursor(cursor: unknown, total: number): number {
   return Number(m[1]);
 }
 
-function issuesText(tool: string, issues: SchemaIssue[]): string {
+function issuesText(tool: string, limited: LimitedIssues): string {
+  const n = limited.omitted;
   return `Invalid arguments for ${tool}:\n` +
-    issues.map((i) => `${i.path}: ${i.message} (${i.keyword})`).join("\n");
+    limited.issues.map((i) => `${i.path}: ${i.message} (${i.keyword})`).join("\n") +
+    (n ? `\n… and ${n} more issue${n === 1 ? "" : "s"}` : "");
+}
+
+/** What an invalid-arguments answer carries: the first issues, and how many more (when any). */
+function issuesData(limited: LimitedIssues): Record<string, unknown> {
+  return limited.omitted
+    ? { issues: limited.issues, omitted: limited.omitted }
+    : { issues: limited.issues };
 }
 
 /** Wraps a handler's return value as a `CallToolResult`. */
@@ -435,6 +442,9 @@ function asResult(value: unknown): CallToolResult {
  */
 export class McpServer {
   readonly #options: McpServerOptions;
+  /** Every session this server opened, open or closed: another server's sessions are unknown here. */
+  readonly #own = new WeakMap<Session, SessionImpl>();
+  /** The open sessions. */
   readonly #sessions = new Set<SessionImpl>();
   readonly #listeners = new Set<Listener>();
   readonly #closed = new AbortController();
@@ -477,18 +487,19 @@ export class McpServer {
       visible: "",
       inFlight: new Map(),
     };
-    SESSIONS.set(s, s);
+    this.#own.set(s, s);
     this.#sessions.add(s);
     return s;
   }
 
   /**
-   * Closes a session: in-flight requests are aborted and it gets no more notifications.
+   * Closes a session: in-flight requests are aborted and it gets no more notifications. A
+   * session another server opened is not this server's to close: nothing happens.
    *
    * @param session The session.
    */
   closeSession(session: Session): void {
-    const s = SESSIONS.get(session);
+    const s = this.#own.get(session);
     if (!s) return;
     s.state = "closed";
     for (const f of s.inFlight.values()) f.controller.abort();
@@ -730,12 +741,15 @@ export class McpServer {
    * Handles one parsed JSON-RPC message from a session's client.
    *
    * @param message A value from `JSON.parse` (anything: invalid messages get the right error).
-   * @param session The connection's session.
+   * @param session The connection's session, from this server's `openSession()`: sessions
+   *   belong to the server that opened them.
    * @returns The response for a request; undefined for a notification, a response, or a request
    *   the client cancelled. Never a response to a notification.
+   * @throws {TypeError} When the session is not one this server opened (another server's
+   *   included).
    */
   async handle(message: unknown, session: Session): Promise<JsonRpcResponse | undefined> {
-    const s = SESSIONS.get(session);
+    const s = this.#own.get(session);
     if (!s) throw new TypeError("handle() needs a session from this server's openSession()");
     let classified;
     try {
@@ -1028,7 +1042,7 @@ export class McpServer {
     if (!visible) {
       const hidden = this.#options.registry.versions(name).length > 0;
       this.#probe(s, { method: "tools/call", name, hidden });
-      throw protocolError(ERROR_CODES.INVALID_PARAMS, `Unknown tool: ${name}`);
+      throw protocolError(ERROR_CODES.INVALID_PARAMS, `Unknown tool: ${shortenText(name)}`);
     }
     // 3. version resolution: a pin may reach a deprecated version the principal may see
     let spec = visible;
@@ -1036,7 +1050,10 @@ export class McpServer {
       const pinned = this.#options.registry.resolve(name, pin);
       if (!pinned || !canSee(pinned, s.principal)) {
         this.#probe(s, { method: "tools/call", name, version: pin, hidden: pinned !== undefined });
-        throw protocolError(ERROR_CODES.INVALID_PARAMS, `No version of ${name} satisfies ${pin}`);
+        throw protocolError(
+          ERROR_CODES.INVALID_PARAMS,
+          `No version of ${name} satisfies ${shortenText(pin)}`,
+        );
       }
       spec = pinned;
     }
@@ -1054,17 +1071,22 @@ export class McpServer {
       });
     };
     // 4. schema: invalid arguments never reach the handler
+    //    The answer carries the first issues only (limitIssues): a request with 92,000 forbidden
+    //    keys must not get a 19 MB error.
     const issues = validateSchema(spec.inputSchema, args);
     if (issues.length) {
       record("invalid-arguments");
+      const limited = limitIssues(issues);
       if (!invalidArgumentsAsToolError(s.protocolVersion ?? LEGACY_PROTOCOL_VERSIONS[0])) {
-        throw protocolError(ERROR_CODES.INVALID_PARAMS, `Invalid arguments for ${spec.name}`, {
-          issues,
-        });
+        throw protocolError(
+          ERROR_CODES.INVALID_PARAMS,
+          `Invalid arguments for ${spec.name}`,
+          issuesData(limited),
+        );
       }
       return {
-        content: [{ type: "text", text: issuesText(spec.name, issues) }],
-        structuredContent: { issues },
+        content: [{ type: "text", text: issuesText(spec.name, limited) }],
+        structuredContent: issuesData(limited),
         isError: true,
       };
     }
