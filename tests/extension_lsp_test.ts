@@ -186,7 +186,7 @@ Deno.test("LSP: a published version with different content is an immutability er
         1,
         "immutable",
         '"2.0.0"',
-        "payments.lookup@2.0.0 is already published with different content; published versions are immutable — use a new version",
+        "payments.lookup@2.0.0 is already published with different content; published versions are immutable — use 2.0.1 (a patch change against 2.0.0)",
       ],
     ]);
     assert.equal(ls.statuses.at(-1)!.text, "against 2.0.0: version already published");
@@ -385,8 +385,8 @@ Deno.test("LSP: a change to the estate folder on disk re-checks open files", asy
       p.diagnostics.map((d) => [d.code, d.message]),
       [[
         "immutable",
-        "fx.quote@1.1.0 is already published with different content; published versions are immutable — use a new version",
-      ]],
+        "fx.quote@1.1.0 is already published with different content; published versions are immutable — use 1.2.0 (a minor change against 1.1.0)",
+      ], ["change", "added optional property channel: callers may now send it"]],
     );
     assert.equal(ls.statuses.at(-1)!.text, "against 1.1.0: version already published");
   });

@@ -105,9 +105,26 @@ Deno.test("publish() keeps versions immutable: identical is already published, d
   assert.equal(e.refusal, "republish");
   assert.match(
     e.message,
-    /already published with different content.*immutable; publish 1\.0\.1 or later/,
+    /already published with different content.*immutable; publish 1\.0\.1 \(a patch change against 1\.0\.0\)/,
   );
   assert.equal(r.versions("payments.lookup")[0].spec.description, v1.description);
+});
+
+Deno.test("publish() suggests, for a refused republish, a version the next publish accepts", () => {
+  const r = new ToolRegistry();
+  r.publish(v1);
+  r.publish({ ...v1, version: "1.1.0" });
+  // 1.1.0 again, with a breaking change: not 1.1.1 (which would then need 2.0.0), but 2.0.0.
+  const breaking = { ...v1, version: "1.1.0", inputSchema: { type: "object", properties: {} } };
+  const e = refusal(() => r.publish(breaking));
+  assert.equal(e.refusal, "republish");
+  const hint = /publish (\d+\.\d+\.\d+) \(a major change against 1\.1\.0\)/.exec(e.message)?.[1];
+  assert.equal(hint, "2.0.0", e.message);
+  assert.equal(r.publish({ ...breaking, version: hint }).status, "published");
+  // A version below the newest gets the same kind of hint.
+  const low = refusal(() => r.publish({ ...breaking, version: "1.5.0", title: "T" }));
+  assert.equal(low.refusal, "not-newer");
+  assert.match(low.message, /publish 2\.0\.1 \(a patch change against it\)/);
 });
 
 Deno.test("publish() refuses a version not newer than the newest published", () => {
@@ -117,7 +134,7 @@ Deno.test("publish() refuses a version not newer than the newest published", () 
   assert.equal(e.refusal, "not-newer");
   assert.match(
     e.message,
-    /not newer than the newest published version 1\.2\.0; publish 1\.2\.1 or later/,
+    /not newer than the newest published version 1\.2\.0; publish 1\.2\.1 \(a patch change against it\)/,
   );
 });
 

@@ -139,7 +139,7 @@ export function checkDraft(
         code: "immutable",
         target: { field: "version" },
         message:
-          `${spec.name}@${spec.version} is already published with different content; published versions are immutable — use a new version`,
+          `${spec.name}@${spec.version} is already published with different content; published versions are immutable — use ${plan.minimumVersion} (a ${plan.bump} change against ${base?.spec.version})`,
       });
     } else if (r.refusal === "not-newer") {
       findings.push({
@@ -147,7 +147,7 @@ export function checkDraft(
         code: "not-newer",
         target: { field: "version" },
         message:
-          `${spec.version} is not newer than ${spec.name}@${base?.spec.version}, the newest published version`,
+          `${spec.version} is not newer than ${spec.name}@${base?.spec.version}, the newest published version — use ${plan.minimumVersion} (a ${plan.bump} change against it)`,
       });
     }
   }

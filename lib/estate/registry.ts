@@ -185,7 +185,10 @@ export interface PublishPlan {
   outputBump: SchemaBump;
   /** The output schema's changes against the baseline (paths inside `outputSchema`). */
   outputChanges: SchemaChange[];
-  /** The lowest version the change allows (the baseline bumped as required), if there is a baseline. */
+  /**
+   * The lowest version the change allows (the baseline bumped as required), if there is a
+   * baseline: also what a refused republish or a version not newer than the newest should use.
+   */
   minimumVersion?: string;
   /** Whether this exact version is already published with the same content. */
   alreadyPublished: boolean;
@@ -356,24 +359,34 @@ export class ToolRegistry {
       schemaIssues: checkSchema(spec.inputSchema),
       hiddenMentions: [],
     };
+    if (existing && sameContent(existing.spec, spec)) {
+      plan.alreadyPublished = true;
+      return plan;
+    }
+    if (baseline) {
+      // Against the newest version, whatever this version's number: the classification decides
+      // the bump, and the version a refusal suggests is one the next check accepts.
+      const c = classifySchemaChange(baseline.spec.inputSchema, spec.inputSchema);
+      const out = classifyOutputSchemaChange(baseline.spec.outputSchema, spec.outputSchema);
+      plan.changes = c.changes;
+      plan.outputBump = out.bump;
+      plan.outputChanges = out.changes;
+      plan.bump = RANK[out.bump] > RANK[c.bump] ? out.bump : c.bump;
+      plan.minimumVersion = bumpFor(baseline.spec.version, plan.bump);
+    }
     if (existing) {
-      if (sameContent(existing.spec, spec)) {
-        plan.alreadyPublished = true;
-        return plan;
-      }
-      const next = bumpFor(baseline!.spec.version, "patch");
       refusals.push({
         refusal: "republish",
         message:
-          `Cannot publish ${id}: ${spec.version} is already published with different content, and published versions are immutable; publish ${next} or later`,
+          `Cannot publish ${id}: ${spec.version} is already published with different content, and published versions are immutable; publish ${plan.minimumVersion} (a ${plan.bump} change against ${
+            baseline!.spec.version
+          })`,
       });
     } else if (baseline && compareVersions(spec.version, baseline.spec.version) < 0) {
       refusals.push({
         refusal: "not-newer",
         message:
-          `Cannot publish ${id}: it is not newer than the newest published version ${baseline.spec.version}; publish ${
-            bumpFor(baseline.spec.version, "patch")
-          } or later`,
+          `Cannot publish ${id}: it is not newer than the newest published version ${baseline.spec.version}; publish ${plan.minimumVersion} (a ${plan.bump} change against it)`,
       });
     }
     plan.hiddenMentions = hiddenToolMentions(spec, this);
@@ -396,19 +409,15 @@ export class ToolRegistry {
       });
     }
     if (baseline && !existing) {
-      const c = classifySchemaChange(baseline.spec.inputSchema, spec.inputSchema);
-      const out = classifyOutputSchemaChange(baseline.spec.outputSchema, spec.outputSchema);
-      plan.changes = c.changes;
-      plan.outputBump = out.bump;
-      plan.outputChanges = out.changes;
-      plan.bump = RANK[out.bump] > RANK[c.bump] ? out.bump : c.bump;
-      plan.minimumVersion = bumpFor(baseline.spec.version, plan.bump);
       const actual = releaseBetween(baseline.spec.version, spec.version);
       if (RANK[actual] < RANK[plan.bump]) {
         refusals.push({
           refusal: "bump-too-small",
           message: `Cannot publish ${id}: change is ${plan.bump} (${
-            describeChanges([...c.changes, ...out.changes.map(inOutputSchema)], plan.bump)
+            describeChanges(
+              [...plan.changes, ...plan.outputChanges.map(inOutputSchema)],
+              plan.bump,
+            )
           }); publish ${plan.minimumVersion}, not ${spec.version}`,
         });
       }
