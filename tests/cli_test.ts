@@ -163,12 +163,20 @@ Deno.test("estate list shows what each principal discovers, side by side differe
   );
 });
 
-Deno.test("estate replay reports rejected calls per node and exits 1; quiet when piped", async () => {
-  const r = run(["replay", "payments.lookup", "--estate", CORPUS]);
+Deno.test("estate replay replays each call against its major line by default, and reports rejected calls per node and exits 1", async () => {
+  // The shipped estate: 1.x calls against 1.1.0, 2.x calls against 2.0.0 — nothing rejected.
+  const lines = run(["replay", "payments.lookup", "--estate", CORPUS]);
+  assert.equal(lines.code, 0, lines.out + lines.err);
+  assert.match(
+    lines.out,
+    /^replayed 300 of 300 stored calls of payments\.lookup in [\d.]+ s: 0 rejected\n1\.x calls against payments\.lookup@1\.1\.0: 0 rejected\n2\.x calls against payments\.lookup@2\.0\.0: 0 rejected\n$/,
+  );
+  // Every call against one version: the 1.x calls that send currency are rejected by 2.0.0.
+  const r = run(["replay", "payments.lookup", "--version", "2.0.0", "--estate", CORPUS]);
   assert.equal(r.code, 1);
   assert.match(
     r.out,
-    /replayed 300 stored calls of payments\.lookup against payments\.lookup@2\.0\.0 in [\d.]+ s: \d+ rejected/,
+    /replayed 300 of 300 stored calls of payments\.lookup in [\d.]+ s: 80 rejected\nall calls against payments\.lookup@2\.0\.0: 80 rejected/,
   );
   assert.match(
     r.out,
@@ -179,7 +187,7 @@ Deno.test("estate replay reports rejected calls per node and exits 1; quiet when
     fs.writeFileSync(path.join(dir, "open.json"), JSON.stringify({ type: "object" }));
     const ok = run(["replay", "payments.lookup", "--schema", "open.json"], dir, true);
     assert.equal(ok.code, 0);
-    assert.match(ok.out, /: 0 rejected/);
+    assert.match(ok.out, /all calls against open\.json: 0 rejected/);
   });
 });
 
@@ -227,7 +235,7 @@ Deno.test("estate exits 2 with a clear message on usage and input errors", async
     fs.writeFileSync(path.join(dir, "broken.tool.json"), '{"name": "x",');
     const r = run(["check", "broken.tool.json"], dir);
     assert.equal(r.code, 2);
-    assert.match(r.err, /broken\.tool\.json is not valid JSON/);
+    assert.match(r.out, /^ERR  broken\.tool\.json: .*broken\.tool\.json is not valid JSON/m);
     fs.writeFileSync(
       path.join(dir, "nometa.tool.json"),
       JSON.stringify({
@@ -242,7 +250,7 @@ Deno.test("estate exits 2 with a clear message on usage and input errors", async
     const m = run(["check", "nometa.tool.json"], dir);
     assert.equal(m.code, 2);
     assert.match(
-      m.err,
+      m.out,
       /sideEffect is required.*owner is required|owner is required.*sideEffect is required/,
     );
     fs.appendFileSync(path.join(dir, "corpus/tools/fx.quote/calls.jsonl"), "{not json\n");
@@ -281,11 +289,12 @@ Deno.test("estate replay and publish print the first 100 issues of a call and th
     assert.match(shown[0], /: \$\.x00000 property "x00000" is not allowed$/);
     assert.equal(shown.at(-1), "and 91900 more issues");
     const json = JSON.parse(run(["replay", "payments.lookup", "--json"], dir).out);
-    const first = json.first[0];
+    const line2 = json.lines.find((l: { major: number }) => l.major === 2);
+    const first = line2.first[0];
     assert.equal(first.issues.length, MAX_ISSUES_IN_RESPONSE);
     assert.equal(first.issues[99].path, "$.x00099");
     assert.equal(first.omittedIssues, 91_900);
-    assert.equal(json.omittedNodes, 0);
+    assert.equal(line2.omittedNodes, 0);
     // A minor publish replays the 2.x calls: the refusal names the call, cut the same way.
     const minor = draft(dir, "minor.tool.json", (s) => (s.version = "2.0.1"));
     const refused = run(["publish", minor, "--json"], dir);

@@ -1,4 +1,6 @@
 /** A tiny, strict argument parser: flags with values, boolean flags, positionals. */
+import { isToolName } from "../estate/spec.ts";
+import { Version } from "../compat/semver.ts";
 
 /** Parsed arguments. */
 export interface Args {
@@ -60,5 +62,20 @@ export function parseToolRef(
       `expected NAME@VERSION, got ${JSON.stringify(text ?? "")}; usage: ${usage}`,
     );
   }
-  return { name: text.slice(0, at), version: text.slice(at + 1) };
+  const name = text.slice(0, at), version = text.slice(at + 1);
+  if (!isToolName(name)) {
+    throw new UsageError(
+      `${
+        JSON.stringify(name)
+      } is not a tool name (1-128 characters of A-Z a-z 0-9 _ . - not starting with "."); usage: ${usage}`,
+    );
+  }
+  try {
+    Version.parse(version);
+  } catch {
+    throw new UsageError(
+      `${JSON.stringify(version)} is not a version like 1.2.0; usage: ${usage}`,
+    );
+  }
+  return { name, version };
 }

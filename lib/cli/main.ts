@@ -10,6 +10,7 @@ import {
   checkDraft,
   type DraftFinding,
   type DraftReport,
+  isToolName,
   LifecycleError,
   limitIssues,
   limitList,
@@ -21,7 +22,10 @@ import {
   shortenIssue,
   shortenText,
   type StoredCall,
+  type ToolSpec,
   ToolSpecError,
+  Version,
+  type VersionRecord,
 } from "../../mod.ts";
 import { CorpusError, EstateDir } from "../store/mod.ts";
 import { parseArgs, parseToolRef, UsageError } from "./_args.ts";
@@ -41,155 +45,274 @@ export interface CliIO {
 /** Exit codes. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
+/** One command: how to call it, what it does, and the flags it takes besides the common ones. */
+interface Command {
+  usage: string;
+  summary: string;
+  values: string[];
+  booleans: string[];
+}
+
+/** Every command, in the order `estate --help` lists them. */
+const COMMANDS: Record<string, Command> = {
+  check: {
+    usage: "estate check [FILES...]",
+    summary:
+      "check draft tool files (*.tool.json) against the estate; without FILES, every *.tool.json\n" +
+      "under the working folder except node_modules, dist, testdata and fixtures folders",
+    values: [],
+    booleans: [],
+  },
+  publish: {
+    usage: "estate publish FILE",
+    summary: "publish a tool file",
+    values: [],
+    booleans: [],
+  },
+  deprecate: {
+    usage: "estate deprecate NAME@VERSION [--reason TEXT] [--retire-after DATE]",
+    summary: "deprecate a version (it stays resolvable by a pin it alone satisfies)",
+    values: ["reason", "retire-after"],
+    booleans: [],
+  },
+  retire: {
+    usage: "estate retire NAME@VERSION [--reason TEXT]",
+    summary: "retire a version (it never resolves again)",
+    values: ["reason"],
+    booleans: [],
+  },
+  list: {
+    usage: "estate list [--principal ID]",
+    summary: "what a principal discovers (every tool and version without --principal)",
+    values: ["principal"],
+    booleans: [],
+  },
+  replay: {
+    usage: "estate replay NAME [--schema FILE | --version VERSION]",
+    summary:
+      "replay a tool's stored calls: each call against the newest version of the major line it\n" +
+      "was made on; --schema or --version replays every call against that one schema",
+    values: ["schema", "version"],
+    booleans: [],
+  },
+  impact: {
+    usage: "estate impact NAME@VERSION",
+    summary: "who called a version, how often, last seen",
+    values: [],
+    booleans: [],
+  },
+  serve: {
+    usage:
+      "estate serve [--http HOST:PORT | --stdio --principal ID] [--record-calls] [--estate DIR]",
+    summary: "serve the estate as an MCP server (Streamable HTTP on 127.0.0.1:3000 by default);\n" +
+      "estate serve --help lists its flags and limits",
+    values: [],
+    booleans: [],
+  },
+};
+
+const COMMON = `options for every command:
+  --estate DIR   the estate folder (default: corpus)
+  --json         machine-readable output on stdout, errors included
+  --help, -h     this command's usage
+
+exit codes: 0 ok, 1 a check failed, 2 a usage or input error (one line on stderr; with --json, a
+JSON object on stdout)
+`;
+
+const indent = (text: string, by: string) => text.split("\n").join(`\n${by}`);
+
 const USAGE = `usage: estate <command> [options]
 
 commands:
-  check [FILES...]                       check draft tool files (*.tool.json) against the estate
-  publish FILE                           publish a tool file
-  deprecate NAME@VERSION [--reason TEXT] [--retire-after DATE]
-  retire NAME@VERSION [--reason TEXT]
-  list [--principal ID]                  what a principal discovers (all tools without --principal)
-  replay NAME [--schema FILE]            replay stored calls through a schema (default: newest published)
-  impact NAME@VERSION                    who called a version, how often, last seen
+${
+  Object.values(COMMANDS).map((c) => `  ${c.usage}\n      ${indent(c.summary, "      ")}\n`).join(
+    "",
+  )
+}
+${COMMON}`;
 
-options:
-  --estate DIR   the estate folder (default: corpus)
-  --json         machine-readable output
-`;
+/** One command's usage text, for `estate COMMAND --help`. */
+function commandUsage(name: string): string {
+  const c = COMMANDS[name];
+  return `usage: ${c.usage}\n\n${c.summary}\n\n${COMMON}`;
+}
 
 /**
- * Runs the CLI.
+ * Runs the CLI. It never throws: every failure is one line on stderr (or, with `--json`, a JSON
+ * object on stdout) and an exit code — 1 when a check failed, 2 for a usage or input error or
+ * anything else that stopped the command. A stack trace is printed only with `ESTATE_DEBUG=1`.
  *
  * @param argv The arguments after the program name.
  * @param io Output streams, terminal flag and working directory.
  * @returns The exit code.
  */
 export function runCli(argv: string[], io: CliIO): number {
-  const [command, ...rest] = argv;
+  const json = argv.includes("--json");
   try {
-    if (!command || command === "help" || command === "--help" || command === "-h") {
-      io.stdout(USAGE);
-      return command ? EXIT.ok : EXIT.usage;
-    }
-    const args = parseArgs(rest, {
-      values: ["estate", "reason", "retire-after", "principal", "schema"],
-      booleans: ["json"],
-    });
-    const json = args.flags.has("json");
-    const estateDir = path.resolve(io.cwd, String(args.flags.get("estate") ?? "corpus"));
-    const openEstate = (): EstateDir => {
-      if (!fs.existsSync(estateDir) || !fs.statSync(estateDir).isDirectory()) {
-        throw new UsageError(`estate folder ${estateDir} does not exist (use --estate DIR)`);
-      }
-      return EstateDir.open(estateDir);
-    };
-    const out = (human: string, data: unknown): void =>
-      io.stdout(json ? JSON.stringify(data, null, 2) + "\n" : human);
-    switch (command) {
-      case "check":
-        return check(args.positionals, openEstate(), io, json);
-      case "publish": {
-        if (args.positionals.length !== 1) throw new UsageError("usage: estate publish FILE");
-        const file = path.resolve(io.cwd, args.positionals[0]);
-        const estate = openEstate();
-        try {
-          const result = estate.publish(readSpecFile(file));
-          const id = `${result.plan.spec.name}@${result.plan.spec.version}`;
-          out(
-            result.status === "published"
-              ? `published ${id} (${result.plan.bump} change${
-                result.plan.baseline ? ` against ${result.plan.baseline.spec.version}` : ""
-              })\n`
-              : `${id} is already published with this content; nothing written\n`,
-            {
-              status: result.status,
-              name: result.plan.spec.name,
-              version: result.plan.spec.version,
-              bump: result.plan.bump,
-            },
-          );
-          return EXIT.ok;
-        } catch (e) {
-          if (e instanceof PublishError) {
-            out(`${e.message}\n`, {
-              status: "refused",
-              refusal: e.refusal,
-              message: e.message,
-              rejectedCalls: e.rejected.count,
-            });
-            return EXIT.failed;
-          }
-          throw e;
-        }
-      }
-      case "deprecate":
-      case "retire": {
-        const usage = command === "deprecate"
-          ? "estate deprecate NAME@VERSION [--reason TEXT] [--retire-after DATE]"
-          : "estate retire NAME@VERSION [--reason TEXT]";
-        if (args.positionals.length !== 1) throw new UsageError(`usage: ${usage}`);
-        if (command === "retire" && args.flags.has("retire-after")) {
-          throw new UsageError(`usage: ${usage}`);
-        }
-        const { name, version } = parseToolRef(args.positionals[0], usage);
-        const reason = args.flags.get("reason") as string | undefined;
-        const retireAfter = args.flags.get("retire-after") as string | undefined;
-        if (retireAfter !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(retireAfter)) {
-          throw new UsageError(
-            `--retire-after must be a date like 2027-03-31, got ${JSON.stringify(retireAfter)}`,
-          );
-        }
-        const estate = openEstate();
-        try {
-          const record = command === "deprecate"
-            ? estate.deprecate(name, version, { reason, retireAfter })
-            : estate.retire(name, version, { reason });
-          out(`${name}@${version} is now ${record.state}\n`, {
-            name,
-            version,
-            state: record.state,
-          });
-          return EXIT.ok;
-        } catch (e) {
-          if (e instanceof LifecycleError) {
-            out(`${e.message}\n`, { status: "refused", message: e.message });
-            return EXIT.failed;
-          }
-          throw e;
-        }
-      }
-      case "list":
-        return list(openEstate(), args.flags.get("principal") as string | undefined, out);
-      case "replay":
-        return replay(
-          openEstate(),
-          args.positionals,
-          args.flags.get("schema") as string | undefined,
-          io,
-          out,
-        );
-      case "impact": {
-        const usage = "estate impact NAME@VERSION";
-        if (args.positionals.length !== 1) throw new UsageError(`usage: ${usage}`);
-        return impact(openEstate(), parseToolRef(args.positionals[0], usage), out);
-      }
-      default:
-        throw new UsageError(`unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
-    }
+    return run(argv, io, json);
   } catch (e) {
-    if (e instanceof UsageError || e instanceof CorpusError || e instanceof ToolSpecError) {
-      io.stderr(`estate: ${e.message}\n`);
-      return EXIT.usage;
-    }
-    if (
-      e instanceof Error && "code" in e && typeof (e as { code: unknown }).code === "string" &&
-      /^E[A-Z]+$/.test((e as { code: string }).code)
-    ) {
-      io.stderr(`estate: ${e.message}\n`);
-      return EXIT.usage;
-    }
-    throw e;
+    const message = errorMessage(e);
+    if (json) {
+      io.stdout(JSON.stringify({ status: "error", message, exitCode: EXIT.usage }, null, 2) + "\n");
+    } else io.stderr(`estate: ${message}\n`);
+    if (debugging() && e instanceof Error && e.stack) io.stderr(`${e.stack}\n`);
+    return EXIT.usage;
   }
+}
+
+/** What went wrong, in one line: the error's own message for ours, its kind and message else. */
+function errorMessage(e: unknown): string {
+  if (e instanceof UsageError || e instanceof CorpusError || e instanceof ToolSpecError) {
+    return e.message;
+  }
+  if (e instanceof Error) {
+    const code = (e as { code?: unknown }).code;
+    // A file system error (ENOENT, EACCES, ...) already names the file.
+    if (typeof code === "string" && /^E[A-Z]+$/.test(code)) return e.message;
+    return e.message || e.name;
+  }
+  return String(e);
+}
+
+function debugging(): boolean {
+  try {
+    return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env
+      ?.ESTATE_DEBUG === "1";
+  } catch {
+    return false;
+  }
+}
+
+function run(argv: string[], io: CliIO, json: boolean): number {
+  const [command, ...rest] = argv;
+  if (!command && json) throw new UsageError("no command; see estate --help");
+  if (!command || command === "help" || command === "--help" || command === "-h") {
+    io.stdout(USAGE);
+    return command ? EXIT.ok : EXIT.usage;
+  }
+  const spec = COMMANDS[command];
+  if (!spec) throw new UsageError(`unknown command ${JSON.stringify(command)}; see estate --help`);
+  if (rest.includes("--help") || rest.includes("-h")) {
+    io.stdout(commandUsage(command));
+    return EXIT.ok;
+  }
+  if (command === "serve") {
+    throw new UsageError("estate serve runs from the estate command (cli.ts), not runCli");
+  }
+  const args = parseArgs(rest, {
+    values: ["estate", ...spec.values],
+    booleans: ["json", ...spec.booleans],
+  });
+  const usage = `usage: ${spec.usage}`;
+  const estateDir = path.resolve(io.cwd, String(args.flags.get("estate") ?? "corpus"));
+  const openEstate = (): EstateDir => {
+    if (!fs.existsSync(estateDir) || !fs.statSync(estateDir).isDirectory()) {
+      throw new UsageError(`estate folder ${estateDir} does not exist (use --estate DIR)`);
+    }
+    return EstateDir.open(estateDir);
+  };
+  const out = (human: string, data: unknown): void =>
+    io.stdout(json ? JSON.stringify(data, null, 2) + "\n" : human);
+  switch (command) {
+    case "check":
+      return check(args.positionals, openEstate(), io, json);
+    case "publish": {
+      if (args.positionals.length !== 1) throw new UsageError(usage);
+      const file = path.resolve(io.cwd, args.positionals[0]);
+      const estate = openEstate();
+      try {
+        const result = estate.publish(readSpecFile(file));
+        const plan = result.plan;
+        const id = `${plan.spec.name}@${plan.spec.version}`;
+        out(
+          result.status === "published"
+            ? `published ${id} (${
+              plan.baseline
+                ? `${plan.bump} change against ${plan.baseline.spec.version}`
+                : "new tool"
+            })\n`
+            : `${id} is already published with this content; nothing written\n`,
+          {
+            status: result.status,
+            name: plan.spec.name,
+            version: plan.spec.version,
+            bump: plan.bump,
+            newTool: plan.baseline === undefined,
+          },
+        );
+        return EXIT.ok;
+      } catch (e) {
+        if (e instanceof PublishError) {
+          out(`${e.message}\n`, {
+            status: "refused",
+            refusal: e.refusal,
+            message: e.message,
+            rejectedCalls: e.rejected.count,
+          });
+          return EXIT.failed;
+        }
+        throw e;
+      }
+    }
+    case "deprecate":
+    case "retire": {
+      if (args.positionals.length !== 1) throw new UsageError(usage);
+      const { name, version } = parseToolRef(args.positionals[0], spec.usage);
+      const reason = args.flags.get("reason") as string | undefined;
+      const retireAfter = args.flags.get("retire-after") as string | undefined;
+      if (retireAfter !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(retireAfter)) {
+        throw new UsageError(
+          `--retire-after must be a date like 2027-03-31, got ${JSON.stringify(retireAfter)}`,
+        );
+      }
+      const estate = openEstate();
+      try {
+        const record = command === "deprecate"
+          ? estate.deprecate(name, version, { reason, retireAfter })
+          : estate.retire(name, version, { reason });
+        out(`${name}@${version} is now ${record.state}\n`, {
+          name,
+          version,
+          state: record.state,
+        });
+        return EXIT.ok;
+      } catch (e) {
+        if (e instanceof LifecycleError) {
+          out(`${e.message}\n`, { status: "refused", message: e.message });
+          return EXIT.failed;
+        }
+        throw e;
+      }
+    }
+    case "list":
+      if (args.positionals.length) throw new UsageError(usage);
+      return list(openEstate(), args.flags.get("principal") as string | undefined, out);
+    case "replay": {
+      if (args.positionals.length !== 1) throw new UsageError(usage);
+      if (!isToolName(args.positionals[0])) {
+        throw new UsageError(`${JSON.stringify(args.positionals[0])} is not a tool name; ${usage}`);
+      }
+      if (args.flags.has("schema") && args.flags.has("version")) {
+        throw new UsageError(`--schema and --version exclude each other; ${usage}`);
+      }
+      return replay(
+        openEstate(),
+        args.positionals[0],
+        {
+          schemaFile: args.flags.get("schema") as string | undefined,
+          version: args.flags.get("version") as string | undefined,
+        },
+        io,
+        out,
+      );
+    }
+    case "impact": {
+      if (args.positionals.length !== 1) throw new UsageError(usage);
+      return impact(openEstate(), parseToolRef(args.positionals[0], spec.usage), out);
+    }
+  }
+  throw new UsageError(`unknown command ${JSON.stringify(command)}; see estate --help`);
 }
 
 /** Reads a tool file: JSON errors and spec problems are input errors naming the file. */
@@ -209,17 +332,18 @@ function readSpecFile(file: string) {
   return parseToolSpec(value, file);
 }
 
-/** Finds draft tool files under a folder, skipping dependencies and build output. */
+/** Folders `estate check` never looks into for draft tool files: dependencies, output, fixtures. */
+const SKIPPED_FOLDERS = new Set(["node_modules", "dist", "testdata", "fixtures", "__fixtures__"]);
+
+/** Finds draft tool files under a folder, skipping dependencies, build output and test fixtures. */
 function findToolFiles(dir: string): string[] {
   const out: string[] = [];
   const walk = (d: string): void => {
     for (const entry of fs.readdirSync(d, { withFileTypes: true })) {
-      if (entry.name.startsWith(".") || entry.name === "node_modules" || entry.name === "dist") {
-        continue;
-      }
+      if (entry.name.startsWith(".") || SKIPPED_FOLDERS.has(entry.name)) continue;
       const p = path.join(d, entry.name);
       if (entry.isDirectory()) walk(p);
-      else if (entry.name.endsWith(".tool.json")) out.push(p);
+      else if (entry.isFile() && entry.name.endsWith(".tool.json")) out.push(p);
     }
   };
   walk(dir);
@@ -273,25 +397,36 @@ function check(files: string[], estate: EstateDir, io: CliIO, json: boolean): nu
   const targets = files.length ? files.map((f) => path.resolve(io.cwd, f)) : findToolFiles(io.cwd);
   if (targets.length === 0) throw new UsageError("no *.tool.json files to check");
   const reports: (DraftReport & { file: string })[] = [];
-  for (const file of targets) {
-    reports.push({
-      file: path.relative(io.cwd, file),
-      ...checkDraft(readSpecFile(file), estate.registry),
-    });
+  // A file that cannot be read as a tool spec is reported, and the others are still checked.
+  const unreadable: { file: string; message: string }[] = [];
+  for (const target of targets) {
+    const file = path.relative(io.cwd, target);
+    try {
+      reports.push({ file, ...checkDraft(readSpecFile(target), estate.registry) });
+    } catch (e) {
+      if (!(e instanceof UsageError || e instanceof ToolSpecError)) throw e;
+      unreadable.push({ file, message: e.message });
+    }
   }
   const failed = reports.filter((r) => !r.ok).length;
   if (json) {
     io.stdout(
-      JSON.stringify({ ok: failed === 0, reports: reports.map(limitedReport) }, null, 2) + "\n",
+      JSON.stringify(
+        {
+          ok: failed === 0 && unreadable.length === 0,
+          reports: reports.map(limitedReport),
+          errors: unreadable,
+        },
+        null,
+        2,
+      ) + "\n",
     );
   } else {
     for (const r of reports) {
       const against = r.baseline
-        ? ` against ${r.name}@${r.baseline.version} (${r.baseline.state})`
+        ? ` against ${r.name}@${r.baseline.version} (${r.baseline.state}), ${r.bump} change`
         : " (new tool)";
-      io.stdout(
-        `${r.ok ? "ok  " : "FAIL"} ${r.file}: ${r.name}@${r.version}${against}, ${r.bump} change\n`,
-      );
+      io.stdout(`${r.ok ? "ok  " : "FAIL"} ${r.file}: ${r.name}@${r.version}${against}\n`);
       const shown = limitList(r.findings, { shorten: shortenFinding });
       for (const f of shown.items) {
         const where = f.target.field === "inputSchema" || f.target.field === "outputSchema"
@@ -301,9 +436,14 @@ function check(files: string[], estate: EstateDir, io: CliIO, json: boolean): nu
       }
       if (shown.omitted) io.stdout(`  … ${more(shown.omitted, "finding")}\n`);
     }
-    io.stdout(`${reports.length} checked, ${failed} failed\n`);
+    for (const u of unreadable) io.stdout(`ERR  ${u.file}: ${shortenText(u.message)}\n`);
+    io.stdout(
+      `${targets.length} checked, ${failed} failed${
+        unreadable.length ? `, ${unreadable.length} could not be read` : ""
+      }\n`,
+    );
   }
-  return failed ? EXIT.failed : EXIT.ok;
+  return unreadable.length ? EXIT.usage : failed ? EXIT.failed : EXIT.ok;
 }
 
 function list(
@@ -317,9 +457,10 @@ function list(
       name,
       versions: registry.versions(name).map((v) => ({ version: v.spec.version, state: v.state })),
     }));
+    const width = Math.max(0, ...tools.map((t) => t.name.length));
     out(
       tools.map((t) =>
-        `${t.name.padEnd(28)} ${
+        `${t.name.padEnd(width)}  ${
           t.versions.map((v) => `${v.version}${v.state === "active" ? "" : ` (${v.state})`}`).join(
             ", ",
           )
@@ -343,7 +484,11 @@ function list(
     `${principal.id} (${principal.tenant}, clearance ${principal.clearance}) sees ${seen.length} tool${
       seen.length === 1 ? "" : "s"
     }:\n` +
-      seen.map((s) => `  ${s.name}@${s.version}  ${s.title}\n`).join(""),
+      (() => {
+        const ids = seen.map((s) => `${s.name}@${s.version}`);
+        const width = Math.max(0, ...ids.map((id) => id.length));
+        return seen.map((s, i) => `  ${ids[i].padEnd(width)}  ${s.title}\n`).join("");
+      })(),
     {
       principal: principal.id,
       tools: seen.map((s) => ({ name: s.name, version: s.version, title: s.title })),
@@ -352,19 +497,26 @@ function list(
   return EXIT.ok;
 }
 
+/** One schema a replay runs calls through, and which calls it takes. */
+interface ReplayLine {
+  /** What the calls are replayed against: a published version or a file. */
+  against: string;
+  schema: ToolSpec["inputSchema"];
+  /** Only calls of this major line; all calls when undefined. */
+  major?: number;
+}
+
 function replay(
   estate: EstateDir,
-  positionals: string[],
-  schemaFile: string | undefined,
+  name: string,
+  options: { schemaFile?: string; version?: string },
   io: CliIO,
   out: (h: string, d: unknown) => void,
 ): number {
-  if (positionals.length !== 1) throw new UsageError("usage: estate replay NAME [--schema FILE]");
-  const name = positionals[0];
-  let schema;
-  let against: string;
-  if (schemaFile !== undefined) {
-    const file = path.resolve(io.cwd, schemaFile);
+  const versions = estate.registry.versions(name);
+  const lines: ReplayLine[] = [];
+  if (options.schemaFile !== undefined) {
+    const file = path.resolve(io.cwd, options.schemaFile);
     let value: unknown;
     try {
       value = JSON.parse(fs.readFileSync(file, "utf8"));
@@ -373,41 +525,89 @@ function replay(
     }
     // A tool file gives its input schema; any other JSON object is taken as the schema itself.
     const isSpec = typeof value === "object" && value !== null && "inputSchema" in value;
-    schema = isSpec ? parseToolSpec(value, file).inputSchema : value as never;
-    against = path.relative(io.cwd, file);
+    const schema = isSpec ? parseToolSpec(value, file).inputSchema : value as never;
+    lines.push({ against: path.relative(io.cwd, file), schema });
   } else {
-    const newest = estate.registry.versions(name).at(-1);
-    if (!newest) throw new UsageError(`no tool ${JSON.stringify(name)} in the estate`);
-    schema = newest.spec.inputSchema;
-    against = `${name}@${newest.spec.version}`;
+    if (!versions.length) throw new UsageError(`no tool ${JSON.stringify(name)} in the estate`);
+    if (options.version !== undefined) {
+      const v = versions.find((r) => r.spec.version === options.version);
+      if (!v) {
+        throw new UsageError(
+          `${name}@${options.version} is not a published version; published: ${
+            versions.map((r) => r.spec.version).join(", ")
+          }`,
+        );
+      }
+      lines.push({ against: `${name}@${v.spec.version}`, schema: v.spec.inputSchema });
+    } else {
+      // Each call against the contract its caller had: the newest version of its major line.
+      const newest = new Map<number, VersionRecord>();
+      for (const r of versions) newest.set(Version.parse(r.spec.version).major, r);
+      for (const [major, r] of [...newest].sort((a, b) => a[0] - b[0])) {
+        lines.push({ against: `${name}@${r.spec.version}`, schema: r.spec.inputSchema, major });
+      }
+    }
   }
   const started = Date.now();
   const progress = io.isTerminal
     ? (n: number) => io.stderr(`\rreplayed ${n.toLocaleString("en")} calls...`)
     : undefined;
-  let total = 0;
-  const counted = function* (calls: Iterable<StoredCall>) {
-    for (const c of calls) {
-      total++;
-      yield c;
+  let total = 0, replayed = 0;
+  // A call's major line, from its version text: parsed once per distinct version, not per call.
+  const majors = new Map<string, number | undefined>();
+  const majorOf = (v: string): number | undefined => {
+    if (!majors.has(v)) {
+      let m: number | undefined;
+      try {
+        m = Version.parse(v).major;
+      } catch {
+        m = undefined;
+      }
+      majors.set(v, m);
     }
+    return majors.get(v);
   };
-  const result = replayCalls(schema, counted(estate.readCalls(name)), {
-    onProgress: progress,
-    sample: 5,
+  const results = lines.map((line, i) => {
+    // Counted as they stream by; replayCalls keeps each call's line number in the file.
+    const counted = function* (calls: Iterable<StoredCall>) {
+      for (const c of calls) {
+        if (i === 0) total++;
+        if (line.major === undefined || majorOf(c.version) === line.major) replayed++;
+        yield c;
+      }
+    };
+    const result = replayCalls(line.schema, counted(estate.readCalls(name)), {
+      major: line.major,
+      onProgress: i === 0 ? progress : undefined,
+      sample: 5,
+    });
+    return { line, result };
   });
   if (progress) io.stderr("\r\x1b[K");
   const seconds = (Date.now() - started) / 1000;
-  // Every list cut as every answer is: a stored call with 92,000 issues prints 100 of them.
-  const nodes = limitList(result.byNode, { shorten: shortenNode });
-  const first = result.first.map((r) => {
-    const { issues, omitted } = limitIssues(r.issues);
-    return { ...r, issues, omittedIssues: omitted };
+  const rejected = results.reduce((n, r) => n + r.result.count, 0);
+  const notReplayed = total - replayed;
+  const rendered = results.map(({ line, result }) => {
+    // Every list cut as every answer is: a stored call with 92,000 issues prints 100 of them.
+    const nodes = limitList(result.byNode, { shorten: shortenNode });
+    const first = result.first.map((r) => {
+      const { issues, omitted } = limitIssues(r.issues);
+      return { ...r, issues, omittedIssues: omitted };
+    });
+    return { line, result, nodes, first };
   });
-  out(
-    `replayed ${total} stored call${total === 1 ? "" : "s"} of ${name} against ${against} in ${
+  const human =
+    `replayed ${replayed} of ${total} stored call${total === 1 ? "" : "s"} of ${name} in ${
       seconds.toFixed(1)
-    } s: ${result.count} rejected\n` +
+    } s: ${rejected} rejected${
+      notReplayed
+        ? `; ${notReplayed} made on a major line with no published version (not replayed)`
+        : ""
+    }\n` +
+    rendered.map(({ line, result, nodes, first }) =>
+      `${
+        line.major === undefined ? "all calls" : `${line.major}.x calls`
+      } against ${line.against}: ${result.count} rejected\n` +
       nodes.items.map((n) =>
         `  ${
           String(n.count).padStart(7)
@@ -418,18 +618,24 @@ function replay(
         `  call ${r.index} (${r.call.principal}, ${r.call.at}, ${r.call.version}): ${
           r.issues.map((i) => `${i.path} ${i.message}`).join("; ")
         }${r.omittedIssues ? `; ${more(r.omittedIssues, "issue")}` : ""}\n`
-      ).join(""),
-    {
-      name,
-      against,
-      replayed: total,
+      ).join("")
+    ).join("");
+  out(human, {
+    name,
+    stored: total,
+    replayed,
+    notReplayed,
+    rejected,
+    lines: rendered.map(({ line, result, nodes, first }) => ({
+      major: line.major ?? null,
+      against: line.against,
       rejected: result.count,
       byNode: nodes.items,
       omittedNodes: nodes.omitted,
       first,
-    },
-  );
-  return result.count ? EXIT.failed : EXIT.ok;
+    })),
+  });
+  return rejected ? EXIT.failed : EXIT.ok;
 }
 
 function impact(

@@ -10,6 +10,7 @@ export {
   classificationRank,
   DATA_CLASSIFICATIONS,
   type DataClassification,
+  isToolName,
   lintDescription,
   type McpTool,
   META_PREFIX,

@@ -137,6 +137,25 @@ export interface Principal {
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
+/**
+ * Whether a text is a valid tool name: 1-128 characters of `A-Z a-z 0-9 _ . -`, not starting with
+ * `.` (so a name is never a path such as `..` or `a/b`).
+ *
+ * @param name The candidate.
+ * @returns True for a valid name.
+ *
+ * @example
+ * ```ts
+ * import { isToolName } from "@tool-estate/core";
+ * import assert from "node:assert/strict";
+ * assert.equal(isToolName("payments.lookup"), true);
+ * assert.equal(isToolName("../x"), false);
+ * ```
+ */
+export function isToolName(name: string): boolean {
+  return NAME.test(name) && !name.startsWith(".");
+}
+
 /** The fields of a tool spec, in the order a tool file lists them. */
 export const TOOL_SPEC_FIELDS: readonly (keyof ToolSpec)[] = [
   "name",
@@ -213,7 +232,7 @@ export function parseToolSpec(value: unknown, subject = "tool spec"): ToolSpec {
     return typeof v[k] === "string" ? v[k] as string : "";
   };
   const name = str("name");
-  if (typeof v.name === "string" && (!NAME.test(name) || name.startsWith("."))) {
+  if (typeof v.name === "string" && !isToolName(name)) {
     problems.push(
       `name ${
         JSON.stringify(name)
