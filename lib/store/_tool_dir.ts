@@ -73,15 +73,20 @@ export function parseVersionFile(text: string, file: string): ToolSpec {
  */
 export function loadToolDir(dir: string, name: string): DiskTool {
   const versions: DiskVersion[] = [];
-  let lifecycleText: string | undefined;
   const lifecycleFile = path.join(dir, LIFECYCLE_FILE);
+  // lifecycle.json first, then the folder: a writer links a version file before it renames in the
+  // lifecycle that names it, so every version the lifecycle read here names is in the listing
+  // read after it. (Listed first, a version published in between would be named but missing.)
+  let lifecycleText: string | undefined;
+  try {
+    lifecycleText = fs.readFileSync(lifecycleFile, "utf8");
+  } catch (e) {
+    if ((e as { code?: string }).code !== "ENOENT") throw e;
+  }
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const file = path.join(dir, entry.name);
     if (entry.name.startsWith(".") || entry.name === CALLS_FILE) continue;
-    if (entry.name === LIFECYCLE_FILE) {
-      lifecycleText = fs.readFileSync(file, "utf8");
-      continue;
-    }
+    if (entry.name === LIFECYCLE_FILE) continue;
     if (!entry.isFile() || !entry.name.endsWith(".json")) {
       throw new CorpusError(
         file,
