@@ -23,7 +23,7 @@ import {
   type StoredCall,
   ToolSpecError,
 } from "../../mod.ts";
-import { CorpusError, EstateDir } from "../store/mod.ts";
+import { CorpusError, EstateDir, tornLineMessage } from "../store/mod.ts";
 import { parseArgs, parseToolRef, UsageError } from "./_args.ts";
 
 /** Where the CLI writes, and what it knows of its terminal. */
@@ -81,7 +81,16 @@ export function runCli(argv: string[], io: CliIO): number {
       if (!fs.existsSync(estateDir) || !fs.statSync(estateDir).isDirectory()) {
         throw new UsageError(`estate folder ${estateDir} does not exist (use --estate DIR)`);
       }
-      return EstateDir.open(estateDir);
+      // A torn last line of calls.jsonl is no error: it is said once, on stderr.
+      const told = new Set<string>();
+      return EstateDir.open(estateDir, {
+        onTornLine: (torn) => {
+          const message = tornLineMessage(torn);
+          if (told.has(message)) return;
+          told.add(message);
+          io.stderr(`estate: note: ${message}\n`);
+        },
+      });
     };
     const out = (human: string, data: unknown): void =>
       io.stdout(json ? JSON.stringify(data, null, 2) + "\n" : human);

@@ -11,6 +11,7 @@ import { parseToolSpec, type ToolSpec, ToolSpecError } from "../estate/spec.ts";
 import { CorpusError } from "./corpus_error.ts";
 import { lineOf, parseJsonFile } from "./_json.ts";
 import { type Lifecycle, parseLifecycle } from "./_lifecycle.ts";
+import { readTextNoFollow, symlinkRefused } from "./_no_follow.ts";
 
 /** The lifecycle file's name. */
 export const LIFECYCLE_FILE = "lifecycle.json";
@@ -69,7 +70,8 @@ export function parseVersionFile(text: string, file: string): ToolSpec {
  * @param name The tool's name: the folder's name, which every version's `name` must equal.
  * @returns The tool; without versions when the folder has none (a first publish that crashed).
  * @throws {CorpusError} For an unexpected file, a version file that is not valid JSON or not a
- *   valid spec or whose `name` or `version` does not match its place, or a bad `lifecycle.json`.
+ *   valid spec or whose `name` or `version` does not match its place, a bad `lifecycle.json`, or
+ *   a version file or `lifecycle.json` that is a symbolic link (never followed).
  */
 export function loadToolDir(dir: string, name: string): DiskTool {
   const versions: DiskVersion[] = [];
@@ -79,7 +81,7 @@ export function loadToolDir(dir: string, name: string): DiskTool {
   // read after it. (Listed first, a version published in between would be named but missing.)
   let lifecycleText: string | undefined;
   try {
-    lifecycleText = fs.readFileSync(lifecycleFile, "utf8");
+    lifecycleText = readTextNoFollow(lifecycleFile);
   } catch (e) {
     if ((e as { code?: string }).code !== "ENOENT") throw e;
   }
@@ -87,6 +89,7 @@ export function loadToolDir(dir: string, name: string): DiskTool {
     const file = path.join(dir, entry.name);
     if (entry.name.startsWith(".") || entry.name === CALLS_FILE) continue;
     if (entry.name === LIFECYCLE_FILE) continue;
+    if (entry.isSymbolicLink()) throw symlinkRefused(file);
     if (!entry.isFile() || !entry.name.endsWith(".json")) {
       throw new CorpusError(
         file,
@@ -95,7 +98,7 @@ export function loadToolDir(dir: string, name: string): DiskTool {
         }: a tool's folder holds <version>.json files, ${LIFECYCLE_FILE} and ${CALLS_FILE}`,
       );
     }
-    const text = fs.readFileSync(file, "utf8");
+    const text = readTextNoFollow(file);
     const spec = parseVersionFile(text, file);
     if (`${spec.version}.json` !== entry.name) {
       throw new CorpusError(

@@ -27,8 +27,10 @@ import {
 import { parseToolSpec, type ToolSpec } from "../estate/spec.ts";
 import { CorpusError } from "./corpus_error.ts";
 import { type EstatePrincipal, parsePrincipals } from "./principals.ts";
-import { readCallsFile } from "./read_calls.ts";
-import { createExclusive, ensureDir, fsyncDir, removeLeftovers, replaceAtomic } from "./_atomic.ts";
+import { readCallsFile, type TornLine } from "./read_calls.ts";
+import { appendToCallsFile } from "./_append.ts";
+import { refuseSymlink, symlinkRefused } from "./_no_follow.ts";
+import { createExclusive, ensureDir, removeLeftovers, replaceAtomic } from "./_atomic.ts";
 import { formatLifecycle, type Lifecycle } from "./_lifecycle.ts";
 import { type LockOptions, withLock } from "./_lock.ts";
 import {
@@ -52,6 +54,11 @@ export interface EstateDirOptions {
   now?: () => Date;
   /** How long to wait for a tool's lock held by another process, in ms. Default 5000. */
   lockTimeoutMs?: number;
+  /**
+   * Told of a torn last line of a `calls.jsonl` (see {@linkcode TornLine}): when a reader skips
+   * it, and when an append removes it. Default: ignored.
+   */
+  onTornLine?: (torn: TornLine) => void;
 }
 
 /** Options for {@linkcode EstateDir.deprecate}. */
@@ -147,6 +154,7 @@ export class EstateDir {
   readonly dir: string;
   readonly #now: () => Date;
   readonly #lock: LockOptions;
+  readonly #onTornLine: ((torn: TornLine) => void) | undefined;
   #registry: ToolRegistry;
   #principals: EstatePrincipal[];
   /** The time the registry records while this estate mirrors a change it wrote to disk. */
@@ -158,6 +166,7 @@ export class EstateDir {
     this.dir = dir;
     this.#now = options.now ?? (() => new Date());
     this.#lock = { timeoutMs: options.lockTimeoutMs ?? 5000, staleMs: 30_000 };
+    this.#onTornLine = options.onTornLine;
     this.#registry = new ToolRegistry();
     this.#principals = [];
   }
@@ -216,6 +225,7 @@ export class EstateDir {
       for (const entry of fs.readdirSync(tools, { withFileTypes: true })) {
         if (entry.name.startsWith(".")) continue;
         const where = path.join(tools, entry.name);
+        if (entry.isSymbolicLink()) throw symlinkRefused(where);
         if (!entry.isDirectory()) {
           throw new CorpusError(where, `unexpected file: ${TOOLS_DIR}/ holds one folder per tool`);
         }
@@ -271,7 +281,7 @@ export class EstateDir {
     const spec = typeof specOrFile === "string"
       ? parseVersionFile(fs.readFileSync(specOrFile, "utf8"), specOrFile)
       : parseToolSpec(specOrFile, subject(specOrFile));
-    const dir = this.#toolDir(spec.name);
+    const dir = this.#writableToolDir(spec.name);
     const file = path.join(dir, `${spec.version}.json`);
     if (!fs.existsSync(dir)) {
       // A new tool: the rules depend on the spec alone, so refuse before making its folder.
@@ -374,27 +384,36 @@ export class EstateDir {
 
   /**
    * A tool's stored calls, streamed from its `calls.jsonl` (see {@linkcode readCallsFile}):
-   * memory stays flat however large the file.
+   * memory stays flat however large the file. A torn last line is not read; `onTornLine` hears
+   * of it.
    *
    * @param name The tool.
    * @returns The calls, in file order; none when the tool has no `calls.jsonl`.
-   * @throws {CorpusError} While iterating, naming the file and line of a bad line.
+   * @throws {CorpusError} While iterating, naming the file and line of a bad line; or when
+   *   `calls.jsonl` is a symbolic link.
    * @throws {Error} When `name` is not a tool name.
    */
   readCalls(name: string): Generator<StoredCall> {
-    return readCallsFile(path.join(this.#toolDir(name), CALLS_FILE));
+    const options = this.#onTornLine ? { onTornLine: this.#onTornLine } : {};
+    return readCallsFile(path.join(this.#toolDir(name), CALLS_FILE), options);
   }
 
   /**
    * Appends stored calls to a tool's `calls.jsonl` durably, under the tool's lock: whole lines in
-   * one write, then fsync. When the file's last line lacks its newline, one is written first.
+   * one write, then fsync. An append that fails (a full disk, an I/O error) truncates the file back
+   * to its length before the write, so it is left as it was. A torn last line (a write that never
+   * finished) is removed first, and `onTornLine` hears of it; a last line that is a whole stored
+   * call but lacks its newline (a hand-written file) gets one. `calls.jsonl` is never followed
+   * through a symbolic link.
    *
    * @param name The tool (it must have a folder in the estate).
    * @param calls The calls.
    * @returns How many calls were appended.
    * @throws {TypeError} When a call is not a stored call, naming it and the field, before
    *   anything is written.
-   * @throws {Error} When the tool has no folder, or its lock is not obtained in time.
+   * @throws {CorpusError} When `calls.jsonl` or the tool's folder is a symbolic link.
+   * @throws {Error} When the tool has no folder, or its lock is not obtained in time; when the
+   *   write fails, saying that the file is left as it was, with the failure's `code` (`ENOSPC`).
    */
   appendCalls(name: string, calls: Iterable<StoredCall>): number {
     const list = [...calls];
@@ -408,33 +427,16 @@ export class EstateDir {
       return storedCallLine(call) + "\n";
     });
     if (lines.length === 0) return 0;
-    const dir = this.#toolDir(name);
+    const dir = this.#writableToolDir(name);
     if (!fs.existsSync(dir)) {
       throw new Error(
         `Cannot append calls to ${name}: ${dir} does not exist; publish the tool first`,
       );
     }
     const file = path.join(dir, CALLS_FILE);
+    const options = this.#onTornLine ? { onTornLine: this.#onTornLine } : {};
     withLock(dir, `append calls to ${name}`, this.#lock, () => {
-      const created = !fs.existsSync(file);
-      const fd = fs.openSync(file, "a+");
-      try {
-        const size = fs.fstatSync(fd).size;
-        let prefix = "";
-        if (size > 0) {
-          const last = new Uint8Array(1);
-          fs.readSync(fd, last, 0, 1, size - 1);
-          if (last[0] !== 0x0a) prefix = "\n";
-        }
-        const bytes = new TextEncoder().encode(prefix + lines.join(""));
-        for (let written = 0; written < bytes.length;) {
-          written += fs.writeSync(fd, bytes, written, bytes.length - written);
-        }
-        fs.fsyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
-      }
-      if (created) fsyncDir(dir);
+      appendToCallsFile(file, lines.join(""), options);
     });
     return list.length;
   }
@@ -449,6 +451,14 @@ export class EstateDir {
       );
     }
     return path.join(this.dir, TOOLS_DIR, name);
+  }
+
+  /** A tool's folder to write in: neither it nor `tools/` may be a symbolic link. */
+  #writableToolDir(name: string): string {
+    const dir = this.#toolDir(name);
+    refuseSymlink(path.join(this.dir, TOOLS_DIR));
+    refuseSymlink(dir);
+    return dir;
   }
 
   /** Runs a registry change with the clock pinned to `at` (and no replay). */
@@ -516,7 +526,7 @@ export class EstateDir {
     verb: "deprecate" | "retire",
     change: (registry: ToolRegistry) => VersionRecord,
   ): VersionRecord {
-    const dir = this.#toolDir(name);
+    const dir = this.#writableToolDir(name);
     if (!fs.existsSync(dir)) {
       // Let the registry word the refusal: the version is not published.
       return change(new ToolRegistry());
