@@ -10,6 +10,7 @@ function run(
   args: string[],
   cwd = Deno.cwd(),
   isTerminal = false,
+  now?: () => Date,
 ): { code: number; out: string; err: string } {
   let out = "", err = "";
   const code = runCli(args, {
@@ -17,6 +18,7 @@ function run(
     stderr: (t) => (err += t),
     isTerminal,
     cwd,
+    ...(now ? { now } : {}),
   });
   return { code, out, err };
 }
@@ -118,7 +120,10 @@ Deno.test("estate publish writes the version, refuses what the registry refuses,
 
 Deno.test("estate deprecate and retire move the lifecycle and refuse what they must", async () => {
   await withEstate((dir) => {
-    let r = run([
+    // A fixed clock: the retire-after date must be in the future, and calls count as recent.
+    const at = (args: string[], cwd: string) =>
+      run(args, cwd, false, () => new Date("2026-11-30T12:00:00Z"));
+    let r = at([
       "deprecate",
       "payments.lookup@1.1.0",
       "--reason",
@@ -133,12 +138,31 @@ Deno.test("estate deprecate and retire move the lifecycle and refuse what they m
     );
     assert.deepEqual(lifecycle["1.1.0"].at(-1).reason, "use ^2.0.0");
     assert.equal(lifecycle["1.1.0"].at(-1).retireAfter, "2027-06-30");
-    r = run(["deprecate", "payments.lookup@1.1.0"], dir);
+    r = at(["deprecate", "payments.lookup@1.1.0"], dir);
     assert.equal(r.code, 1);
     assert.match(r.out, /only an active version can be deprecated/);
-    assert.equal(run(["retire", "payments.lookup@1.1.0"], dir).code, 0);
-    assert.equal(run(["retire", "payments.lookup@1.1.0"], dir).code, 1);
-    assert.equal(run(["retire", "payments.lookup@9.9.9"], dir).code, 1);
+    // Retirement rules (issue 10, part 7): not before the retire-after date unless retired early,
+    // with a reason the lifecycle record keeps; callers in the last 30 days need --force.
+    r = at(["retire", "payments.lookup@1.1.0"], dir);
+    assert.equal(r.code, 1);
+    assert.match(r.out, /before its retire-after date 2027-06-30/);
+    r = at([
+      "retire",
+      "payments.lookup@1.1.0",
+      "--now",
+      "--reason",
+      "window closed early",
+      "--force",
+    ], dir);
+    assert.equal(r.code, 0, r.out + r.err);
+    assert.equal(
+      JSON.parse(
+        fs.readFileSync(path.join(dir, "corpus/tools/payments.lookup/lifecycle.json"), "utf8"),
+      )["1.1.0"].at(-1).reason,
+      "window closed early",
+    );
+    assert.equal(at(["retire", "payments.lookup@1.1.0"], dir).code, 1);
+    assert.equal(at(["retire", "payments.lookup@9.9.9"], dir).code, 1);
   });
 });
 

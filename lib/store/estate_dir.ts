@@ -20,6 +20,7 @@ import {
   PublishError,
   type PublishPlan,
   type PublishResult,
+  type RetirementRules,
   type StoredCall,
   ToolRegistry,
   type VersionRecord,
@@ -31,7 +32,7 @@ import { readCallsFile, type TornLine } from "./read_calls.ts";
 import { appendToCallsFile } from "./_append.ts";
 import { refuseSymlink, symlinkRefused } from "./_no_follow.ts";
 import { createExclusive, ensureDir, removeLeftovers, replaceAtomic } from "./_atomic.ts";
-import { formatLifecycle, type Lifecycle } from "./_lifecycle.ts";
+import { formatLifecycle, type Lifecycle, settleLifecycle } from "./_lifecycle.ts";
 import { type LockOptions, withLock } from "./_lock.ts";
 import {
   CALLS_FILE,
@@ -50,7 +51,10 @@ const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /** Options for {@linkcode EstateDir.open}. */
 export interface EstateDirOptions {
-  /** The clock for lifecycle timestamps. Default: `new Date()`. */
+  /**
+   * The clock: for lifecycle timestamps, and for the registry's retirement on its date (a
+   * deprecated version whose retire-after date has passed is retired). Default: `new Date()`.
+   */
   now?: () => Date;
   /** How long to wait for a tool's lock held by another process, in ms. Default 5000. */
   lockTimeoutMs?: number;
@@ -65,14 +69,23 @@ export interface EstateDirOptions {
 export interface DeprecateOptions {
   /** Why. */
   reason?: string;
-  /** The date after which the version is to be retired. */
+  /**
+   * The calendar date (`YYYY-MM-DD`, after today) after which the version retires: at 00:00 UTC
+   * the next day it stops resolving.
+   */
   retireAfter?: string;
 }
 
 /** Options for {@linkcode EstateDir.retire}. */
 export interface RetireOptions {
-  /** Why. */
+  /** Why (required for an early retirement). */
   reason?: string;
+  /**
+   * Apply the retirement rules (see `ToolRegistry.planRetirement`) with these exemptions, against
+   * the tool as it is on disk, with its stored calls. Without `rules` only an already retired
+   * version is refused, as before the rules existed.
+   */
+  rules?: RetirementRules;
 }
 
 /** The outcome of {@linkcode EstateDir.publish}: the registry's result and the version file. */
@@ -124,6 +137,14 @@ function refusal(plan: PublishPlan): PublishError {
  *
  * Publish through the estate, not through `registry.publish`, which changes memory only.
  *
+ * Retirement on its date is derived, not written by readers: the registry retires a deprecated
+ * version whose retire-after date has passed by its clock the moment anything is read, so every
+ * reader (this estate, `estate serve`, the CLI, the editor) agrees without writing to the folder a
+ * team reviews — and without taking the writers' lock. The next write to that tool (publish,
+ * deprecate, retire, under its lock) records the `retired` entry in `lifecycle.json`. The entry is
+ * the same whoever writes it (retired at the moment the date passed, with that as its reason), so
+ * two writers racing to record it write the same bytes.
+ *
  * @example
  * ```ts
  * import { EstateDir } from "@tool-estate/core/store";
@@ -157,8 +178,11 @@ export class EstateDir {
   readonly #onTornLine: ((torn: TornLine) => void) | undefined;
   #registry: ToolRegistry;
   #principals: EstatePrincipal[];
-  /** The time the registry records while this estate mirrors a change it wrote to disk. */
-  #pinned: Date | undefined;
+  /**
+   * The registry's clock while this estate writes (one moment for the whole write) or mirrors a
+   * change it wrote to disk (the time recorded there).
+   */
+  #pinned: (() => Date) | undefined;
   /** Off while mirroring a publish whose stored calls were already replayed. */
   #replay = true;
 
@@ -218,7 +242,7 @@ export class EstateDir {
       : [];
     const registry = new ToolRegistry({
       storedCalls: (name) => this.#replay ? this.readCalls(name) : [],
-      now: () => this.#pinned ?? this.#now(),
+      now: () => this.#pinned ? this.#pinned() : this.#now(),
     });
     const tools = path.join(this.dir, TOOLS_DIR);
     if (fs.existsSync(tools)) {
@@ -265,7 +289,8 @@ export class EstateDir {
    * calls for a non-major bump. Writes `tools/<name>/<version>.json` (pretty JSON, exclusively:
    * never over an existing file) and the version's first lifecycle entry (`active`, now).
    * Publishing identical content again is `already-published` and writes nothing (except a missing
-   * lifecycle entry, left by a publish that crashed between its two writes).
+   * lifecycle entry, left by a publish that crashed between its two writes, and retirements whose
+   * date has passed). Any publish records those retirements in `lifecycle.json`.
    *
    * @param specOrFile The spec, or the path of a JSON file holding it.
    * @returns The registry's result, with the version file.
@@ -292,34 +317,41 @@ export class EstateDir {
     let catchUp = () => {};
     let done: { plan: PublishPlan; at?: Date };
     try {
-      done = withLock(dir, `publish ${spec.name}@${spec.version}`, this.#lock, () => {
-        removeLeftovers(dir);
-        let synced = this.#sync(dir, spec.name);
-        catchUp = synced.catchUp;
-        let plan = this.#registry.plan(spec);
-        if (!plan.alreadyPublished && plan.refusals.length === 0) {
-          if (createExclusive(file, JSON.stringify(plan.spec, null, 2) + "\n")) {
-            const at = this.#now();
-            const lifecycle: Lifecycle = {
-              ...synced.disk.lifecycle,
-              [spec.version]: [{ state: "active", at: at.toISOString() }],
-            };
-            replaceAtomic(path.join(dir, LIFECYCLE_FILE), formatLifecycle(lifecycle));
-            return { plan, at };
-          }
-          // The file appeared although we hold the lock (a writer that does not lock): judge it.
-          synced = this.#sync(dir, spec.name);
-          catchUp = synced.catchUp;
-          plan = this.#registry.plan(spec);
-        }
-        if (plan.alreadyPublished) {
-          if (!synced.disk.lifecycleComplete) {
-            replaceAtomic(path.join(dir, LIFECYCLE_FILE), formatLifecycle(synced.disk.lifecycle));
-          }
-          return { plan };
-        }
-        throw refusal(plan);
-      });
+      done = withLock(
+        dir,
+        `publish ${spec.name}@${spec.version}`,
+        this.#lock,
+        () =>
+          this.#atOneMoment((now) => {
+            removeLeftovers(dir);
+            let synced = this.#sync(dir, spec.name);
+            catchUp = synced.catchUp;
+            let plan = this.#registry.plan(spec);
+            if (!plan.alreadyPublished && plan.refusals.length === 0) {
+              if (createExclusive(file, JSON.stringify(plan.spec, null, 2) + "\n")) {
+                const at = now();
+                const lifecycle: Lifecycle = {
+                  ...settleLifecycle(synced.disk.lifecycle, at).lifecycle,
+                  [spec.version]: [{ state: "active", at: at.toISOString() }],
+                };
+                replaceAtomic(path.join(dir, LIFECYCLE_FILE), formatLifecycle(lifecycle));
+                return { plan, at };
+              }
+              // The file appeared although we hold the lock (a writer that does not lock): judge it.
+              synced = this.#sync(dir, spec.name);
+              catchUp = synced.catchUp;
+              plan = this.#registry.plan(spec);
+            }
+            if (plan.alreadyPublished) {
+              const settled = settleLifecycle(synced.disk.lifecycle, now());
+              if (!synced.disk.lifecycleComplete || settled.changed) {
+                replaceAtomic(path.join(dir, LIFECYCLE_FILE), formatLifecycle(settled.lifecycle));
+              }
+              return { plan };
+            }
+            throw refusal(plan);
+          }),
+      );
     } finally {
       catchUp();
     }
@@ -335,29 +367,44 @@ export class EstateDir {
    *
    * @param name The tool.
    * @param version The version.
-   * @param options Why, and when it is to be retired.
+   * @param options Why, and the retire-after date (a calendar date after today, by this estate's
+   *   clock).
    * @returns The version's record.
-   * @throws {LifecycleError} When the version is not published or not active (as on disk now).
+   * @throws {LifecycleError} When the version is not published or not active (as on disk now), or
+   *   the retire-after date is not a calendar date in the future.
    * @throws {CorpusError} When a file of the tool on disk is bad.
    * @throws {Error} When the tool's lock is not obtained in time.
    */
   deprecate(name: string, version: string, options: DeprecateOptions = {}): VersionRecord {
-    return this.#transition(name, version, "deprecate", (r) => r.deprecate(name, version, options));
+    const change = (r: ToolRegistry) => r.deprecate(name, version, options);
+    return this.#transition(name, version, "deprecate", change, change);
   }
 
   /**
-   * Retires a version, on disk and then in the registry (whose subscribers hear of it).
+   * Retires a version, on disk and then in the registry (whose subscribers hear of it). With
+   * `rules`, the retirement rules decide against the tool as it is on disk now and its stored
+   * calls (deprecated first and the date passed, or early with a reason; force for the only active
+   * version or one called recently).
    *
    * @param name The tool.
    * @param version The version.
-   * @param options Why.
+   * @param options Why, and the rules' exemptions.
    * @returns The version's record.
-   * @throws {LifecycleError} When the version is not published or already retired (as on disk now).
+   * @throws {RetirementError} With `rules`, when a rule refuses it (with the impact report).
+   * @throws {LifecycleError} When the version is not published or already retired (as on disk now;
+   *   a version whose retire-after date has passed is retired).
    * @throws {CorpusError} When a file of the tool on disk is bad.
    * @throws {Error} When the tool's lock is not obtained in time.
    */
   retire(name: string, version: string, options: RetireOptions = {}): VersionRecord {
-    return this.#transition(name, version, "retire", (r) => r.retire(name, version, options));
+    const reason = options.reason === undefined ? {} : { reason: options.reason };
+    return this.#transition(
+      name,
+      version,
+      "retire",
+      (r) => r.retire(name, version, options.rules ? { ...reason, rules: options.rules } : reason),
+      (r) => r.retire(name, version, reason),
+    );
   }
 
   /**
@@ -461,9 +508,25 @@ export class EstateDir {
     return dir;
   }
 
+  /**
+   * Runs a write with the registry's clock reading one moment, taken from this estate's clock when
+   * first read (so a write reads the clock once, however often the registry looks at it).
+   */
+  #atOneMoment<T>(fn: (now: () => Date) => T): T {
+    let at: Date | undefined;
+    const now = () => at ??= this.#now();
+    const outer = this.#pinned;
+    this.#pinned = now;
+    try {
+      return fn(now);
+    } finally {
+      this.#pinned = outer;
+    }
+  }
+
   /** Runs a registry change with the clock pinned to `at` (and no replay). */
   #mirror<T>(at: Date, change: () => T): T {
-    this.#pinned = at;
+    this.#pinned = () => at;
     this.#replay = false;
     try {
       return change();
@@ -519,38 +582,53 @@ export class EstateDir {
     });
   }
 
-  /** Deprecate or retire: decided by the registry's rules against the disk, written, mirrored. */
+  /**
+   * Deprecate or retire: decided by the registry's rules against the disk (`decide`, on a registry
+   * holding the tool as on disk, with its stored calls and the time to record), written — with
+   * any retirement due on its date — and then mirrored in memory (`apply`).
+   */
   #transition(
     name: string,
     version: string,
     verb: "deprecate" | "retire",
-    change: (registry: ToolRegistry) => VersionRecord,
+    decide: (registry: ToolRegistry) => VersionRecord,
+    apply: (registry: ToolRegistry) => VersionRecord,
   ): VersionRecord {
     const dir = this.#writableToolDir(name);
     if (!fs.existsSync(dir)) {
       // Let the registry word the refusal: the version is not published.
-      return change(new ToolRegistry());
+      return decide(new ToolRegistry());
     }
     let catchUp = () => {};
     let at: Date;
     try {
-      at = withLock(dir, `${verb} ${name}@${version}`, this.#lock, () => {
-        removeLeftovers(dir);
-        const { disk, catchUp: pending } = this.#sync(dir, name);
-        catchUp = pending;
-        // Decide on a copy holding just this version as on disk, with the time to record.
-        const at = this.#now();
-        const scratch = new ToolRegistry({ now: () => at });
-        const v = disk.versions.find((v) => v.spec.version === version);
-        if (v) scratch.restore({ spec: v.spec, history: v.history });
-        const record = change(scratch);
-        const lifecycle: Lifecycle = { ...disk.lifecycle, [version]: record.history };
-        replaceAtomic(path.join(dir, LIFECYCLE_FILE), formatLifecycle(lifecycle));
-        return at;
-      });
+      at = withLock(
+        dir,
+        `${verb} ${name}@${version}`,
+        this.#lock,
+        () =>
+          this.#atOneMoment((now) => {
+            removeLeftovers(dir);
+            const { disk, catchUp: pending } = this.#sync(dir, name);
+            catchUp = pending;
+            // Decide on a copy holding the tool as on disk, with the time to record.
+            const at = now();
+            const scratch = new ToolRegistry({
+              now: () => at,
+              storedCalls: (tool) => this.readCalls(tool),
+            });
+            for (const v of disk.versions) scratch.restore({ spec: v.spec, history: v.history });
+            decide(scratch);
+            // Every version as the scratch registry has it now: the change, and any retirement due.
+            const lifecycle: Lifecycle = {};
+            for (const r of scratch.versions(name)) lifecycle[r.spec.version] = r.history;
+            replaceAtomic(path.join(dir, LIFECYCLE_FILE), formatLifecycle(lifecycle));
+            return at;
+          }),
+      );
     } finally {
       catchUp();
     }
-    return this.#mirror(at, () => change(this.#registry));
+    return this.#mirror(at, () => apply(this.#registry));
   }
 }
