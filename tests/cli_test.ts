@@ -5,6 +5,11 @@ import { runCli } from "../lib/cli/main.ts";
 import { MAX_ISSUES_BYTES, MAX_ISSUES_IN_RESPONSE } from "../mod.ts";
 
 const CORPUS = new URL("../corpus/", import.meta.url).pathname;
+/**
+ * The example estate's own time (its last calls are from 2026-11-29): its payments.lookup@1.0.0
+ * is deprecated until 2027-03-31 and then retires by itself, so tests of that state fix the clock.
+ */
+const CORPUS_NOW = () => new Date("2026-11-30T12:00:00Z");
 
 function run(
   args: string[],
@@ -182,7 +187,7 @@ Deno.test("estate list shows what each principal discovers, side by side differe
   const tools = JSON.parse(wholesale.out).tools.map((t: { name: string }) => t.name);
   assert.deepEqual(tools, ["fx.quote", "payments.lookup", "payments.release", "policy.search"]);
   assert.match(
-    run(["list", "--estate", CORPUS]).out,
+    run(["list", "--estate", CORPUS], Deno.cwd(), false, CORPUS_NOW).out,
     /payments\.lookup +1\.0\.0 \(deprecated\), 1\.1\.0, 2\.0\.0/,
   );
 });
@@ -219,7 +224,12 @@ Deno.test("estate replay shows progress on a terminal", async () => {
 });
 
 Deno.test("estate impact lists who called a version, how often, last seen", () => {
-  const r = run(["impact", "payments.lookup@1.0.0", "--estate", CORPUS, "--json"]);
+  const r = run(
+    ["impact", "payments.lookup@1.0.0", "--estate", CORPUS, "--json"],
+    Deno.cwd(),
+    false,
+    CORPUS_NOW,
+  );
   assert.equal(r.code, 0);
   const report = JSON.parse(r.out);
   assert.equal(report.state, "deprecated");
@@ -229,7 +239,7 @@ Deno.test("estate impact lists who called a version, how often, last seen", () =
     report.callers.reduce((n: number, c: { calls: number }) => n + c.calls, 0),
   );
   assert.match(
-    run(["impact", "payments.lookup@1.0.0", "--estate", CORPUS]).out,
+    run(["impact", "payments.lookup@1.0.0", "--estate", CORPUS], Deno.cwd(), false, CORPUS_NOW).out,
     /retire after 2027-03-31/,
   );
 });
