@@ -101,7 +101,7 @@ function measure(mode: string, dir: string): Measurement {
   let sink = 0, rejected: number | undefined;
   const t0 = performance.now();
   if (mode === "parse") {
-    for (const [, text] of readLines(file)) sink += JSON.parse(text) ? 1 : 0;
+    for (const [, text] of readLines(file)) sink += JSON.parse(text ?? "") ? 1 : 0;
   } else if (mode === "read") {
     for (const _ of readCallsFile(file)) sink++;
   } else if (mode === "replay") {

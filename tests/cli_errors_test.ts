@@ -127,10 +127,10 @@ Deno.test("estate check reports every file: a bad one does not hide the others",
     );
     const r = run(["check", "a.tool.json", "b.tool.json", "missing.tool.json", "c.tool.json"], dir);
     assert.equal(r.code, 2, r.out + r.err);
-    assert.match(r.out, /^ok   b\.tool\.json: fx\.quote@1\.0\.1 against/m);
-    assert.match(r.out, /^(ok  |FAIL) c\.tool\.json: fx\.quote@1\.0\.2 against/m);
-    assert.match(r.out, /^ERR  a\.tool\.json: .*not valid JSON/m);
-    assert.match(r.out, /^ERR  missing\.tool\.json: cannot read/m);
+    assert.match(r.out, /^ok {3}b\.tool\.json: fx\.quote@1\.0\.1 against/m);
+    assert.match(r.out, /^(ok {2}|FAIL) c\.tool\.json: fx\.quote@1\.0\.2 against/m);
+    assert.match(r.out, /^ERR {2}a\.tool\.json: .*not valid JSON/m);
+    assert.match(r.out, /^ERR {2}missing\.tool\.json: cannot read/m);
     assert.match(r.out, /^4 checked, \d failed, 2 could not be read$/m);
     const json = JSON.parse(run(["check", "a.tool.json", "b.tool.json", "--json"], dir).out);
     assert.equal(json.ok, false);
@@ -153,7 +153,7 @@ Deno.test("estate check without files skips test fixtures, node_modules and dist
     fs.writeFileSync(path.join(dir, "tools/fx.tool.json"), good);
     const r = run(["check"], dir);
     assert.equal(r.code, 0, r.out + r.err);
-    assert.match(r.out, /^ok   tools\/fx\.tool\.json/m);
+    assert.match(r.out, /^ok {3}tools\/fx\.tool\.json/m);
     assert.match(r.out, /^1 checked, 0 failed$/m);
   });
 });
@@ -169,7 +169,7 @@ Deno.test("estate calls a brand-new tool new, not a patch change, in check and p
     );
     const c = run(["check", "new.tool.json"], dir);
     assert.equal(c.code, 0, c.out);
-    assert.match(c.out, /^ok   new\.tool\.json: fx\.forward@1\.0\.0 \(new tool\)$/m);
+    assert.match(c.out, /^ok {3}new\.tool\.json: fx\.forward@1\.0\.0 \(new tool\)$/m);
     const p = run(["publish", "new.tool.json"], dir);
     assert.equal(p.out, "published fx.forward@1.0.0 (new tool)\n");
   });

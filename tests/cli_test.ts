@@ -5,11 +5,17 @@ import { runCli } from "../lib/cli/main.ts";
 import { MAX_ISSUES_BYTES, MAX_ISSUES_IN_RESPONSE } from "../mod.ts";
 
 const CORPUS = new URL("../corpus/", import.meta.url).pathname;
+/**
+ * The example estate's own time (its last calls are from 2026-11-29): its payments.lookup@1.0.0
+ * is deprecated until 2027-03-31 and then retires by itself, so tests of that state fix the clock.
+ */
+const CORPUS_NOW = () => new Date("2026-11-30T12:00:00Z");
 
 function run(
   args: string[],
   cwd = Deno.cwd(),
   isTerminal = false,
+  now?: () => Date,
 ): { code: number; out: string; err: string } {
   let out = "", err = "";
   const code = runCli(args, {
@@ -17,6 +23,7 @@ function run(
     stderr: (t) => (err += t),
     isTerminal,
     cwd,
+    ...(now ? { now } : {}),
   });
   return { code, out, err };
 }
@@ -118,7 +125,10 @@ Deno.test("estate publish writes the version, refuses what the registry refuses,
 
 Deno.test("estate deprecate and retire move the lifecycle and refuse what they must", async () => {
   await withEstate((dir) => {
-    let r = run([
+    // A fixed clock: the retire-after date must be in the future, and calls count as recent.
+    const at = (args: string[], cwd: string) =>
+      run(args, cwd, false, () => new Date("2026-11-30T12:00:00Z"));
+    let r = at([
       "deprecate",
       "payments.lookup@1.1.0",
       "--reason",
@@ -133,12 +143,31 @@ Deno.test("estate deprecate and retire move the lifecycle and refuse what they m
     );
     assert.deepEqual(lifecycle["1.1.0"].at(-1).reason, "use ^2.0.0");
     assert.equal(lifecycle["1.1.0"].at(-1).retireAfter, "2027-06-30");
-    r = run(["deprecate", "payments.lookup@1.1.0"], dir);
+    r = at(["deprecate", "payments.lookup@1.1.0"], dir);
     assert.equal(r.code, 1);
     assert.match(r.out, /only an active version can be deprecated/);
-    assert.equal(run(["retire", "payments.lookup@1.1.0"], dir).code, 0);
-    assert.equal(run(["retire", "payments.lookup@1.1.0"], dir).code, 1);
-    assert.equal(run(["retire", "payments.lookup@9.9.9"], dir).code, 1);
+    // Retirement rules (issue 10, part 7): not before the retire-after date unless retired early,
+    // with a reason the lifecycle record keeps; callers in the last 30 days need --force.
+    r = at(["retire", "payments.lookup@1.1.0"], dir);
+    assert.equal(r.code, 1);
+    assert.match(r.out, /before its retire-after date 2027-06-30/);
+    r = at([
+      "retire",
+      "payments.lookup@1.1.0",
+      "--now",
+      "--reason",
+      "window closed early",
+      "--force",
+    ], dir);
+    assert.equal(r.code, 0, r.out + r.err);
+    assert.equal(
+      JSON.parse(
+        fs.readFileSync(path.join(dir, "corpus/tools/payments.lookup/lifecycle.json"), "utf8"),
+      )["1.1.0"].at(-1).reason,
+      "window closed early",
+    );
+    assert.equal(at(["retire", "payments.lookup@1.1.0"], dir).code, 1);
+    assert.equal(at(["retire", "payments.lookup@9.9.9"], dir).code, 1);
   });
 });
 
@@ -158,7 +187,7 @@ Deno.test("estate list shows what each principal discovers, side by side differe
   const tools = JSON.parse(wholesale.out).tools.map((t: { name: string }) => t.name);
   assert.deepEqual(tools, ["fx.quote", "payments.lookup", "payments.release", "policy.search"]);
   assert.match(
-    run(["list", "--estate", CORPUS]).out,
+    run(["list", "--estate", CORPUS], Deno.cwd(), false, CORPUS_NOW).out,
     /payments\.lookup +1\.0\.0 \(deprecated\), 1\.1\.0, 2\.0\.0/,
   );
 });
@@ -203,7 +232,12 @@ Deno.test("estate replay shows progress on a terminal", async () => {
 });
 
 Deno.test("estate impact lists who called a version, how often, last seen", () => {
-  const r = run(["impact", "payments.lookup@1.0.0", "--estate", CORPUS, "--json"]);
+  const r = run(
+    ["impact", "payments.lookup@1.0.0", "--estate", CORPUS, "--json"],
+    Deno.cwd(),
+    false,
+    CORPUS_NOW,
+  );
   assert.equal(r.code, 0);
   const report = JSON.parse(r.out);
   assert.equal(report.state, "deprecated");
@@ -213,7 +247,7 @@ Deno.test("estate impact lists who called a version, how often, last seen", () =
     report.callers.reduce((n: number, c: { calls: number }) => n + c.calls, 0),
   );
   assert.match(
-    run(["impact", "payments.lookup@1.0.0", "--estate", CORPUS]).out,
+    run(["impact", "payments.lookup@1.0.0", "--estate", CORPUS], Deno.cwd(), false, CORPUS_NOW).out,
     /retire after 2027-03-31/,
   );
 });
@@ -235,7 +269,7 @@ Deno.test("estate exits 2 with a clear message on usage and input errors", async
     fs.writeFileSync(path.join(dir, "broken.tool.json"), '{"name": "x",');
     const r = run(["check", "broken.tool.json"], dir);
     assert.equal(r.code, 2);
-    assert.match(r.out, /^ERR  broken\.tool\.json: .*broken\.tool\.json is not valid JSON/m);
+    assert.match(r.out, /^ERR {2}broken\.tool\.json: .*broken\.tool\.json is not valid JSON/m);
     fs.writeFileSync(
       path.join(dir, "nometa.tool.json"),
       JSON.stringify({

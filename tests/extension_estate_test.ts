@@ -6,6 +6,8 @@ import { checkDraft } from "../mod.ts";
 import { EstateDir } from "../lib/store/mod.ts";
 
 const CORPUS = new URL("../corpus/", import.meta.url).pathname;
+/** The example estate's own time: its payments.lookup@1.0.0 retires by itself after 2027-03-31. */
+const CORPUS_NOW = () => new Date("2026-11-30T12:00:00Z");
 
 function draft(): Parameters<typeof checkDraft>[0] {
   const spec = JSON.parse(
@@ -17,8 +19,8 @@ function draft(): Parameters<typeof checkDraft>[0] {
 }
 
 Deno.test("EstateSnapshot.check() reports exactly what checkDraft reports against the estate on disk", () => {
-  const snapshot = EstateSnapshot.load(CORPUS);
-  const expected = checkDraft(draft(), EstateDir.open(CORPUS).registry);
+  const snapshot = EstateSnapshot.load(CORPUS, { now: CORPUS_NOW });
+  const expected = checkDraft(draft(), EstateDir.open(CORPUS, { now: CORPUS_NOW }).registry);
   assert.deepEqual(snapshot.check(draft()), expected);
   assert.ok(expected.rejected.count > 0, "the draft rejects stored calls");
   assert.deepEqual(

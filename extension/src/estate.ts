@@ -11,8 +11,18 @@ import { type StoredCall, ToolRegistry } from "../../lib/estate/registry.ts";
 import type { ToolSpec } from "../../lib/estate/spec.ts";
 import { EstateDir } from "../../lib/store/estate_dir.ts";
 
+/** Options for {@linkcode EstateSnapshot.load}. */
+export interface SnapshotOptions {
+  /**
+   * The clock: a deprecated version whose retire-after date has passed by it is retired, as the
+   * server and the CLI retire it at the same moment. Default: `new Date()`.
+   */
+  now?: () => Date;
+}
+
 /**
- * One load of an estate folder. Build a new one when the folder changes on disk.
+ * One load of an estate folder. Build a new one when the folder changes on disk; retirement on
+ * its date needs no reload (the registry applies it when read, by its clock).
  *
  * The stored-call replay is the slow part of a check (every call of the draft's major line goes
  * through the draft's schema). `check()` replays through a `CallIndex` per tool, so a keystroke
@@ -31,11 +41,13 @@ export class EstateSnapshot {
     dir: string,
     published: ToolRegistry,
     readCalls: (name: string) => Iterable<StoredCall>,
+    options: SnapshotOptions = {},
   ) {
     this.dir = dir;
     this.#readCalls = readCalls;
     this.registry = new ToolRegistry({
       storedCalls: (name) => this.calls(name),
+      ...(options.now ? { now: options.now } : {}),
     });
     for (const name of published.names()) {
       for (const record of published.versions(name)) {
@@ -48,16 +60,18 @@ export class EstateSnapshot {
    * Loads an estate folder.
    *
    * @param dir The folder (`tools/<name>/<version>.json`, `lifecycle.json`, `calls.jsonl`).
+   * @param options The clock.
    * @returns The snapshot.
    * @throws {CorpusError} When a version or lifecycle file is bad.
    * @throws {Error} When the folder does not exist.
    */
-  static load(dir: string): EstateSnapshot {
-    const disk = EstateDir.open(dir);
+  static load(dir: string, options: SnapshotOptions = {}): EstateSnapshot {
+    const disk = EstateDir.open(dir, options.now ? { now: options.now } : {});
     return new EstateSnapshot(
       dir,
       disk.registry,
       (name) => disk.readCalls(name),
+      options,
     );
   }
 

@@ -18,6 +18,9 @@ import {
   PublishError,
   type RejectionsAtNode,
   replayCalls,
+  retireAfterProblem,
+  RetirementError,
+  type RetirementPlan,
   type SchemaChange,
   shortenIssue,
   shortenText,
@@ -25,9 +28,11 @@ import {
   type ToolSpec,
   ToolSpecError,
   Version,
+  type VersionImpact,
+  versionImpact,
   type VersionRecord,
 } from "../../mod.ts";
-import { CorpusError, EstateDir } from "../store/mod.ts";
+import { CorpusError, EstateDir, tornLineMessage } from "../store/mod.ts";
 import { parseArgs, parseToolRef, UsageError } from "./_args.ts";
 
 /** Where the CLI writes, and what it knows of its terminal. */
@@ -40,6 +45,12 @@ export interface CliIO {
   isTerminal: boolean;
   /** The working directory relative paths resolve against. */
   cwd: string;
+  /**
+   * The clock: lifecycle timestamps, whether a retire-after date is in the future or has passed
+   * (a deprecated version past its date is retired), and what counts as a recent call.
+   * Default: `new Date()`.
+   */
+  now?: () => Date;
 }
 
 /** Exit codes. */
@@ -71,15 +82,20 @@ const COMMANDS: Record<string, Command> = {
   },
   deprecate: {
     usage: "estate deprecate NAME@VERSION [--reason TEXT] [--retire-after DATE]",
-    summary: "deprecate a version (it stays resolvable by a pin it alone satisfies)",
+    summary:
+      "deprecate a version (it stays resolvable by a pin it alone satisfies); DATE: a calendar\n" +
+      "date after today, the version retires at 00:00 UTC the next day, by itself",
     values: ["reason", "retire-after"],
     booleans: [],
   },
   retire: {
-    usage: "estate retire NAME@VERSION [--reason TEXT]",
-    summary: "retire a version (it never resolves again)",
-    values: ["reason"],
-    booleans: [],
+    usage: "estate retire NAME@VERSION [--now --reason TEXT] [--force] [--recent-days N]",
+    summary:
+      "retire a version (it never resolves again): it needs the version deprecated and its date\n" +
+      "passed, or --now with a reason; --force to retire the only active version or one called in\n" +
+      "the last N (30) days — both print who will break",
+    values: ["reason", "recent-days"],
+    booleans: ["now", "force"],
   },
   list: {
     usage: "estate list [--principal ID]",
@@ -97,7 +113,9 @@ const COMMANDS: Record<string, Command> = {
   },
   impact: {
     usage: "estate impact NAME@VERSION",
-    summary: "who called a version, how often, last seen",
+    summary:
+      "who called a version, how often, last seen (after retirement: who called it after it\n" +
+      "retired, the calls that now fail)",
     values: [],
     booleans: [],
   },
@@ -206,11 +224,22 @@ function run(argv: string[], io: CliIO, json: boolean): number {
   });
   const usage = `usage: ${spec.usage}`;
   const estateDir = path.resolve(io.cwd, String(args.flags.get("estate") ?? "corpus"));
+  const now = io.now ?? (() => new Date());
   const openEstate = (): EstateDir => {
     if (!fs.existsSync(estateDir) || !fs.statSync(estateDir).isDirectory()) {
       throw new UsageError(`estate folder ${estateDir} does not exist (use --estate DIR)`);
     }
-    return EstateDir.open(estateDir);
+    // A torn last line of calls.jsonl is no error: it is said once, on stderr.
+    const told = new Set<string>();
+    return EstateDir.open(estateDir, {
+      now,
+      onTornLine: (torn) => {
+        const message = tornLineMessage(torn);
+        if (told.has(message)) return;
+        told.add(message);
+        io.stderr(`estate: note: ${message}\n`);
+      },
+    });
   };
   const out = (human: string, data: unknown): void =>
     io.stdout(json ? JSON.stringify(data, null, 2) + "\n" : human);
@@ -260,30 +289,54 @@ function run(argv: string[], io: CliIO, json: boolean): number {
       if (args.positionals.length !== 1) throw new UsageError(usage);
       const { name, version } = parseToolRef(args.positionals[0], spec.usage);
       const reason = args.flags.get("reason") as string | undefined;
-      const retireAfter = args.flags.get("retire-after") as string | undefined;
-      if (retireAfter !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(retireAfter)) {
+      if (command === "deprecate") {
+        const retireAfter = args.flags.get("retire-after") as string | undefined;
+        if (retireAfter !== undefined) {
+          const problem = retireAfterProblem(retireAfter, now());
+          if (problem) throw new UsageError(`--${problem}`);
+        }
+        const estate = openEstate();
+        return lifecycleRefusal(out, () => {
+          const record = estate.deprecate(name, version, { reason, retireAfter });
+          out(`${name}@${version} is now ${record.state}\n`, {
+            name,
+            version,
+            state: record.state,
+          });
+          return EXIT.ok;
+        });
+      }
+      const early = args.flags.has("now");
+      if (early && !reason?.trim()) {
         throw new UsageError(
-          `--retire-after must be a date like 2027-03-31, got ${JSON.stringify(retireAfter)}`,
+          `--now retires before the rules allow: it needs --reason TEXT, which the lifecycle record keeps`,
         );
       }
-      const estate = openEstate();
-      try {
-        const record = command === "deprecate"
-          ? estate.deprecate(name, version, { reason, retireAfter })
-          : estate.retire(name, version, { reason });
-        out(`${name}@${version} is now ${record.state}\n`, {
-          name,
-          version,
-          state: record.state,
-        });
-        return EXIT.ok;
-      } catch (e) {
-        if (e instanceof LifecycleError) {
-          out(`${e.message}\n`, { status: "refused", message: e.message });
-          return EXIT.failed;
-        }
-        throw e;
+      const days = args.flags.get("recent-days");
+      const recentDays = days === undefined ? undefined : Number(days);
+      if (recentDays !== undefined && !(Number.isInteger(recentDays) && recentDays >= 0)) {
+        throw new UsageError(
+          `--recent-days must be a whole number of days, got ${JSON.stringify(days)}`,
+        );
       }
+      const rules = { early, force: args.flags.has("force"), recentDays };
+      const estate = openEstate();
+      return lifecycleRefusal(out, () => {
+        // Who will break, as the estate stands now (the retirement decides again under the lock).
+        const planned = estate.registry.planRetirement(name, version, { ...rules, reason });
+        const record = estate.retire(name, version, { reason, rules });
+        out(
+          `${name}@${version} is now ${record.state}\n` + breakage(planned),
+          {
+            name,
+            version,
+            state: record.state,
+            onlyActive: planned.onlyActive,
+            impact: planned.impact,
+          },
+        );
+        return EXIT.ok;
+      });
     }
     case "list":
       if (args.positionals.length) throw new UsageError(usage);
@@ -638,6 +691,60 @@ function replay(
   return rejected ? EXIT.failed : EXIT.ok;
 }
 
+/** Runs a deprecation or retirement: a refusal by the lifecycle rules is exit 1, with why. */
+function lifecycleRefusal(out: (h: string, d: unknown) => void, fn: () => number): number {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof RetirementError) {
+      out(
+        `${e.message}\n` + breakage(e.plan) +
+          "  (--now --reason TEXT retires before the date; --force retires the only active version or one called recently)\n",
+        {
+          status: "refused",
+          message: e.message,
+          refusals: e.plan.refusals.map((r) => r.refusal),
+          onlyActive: e.plan.onlyActive,
+          impact: e.plan.impact,
+        },
+      );
+      return EXIT.failed;
+    }
+    if (e instanceof LifecycleError) {
+      out(`${e.message}\n`, { status: "refused", message: e.message });
+      return EXIT.failed;
+    }
+    throw e;
+  }
+}
+
+/** Who a retirement breaks: unpinned callers of the only active version, and recent callers. */
+function breakage(plan: RetirementPlan): string {
+  const id = `${plan.record.spec.name}@${plan.record.spec.version}`;
+  let text = plan.onlyActive
+    ? `  ${id} is the only active version of ${plan.record.spec.name}: unpinned calls find no version\n`
+    : "";
+  const recent = plan.impact.recent;
+  if (recent.calls > 0) {
+    text += `  ${callers(recent)} in the last ${plan.recentDays} days; their calls will fail:\n` +
+      callerRows(recent);
+  }
+  return text;
+}
+
+/** "12 calls from 3 principals". */
+function callers(t: { calls: number; callers: unknown[] }): string {
+  return `${t.calls} call${t.calls === 1 ? "" : "s"} from ${t.callers.length} principal${
+    t.callers.length === 1 ? "" : "s"
+  }`;
+}
+
+function callerRows(t: VersionImpact["recent"]): string {
+  return t.callers.map((r) =>
+    `  ${r.principal.padEnd(24)} ${String(r.calls).padStart(6)} calls, last seen ${r.lastSeen}\n`
+  ).join("");
+}
+
 function impact(
   estate: EstateDir,
   ref: { name: string; version: string },
@@ -645,19 +752,36 @@ function impact(
 ): number {
   const record = estate.registry.versions(ref.name).find((v) => v.spec.version === ref.version);
   if (!record) throw new UsageError(`${ref.name}@${ref.version} is not a published version`);
-  const callers = new Map<string, { principal: string; calls: number; lastSeen: string }>();
-  for (const call of estate.readCalls(ref.name)) {
-    if (call.version !== ref.version) continue;
-    const c = callers.get(call.principal) ?? { principal: call.principal, calls: 0, lastSeen: "" };
-    c.calls++;
-    if (call.at > c.lastSeen) c.lastSeen = call.at;
-    callers.set(call.principal, c);
-  }
-  const rows = [...callers.values()].sort((a, b) =>
-    b.calls - a.calls || (a.principal < b.principal ? -1 : 1)
-  );
-  const total = rows.reduce((n, r) => n + r.calls, 0);
   const last = record.history.at(-1)!;
+  const retiredAt = record.state === "retired" ? last.at : undefined;
+  const report = versionImpact(
+    estate.readCalls(ref.name),
+    ref.version,
+    retiredAt === undefined ? {} : { retiredAt },
+  );
+  const rows = report.callers;
+  const total = report.calls;
+  if (retiredAt !== undefined) {
+    // After retirement: the calls made since then are the ones that now fail.
+    const after = report.afterRetirement;
+    out(
+      `${ref.name}@${ref.version} (retired ${retiredAt}${last.reason ? `: ${last.reason}` : ""}): ${
+        after.calls
+          ? `${callers(after)} after it retired; these calls now fail`
+          : "no calls after it retired"
+      } (${callers(report)} in all)\n` + callerRows(after),
+      {
+        name: ref.name,
+        version: ref.version,
+        state: record.state,
+        retiredAt,
+        calls: total,
+        callers: rows,
+        afterRetirement: after,
+      },
+    );
+    return EXIT.ok;
+  }
   out(
     `${ref.name}@${ref.version} (${record.state}${
       last.retireAfter ? `, retire after ${last.retireAfter}` : ""

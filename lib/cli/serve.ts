@@ -12,7 +12,7 @@ import path from "node:path";
 import process from "node:process";
 import { BankSystem } from "../../examples/bank_system.ts";
 import { type CallRecord, McpServer, type ProbeRecord } from "../../mod.ts";
-import { EstateDir } from "../store/mod.ts";
+import { EstateDir, tornLineMessage } from "../store/mod.ts";
 import { serveStdio } from "../mcp/transports/stdio.ts";
 import { parseArgs, UsageError } from "./_args.ts";
 import type { CliIO } from "./main.ts";
@@ -115,14 +115,14 @@ export async function runServe(argv: string[], io: CliIO): Promise<number> {
     return 2;
   }
   const dir = path.resolve(io.cwd, String(args.flags.get("estate") ?? "corpus"));
+  const log = (line: string) => io.stderr(`[estate serve] ${line}\n`);
   let estate: EstateDir;
   try {
-    estate = EstateDir.open(dir);
+    estate = EstateDir.open(dir, { onTornLine: (torn) => log(tornLineMessage(torn)) });
   } catch (e) {
     io.stderr(`estate: ${(e as Error).message}\n`);
     return 2;
   }
-  const log = (line: string) => io.stderr(`[estate serve] ${line}\n`);
   const server = exampleServer(estate, { log, recordCalls: args.flags.has("record-calls") });
   const unwatch = watchEstate(estate, log);
   try {

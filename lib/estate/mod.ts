@@ -42,10 +42,31 @@ export {
   type Rejections,
   type RejectionsAtNode,
   replayCalls,
+  RetirementError,
+  type RetirementOptions,
+  type RetirementPlan,
+  type RetirementRefusal,
+  type RetirementRules,
+  type RetireVersionOptions,
   type StoredCall,
   ToolRegistry,
   type VersionRecord,
 } from "./registry.ts";
+export {
+  dueRetirement,
+  isCalendarDate,
+  retireAfterProblem,
+  retirementInstant,
+  scheduledRetirement,
+  utcDate,
+} from "./retirement.ts";
+export {
+  type CallerImpact,
+  type CallerTally,
+  type ImpactOptions,
+  type VersionImpact,
+  versionImpact,
+} from "./impact.ts";
 export { type Repair, repairArguments, type RepairOptions, type RepairResult } from "./repair.ts";
 export {
   checkDraft,

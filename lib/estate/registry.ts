@@ -15,6 +15,8 @@ import { checkSchema } from "../schema/check.ts";
 import type { SchemaIssue } from "../schema/types.ts";
 import { validateSchema } from "../schema/validate.ts";
 import { RejectionTally } from "./_tally.ts";
+import { type VersionImpact, versionImpact } from "./impact.ts";
+import { dueRetirement, retireAfterProblem, scheduledRetirement } from "./retirement.ts";
 import { hiddenToolMentions, type ToolMention, toolMentionMessage } from "./tool_mentions.ts";
 import {
   canSee,
@@ -35,7 +37,11 @@ export interface LifecycleEntry {
   at: string;
   /** Why (for deprecations and retirements). */
   reason?: string;
-  /** For a deprecation: the date after which the version is to be retired. */
+  /**
+   * For a deprecation: the calendar date (`YYYY-MM-DD`) after which the version retires — at
+   * 00:00 UTC the next day it stops resolving, and its history gains a `retired` entry at that
+   * moment (see `dueRetirement`).
+   */
   retireAfter?: string;
 }
 
@@ -168,6 +174,78 @@ export class LifecycleError extends Error {
   }
 }
 
+/** Why a retirement was refused by the retirement rules (see {@linkcode ToolRegistry.planRetirement}). */
+export type RetirementRefusal =
+  | "not-deprecated"
+  | "date-not-reached"
+  | "no-reason"
+  | "only-active"
+  | "recent-calls";
+
+/**
+ * Exemptions from the retirement rules. Without them, retiring needs the version deprecated, its
+ * retire-after date passed (when it has one), another active version of the tool, and no calls in
+ * the last `recentDays` days.
+ */
+export interface RetirementRules {
+  /** Retire now: before the retire-after date, or without deprecating first. Needs a reason. */
+  early?: boolean;
+  /** Retire the only active version of a tool, or one called in the last `recentDays` days. */
+  force?: boolean;
+  /** How many days back a call counts as recent. Default 30. */
+  recentDays?: number;
+}
+
+/** Options for {@linkcode ToolRegistry.planRetirement}: the rules' exemptions and why. */
+export interface RetirementOptions extends RetirementRules {
+  /** Why (required for an early retirement; the lifecycle record keeps it). */
+  reason?: string;
+}
+
+/** What retiring a version would do, and which rules refuse it. */
+export interface RetirementPlan {
+  /** The version's record now (a copy). */
+  record: VersionRecord;
+  /** When it retires by itself (its retire-after date passed), if scheduled. */
+  retiresAt?: string;
+  /** Whether it is the only active version of its tool (unpinned callers would get nothing). */
+  onlyActive: boolean;
+  /** Who calls it; `recent` covers the last `recentDays` days. */
+  impact: VersionImpact;
+  /** How many days `impact.recent` covers. */
+  recentDays: number;
+  /** Every rule that refuses the retirement, with its message; empty when it may go ahead. */
+  refusals: { refusal: RetirementRefusal; message: string }[];
+}
+
+/** A retirement the retirement rules refused; `plan` says who calls the version. */
+export class RetirementError extends LifecycleError {
+  /** The plan, with its refusals and the impact report. */
+  readonly plan: RetirementPlan;
+
+  /**
+   * Makes the error for a refused retirement.
+   *
+   * @param plan The plan whose refusals refuse it.
+   */
+  constructor(plan: RetirementPlan) {
+    super(plan.refusals.map((r) => r.message).join("\n"));
+    this.name = "RetirementError";
+    this.plan = plan;
+  }
+}
+
+/** Options for {@linkcode ToolRegistry.retire}. */
+export interface RetireVersionOptions {
+  /** Why. */
+  reason?: string;
+  /**
+   * Apply the retirement rules ({@linkcode ToolRegistry.planRetirement}) with these exemptions;
+   * without `rules`, only an already retired version is refused (as before the rules existed).
+   */
+  rules?: RetirementRules;
+}
+
 /** What a publish would find, without publishing: for `estate check` and the editor. */
 export interface PublishPlan {
   /** The spec checked: a deep, frozen copy of the candidate (what a publish keeps). */
@@ -226,7 +304,10 @@ export interface PlanOptions {
 export interface RegistryOptions {
   /** The stored calls publish replays for a non-major bump. Default: none. */
   storedCalls?: CallSource;
-  /** The clock for lifecycle timestamps. Default: `new Date()`. */
+  /**
+   * The clock: for lifecycle timestamps, and for retirement on its date — a deprecated version
+   * whose retire-after date has passed by this clock is retired. Default: `new Date()`.
+   */
   now?: () => Date;
   /** How many rejected calls a refusal lists. Default 3. */
   rejectedSample?: number;
@@ -290,6 +371,12 @@ function describeChanges(changes: SchemaChange[], bump: SchemaBump): string {
  * a deep, frozen copy of each spec and hands out only that — lifecycle moves one way (active →
  * deprecated → retired); discovery answers per principal.
  *
+ * Retirement happens on its date: a deprecated version whose retire-after date has passed by the
+ * registry's clock is retired before anything is read — it no longer resolves, its history ends
+ * with a `retired` entry at the moment the date passed, and subscribers hear a `retired` event —
+ * so whoever reads the registry at a given moment sees the same estate. `nextRetirement()` says
+ * when the next one is due, for a timer; `retireDue()` applies what is due now.
+ *
  * @example
  * ```ts
  * import { PublishError, ToolRegistry, type ToolSpec } from "@tool-estate/core";
@@ -317,6 +404,8 @@ export class ToolRegistry {
   readonly #sample: number;
   /** Sorted names with their active versions newest first; rebuilt lazily after a change. */
   #discoveryIndex: IndexEntry[] | undefined;
+  /** The earliest retirement scheduled and not yet applied (ms); undefined: to compute; null: none. */
+  #due: number | null | undefined = null;
 
   /**
    * Makes an empty registry.
@@ -341,6 +430,7 @@ export class ToolRegistry {
    */
   plan(candidate: ToolSpec | unknown, options: PlanOptions = {}): PublishPlan {
     const spec = keep(candidate);
+    this.#settle();
     const records = this.#tools.get(spec.name)?.records ?? [];
     const id = `${spec.name}@${spec.version}`;
     const existing = records.find((r) => compareVersions(r.spec.version, spec.version) === 0);
@@ -537,9 +627,11 @@ export class ToolRegistry {
    *
    * @param name The tool.
    * @param version The version.
-   * @param options Why, and when it is to be retired.
+   * @param options Why, and the retire-after date: a calendar date (`YYYY-MM-DD`) after today
+   *   (UTC, by the registry's clock); once it has passed the version retires by itself.
    * @returns A copy of the version's record, after the change.
-   * @throws {LifecycleError} When the version is unknown or not active.
+   * @throws {LifecycleError} When the version is unknown or not active, or `retireAfter` is not a
+   *   calendar date in the future.
    */
   deprecate(
     name: string,
@@ -552,7 +644,12 @@ export class ToolRegistry {
         `Cannot deprecate ${name}@${version}: it is ${r.state}; only an active version can be deprecated`,
       );
     }
-    const entry: LifecycleEntry = { state: "deprecated", at: this.#now().toISOString() };
+    const now = this.#now();
+    if (options.retireAfter !== undefined) {
+      const problem = retireAfterProblem(options.retireAfter, now);
+      if (problem) throw new LifecycleError(`Cannot deprecate ${name}@${version}: ${problem}`);
+    }
+    const entry: LifecycleEntry = { state: "deprecated", at: now.toISOString() };
     if (options.reason !== undefined) entry.reason = options.reason;
     if (options.retireAfter !== undefined) entry.retireAfter = options.retireAfter;
     this.#transition(r, entry);
@@ -564,19 +661,156 @@ export class ToolRegistry {
    *
    * @param name The tool.
    * @param version The version.
-   * @param options Why.
+   * @param options Why; and `rules`, to apply the retirement rules of
+   *   {@linkcode ToolRegistry.planRetirement} with those exemptions (the CLI does).
    * @returns A copy of the version's record, after the change.
+   * @throws {RetirementError} With `rules`, when a rule refuses it (the error carries the plan).
    * @throws {LifecycleError} When the version is unknown or already retired.
    */
-  retire(name: string, version: string, options: { reason?: string } = {}): VersionRecord {
+  retire(name: string, version: string, options: RetireVersionOptions = {}): VersionRecord {
+    if (options.rules) {
+      const plan = this.planRetirement(name, version, { ...options.rules, reason: options.reason });
+      if (plan.refusals.length) throw new RetirementError(plan);
+    }
     const r = this.#require(name, version, "retire");
     if (r.state === "retired") {
-      throw new LifecycleError(`Cannot retire ${name}@${version}: it is already retired`);
+      throw new LifecycleError(`Cannot retire ${name}@${version}: ${retiredAlready(r)}`);
     }
     const entry: LifecycleEntry = { state: "retired", at: this.#now().toISOString() };
     if (options.reason !== undefined) entry.reason = options.reason;
     this.#transition(r, entry);
     return snapshot(r);
+  }
+
+  /**
+   * Works out what retiring a version would do under the retirement rules, without retiring it:
+   * who calls it (from the stored calls), and which rules refuse it. The rules:
+   *
+   * - the version must be deprecated first, and its retire-after date (if it has one) passed —
+   *   unless retired `early`, which needs a `reason`;
+   * - retiring the only active version of a tool needs `force`;
+   * - so does retiring a version called in the last `recentDays` days (default 30).
+   *
+   * @param name The tool.
+   * @param version The version.
+   * @param options The exemptions, and why.
+   * @returns The plan: record, impact report, refusals.
+   * @throws {LifecycleError} When the version is unknown or already retired.
+   *
+   * @example
+   * ```ts
+   * import { ToolRegistry, type ToolSpec } from "@tool-estate/core";
+   * import assert from "node:assert/strict";
+   * const spec: ToolSpec = {
+   *   name: "fx.quote", version: "1.0.0", title: "FX quote",
+   *   description: "Quotes a foreign exchange rate for a currency pair. Reads the pricing engine.",
+   *   inputSchema: { type: "object", properties: { pair: { type: "string" } } },
+   *   sideEffect: "read", requiredScopes: ["fx:read"], dataClassification: "internal", tenants: [], owner: "fx-desk",
+   * };
+   * const registry = new ToolRegistry({ now: () => new Date("2026-11-30T12:00:00Z") });
+   * registry.publish(spec);
+   * registry.publish({ ...spec, version: "2.0.0" });
+   * registry.deprecate("fx.quote", "1.0.0", { retireAfter: "2027-03-31" });
+   * const plan = registry.planRetirement("fx.quote", "1.0.0");
+   * assert.deepEqual(plan.refusals.map((r) => r.refusal), ["date-not-reached"]);
+   * assert.equal(plan.retiresAt, "2027-04-01T00:00:00.000Z");
+   * const early = registry.planRetirement("fx.quote", "1.0.0", { early: true, reason: "pricing bug" });
+   * assert.deepEqual(early.refusals, []);
+   * ```
+   */
+  planRetirement(name: string, version: string, options: RetirementOptions = {}): RetirementPlan {
+    this.#settle();
+    const r = this.#require(name, version, "retire");
+    const id = `${name}@${version}`;
+    if (r.state === "retired") {
+      throw new LifecycleError(`Cannot retire ${id}: ${retiredAlready(r)}`);
+    }
+    const now = this.#now();
+    const recentDays = options.recentDays ?? 30;
+    if (!Number.isInteger(recentDays) || recentDays < 0) {
+      throw new RangeError(`recentDays must be a whole number of days, got ${recentDays}`);
+    }
+    const since = new Date(now.getTime() - recentDays * 86_400_000).toISOString();
+    const impact = versionImpact(this.#storedCalls(name), version, { since });
+    const records = this.#tools.get(name)!.records;
+    const onlyActive = r.state === "active" &&
+      records.every((o) => o === r || o.state !== "active");
+    const retiresAt = scheduledRetirement(r.history);
+    const refusals: RetirementPlan["refusals"] = [];
+    const early = options.early === true;
+    if (early && !options.reason?.trim()) {
+      refusals.push({
+        refusal: "no-reason",
+        message: `Cannot retire ${id} early without a reason: the lifecycle record keeps it`,
+      });
+    }
+    if (r.state === "active" && !early) {
+      refusals.push({
+        refusal: "not-deprecated",
+        message:
+          `Cannot retire ${id}: it is active; deprecate it first with a retire-after date, or retire it early with a reason`,
+      });
+    } else if (retiresAt !== undefined && !early) {
+      const date = r.history[r.history.length - 1].retireAfter;
+      refusals.push({
+        refusal: "date-not-reached",
+        message:
+          `Cannot retire ${id} before its retire-after date ${date}: it retires by itself at ${retiresAt}; or retire it early with a reason`,
+      });
+    }
+    if (onlyActive && !options.force) {
+      refusals.push({
+        refusal: "only-active",
+        message:
+          `Cannot retire ${id}: it is the only active version of ${name}, so unpinned callers would get nothing; force it if that is intended`,
+      });
+    }
+    if (impact.recent.calls > 0 && !options.force) {
+      const who = impact.recent.callers.slice(0, 3).map((c) => `${c.principal} ${c.calls}`)
+        .join(", ");
+      const more = impact.recent.callers.length > 3
+        ? ` and ${impact.recent.callers.length - 3} more`
+        : "";
+      refusals.push({
+        refusal: "recent-calls",
+        message: `Cannot retire ${id}: it was called ${impact.recent.calls} time${
+          impact.recent.calls === 1 ? "" : "s"
+        } in the last ${recentDays} days (${who}${more}), and those callers would break; force it if that is intended`,
+      });
+    }
+    const plan: RetirementPlan = {
+      record: snapshot(r),
+      onlyActive,
+      impact,
+      recentDays,
+      refusals,
+    };
+    if (retiresAt !== undefined) plan.retiresAt = retiresAt;
+    return plan;
+  }
+
+  /**
+   * When the next retirement on a retire-after date is due (the registry applies it by itself
+   * when anything is read at or after that moment; a server sets a timer for it).
+   *
+   * @returns The moment (ISO 8601), or undefined when none is scheduled.
+   */
+  nextRetirement(): string | undefined {
+    this.#settle();
+    return this.#due === null || this.#due === undefined
+      ? undefined
+      : new Date(this.#due).toISOString();
+  }
+
+  /**
+   * Retires, now, every deprecated version whose retire-after date has passed by the registry's
+   * clock (reads do this by themselves; a timer calls it to tell subscribers on time). Each gets a
+   * `retired` entry at the moment its date passed, and subscribers hear a `retired` event.
+   *
+   * @returns Copies of the records retired now, if any.
+   */
+  retireDue(): VersionRecord[] {
+    return this.#settle().map(snapshot);
   }
 
   /**
@@ -586,6 +820,7 @@ export class ToolRegistry {
    * @returns Its spec, or undefined when no version is active.
    */
   latest(name: string): ToolSpec | undefined {
+    this.#settle();
     const records = this.#tools.get(name)?.records ?? [];
     for (let i = records.length - 1; i >= 0; i--) {
       if (records[i].state === "active") return records[i].spec;
@@ -603,6 +838,7 @@ export class ToolRegistry {
    * @throws {TypeError} When the constraint is not valid.
    */
   resolve(name: string, constraint: string): ToolSpec | undefined {
+    this.#settle();
     const records = this.#tools.get(name)?.records ?? [];
     let deprecated: ToolSpec | undefined;
     for (let i = records.length - 1; i >= 0; i--) {
@@ -621,6 +857,7 @@ export class ToolRegistry {
    * @returns Copies of the records (each with the one frozen spec).
    */
   versions(name: string): VersionRecord[] {
+    this.#settle();
     return (this.#tools.get(name)?.records ?? []).map(snapshot);
   }
 
@@ -642,6 +879,7 @@ export class ToolRegistry {
    * @returns The visible specs.
    */
   discover(principal: Principal): ToolSpec[] {
+    this.#settle();
     const out: ToolSpec[] = [];
     const clearance = classificationRank(principal.clearance);
     const scopes = new Set(principal.scopes);
@@ -667,6 +905,7 @@ export class ToolRegistry {
    * @returns The spec, or undefined when the principal may see no active version of it.
    */
   visible(name: string, principal: Principal): ToolSpec | undefined {
+    this.#settle();
     const records = this.#tools.get(name)?.records ?? [];
     for (let i = records.length - 1; i >= 0; i--) {
       if (records[i].state === "active" && canSee(records[i].spec, principal)) {
@@ -708,6 +947,7 @@ export class ToolRegistry {
   }
 
   #require(name: string, version: string, verb: string): VersionRecord {
+    this.#settle();
     const r = this.#find(name, version);
     if (!r) {
       throw new LifecycleError(`Cannot ${verb} ${name}@${version}: no such published version`);
@@ -724,12 +964,14 @@ export class ToolRegistry {
     entry.records.push(record);
     entry.records.sort((a, b) => compareVersions(a.spec.version, b.spec.version));
     this.#discoveryIndex = undefined;
+    if (scheduledRetirement(record.history) !== undefined) this.#due = undefined;
   }
 
   #transition(r: VersionRecord, entry: LifecycleEntry): void {
     r.history.push(entry);
     r.state = entry.state;
     this.#discoveryIndex = undefined;
+    this.#due = undefined;
     this.#emit({
       type: entry.state === "retired" ? "retired" : "deprecated",
       name: r.spec.name,
@@ -737,9 +979,56 @@ export class ToolRegistry {
     });
   }
 
+  /**
+   * Applies the retirements whose date has passed (before any read), then tells subscribers.
+   * Cheap when none is scheduled: the clock is not even read.
+   */
+  #settle(): VersionRecord[] {
+    if (this.#due === undefined) this.#due = this.#computeDue();
+    if (this.#due === null) return [];
+    const now = this.#now();
+    if (now.getTime() < this.#due) return [];
+    const retired: VersionRecord[] = [];
+    for (const { records } of this.#tools.values()) {
+      for (const r of records) {
+        const entry = dueRetirement(r.history, now);
+        if (!entry) continue;
+        r.history.push(entry);
+        r.state = "retired";
+        retired.push(r);
+      }
+    }
+    this.#discoveryIndex = undefined;
+    this.#due = this.#computeDue();
+    // Told after every due retirement is applied: a subscriber who reads sees them all.
+    for (const r of retired) {
+      this.#emit({ type: "retired", name: r.spec.name, version: r.spec.version });
+    }
+    return retired;
+  }
+
+  #computeDue(): number | null {
+    let due = Infinity;
+    for (const { records } of this.#tools.values()) {
+      for (const r of records) {
+        const at = scheduledRetirement(r.history);
+        if (at !== undefined) due = Math.min(due, Date.parse(at));
+      }
+    }
+    return due === Infinity ? null : due;
+  }
+
   #emit(event: EstateEvent): void {
     for (const l of [...this.#listeners]) l(event);
   }
+}
+
+/** "it is already retired", with when and why for a retirement on its date. */
+function retiredAlready(r: VersionRecord): string {
+  const last = r.history[r.history.length - 1];
+  return last.reason?.startsWith("retire-after date ")
+    ? `it is already retired (its ${last.reason} at ${last.at})`
+    : "it is already retired";
 }
 
 function describe(candidate: unknown): string {

@@ -42,6 +42,7 @@ export {
   PromptArgumentError,
   type PromptProvider,
   type ResourceProvider,
+  type ServerTimers,
   type Session,
   type SessionState,
   type StatelessOptions,

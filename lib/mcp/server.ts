@@ -19,7 +19,7 @@ import type {
   JsonRpcResponse,
 } from "../jsonrpc/types.ts";
 import { isValidConstraint } from "../compat/semver.ts";
-import type { ToolRegistry } from "../estate/registry.ts";
+import type { EstateEvent, ToolRegistry } from "../estate/registry.ts";
 import {
   admitsEveryone,
   everyoneMeets,
@@ -271,8 +271,19 @@ export interface McpServerOptions {
    * client receives changes.
    */
   onProbe?: (probe: ProbeRecord) => void;
-  /** The clock. Default `Date.now`. */
+  /**
+   * The clock: call timings, and when the next retirement on its date is due for the timer.
+   * Default `Date.now`.
+   */
   now?: () => number;
+  /**
+   * Timers, for the retirement timer: while sessions or `subscriptions/listen` streams are open
+   * the server keeps one timer set for the registry's next retirement on its date
+   * (`registry.nextRetirement()`); when it fires the registry retires what is due, and every
+   * session or stream that could see a retired version hears `notifications/tools/list_changed`.
+   * Default: the platform's `setTimeout`/`clearTimeout`. Tests pass their own and move the clock.
+   */
+  timers?: ServerTimers;
   /**
    * How long a stateless (2026-07-28) client may cache a list, read or `server/discover` result
    * (`ttlMs`), in milliseconds. Default 0: re-fetch each time (the estate changes under
@@ -280,6 +291,19 @@ export interface McpServerOptions {
    */
   cacheTtlMs?: number;
 }
+
+/** Setting and clearing one timer (see `McpServerOptions.timers`). */
+export interface ServerTimers {
+  /** Calls `fn` once after `ms` milliseconds; returns a handle for `clearTimeout`. */
+  setTimeout(fn: () => void, ms: number): unknown;
+  /** Cancels a timer set with `setTimeout`. */
+  clearTimeout(handle: unknown): void;
+}
+
+/** The longest delay a platform timer takes (2^31 - 1 ms, about 24.8 days); longer ones re-arm. */
+const MAX_TIMER_MS = 2_147_483_647;
+/** How long to wait when a timer fired before the registry's clock reached the retirement. */
+const LATE_RETRY_MS = 1000;
 
 /** Options for {@linkcode McpServer.handleStateless}: who is calling and how to reach them. */
 export interface StatelessOptions {
@@ -451,6 +475,9 @@ export class McpServer {
   readonly #unsubscribe: () => void;
   readonly #pageSize: number;
   readonly #now: () => number;
+  readonly #timers: ServerTimers;
+  /** The retirement timer, while one is set. */
+  #timer: { handle: unknown } | undefined;
 
   /**
    * Makes a server and subscribes it to the registry's changes.
@@ -461,7 +488,11 @@ export class McpServer {
     this.#options = options;
     this.#pageSize = options.pageSize ?? 50;
     this.#now = options.now ?? Date.now;
-    this.#unsubscribe = options.registry.subscribe(() => this.#estateChanged());
+    this.#timers = options.timers ?? {
+      setTimeout: (fn, ms) => setTimeout(fn, ms),
+      clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+    };
+    this.#unsubscribe = options.registry.subscribe((e) => this.#estateChanged(e));
   }
 
   /**
@@ -489,6 +520,7 @@ export class McpServer {
     };
     this.#own.set(s, s);
     this.#sessions.add(s);
+    this.#armRetirement();
     return s;
   }
 
@@ -504,6 +536,7 @@ export class McpServer {
     s.state = "closed";
     for (const f of s.inFlight.values()) f.controller.abort();
     this.#sessions.delete(s);
+    this.#armRetirement();
   }
 
   /** How many sessions are open. */
@@ -516,6 +549,7 @@ export class McpServer {
     this.#unsubscribe();
     for (const s of [...this.#sessions]) this.closeSession(s);
     this.#closed.abort(); // ends every subscriptions/listen
+    this.#armRetirement();
   }
 
   /** How many `subscriptions/listen` streams are open. */
@@ -723,7 +757,10 @@ export class McpServer {
       notify: caller.notify,
       visible: this.#visibleSignature(caller.principal),
     };
-    if (accepted.toolsListChanged) this.#listeners.add(listener);
+    if (accepted.toolsListChanged) {
+      this.#listeners.add(listener);
+      this.#armRetirement();
+    }
     try {
       await new Promise<void>((resolve) => {
         if (signal.aborted || this.#closed.signal.aborted) return resolve();
@@ -731,7 +768,7 @@ export class McpServer {
         this.#closed.signal.addEventListener("abort", () => resolve(), { once: true });
       });
     } finally {
-      this.#listeners.delete(listener);
+      if (this.#listeners.delete(listener)) this.#armRetirement();
     }
     // Cancelled: no response. Ended by the server: a successful response ends the stream.
     return signal.aborted ? undefined : this.#markComplete({ _meta: tag });
@@ -1285,11 +1322,50 @@ export class McpServer {
     }
   }
 
-  /** After a publish, deprecation or retirement: tell each session and listener whose view changed. */
-  #estateChanged(): void {
+  /**
+   * Keeps the retirement timer set for the registry's next retirement on its date, while anyone
+   * is connected who could be told of it (none is set otherwise: nothing to tell, and a closed
+   * server holds no timer).
+   *
+   * @param late The timer just fired and nothing was due yet by the registry's clock.
+   */
+  #armRetirement(late = false): void {
+    const wanted = !this.#closed.signal.aborted &&
+      (this.#sessions.size > 0 || this.#listeners.size > 0);
+    // Asked first: reading the registry may retire what is due, and its events re-arm (nested).
+    const next = wanted ? this.#options.registry.nextRetirement() : undefined;
+    if (this.#timer) {
+      this.#timers.clearTimeout(this.#timer.handle);
+      this.#timer = undefined;
+    }
+    if (next === undefined) return;
+    let delay = Date.parse(next) - this.#now();
+    if (delay <= 0 && late) delay = LATE_RETRY_MS;
+    const timer: { handle: unknown } = { handle: undefined };
+    timer.handle = this.#timers.setTimeout(() => {
+      if (this.#timer !== timer) return;
+      this.#timer = undefined;
+      const retired = this.#options.registry.retireDue(); // its events tell the sessions
+      this.#armRetirement(retired.length === 0);
+    }, Math.min(Math.max(delay, 0), MAX_TIMER_MS));
+    this.#timer = timer;
+  }
+
+  /**
+   * After a publish, deprecation or retirement: tell each session and listener whose view changed
+   * — what `tools/list` shows, or, for a retirement, a version it could have reached by a pin.
+   */
+  #estateChanged(event?: EstateEvent): void {
+    // A retired version stops resolving for pins too: whoever could see it is affected, even when
+    // their list (newest active versions) is the same.
+    const retired = event?.type === "retired"
+      ? this.#options.registry.versions(event.name).find((r) => r.spec.version === event.version)
+        ?.spec
+      : undefined;
+    const affected = (p: Principal) => retired !== undefined && canSee(retired, p);
     for (const l of this.#listeners) {
       const now = this.#visibleSignature(l.principal);
-      if (now === l.visible) continue;
+      if (now === l.visible && !affected(l.principal)) continue;
       l.visible = now;
       try {
         l.notify(
@@ -1306,7 +1382,7 @@ export class McpServer {
       s.tools = undefined;
       if (s.state !== "ready") continue;
       const now = this.#visibleSignature(s.principal);
-      if (now === s.visible) continue;
+      if (now === s.visible && !affected(s.principal)) continue;
       s.visible = now;
       try {
         s.notify(makeNotification("notifications/tools/list_changed"));
@@ -1314,5 +1390,6 @@ export class McpServer {
         // A transport that failed to send closes its own session.
       }
     }
+    this.#armRetirement();
   }
 }

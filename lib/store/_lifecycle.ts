@@ -5,6 +5,7 @@
  */
 import { compareVersions, Version } from "../compat/semver.ts";
 import type { LifecycleEntry, LifecycleState } from "../estate/registry.ts";
+import { dueRetirement, isCalendarDate, utcDate } from "../estate/retirement.ts";
 import { CorpusError } from "./corpus_error.ts";
 import { lineOf, parseJsonFile } from "./_json.ts";
 
@@ -21,8 +22,8 @@ const ENTRY_FIELDS = new Set(["state", "at", "reason", "retireAfter"]);
  * @param file Its path, for errors.
  * @returns The histories by version.
  * @throws {CorpusError} Naming the file, and the line of the version concerned, for invalid JSON,
- *   a key that is not a version, a malformed entry, or a history that does not start `active`
- *   or moves backwards.
+ *   a key that is not a version, a malformed entry (a `retireAfter` must be a calendar date after
+ *   the day of its entry), or a history that does not start `active` or moves backwards.
  */
 export function parseLifecycle(text: string, file: string): Lifecycle {
   const value = parseJsonFile(text, file);
@@ -67,6 +68,19 @@ export function parseLifecycle(text: string, file: string): Lifecycle {
       for (const k of ["reason", "retireAfter"]) {
         if (e[k] !== undefined && typeof e[k] !== "string") fail(`${where}: ${k} must be a string`);
       }
+      if (typeof e.retireAfter === "string") {
+        if (!isCalendarDate(e.retireAfter)) {
+          fail(
+            `${where}: retireAfter must be a calendar date like 2027-03-31, got ${
+              JSON.stringify(e.retireAfter)
+            }`,
+          );
+        }
+        const day = utcDate(new Date(e.at as string));
+        if (e.retireAfter <= day) {
+          fail(`${where}: retireAfter ${e.retireAfter} must be after the day it was set (${day})`);
+        }
+      }
       const state = e.state as LifecycleState;
       if (i === 0 && state !== "active") {
         fail(`${where}: a history starts with "active" (the publish)`);
@@ -95,4 +109,26 @@ export function formatLifecycle(lifecycle: Lifecycle): string {
   const sorted: Lifecycle = {};
   for (const v of Object.keys(lifecycle).sort(compareVersions)) sorted[v] = lifecycle[v];
   return JSON.stringify(sorted, null, 2) + "\n";
+}
+
+/**
+ * A lifecycle with every retirement due at `now` recorded (see `dueRetirement`): the entries a
+ * writer adds for versions whose retire-after date has passed.
+ *
+ * @param lifecycle The histories by version.
+ * @param now The time.
+ * @returns The histories, and whether any gained an entry.
+ */
+export function settleLifecycle(
+  lifecycle: Lifecycle,
+  now: Date,
+): { lifecycle: Lifecycle; changed: boolean } {
+  const out: Lifecycle = {};
+  let changed = false;
+  for (const [version, history] of Object.entries(lifecycle)) {
+    const due = dueRetirement(history, now);
+    out[version] = due ? [...history, due] : history;
+    if (due) changed = true;
+  }
+  return { lifecycle: out, changed };
 }

@@ -1,11 +1,13 @@
 /**
  * Lines of a file, read with a fixed-size buffer: memory stays flat however large the file (it
  * grows only to hold the longest line). Lines end with `\n` (a `\r` before it is dropped); a last
- * line without a newline is still a line. UTF-8 is decoded whole lines at a time, so a character
- * split across two reads is never cut.
+ * line without a newline is still a line, marked as such. UTF-8 is decoded whole lines at a time,
+ * so a character split across two reads is never cut. The file is not followed through a
+ * symbolic link.
  */
 import fs from "node:fs";
 import { CorpusError } from "./corpus_error.ts";
+import { openNoFollow } from "./_no_follow.ts";
 
 /** The default read size: 64 KiB. */
 export const DEFAULT_BUFFER_SIZE = 64 * 1024;
@@ -13,25 +15,34 @@ export const DEFAULT_BUFFER_SIZE = 64 * 1024;
 const NEWLINE = 0x0a;
 
 /**
- * Yields `[line number, text]` for each line of a file, reading lazily: nothing is read until the
- * first line is asked for, and each read is at most one buffer. A missing file has no lines.
- * The file is closed when the generator finishes or is returned from (`break` in `for…of`).
+ * One line: its number (from 1), its text, and whether it ended with a newline. Only the last line
+ * of a file can lack one; then its length in bytes follows, and its text is undefined when it is
+ * not valid UTF-8 (a write cut inside a character), which it may be since nothing after it vouches
+ * for it.
+ */
+export type Line = [number, string, true] | [number, string | undefined, false, number];
+
+/**
+ * Yields each line of a file, reading lazily: nothing is read until the first line is asked for,
+ * and each read is at most one buffer. A missing file has no lines. The file is closed when the
+ * generator finishes or is returned from (`break` in `for…of`).
  *
  * @param path The file.
  * @param bufferSize Bytes per read (at least 1).
  * @returns The lines, numbered from 1.
- * @throws {CorpusError} When a line is not valid UTF-8.
+ * @throws {CorpusError} When a line that ends with a newline is not valid UTF-8, or the file is a
+ *   symbolic link.
  */
 export function* readLines(
   path: string,
   bufferSize: number = DEFAULT_BUFFER_SIZE,
-): Generator<[number, string]> {
+): Generator<Line> {
   if (!Number.isInteger(bufferSize) || bufferSize < 1) {
     throw new RangeError(`bufferSize must be a positive integer, got ${bufferSize}`);
   }
   let fd: number;
   try {
-    fd = fs.openSync(path, "r");
+    fd = openNoFollow(path, fs.constants.O_RDONLY);
   } catch (e) {
     if ((e as { code?: string }).code === "ENOENT") return;
     throw e;
@@ -74,10 +85,14 @@ export function* readLines(
       const end = carried + n;
       if (n === 0) {
         if (carried > 0) {
-          yield [
-            ++lineNumber,
-            trim(decode(buffer.subarray(0, carried), lineNumber + 1), lineNumber),
-          ];
+          lineNumber++;
+          let text: string | undefined;
+          try {
+            text = trim(decoder.decode(buffer.subarray(0, carried)), lineNumber);
+          } catch {
+            text = undefined;
+          }
+          yield [lineNumber, text, false, carried];
         }
         return;
       }
@@ -89,7 +104,7 @@ export function* readLines(
       const lines = decode(buffer.subarray(0, last), lineNumber + 1).split("\n");
       for (const text of lines) {
         lineNumber++;
-        yield [lineNumber, trim(text, lineNumber)];
+        yield [lineNumber, trim(text, lineNumber), true];
       }
       buffer.copyWithin(0, last + 1, end);
       carried = end - last - 1;

@@ -148,7 +148,12 @@ export function withLock<T>(dir: string, purpose: string, options: LockOptions, 
     // link fails if the lock exists), so a holder killed at any moment never leaves an empty lock.
     // Not named `.tmp-*`: the lock holder removes those leftovers while others may be linking.
     const temp = path.join(dir, `.lock-${process.pid}-${Math.random().toString(16).slice(2)}`);
-    fs.writeFileSync(temp, mine);
+    try {
+      fs.writeFileSync(temp, mine, { flag: "wx" }); // a new file: never through a symbolic link
+    } catch (e) {
+      fs.rmSync(temp, { force: true }); // a full disk leaves it empty
+      throw e;
+    }
     let acquired = false;
     try {
       fs.linkSync(temp, file);

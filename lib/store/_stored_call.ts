@@ -56,3 +56,17 @@ export function storedCallLine(call: StoredCall): string {
     at: call.at,
   });
 }
+
+/**
+ * Whether the text of a line is a whole stored call (JSON, with exactly the fields of one).
+ *
+ * @param text The line, without its newline.
+ * @returns True when it is.
+ */
+export function isStoredCallText(text: string): boolean {
+  try {
+    return storedCallProblems(JSON.parse(text)).length === 0;
+  } catch {
+    return false;
+  }
+}

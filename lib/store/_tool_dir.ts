@@ -11,6 +11,7 @@ import { parseToolSpec, type ToolSpec, ToolSpecError } from "../estate/spec.ts";
 import { CorpusError } from "./corpus_error.ts";
 import { lineOf, parseJsonFile } from "./_json.ts";
 import { type Lifecycle, parseLifecycle } from "./_lifecycle.ts";
+import { readTextNoFollow, symlinkRefused } from "./_no_follow.ts";
 
 /** The lifecycle file's name. */
 export const LIFECYCLE_FILE = "lifecycle.json";
@@ -69,19 +70,26 @@ export function parseVersionFile(text: string, file: string): ToolSpec {
  * @param name The tool's name: the folder's name, which every version's `name` must equal.
  * @returns The tool; without versions when the folder has none (a first publish that crashed).
  * @throws {CorpusError} For an unexpected file, a version file that is not valid JSON or not a
- *   valid spec or whose `name` or `version` does not match its place, or a bad `lifecycle.json`.
+ *   valid spec or whose `name` or `version` does not match its place, a bad `lifecycle.json`, or
+ *   a version file or `lifecycle.json` that is a symbolic link (never followed).
  */
 export function loadToolDir(dir: string, name: string): DiskTool {
   const versions: DiskVersion[] = [];
-  let lifecycleText: string | undefined;
   const lifecycleFile = path.join(dir, LIFECYCLE_FILE);
+  // lifecycle.json first, then the folder: a writer links a version file before it renames in the
+  // lifecycle that names it, so every version the lifecycle read here names is in the listing
+  // read after it. (Listed first, a version published in between would be named but missing.)
+  let lifecycleText: string | undefined;
+  try {
+    lifecycleText = readTextNoFollow(lifecycleFile);
+  } catch (e) {
+    if ((e as { code?: string }).code !== "ENOENT") throw e;
+  }
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const file = path.join(dir, entry.name);
     if (entry.name.startsWith(".") || entry.name === CALLS_FILE) continue;
-    if (entry.name === LIFECYCLE_FILE) {
-      lifecycleText = fs.readFileSync(file, "utf8");
-      continue;
-    }
+    if (entry.name === LIFECYCLE_FILE) continue;
+    if (entry.isSymbolicLink()) throw symlinkRefused(file);
     if (!entry.isFile() || !entry.name.endsWith(".json")) {
       throw new CorpusError(
         file,
@@ -90,7 +98,7 @@ export function loadToolDir(dir: string, name: string): DiskTool {
         }: a tool's folder holds <version>.json files, ${LIFECYCLE_FILE} and ${CALLS_FILE}`,
       );
     }
-    const text = fs.readFileSync(file, "utf8");
+    const text = readTextNoFollow(file);
     const spec = parseVersionFile(text, file);
     if (`${spec.version}.json` !== entry.name) {
       throw new CorpusError(

@@ -20,6 +20,7 @@ import {
   PublishError,
   type PublishPlan,
   type PublishResult,
+  type RetirementRules,
   type StoredCall,
   ToolRegistry,
   type VersionRecord,
@@ -27,9 +28,11 @@ import {
 import { parseToolSpec, type ToolSpec } from "../estate/spec.ts";
 import { CorpusError } from "./corpus_error.ts";
 import { type EstatePrincipal, parsePrincipals } from "./principals.ts";
-import { readCallsFile } from "./read_calls.ts";
-import { createExclusive, ensureDir, fsyncDir, removeLeftovers, replaceAtomic } from "./_atomic.ts";
-import { formatLifecycle, type Lifecycle } from "./_lifecycle.ts";
+import { readCallsFile, type TornLine } from "./read_calls.ts";
+import { appendToCallsFile } from "./_append.ts";
+import { refuseSymlink, symlinkRefused } from "./_no_follow.ts";
+import { createExclusive, ensureDir, removeLeftovers, replaceAtomic } from "./_atomic.ts";
+import { formatLifecycle, type Lifecycle, settleLifecycle } from "./_lifecycle.ts";
 import { type LockOptions, withLock } from "./_lock.ts";
 import {
   CALLS_FILE,
@@ -48,24 +51,41 @@ const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /** Options for {@linkcode EstateDir.open}. */
 export interface EstateDirOptions {
-  /** The clock for lifecycle timestamps. Default: `new Date()`. */
+  /**
+   * The clock: for lifecycle timestamps, and for the registry's retirement on its date (a
+   * deprecated version whose retire-after date has passed is retired). Default: `new Date()`.
+   */
   now?: () => Date;
   /** How long to wait for a tool's lock held by another process, in ms. Default 5000. */
   lockTimeoutMs?: number;
+  /**
+   * Told of a torn last line of a `calls.jsonl` (see {@linkcode TornLine}): when a reader skips
+   * it, and when an append removes it. Default: ignored.
+   */
+  onTornLine?: (torn: TornLine) => void;
 }
 
 /** Options for {@linkcode EstateDir.deprecate}. */
 export interface DeprecateOptions {
   /** Why. */
   reason?: string;
-  /** The date after which the version is to be retired. */
+  /**
+   * The calendar date (`YYYY-MM-DD`, after today) after which the version retires: at 00:00 UTC
+   * the next day it stops resolving.
+   */
   retireAfter?: string;
 }
 
 /** Options for {@linkcode EstateDir.retire}. */
 export interface RetireOptions {
-  /** Why. */
+  /** Why (required for an early retirement). */
   reason?: string;
+  /**
+   * Apply the retirement rules (see `ToolRegistry.planRetirement`) with these exemptions, against
+   * the tool as it is on disk, with its stored calls. Without `rules` only an already retired
+   * version is refused, as before the rules existed.
+   */
+  rules?: RetirementRules;
 }
 
 /** The outcome of {@linkcode EstateDir.publish}: the registry's result and the version file. */
@@ -117,6 +137,14 @@ function refusal(plan: PublishPlan): PublishError {
  *
  * Publish through the estate, not through `registry.publish`, which changes memory only.
  *
+ * Retirement on its date is derived, not written by readers: the registry retires a deprecated
+ * version whose retire-after date has passed by its clock the moment anything is read, so every
+ * reader (this estate, `estate serve`, the CLI, the editor) agrees without writing to the folder a
+ * team reviews — and without taking the writers' lock. The next write to that tool (publish,
+ * deprecate, retire, under its lock) records the `retired` entry in `lifecycle.json`. The entry is
+ * the same whoever writes it (retired at the moment the date passed, with that as its reason), so
+ * two writers racing to record it write the same bytes.
+ *
  * @example
  * ```ts
  * import { EstateDir } from "@tool-estate/core/store";
@@ -147,10 +175,14 @@ export class EstateDir {
   readonly dir: string;
   readonly #now: () => Date;
   readonly #lock: LockOptions;
+  readonly #onTornLine: ((torn: TornLine) => void) | undefined;
   #registry: ToolRegistry;
   #principals: EstatePrincipal[];
-  /** The time the registry records while this estate mirrors a change it wrote to disk. */
-  #pinned: Date | undefined;
+  /**
+   * The registry's clock while this estate writes (one moment for the whole write) or mirrors a
+   * change it wrote to disk (the time recorded there).
+   */
+  #pinned: (() => Date) | undefined;
   /** Off while mirroring a publish whose stored calls were already replayed. */
   #replay = true;
 
@@ -158,6 +190,7 @@ export class EstateDir {
     this.dir = dir;
     this.#now = options.now ?? (() => new Date());
     this.#lock = { timeoutMs: options.lockTimeoutMs ?? 5000, staleMs: 30_000 };
+    this.#onTornLine = options.onTornLine;
     this.#registry = new ToolRegistry();
     this.#principals = [];
   }
@@ -209,13 +242,14 @@ export class EstateDir {
       : [];
     const registry = new ToolRegistry({
       storedCalls: (name) => this.#replay ? this.readCalls(name) : [],
-      now: () => this.#pinned ?? this.#now(),
+      now: () => this.#pinned ? this.#pinned() : this.#now(),
     });
     const tools = path.join(this.dir, TOOLS_DIR);
     if (fs.existsSync(tools)) {
       for (const entry of fs.readdirSync(tools, { withFileTypes: true })) {
         if (entry.name.startsWith(".")) continue;
         const where = path.join(tools, entry.name);
+        if (entry.isSymbolicLink()) throw symlinkRefused(where);
         if (!entry.isDirectory()) {
           throw new CorpusError(where, `unexpected file: ${TOOLS_DIR}/ holds one folder per tool`);
         }
@@ -255,7 +289,8 @@ export class EstateDir {
    * calls for a non-major bump. Writes `tools/<name>/<version>.json` (pretty JSON, exclusively:
    * never over an existing file) and the version's first lifecycle entry (`active`, now).
    * Publishing identical content again is `already-published` and writes nothing (except a missing
-   * lifecycle entry, left by a publish that crashed between its two writes).
+   * lifecycle entry, left by a publish that crashed between its two writes, and retirements whose
+   * date has passed). Any publish records those retirements in `lifecycle.json`.
    *
    * @param specOrFile The spec, or the path of a JSON file holding it.
    * @returns The registry's result, with the version file.
@@ -271,7 +306,7 @@ export class EstateDir {
     const spec = typeof specOrFile === "string"
       ? parseVersionFile(fs.readFileSync(specOrFile, "utf8"), specOrFile)
       : parseToolSpec(specOrFile, subject(specOrFile));
-    const dir = this.#toolDir(spec.name);
+    const dir = this.#writableToolDir(spec.name);
     const file = path.join(dir, `${spec.version}.json`);
     if (!fs.existsSync(dir)) {
       // A new tool: the rules depend on the spec alone, so refuse before making its folder.
@@ -282,34 +317,41 @@ export class EstateDir {
     let catchUp = () => {};
     let done: { plan: PublishPlan; at?: Date };
     try {
-      done = withLock(dir, `publish ${spec.name}@${spec.version}`, this.#lock, () => {
-        removeLeftovers(dir);
-        let synced = this.#sync(dir, spec.name);
-        catchUp = synced.catchUp;
-        let plan = this.#registry.plan(spec);
-        if (!plan.alreadyPublished && plan.refusals.length === 0) {
-          if (createExclusive(file, JSON.stringify(plan.spec, null, 2) + "\n")) {
-            const at = this.#now();
-            const lifecycle: Lifecycle = {
-              ...synced.disk.lifecycle,
-              [spec.version]: [{ state: "active", at: at.toISOString() }],
-            };
-            replaceAtomic(path.join(dir, LIFECYCLE_FILE), formatLifecycle(lifecycle));
-            return { plan, at };
-          }
-          // The file appeared although we hold the lock (a writer that does not lock): judge it.
-          synced = this.#sync(dir, spec.name);
-          catchUp = synced.catchUp;
-          plan = this.#registry.plan(spec);
-        }
-        if (plan.alreadyPublished) {
-          if (!synced.disk.lifecycleComplete) {
-            replaceAtomic(path.join(dir, LIFECYCLE_FILE), formatLifecycle(synced.disk.lifecycle));
-          }
-          return { plan };
-        }
-        throw refusal(plan);
-      });
+      done = withLock(
+        dir,
+        `publish ${spec.name}@${spec.version}`,
+        this.#lock,
+        () =>
+          this.#atOneMoment((now) => {
+            removeLeftovers(dir);
+            let synced = this.#sync(dir, spec.name);
+            catchUp = synced.catchUp;
+            let plan = this.#registry.plan(spec);
+            if (!plan.alreadyPublished && plan.refusals.length === 0) {
+              if (createExclusive(file, JSON.stringify(plan.spec, null, 2) + "\n")) {
+                const at = now();
+                const lifecycle: Lifecycle = {
+                  ...settleLifecycle(synced.disk.lifecycle, at).lifecycle,
+                  [spec.version]: [{ state: "active", at: at.toISOString() }],
+                };
+                replaceAtomic(path.join(dir, LIFECYCLE_FILE), formatLifecycle(lifecycle));
+                return { plan, at };
+              }
+              // The file appeared although we hold the lock (a writer that does not lock): judge it.
+              synced = this.#sync(dir, spec.name);
+              catchUp = synced.catchUp;
+              plan = this.#registry.plan(spec);
+            }
+            if (plan.alreadyPublished) {
+              const settled = settleLifecycle(synced.disk.lifecycle, now());
+              if (!synced.disk.lifecycleComplete || settled.changed) {
+                replaceAtomic(path.join(dir, LIFECYCLE_FILE), formatLifecycle(settled.lifecycle));
+              }
+              return { plan };
+            }
+            throw refusal(plan);
+          }),
+      );
     } finally {
       catchUp();
     }
@@ -325,29 +367,44 @@ export class EstateDir {
    *
    * @param name The tool.
    * @param version The version.
-   * @param options Why, and when it is to be retired.
+   * @param options Why, and the retire-after date (a calendar date after today, by this estate's
+   *   clock).
    * @returns The version's record.
-   * @throws {LifecycleError} When the version is not published or not active (as on disk now).
+   * @throws {LifecycleError} When the version is not published or not active (as on disk now), or
+   *   the retire-after date is not a calendar date in the future.
    * @throws {CorpusError} When a file of the tool on disk is bad.
    * @throws {Error} When the tool's lock is not obtained in time.
    */
   deprecate(name: string, version: string, options: DeprecateOptions = {}): VersionRecord {
-    return this.#transition(name, version, "deprecate", (r) => r.deprecate(name, version, options));
+    const change = (r: ToolRegistry) => r.deprecate(name, version, options);
+    return this.#transition(name, version, "deprecate", change, change);
   }
 
   /**
-   * Retires a version, on disk and then in the registry (whose subscribers hear of it).
+   * Retires a version, on disk and then in the registry (whose subscribers hear of it). With
+   * `rules`, the retirement rules decide against the tool as it is on disk now and its stored
+   * calls (deprecated first and the date passed, or early with a reason; force for the only active
+   * version or one called recently).
    *
    * @param name The tool.
    * @param version The version.
-   * @param options Why.
+   * @param options Why, and the rules' exemptions.
    * @returns The version's record.
-   * @throws {LifecycleError} When the version is not published or already retired (as on disk now).
+   * @throws {RetirementError} With `rules`, when a rule refuses it (with the impact report).
+   * @throws {LifecycleError} When the version is not published or already retired (as on disk now;
+   *   a version whose retire-after date has passed is retired).
    * @throws {CorpusError} When a file of the tool on disk is bad.
    * @throws {Error} When the tool's lock is not obtained in time.
    */
   retire(name: string, version: string, options: RetireOptions = {}): VersionRecord {
-    return this.#transition(name, version, "retire", (r) => r.retire(name, version, options));
+    const reason = options.reason === undefined ? {} : { reason: options.reason };
+    return this.#transition(
+      name,
+      version,
+      "retire",
+      (r) => r.retire(name, version, options.rules ? { ...reason, rules: options.rules } : reason),
+      (r) => r.retire(name, version, reason),
+    );
   }
 
   /**
@@ -374,27 +431,36 @@ export class EstateDir {
 
   /**
    * A tool's stored calls, streamed from its `calls.jsonl` (see {@linkcode readCallsFile}):
-   * memory stays flat however large the file.
+   * memory stays flat however large the file. A torn last line is not read; `onTornLine` hears
+   * of it.
    *
    * @param name The tool.
    * @returns The calls, in file order; none when the tool has no `calls.jsonl`.
-   * @throws {CorpusError} While iterating, naming the file and line of a bad line.
+   * @throws {CorpusError} While iterating, naming the file and line of a bad line; or when
+   *   `calls.jsonl` is a symbolic link.
    * @throws {Error} When `name` is not a tool name.
    */
   readCalls(name: string): Generator<StoredCall> {
-    return readCallsFile(path.join(this.#toolDir(name), CALLS_FILE));
+    const options = this.#onTornLine ? { onTornLine: this.#onTornLine } : {};
+    return readCallsFile(path.join(this.#toolDir(name), CALLS_FILE), options);
   }
 
   /**
    * Appends stored calls to a tool's `calls.jsonl` durably, under the tool's lock: whole lines in
-   * one write, then fsync. When the file's last line lacks its newline, one is written first.
+   * one write, then fsync. An append that fails (a full disk, an I/O error) truncates the file back
+   * to its length before the write, so it is left as it was. A torn last line (a write that never
+   * finished) is removed first, and `onTornLine` hears of it; a last line that is a whole stored
+   * call but lacks its newline (a hand-written file) gets one. `calls.jsonl` is never followed
+   * through a symbolic link.
    *
    * @param name The tool (it must have a folder in the estate).
    * @param calls The calls.
    * @returns How many calls were appended.
    * @throws {TypeError} When a call is not a stored call, naming it and the field, before
    *   anything is written.
-   * @throws {Error} When the tool has no folder, or its lock is not obtained in time.
+   * @throws {CorpusError} When `calls.jsonl` or the tool's folder is a symbolic link.
+   * @throws {Error} When the tool has no folder, or its lock is not obtained in time; when the
+   *   write fails, saying that the file is left as it was, with the failure's `code` (`ENOSPC`).
    */
   appendCalls(name: string, calls: Iterable<StoredCall>): number {
     const list = [...calls];
@@ -408,33 +474,16 @@ export class EstateDir {
       return storedCallLine(call) + "\n";
     });
     if (lines.length === 0) return 0;
-    const dir = this.#toolDir(name);
+    const dir = this.#writableToolDir(name);
     if (!fs.existsSync(dir)) {
       throw new Error(
         `Cannot append calls to ${name}: ${dir} does not exist; publish the tool first`,
       );
     }
     const file = path.join(dir, CALLS_FILE);
+    const options = this.#onTornLine ? { onTornLine: this.#onTornLine } : {};
     withLock(dir, `append calls to ${name}`, this.#lock, () => {
-      const created = !fs.existsSync(file);
-      const fd = fs.openSync(file, "a+");
-      try {
-        const size = fs.fstatSync(fd).size;
-        let prefix = "";
-        if (size > 0) {
-          const last = new Uint8Array(1);
-          fs.readSync(fd, last, 0, 1, size - 1);
-          if (last[0] !== 0x0a) prefix = "\n";
-        }
-        const bytes = new TextEncoder().encode(prefix + lines.join(""));
-        for (let written = 0; written < bytes.length;) {
-          written += fs.writeSync(fd, bytes, written, bytes.length - written);
-        }
-        fs.fsyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
-      }
-      if (created) fsyncDir(dir);
+      appendToCallsFile(file, lines.join(""), options);
     });
     return list.length;
   }
@@ -451,9 +500,33 @@ export class EstateDir {
     return path.join(this.dir, TOOLS_DIR, name);
   }
 
+  /** A tool's folder to write in: neither it nor `tools/` may be a symbolic link. */
+  #writableToolDir(name: string): string {
+    const dir = this.#toolDir(name);
+    refuseSymlink(path.join(this.dir, TOOLS_DIR));
+    refuseSymlink(dir);
+    return dir;
+  }
+
+  /**
+   * Runs a write with the registry's clock reading one moment, taken from this estate's clock when
+   * first read (so a write reads the clock once, however often the registry looks at it).
+   */
+  #atOneMoment<T>(fn: (now: () => Date) => T): T {
+    let at: Date | undefined;
+    const now = () => at ??= this.#now();
+    const outer = this.#pinned;
+    this.#pinned = now;
+    try {
+      return fn(now);
+    } finally {
+      this.#pinned = outer;
+    }
+  }
+
   /** Runs a registry change with the clock pinned to `at` (and no replay). */
   #mirror<T>(at: Date, change: () => T): T {
-    this.#pinned = at;
+    this.#pinned = () => at;
     this.#replay = false;
     try {
       return change();
@@ -509,38 +582,53 @@ export class EstateDir {
     });
   }
 
-  /** Deprecate or retire: decided by the registry's rules against the disk, written, mirrored. */
+  /**
+   * Deprecate or retire: decided by the registry's rules against the disk (`decide`, on a registry
+   * holding the tool as on disk, with its stored calls and the time to record), written — with
+   * any retirement due on its date — and then mirrored in memory (`apply`).
+   */
   #transition(
     name: string,
     version: string,
     verb: "deprecate" | "retire",
-    change: (registry: ToolRegistry) => VersionRecord,
+    decide: (registry: ToolRegistry) => VersionRecord,
+    apply: (registry: ToolRegistry) => VersionRecord,
   ): VersionRecord {
-    const dir = this.#toolDir(name);
+    const dir = this.#writableToolDir(name);
     if (!fs.existsSync(dir)) {
       // Let the registry word the refusal: the version is not published.
-      return change(new ToolRegistry());
+      return decide(new ToolRegistry());
     }
     let catchUp = () => {};
     let at: Date;
     try {
-      at = withLock(dir, `${verb} ${name}@${version}`, this.#lock, () => {
-        removeLeftovers(dir);
-        const { disk, catchUp: pending } = this.#sync(dir, name);
-        catchUp = pending;
-        // Decide on a copy holding just this version as on disk, with the time to record.
-        const at = this.#now();
-        const scratch = new ToolRegistry({ now: () => at });
-        const v = disk.versions.find((v) => v.spec.version === version);
-        if (v) scratch.restore({ spec: v.spec, history: v.history });
-        const record = change(scratch);
-        const lifecycle: Lifecycle = { ...disk.lifecycle, [version]: record.history };
-        replaceAtomic(path.join(dir, LIFECYCLE_FILE), formatLifecycle(lifecycle));
-        return at;
-      });
+      at = withLock(
+        dir,
+        `${verb} ${name}@${version}`,
+        this.#lock,
+        () =>
+          this.#atOneMoment((now) => {
+            removeLeftovers(dir);
+            const { disk, catchUp: pending } = this.#sync(dir, name);
+            catchUp = pending;
+            // Decide on a copy holding the tool as on disk, with the time to record.
+            const at = now();
+            const scratch = new ToolRegistry({
+              now: () => at,
+              storedCalls: (tool) => this.readCalls(tool),
+            });
+            for (const v of disk.versions) scratch.restore({ spec: v.spec, history: v.history });
+            decide(scratch);
+            // Every version as the scratch registry has it now: the change, and any retirement due.
+            const lifecycle: Lifecycle = {};
+            for (const r of scratch.versions(name)) lifecycle[r.spec.version] = r.history;
+            replaceAtomic(path.join(dir, LIFECYCLE_FILE), formatLifecycle(lifecycle));
+            return at;
+          }),
+      );
     } finally {
       catchUp();
     }
-    return this.#mirror(at, () => change(this.#registry));
+    return this.#mirror(at, () => apply(this.#registry));
   }
 }

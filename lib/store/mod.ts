@@ -41,4 +41,9 @@ export {
   type RetireOptions,
 } from "./estate_dir.ts";
 export { type EstatePrincipal, parsePrincipals } from "./principals.ts";
-export { readCallsFile, type ReadCallsOptions } from "./read_calls.ts";
+export {
+  readCallsFile,
+  type ReadCallsOptions,
+  type TornLine,
+  tornLineMessage,
+} from "./read_calls.ts";

@@ -7,26 +7,73 @@ import type { StoredCall } from "../estate/registry.ts";
 import { CorpusError } from "./corpus_error.ts";
 import { locateJsonError } from "./_json.ts";
 import { DEFAULT_BUFFER_SIZE, readLines } from "./_lines.ts";
-import { storedCallProblems } from "./_stored_call.ts";
+import { isStoredCallText, storedCallProblems } from "./_stored_call.ts";
+
+/**
+ * A torn last line of `calls.jsonl`: bytes after the last newline that are not a whole stored call.
+ * An append writes whole lines and acknowledges them only after fsync, and truncates the file back
+ * when a write fails; what remains is a write that never finished (a crash, a process killed
+ * mid-write) and so was never acknowledged. Readers skip it and report it; the next append removes
+ * it.
+ */
+export interface TornLine {
+  /** The `calls.jsonl` file. */
+  file: string;
+  /** Its line number, counting from 1. */
+  line: number;
+  /** How many bytes it has. */
+  bytes: number;
+  /** False when a reader skipped it; true when an append removed it. */
+  removed: boolean;
+}
 
 /** Options for {@linkcode readCallsFile}. */
 export interface ReadCallsOptions {
   /** Bytes per read. Default 64 KiB. Memory use is about this plus the longest line. */
   bufferSize?: number;
+  /** Told of a torn last line, which is not read (see {@linkcode TornLine}). Default: ignored. */
+  onTornLine?: (torn: TornLine) => void;
+}
+
+/**
+ * Says what a torn line is and what becomes of it, for a log or a terminal.
+ *
+ * @param torn The torn line.
+ * @returns One sentence, starting with `file:line:`.
+ *
+ * @example
+ * ```ts
+ * import { tornLineMessage } from "@tool-estate/core/store";
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   tornLineMessage({ file: "tools/fx.quote/calls.jsonl", line: 301, bytes: 37, removed: true }),
+ *   "tools/fx.quote/calls.jsonl:301: the last line was torn (37 bytes without a newline: an append that never finished); removed",
+ * );
+ * ```
+ */
+export function tornLineMessage(torn: TornLine): string {
+  const what = `${torn.bytes} byte${torn.bytes === 1 ? "" : "s"} without a newline`;
+  return torn.removed
+    ? `${torn.file}:${torn.line}: the last line was torn (${what}: an append that never finished); removed`
+    : `${torn.file}:${torn.line}: the last line is torn (${what}: an append that never finished); not read, and the next append removes it`;
 }
 
 /**
  * Reads a `calls.jsonl` file lazily: one JSON object per line
  * (`{"version","arguments","principal","at"}`), read with a fixed-size buffer so that memory stays
  * flat however large the file. Nothing is read before the first call is asked for. A missing file
- * has no calls; a last line without a newline is read like any other; `\r\n` line ends are
- * accepted. Every line must be a stored call: a blank or malformed line is an error, not skipped.
+ * has no calls; `\r\n` line ends are accepted. Every line must be a stored call: a blank or
+ * malformed line is an error, not skipped — except the last line when it lacks its newline: a
+ * whole stored call there is read like any other (a hand-written file), anything else is a torn
+ * write ({@linkcode TornLine}), reported to `onTornLine` and not read. The file is never followed
+ * through a symbolic link.
  *
  * @param path The file.
  * @param options The read size.
  * @returns The calls, in file order (line n is the n-th call).
  * @throws {CorpusError} While iterating, naming the file and line of the first line that is not
- *   valid UTF-8, not JSON, or not a stored call.
+ *   valid UTF-8, not JSON, or not a stored call (other than a torn last line); or when the file
+ *   is a symbolic link.
  *
  * @example
  * ```ts
@@ -47,7 +94,13 @@ export function* readCallsFile(
   options: ReadCallsOptions = {},
 ): Generator<StoredCall> {
   const versions = new Set<string>();
-  for (const [line, text] of readLines(path, options.bufferSize ?? DEFAULT_BUFFER_SIZE)) {
+  const lines = readLines(path, options.bufferSize ?? DEFAULT_BUFFER_SIZE);
+  for (const [line, text, terminated, bytes] of lines) {
+    // (text is undefined only on an unterminated last line)
+    if (text === undefined || (!terminated && !isStoredCallText(text))) {
+      options.onTornLine?.({ file: path, line, bytes: bytes!, removed: false });
+      return;
+    }
     if (text.trim() === "") {
       throw new CorpusError(path, "empty line; every line must be a stored call", { line });
     }
