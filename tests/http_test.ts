@@ -21,6 +21,7 @@ import {
   type ServeHttpOptions,
   StreamableHttpClientTransport,
   StreamableHttpError,
+  tokenSha256,
 } from "../lib/mcp/transports/http_mod.ts";
 import { SseDecoder } from "../lib/mcp/transports/_sse_parser.ts";
 import { estate, OPERATOR, RETAIL, spec } from "./_mcp_fixtures.ts";
@@ -966,6 +967,35 @@ Deno.test("bearerTokens() maps each token to its principal, without the token, a
   );
   assert.throws(() => bearerTokens([{ ...RETAIL, token: "" }]), /retail-agent has an empty token/);
   assert.equal(bearerToken("Bearer  abc=="), "abc==");
+});
+
+Deno.test("bearerTokens() matches a stored tokenSha256 by the SHA-256 of the presented token; hashes must be well-formed and unique", async () => {
+  // SHA-256("a"), from RFC 6234's tooling (sha256sum): not computed by the code under test.
+  const A = "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb";
+  assert.equal(tokenSha256("a"), A);
+  const authenticate = bearerTokens([
+    { ...RETAIL, tokenSha256: A.toUpperCase() },
+    { ...OPERATOR, token: "b" },
+  ]);
+  const as = async (authorization: string): Promise<Principal | undefined> =>
+    await authenticate({ method: "POST", path: "/mcp", headers: { authorization } });
+  assert.deepEqual(await as("Bearer a"), RETAIL, "the principal comes back without the hash");
+  assert.deepEqual(await as("Bearer b"), OPERATOR);
+  for (const h of ["Bearer " + A, "Bearer A", "Bearer c", "Bearer aa"]) {
+    assert.equal(await as(h), undefined, h);
+  }
+  assert.throws(
+    () => bearerTokens([{ ...RETAIL, tokenSha256: A }, { ...OPERATOR, token: "a" }]),
+    /principals retail-agent and wholesale-operator share a token/,
+  );
+  assert.throws(
+    () => bearerTokens([{ ...RETAIL, tokenSha256: "abc" }]),
+    /retail-agent: tokenSha256 must be 64 hexadecimal digits/,
+  );
+  assert.throws(
+    () => bearerTokens([{ ...RETAIL, tokenSha256: A, token: "a" }]),
+    /retail-agent has both token and tokenSha256/,
+  );
 });
 
 Deno.test("SseDecoder handles any chunking, CRLF/CR/LF line ends, comments and multi-line data", () => {

@@ -2,8 +2,20 @@
 import process from "node:process";
 import type { McpServer } from "../../mod.ts";
 import { bearerTokens, serveHttp } from "../mcp/transports/http_mod.ts";
-import type { EstateDir } from "../store/mod.ts";
+import { tokenSha256 } from "../mcp/transports/bearer_tokens.ts";
+import type { EstateDir, EstatePrincipal } from "../store/mod.ts";
+import { DEMO_TOKENS } from "./demo_tokens.ts";
 import type { CliIO } from "./main.ts";
+
+/**
+ * The token to print for a principal: a plain-text one from `principals.json`, or its demo token
+ * while `tokenSha256` is that token's hash (never a token the file no longer accepts).
+ */
+function shownToken(p: EstatePrincipal): string | undefined {
+  if (p.token !== undefined) return p.token;
+  const demo = Object.hasOwn(DEMO_TOKENS, p.id) ? DEMO_TOKENS[p.id] : undefined;
+  return demo !== undefined && p.tokenSha256 === tokenSha256(demo) ? demo : undefined;
+}
 
 /**
  * Serves over Streamable HTTP, printing how to connect (URL, demo tokens), until SIGINT or SIGTERM.
@@ -42,13 +54,18 @@ export async function serveHttpFromCli(
     io.stderr(`estate: cannot serve on ${listen}: ${(e as Error).message}\n`);
     return 2;
   }
+  const holders = principals.filter((p) => p.token !== undefined || p.tokenSha256 !== undefined);
   const lines = [
     `MCP server for the estate in ${estate.dir}`,
     `  URL: ${http.url} (Streamable HTTP: the handshake era 2024-11-05 to 2025-11-25 and the stateless 2026-07-28)`,
     `  Each principal connects with its bearer token (Authorization: Bearer <token>):`,
-    ...principals.filter((p) => p.token).map((p) => `    ${p.id.padEnd(22)} ${p.token}`),
+    ...holders.map((p) =>
+      `    ${p.id.padEnd(22)} ${
+        shownToken(p) ?? "(not shown: principals.json keeps only its SHA-256)"
+      }`
+    ),
     `  For example: curl -s ${http.url} -H "Authorization: Bearer ${
-      principals.find((p) => p.token)?.token ?? "<token>"
+      holders.map(shownToken).find((t) => t !== undefined) ?? "<token>"
     }" -H "Content-Type: application/json" -H "Accept: application/json, text/event-stream" -H "MCP-Protocol-Version: 2026-07-28" -H "Mcp-Method: server/discover" -d '{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'`,
     `  Publish into the estate while this runs (deno task estate publish FILE): connected clients get list_changed.`,
     `  Ctrl-C stops it.`,

@@ -37,4 +37,6 @@ export {
   bearerToken,
   bearerTokens,
   type HttpRequestInfo,
+  type TokenPrincipal,
+  tokenSha256,
 } from "./bearer_tokens.ts";
