@@ -396,6 +396,58 @@ Deno.test("http: a session idle past sessionIdleMs ends (404); one with an open 
   }, { sessionIdleMs: 100 });
 });
 
+Deno.test("http: reauthenticate() ends a revoked token's sessions at once and tells a principal whose scopes shrank", async () => {
+  await withServer(async (f) => {
+    const getStream = (session: string, token: string) =>
+      fetch(f.http.url, {
+        headers: {
+          accept: "text/event-stream",
+          authorization: `Bearer ${token}`,
+          "mcp-session-id": session,
+        },
+      });
+    const retail = await openSession(f.http.url, TOKENS.retail);
+    const retailStream = await getStream(retail, TOKENS.retail);
+    const operator = await openSession(f.http.url, TOKENS.operator);
+    const operatorStream = await getStream(operator, TOKENS.operator);
+    const list = (session: string, token: string) =>
+      post(f.http.url, { jsonrpc: "2.0", id: 5, method: "tools/list" }, {
+        authorization: `Bearer ${token}`,
+        "mcp-session-id": session,
+      });
+    assert.equal((await (await list(operator, TOKENS.operator)).json()).result.tools.length, 3);
+
+    // principals.json changed: the retail agent's token rotated; the operator lost payments:release.
+    const rotated = "tok-retail-0003";
+    const result = await f.http.reauthenticate(bearerTokens([
+      { ...RETAIL, token: rotated },
+      { ...OPERATOR, scopes: ["payments:read", "policy:read"], token: TOKENS.operator },
+    ]));
+    assert.deepEqual(result, { ended: 1, updated: 1 });
+    assert.equal(f.http.sessionCount, 1);
+    assert.deepEqual(await readEvents(retailStream), [], "the revoked session's stream ended");
+    const old = await refusal(await list(retail, TOKENS.retail));
+    assert.equal(old.status, 401, "the old token is refused on its next request");
+    const gone = await refusal(await list(retail, rotated));
+    assert.equal(gone.status, 404, "the session opened with it ended");
+    await openSession(f.http.url, rotated); // the new token works
+
+    assert.deepEqual(await readEvents(operatorStream, (m) => m.length === 1), [
+      { jsonrpc: "2.0", method: "notifications/tools/list_changed" },
+    ]);
+    const now = (await (await list(operator, TOKENS.operator)).json()).result.tools;
+    assert.deepEqual(now.map((t: { name: string }) => t.name), [
+      "payments.lookup",
+      "policy.search",
+    ]);
+    assert.deepEqual(
+      await f.http.reauthenticate(),
+      { ended: 0, updated: 0 },
+      "nothing changed since: nothing happens",
+    );
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 // The official SDK's client
 

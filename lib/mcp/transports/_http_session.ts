@@ -7,6 +7,7 @@
  */
 import type { JsonRpcId, JsonRpcNotification } from "../../jsonrpc/types.ts";
 import type { Session } from "../server.ts";
+import type { HttpRequestInfo } from "./bearer_tokens.ts";
 import type { SseWriter } from "./_sse_writer.ts";
 
 /** Where the notifications about one in-flight request go (its POST's response). */
@@ -26,6 +27,8 @@ export class HttpSession {
   readonly principalId: string;
   /** The server's session (set right after the server opens it). */
   session!: Session;
+  /** What the latest request on the session authenticated with (re-checked by `reauthenticate`). */
+  credentials!: HttpRequestInfo;
   /** When the session was last used (ms since the epoch). */
   lastSeen: number;
   /** True once the session ended (DELETE, expiry, server close). */

@@ -30,7 +30,7 @@ import {
   modernHeaderProblem,
 } from "../modern.ts";
 import type { McpServer } from "../server.ts";
-import type { Authenticate } from "./bearer_tokens.ts";
+import type { Authenticate, HttpRequestInfo } from "./bearer_tokens.ts";
 import { accepts, isJsonContentType, readBody } from "./_http_body.ts";
 import {
   corsHeaders,
@@ -89,6 +89,14 @@ export interface ServeHttpOptions {
   onError?: (error: unknown) => void;
 }
 
+/** What {@linkcode McpHttpServer.reauthenticate} did. */
+export interface ReauthenticateResult {
+  /** Sessions and stateless streams ended because their credentials are no longer accepted. */
+  ended: number;
+  /** Principals whose sessions and streams took new scopes, tenant or clearance. */
+  updated: number;
+}
+
 /** A running Streamable HTTP server. */
 export interface McpHttpServer {
   /** The endpoint's URL, e.g. `http://127.0.0.1:49152/mcp`. */
@@ -99,6 +107,22 @@ export interface McpHttpServer {
   readonly port: number;
   /** How many sessions are open. */
   readonly sessionCount: number;
+  /**
+   * Checks every open session and stateless stream again, with the credentials of its latest
+   * request, after the credentials changed (a token rotated or revoked, a principal's scopes
+   * edited): first replacing the authenticator, when one is given. A session or stream whose
+   * credentials are now refused (or stand for another principal) ends at once: the session's GET
+   * stream closes and its next request gets 404 (401 with the old token); a stateless stream
+   * (`subscriptions/listen`, a running call) is closed, or answered 401 before it started. A
+   * principal whose scopes, tenant or clearance changed keeps its sessions and streams, and
+   * {@linkcode McpServer.updatePrincipal} recomputes what they see (`list_changed` where that
+   * changed). An authenticator that throws keeps the session (and reports to `onError`): the
+   * next request is judged anyway.
+   *
+   * @param authenticate The new authenticator, replacing the one in use.
+   * @returns How many sessions and streams ended, and how many principals were updated.
+   */
+  reauthenticate(authenticate?: Authenticate): Promise<ReauthenticateResult>;
   /**
    * Stops listening, ends every stream and session (the `McpServer` itself stays open), drops
    * every connection, and resolves when the socket is closed. Idempotent.
@@ -113,6 +137,19 @@ function newSessionId(): string {
   const bytes = new Uint8Array(24);
   crypto.getRandomValues(bytes);
   return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_");
+}
+
+/** Whether two principals are the same in everything that decides what they may see. */
+function samePrincipal(a: Principal, b: Principal): boolean {
+  const key = (p: Principal) => JSON.stringify([p.id, p.tenant, p.clearance, [...p.scopes].sort()]);
+  return key(a) === key(b);
+}
+
+/** A stateless request being answered: its credentials, and how to end it if they are revoked. */
+interface StatelessCall {
+  readonly credentials: HttpRequestInfo;
+  principal: Principal;
+  revoke(): void;
 }
 
 function headerMap(req: IncomingMessage): Record<string, string> {
@@ -134,6 +171,8 @@ class Endpoint implements McpHttpServer {
   readonly #guard: Guard;
   readonly #path: string;
   readonly #sessions = new Map<string, HttpSession>();
+  readonly #calls = new Set<StatelessCall>();
+  #authenticate: Authenticate;
   readonly #sweep: ReturnType<typeof setInterval> | undefined;
   #closing: Promise<void> | undefined;
 
@@ -141,6 +180,7 @@ class Endpoint implements McpHttpServer {
     this.#server = server;
     this.#http = http;
     this.#options = options;
+    this.#authenticate = options.authenticate;
     this.#path = options.path ?? "/mcp";
     this.hostname = hostname;
     this.port = (http.address() as AddressInfo).port;
@@ -168,6 +208,49 @@ class Endpoint implements McpHttpServer {
       this.#http.closeAllConnections();
     });
     return this.#closing;
+  }
+
+  async reauthenticate(authenticate?: Authenticate): Promise<ReauthenticateResult> {
+    if (authenticate !== undefined) {
+      if (typeof authenticate !== "function") {
+        throw new TypeError("reauthenticate(): authenticate must be a function (see bearerTokens)");
+      }
+      this.#authenticate = authenticate;
+    }
+    const changed = new Map<string, Principal>();
+    let ended = 0;
+    /** The principal the credentials stand for now: undefined when refused, "keep" on failure. */
+    const judge = async (
+      credentials: HttpRequestInfo,
+      was: Principal,
+    ): Promise<Principal | undefined | "keep"> => {
+      let now: Principal | undefined;
+      try {
+        now = await this.#authenticate(credentials);
+      } catch (e) {
+        this.#options.onError?.(e);
+        return "keep";
+      }
+      if (now === undefined || now.id !== was.id) return undefined;
+      if (!samePrincipal(now, was)) changed.set(now.id, now);
+      return now;
+    };
+    for (const s of [...this.#sessions.values()]) {
+      const verdict = await judge(s.credentials, s.session.principal);
+      if (verdict === undefined && !s.ended) {
+        this.#end(s);
+        ended++;
+      }
+    }
+    for (const call of [...this.#calls]) {
+      const verdict = await judge(call.credentials, call.principal);
+      if (verdict === undefined && this.#calls.has(call)) {
+        call.revoke();
+        ended++;
+      } else if (verdict !== undefined && verdict !== "keep") call.principal = verdict;
+    }
+    for (const p of changed.values()) this.#server.updatePrincipal(p);
+    return { ended, updated: changed.size };
   }
 
   /** Answers one HTTP request; never throws. */
@@ -209,13 +292,14 @@ class Endpoint implements McpHttpServer {
       );
     }
     let principal: Principal | undefined;
+    const credentials: HttpRequestInfo = {
+      method,
+      path: req.url ?? path,
+      headers,
+      remoteAddress: req.socket.remoteAddress,
+    };
     try {
-      principal = await this.#options.authenticate({
-        method,
-        path: req.url ?? path,
-        headers,
-        remoteAddress: req.socket.remoteAddress,
-      });
+      principal = await this.#authenticate(credentials);
     } catch (e) {
       this.#options.onError?.(e);
       return writeRefusal(res, 500, "Internal Server Error: the authenticator failed", {
@@ -224,7 +308,7 @@ class Endpoint implements McpHttpServer {
       });
     }
     if (!principal) return this.#unauthorized(res, headers, cors);
-    if (method === "POST") return await this.#post(req, res, headers, cors, principal);
+    if (method === "POST") return await this.#post(req, res, credentials, cors, principal);
     if (headers["mcp-session-id"] === undefined) {
       // No handshake-era session: the stateless revision has no GET stream and no DELETE.
       return writeRefusal(
@@ -236,8 +320,8 @@ class Endpoint implements McpHttpServer {
     }
     const versionProblem = this.#versionProblem(headers);
     if (versionProblem) return writeRefusal(res, 400, versionProblem, { headers: cors });
-    if (method === "GET") return this.#get(res, headers, cors, principal);
-    return this.#delete(res, headers, cors, principal);
+    if (method === "GET") return this.#get(res, credentials, cors, principal);
+    return this.#delete(res, credentials, cors, principal);
   }
 
   #unauthorized(
@@ -275,13 +359,13 @@ class Endpoint implements McpHttpServer {
    */
   #session(
     res: ServerResponse,
-    headers: Record<string, string>,
+    credentials: HttpRequestInfo,
     cors: Record<string, string>,
     principal: Principal,
     what: string,
     id: JsonRpcId | null = null,
   ): HttpSession | undefined {
-    const sessionId = headers["mcp-session-id"];
+    const sessionId = credentials.headers["mcp-session-id"];
     if (sessionId === undefined) {
       writeRefusal(
         res,
@@ -311,16 +395,18 @@ class Endpoint implements McpHttpServer {
       return undefined;
     }
     s.lastSeen = Date.now();
+    s.credentials = credentials;
     return s;
   }
 
   async #post(
     req: IncomingMessage,
     res: ServerResponse,
-    headers: Record<string, string>,
+    credentials: HttpRequestInfo,
     cors: Record<string, string>,
     principal: Principal,
   ): Promise<void> {
+    const headers = credentials.headers;
     if (
       !accepts(headers.accept, "application/json") || !accepts(headers.accept, "text/event-stream")
     ) {
@@ -384,7 +470,7 @@ class Endpoint implements McpHttpServer {
       isModernMessage(value) ||
       (headerVersion !== undefined && MODERN_PROTOCOL_VERSIONS.includes(headerVersion))
     ) {
-      return await this.#postStateless(res, headers, cors, principal, value, kind, id, method);
+      return await this.#postStateless(res, credentials, cors, principal, value, kind, id, method);
     }
     const versionProblem = this.#versionProblem(headers);
     if (versionProblem) return writeRefusal(res, 400, versionProblem, { id, headers: cors });
@@ -400,11 +486,11 @@ class Endpoint implements McpHttpServer {
           { id, headers: cors },
         );
       }
-      session = this.#open(principal);
+      session = this.#open(principal, credentials);
       created = true;
     } else {
       const what = kind === "response" ? "a response" : method;
-      session = this.#session(res, headers, cors, principal, what, id);
+      session = this.#session(res, credentials, cors, principal, what, id);
       if (!session) return;
     }
     if (kind !== "request") {
@@ -444,7 +530,7 @@ class Endpoint implements McpHttpServer {
    */
   async #postStateless(
     res: ServerResponse,
-    headers: Record<string, string>,
+    credentials: HttpRequestInfo,
     cors: Record<string, string>,
     principal: Principal,
     value: unknown,
@@ -452,6 +538,7 @@ class Endpoint implements McpHttpServer {
     id: JsonRpcId | null,
     method: string,
   ): Promise<void> {
+    const headers = credentials.headers;
     if (kind !== "request") {
       res.writeHead(202, cors); // nothing for this server to do: cancellation is a closed stream
       res.end();
@@ -487,6 +574,16 @@ class Endpoint implements McpHttpServer {
       if (!res.writableFinished) controller.abort(); // the client closed the stream: cancel
     });
     const reply = new PostReply(res, cors, this.#options.keepAliveMs ?? 15_000);
+    let revoked = false;
+    const call: StatelessCall = {
+      credentials,
+      principal,
+      revoke: () => {
+        revoked = true;
+        controller.abort();
+      },
+    };
+    this.#calls.add(call);
     let response: JsonRpcResponse | undefined;
     try {
       response = await this.#server.handleStateless(value, {
@@ -497,6 +594,14 @@ class Endpoint implements McpHttpServer {
     } catch (e) {
       this.#options.onError?.(e);
       response = makeError(id, { code: ERROR_CODES.INTERNAL_ERROR, message: "Internal error" });
+    } finally {
+      this.#calls.delete(call);
+    }
+    if (revoked) {
+      // The credentials were revoked while it ran: a stream just ends; an answer not begun is 401.
+      if (res.headersSent) reply.finish(undefined);
+      else this.#unauthorized(res, headers, cors);
+      return;
     }
     if (controller.signal.aborted) return;
     // A capability the client did not declare is a 400 (2026-07-28), unless already streaming.
@@ -507,10 +612,11 @@ class Endpoint implements McpHttpServer {
 
   #get(
     res: ServerResponse,
-    headers: Record<string, string>,
+    credentials: HttpRequestInfo,
     cors: Record<string, string>,
     principal: Principal,
   ): void {
+    const headers = credentials.headers;
     if (!accepts(headers.accept, "text/event-stream")) {
       return writeRefusal(
         res,
@@ -519,7 +625,7 @@ class Endpoint implements McpHttpServer {
         { headers: cors },
       );
     }
-    const session = this.#session(res, headers, cors, principal, "GET");
+    const session = this.#session(res, credentials, cors, principal, "GET");
     if (!session) return;
     const stream = new SseWriter(res, this.#options.keepAliveMs ?? 15_000);
     stream.open(cors);
@@ -531,19 +637,20 @@ class Endpoint implements McpHttpServer {
 
   #delete(
     res: ServerResponse,
-    headers: Record<string, string>,
+    credentials: HttpRequestInfo,
     cors: Record<string, string>,
     principal: Principal,
   ): void {
-    const session = this.#session(res, headers, cors, principal, "DELETE");
+    const session = this.#session(res, credentials, cors, principal, "DELETE");
     if (!session) return;
     this.#end(session);
     res.writeHead(204, cors);
     res.end();
   }
 
-  #open(principal: Principal): HttpSession {
+  #open(principal: Principal, credentials: HttpRequestInfo): HttpSession {
     const s = new HttpSession(newSessionId(), principal.id, Date.now());
+    s.credentials = credentials;
     s.session = this.#server.openSession({
       principal,
       id: s.id,
