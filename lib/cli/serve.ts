@@ -15,6 +15,7 @@ import { type CallRecord, McpServer, type ProbeRecord } from "../../mod.ts";
 import { EstateDir } from "../store/mod.ts";
 import { serveStdio } from "../mcp/transports/stdio.ts";
 import { parseArgs, UsageError } from "./_args.ts";
+import { principalOnly, type PrincipalWatch } from "./_principal_watch.ts";
 import type { CliIO } from "./main.ts";
 
 const USAGE =
@@ -68,11 +69,27 @@ export function exampleServer(
   });
 }
 
-/** Watches the estate folder and takes other processes' changes in (debounced). */
-function watchEstate(estate: EstateDir, log: (line: string) => void): () => void {
+/**
+ * Watches the estate folder and takes other processes' changes in (debounced): tools, and
+ * `principals.json` (a file that cannot be read leaves the principals read before in force).
+ */
+function watchEstate(
+  estate: EstateDir,
+  log: (line: string) => void,
+  principals: PrincipalWatch,
+): () => void {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const refresh = () => {
     timer = undefined;
+    try {
+      if (estate.refreshPrincipals()) principals.changed();
+    } catch (e) {
+      log(
+        `principals.json changed but could not be read; the ${estate.principals().length} principals read before stay in force: ${
+          (e as Error).message
+        }`,
+      );
+    }
     try {
       estate.refresh();
     } catch (e) {
@@ -124,7 +141,8 @@ export async function runServe(argv: string[], io: CliIO): Promise<number> {
   }
   const log = (line: string) => io.stderr(`[estate serve] ${line}\n`);
   const server = exampleServer(estate, { log, recordCalls: args.flags.has("record-calls") });
-  const unwatch = watchEstate(estate, log);
+  const principals: PrincipalWatch = { changed: () => {} };
+  const unwatch = watchEstate(estate, log, principals);
   try {
     if (args.flags.has("stdio")) {
       const id = args.flags.get("principal");
@@ -138,7 +156,31 @@ export async function runServe(argv: string[], io: CliIO): Promise<number> {
         return 2;
       }
       log(`serving ${dir} over stdio as ${principal.id}`);
-      await serveStdio(server, { principal, input: process.stdin, output: process.stdout });
+      // stdio carries no credential: the principal is re-read from principals.json when it
+      // changes, and the server stops when the principal is no longer there.
+      const removed = new AbortController();
+      principals.changed = () => {
+        const now = estate.principal(principal.id);
+        if (!now) {
+          log(`principal ${principal.id} is no longer in principals.json: stopping`);
+          removed.abort();
+          return;
+        }
+        server.updatePrincipal(principalOnly(now));
+        log(`principals.json changed: serving ${principal.id} as it is now`);
+      };
+      await serveStdio(server, {
+        principal: principalOnly(principal),
+        input: process.stdin,
+        output: process.stdout,
+        signal: removed.signal,
+      });
+      if (removed.signal.aborted) {
+        // Stop reading stdin (paused first: Deno keeps a flowing stdin's read going otherwise).
+        process.stdin.pause();
+        process.stdin.destroy();
+        return 1;
+      }
       return 0;
     }
     const { serveHttpFromCli } = await import("./serve_http.ts");
@@ -148,6 +190,7 @@ export async function runServe(argv: string[], io: CliIO): Promise<number> {
       String(args.flags.get("http") ?? "127.0.0.1:3000"),
       io,
       log,
+      principals,
     );
   } finally {
     unwatch();
