@@ -43,6 +43,8 @@ interface Fixture {
   http: McpHttpServer;
   server: McpServer;
   registry: ToolRegistry;
+  /** How many handler runs are waiting to be cancelled (reference PMT-000777). */
+  readonly waiting: number;
   /** Closes the HTTP server, then the MCP server. */
   close(): Promise<void>;
 }
@@ -53,12 +55,15 @@ interface Fixture {
  */
 async function start(options: Partial<ServeHttpOptions> = {}): Promise<Fixture> {
   const registry = estate();
+  let waiting = 0;
   const server = new McpServer({
     registry,
     handlerFor: (t) => async (args, context) => {
       if (args.reference === "PMT-000777") {
         // Runs until cancelled.
+        waiting++;
         await new Promise((resolve) => context.signal.addEventListener("abort", resolve));
+        waiting--;
       }
       if (typeof args.amount === "number") {
         context.progress(1, 2, "halfway");
@@ -78,6 +83,9 @@ async function start(options: Partial<ServeHttpOptions> = {}): Promise<Fixture> 
     http,
     server,
     registry,
+    get waiting() {
+      return waiting;
+    },
     close: async () => {
       await http.close();
       server.close();
@@ -524,6 +532,71 @@ Deno.test("http: initialize past maxSessions gets 503; ending a session makes ro
     assert.equal(ok.status, 200);
     await ok.body?.cancel();
   }, { maxSessions: 1 });
+});
+
+Deno.test("http: past maxSessionsPerPrincipal a principal's idle-longest session ends; others still get in; 503 names the quota when none is idle", async () => {
+  await withServer(async (f) => {
+    const list = (session: string, token = TOKENS.operator) =>
+      post(f.http.url, { jsonrpc: "2.0", id: 7, method: "tools/list" }, {
+        authorization: `Bearer ${token}`,
+        "mcp-session-id": session,
+      });
+    const status = async (session: string, token = TOKENS.operator) => {
+      const res = await list(session, token);
+      await res.body?.cancel();
+      return res.status;
+    };
+    const s1 = await openSession(f.http.url);
+    const s2 = await openSession(f.http.url);
+    const s3 = await openSession(f.http.url);
+    assert.equal(await status(s1), 200); // s1 used last: s2 is now the one idle longest
+    const s4 = await openSession(f.http.url);
+    const s5 = await openSession(f.http.url);
+    assert.deepEqual(
+      [await status(s1), await status(s2), await status(s3), await status(s4), await status(s5)],
+      [200, 404, 404, 200, 200],
+      "quota 3: s2, then s3, ended; s1 was used more recently",
+    );
+    assert.equal(f.http.sessionCount, 3);
+
+    // Another principal is not affected.
+    const retail = [
+      await openSession(f.http.url, TOKENS.retail),
+      await openSession(f.http.url, TOKENS.retail),
+    ];
+    for (const r of retail) assert.equal(await status(r, TOKENS.retail), 200);
+
+    // None of the operator's sessions idle (two GET streams, one call in flight): 503.
+    const streams = await Promise.all([s1, s4].map((id) =>
+      fetch(f.http.url, {
+        headers: {
+          accept: "text/event-stream",
+          authorization: `Bearer ${TOKENS.operator}`,
+          "mcp-session-id": id,
+        },
+      })
+    ));
+    const running = post(f.http.url, {
+      jsonrpc: "2.0",
+      id: 8,
+      method: "tools/call",
+      params: { name: "payments.lookup", arguments: { reference: "PMT-000777" } },
+    }, { "mcp-session-id": s5 }).catch(() => undefined); // dropped when the server closes
+    for (let i = 0; i < 200 && f.waiting === 0; i++) await delay(10); // the call is under way
+    assert.equal(f.waiting, 1);
+    const full = await refusal(await post(f.http.url, INIT));
+    assert.equal(full.status, 503);
+    assert.match(
+      full.message,
+      /wholesale-operator has 3 sessions open, the most one principal may hold \(maxSessionsPerPrincipal\), and none is idle/,
+    );
+    assert.equal(f.http.sessionCount, 5);
+    assert.equal(await status(retail[0], TOKENS.retail), 200);
+    await openSession(f.http.url, TOKENS.retail); // still room for others
+    for (const r of streams) await r.body?.cancel();
+    await f.close(); // ends the call in flight
+    await (await running)?.body?.cancel();
+  }, { maxSessionsPerPrincipal: 3, maxSessions: 10 });
 });
 
 Deno.test("http: a request answers JSON without progress, and SSE (progress, then response) with it", async () => {

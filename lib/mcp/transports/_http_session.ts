@@ -31,6 +31,8 @@ export class HttpSession {
   credentials!: HttpRequestInfo;
   /** When the session was last used (ms since the epoch). */
   lastSeen: number;
+  /** The order of its last use among all sessions' (higher: more recent), for eviction. */
+  lastUse = 0;
   /** True once the session ended (DELETE, expiry, server close). */
   ended = false;
   /** How many of its requests are being handled (a busy session never expires). */
@@ -50,6 +52,11 @@ export class HttpSession {
     this.id = id;
     this.principalId = principalId;
     this.lastSeen = now;
+  }
+
+  /** Whether it may be ended to make room: no request in flight, no GET stream open. */
+  get idle(): boolean {
+    return this.busy === 0 && !this.listening;
   }
 
   /** Whether a GET stream is open. */

@@ -81,8 +81,15 @@ export interface ServeHttpOptions {
    * milliseconds; 0 for never. Default 30 minutes.
    */
   sessionIdleMs?: number;
-  /** The most sessions open at once; `initialize` past it gets 503. Default 1000. */
+  /** The most sessions open at once, all principals together; `initialize` past it gets 503. Default 1000. */
   maxSessions?: number;
+  /**
+   * The most sessions one principal may hold, so that no principal can take the others' share of
+   * `maxSessions`. A principal at it that opens another ends its own session idle longest (no
+   * request in flight, no GET stream open; the ended session's next request gets 404); when none
+   * is idle, `initialize` gets 503 saying so. Default 100.
+   */
+  maxSessionsPerPrincipal?: number;
   /** The URL of the OAuth protected-resource metadata, named in the 401 `WWW-Authenticate`. */
   resourceMetadataUrl?: string;
   /** Called with unexpected errors (a failing authenticator, a server bug); they are answered with 500. */
@@ -172,6 +179,8 @@ class Endpoint implements McpHttpServer {
   readonly #path: string;
   readonly #sessions = new Map<string, HttpSession>();
   readonly #calls = new Set<StatelessCall>();
+  /** Counts session uses, to tell which session of a principal was idle longest. */
+  #uses = 0;
   #authenticate: Authenticate;
   readonly #sweep: ReturnType<typeof setInterval> | undefined;
   #closing: Promise<void> | undefined;
@@ -394,9 +403,33 @@ class Endpoint implements McpHttpServer {
       );
       return undefined;
     }
-    s.lastSeen = Date.now();
+    this.#touch(s);
     s.credentials = credentials;
     return s;
+  }
+
+  /** Marks a session used now. */
+  #touch(s: HttpSession): void {
+    s.lastSeen = Date.now();
+    s.lastUse = ++this.#uses;
+  }
+
+  /**
+   * Makes room for one more session of `principal` under its quota: ends its session idle longest
+   * when it is at the quota. Returns why not (for the 503) when none is idle.
+   */
+  #makeRoom(principal: Principal): string | undefined {
+    const quota = this.#options.maxSessionsPerPrincipal ?? 100;
+    const own = [...this.#sessions.values()].filter((s) => s.principalId === principal.id);
+    if (own.length < quota) return undefined;
+    const idle = own.filter((s) => s.idle).sort((a, b) => a.lastUse - b.lastUse);
+    // Over the quota only if it was lowered while sessions were open: end as many as needed.
+    const excess = own.length - quota + 1;
+    if (idle.length < excess) {
+      return `Service Unavailable: ${principal.id} has ${own.length} sessions open, the most one principal may hold (maxSessionsPerPrincipal), and none is idle (each has a request in flight or a GET stream open): a new session ends that principal's session idle longest; end one with DELETE, or retry when a request has finished`;
+    }
+    for (const s of idle.slice(0, excess)) this.#end(s);
+    return undefined;
   }
 
   async #post(
@@ -478,11 +511,14 @@ class Endpoint implements McpHttpServer {
     let session: HttpSession | undefined;
     let created = false;
     if (isInitialize && headers["mcp-session-id"] === undefined) {
-      if (this.#sessions.size >= (this.#options.maxSessions ?? 1000)) {
+      const full = this.#makeRoom(principal);
+      if (full) return writeRefusal(res, 503, full, { id, headers: cors });
+      const max = this.#options.maxSessions ?? 1000;
+      if (this.#sessions.size >= max) {
         return writeRefusal(
           res,
           503,
-          "Service Unavailable: this MCP server has too many open sessions; try again later",
+          `Service Unavailable: this MCP server has too many open sessions (${max}, all principals together: maxSessions); try again later`,
           { id, headers: cors },
         );
       }
@@ -511,7 +547,7 @@ class Endpoint implements McpHttpServer {
     } finally {
       release?.();
       session.busy--;
-      session.lastSeen = Date.now();
+      this.#touch(session);
     }
     if (created) {
       if (response === undefined || !("result" in response)) {
@@ -630,7 +666,7 @@ class Endpoint implements McpHttpServer {
     const stream = new SseWriter(res, this.#options.keepAliveMs ?? 15_000);
     stream.open(cors);
     stream.comment("listening");
-    stream.onEnd(() => (session.lastSeen = Date.now()));
+    stream.onEnd(() => this.#touch(session));
     if (session.ended) stream.end();
     else session.attach(stream);
   }
@@ -651,6 +687,7 @@ class Endpoint implements McpHttpServer {
   #open(principal: Principal, credentials: HttpRequestInfo): HttpSession {
     const s = new HttpSession(newSessionId(), principal.id, Date.now());
     s.credentials = credentials;
+    this.#touch(s);
     s.session = this.#server.openSession({
       principal,
       id: s.id,
@@ -669,7 +706,7 @@ class Endpoint implements McpHttpServer {
   #expire(idleMs: number): void {
     const cutoff = Date.now() - idleMs;
     for (const s of [...this.#sessions.values()]) {
-      if (s.busy === 0 && !s.listening && s.lastSeen < cutoff) this.#end(s);
+      if (s.idle && s.lastSeen < cutoff) this.#end(s);
     }
   }
 }
