@@ -1006,6 +1006,142 @@ Deno.test("http: a stalled or half-closed request times out without holding up a
   }, { requestTimeoutMs: 300 });
 });
 
+/** A raw TCP connection to the server that collects what comes back until the server closes it. */
+class RawConnection {
+  received = "";
+  closed = false;
+  readonly done: Promise<void>;
+  readonly #conn: Deno.Conn;
+
+  private constructor(conn: Deno.Conn) {
+    this.#conn = conn;
+    this.done = (async () => {
+      const buffer = new Uint8Array(4096);
+      const text = new TextDecoder();
+      try {
+        for (;;) {
+          const n = await conn.read(buffer);
+          if (n === null) break;
+          this.received += text.decode(buffer.subarray(0, n), { stream: true });
+        }
+      } catch { /* reset by the server */ }
+      this.closed = true;
+    })();
+  }
+
+  static async open(port: number): Promise<RawConnection> {
+    return new RawConnection(await Deno.connect({ hostname: "127.0.0.1", port }));
+  }
+
+  /** Sends text; false when the connection is already closed. */
+  async send(text: string): Promise<boolean> {
+    if (this.closed) return false;
+    try {
+      await this.#conn.write(new TextEncoder().encode(text));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  close(): void {
+    try {
+      this.#conn.close();
+    } catch { /* already closed */ }
+  }
+}
+
+/** Polls until `check` holds; fails naming `what` when it never does. */
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 400 && !check(); i++) await delay(10);
+  assert.ok(check(), `never happened: ${what}`);
+}
+
+Deno.test("http: a client sending its headers a byte at a time is cut off at headersTimeoutMs with 408, though never idle", async () => {
+  await withServer(async (f) => {
+    const conn = await RawConnection.open(f.http.port);
+    const head = `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${f.http.port}\r\n` +
+      `x-slow: ${"a".repeat(300)}\r\n\r\n`;
+    let sent = 0;
+    try {
+      // One byte every 20 ms: never idle for requestTimeoutMs, but slower than headersTimeoutMs.
+      while (sent < head.length && await conn.send(head[sent])) {
+        sent++;
+        await delay(20);
+      }
+      await conn.done;
+      assert.ok(sent < head.length, `the headers were all sent (${sent} bytes) before the cut`);
+      assert.equal(statusOf(conn.received), 408);
+      assert.match(conn.received, /headers did not arrive within 200 ms \(headersTimeoutMs\)/);
+      const ok = await post(f.http.url, INIT);
+      assert.equal(ok.status, 200);
+      await ok.body?.cancel();
+    } finally {
+      conn.close();
+    }
+  }, { headersTimeoutMs: 200, requestTimeoutMs: 5_000 });
+});
+
+/** Opens `n` raw connections and waits until the server counts them. */
+async function holdConnections(f: Fixture, n: number): Promise<RawConnection[]> {
+  const held: RawConnection[] = [];
+  for (let i = 0; i < n; i++) held.push(await RawConnection.open(f.http.port));
+  await until(() => f.http.connectionCount === n, `${n} connections counted`);
+  return held;
+}
+
+/** A complete request on a raw connection: the status of the answer (the server then closes). */
+async function rawStatus(conn: RawConnection, port: number): Promise<number> {
+  await conn.send(rawPost(port, {}, JSON.stringify(INIT)));
+  await conn.done;
+  return statusOf(conn.received);
+}
+
+Deno.test("http: connections past maxConnectionsPerAddress are refused at once with 503; the open ones still work", async () => {
+  await withServer(async (f) => {
+    const held = await holdConnections(f, 3);
+    try {
+      const excess = await RawConnection.open(f.http.port);
+      held.push(excess);
+      assert.equal(await rawStatus(excess, f.http.port), 503);
+      assert.match(
+        excess.received,
+        /3 connections are open from 127\.0\.0\.1, the most one address may hold \(maxConnectionsPerAddress\)/,
+      );
+      assert.equal(f.http.connectionCount, 3, "the refused connection was never counted");
+      assert.equal(await rawStatus(held[0], f.http.port), 200, "an open connection still works");
+      await until(() => f.http.connectionCount === 2, "the closed connection uncounted");
+      const next = await RawConnection.open(f.http.port);
+      held.push(next);
+      assert.equal(await rawStatus(next, f.http.port), 200, "room again");
+    } finally {
+      for (const c of held) c.close();
+    }
+  }, { maxConnectionsPerAddress: 3, maxConnections: 100 });
+});
+
+Deno.test("http: connections past maxConnections are refused at once with 503; the open ones still work", async () => {
+  await withServer(async (f) => {
+    const held = await holdConnections(f, 3);
+    try {
+      const excess = await RawConnection.open(f.http.port);
+      held.push(excess);
+      assert.equal(await rawStatus(excess, f.http.port), 503);
+      assert.match(
+        excess.received,
+        /this MCP server has 3 connections open, the most it holds \(maxConnections\)/,
+      );
+      assert.equal(await rawStatus(held[1], f.http.port), 200, "an open connection still works");
+      await until(() => f.http.connectionCount === 2, "the closed connection uncounted");
+      const res = await post(f.http.url, INIT); // fetch gets in again
+      assert.equal(res.status, 200);
+      await res.body?.cancel();
+    } finally {
+      for (const c of held) c.close();
+    }
+  }, { maxConnections: 3, maxConnectionsPerAddress: 100 });
+});
+
 Deno.test("http: bytes that are not HTTP never crash the server", async () => {
   await withServer(async (f) => {
     const junk = [

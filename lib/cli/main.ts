@@ -51,6 +51,8 @@ commands:
   list [--principal ID]                  what a principal discovers (all tools without --principal)
   replay NAME [--schema FILE]            replay stored calls through a schema (default: newest published)
   impact NAME@VERSION                    who called a version, how often, last seen
+  serve [--http HOST:PORT | --stdio --principal ID]
+                                         the estate as a live MCP server (estate serve --help)
 
 options:
   --estate DIR   the estate folder (default: corpus)

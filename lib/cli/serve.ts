@@ -14,12 +14,53 @@ import { BankSystem } from "../../examples/bank_system.ts";
 import { type CallRecord, McpServer, type ProbeRecord } from "../../mod.ts";
 import { EstateDir } from "../store/mod.ts";
 import { serveStdio } from "../mcp/transports/stdio.ts";
+import { HTTP_LIMITS } from "../mcp/transports/_http_limits.ts";
 import { parseArgs, UsageError } from "./_args.ts";
 import { principalOnly, type PrincipalWatch } from "./_principal_watch.ts";
 import type { CliIO } from "./main.ts";
 
 const USAGE =
   "usage: estate serve [--http HOST:PORT (default 127.0.0.1:3000) | --stdio --principal ID] [--estate DIR] [--record-calls]";
+
+const L = HTTP_LIMITS;
+const T = `${L.requestTimeoutMs / 1000} s`;
+const MIB = `${L.maxBodyBytes / 1024 / 1024} MiB`;
+const IDLE = `${L.sessionIdleMs / 60_000} min`;
+
+/** `estate serve --help`: the usage, what is followed while serving, and the limits over HTTP. */
+export const SERVE_HELP = `${USAGE}
+
+Serves the estate as an MCP server, over Streamable HTTP (both protocol eras; each principal
+connects with its bearer token, whose SHA-256 principals.json keeps) or over stdio as one
+principal (stdio carries no credential).
+
+options:
+  --http HOST:PORT   listen there (default 127.0.0.1:3000; port 0 picks a free one)
+  --stdio            serve one client on stdin/stdout instead
+  --principal ID     with --stdio: the principal to serve as
+  --estate DIR       the estate folder (default: corpus)
+  --record-calls     append each accepted call to the tool's calls.jsonl
+  --help             this text
+
+While it runs it follows the estate folder: versions published, deprecated or retired by other
+processes reach connected clients as list_changed; an edited principals.json takes effect at
+once (a revoked or rotated token gets 401 and its sessions and streams end; a principal whose
+scopes, tenant or clearance changed gets list_changed where its tools changed; a file that cannot
+be read leaves the principals read before in force; with --stdio, the server re-reads its
+principal and stops when it is removed).
+
+limits over HTTP (serveHttp options; each refusal names the limit it hit):
+  sessions           ${L.maxSessions} open at once (maxSessions), 503 past it; ${L.maxSessionsPerPrincipal} per principal
+                     (maxSessionsPerPrincipal): one more ends that principal's session idle
+                     longest (no request in flight, no GET stream), 503 when none is idle
+  idle sessions      end after ${IDLE} unused (sessionIdleMs)
+  connections        ${L.maxConnections} at once (maxConnections), ${L.maxConnectionsPerAddress} from one address
+                     (maxConnectionsPerAddress): one more is answered 503 and closed at once
+  request headers    complete within ${T} of the connection (or of the previous response),
+                     however steadily they trickle in (headersTimeoutMs): 408, closed
+  request bodies     at most ${MIB} (maxBodyBytes, 413), within ${T} (requestTimeoutMs, 408)
+  idle connections   closed after ${T} (requestTimeoutMs)
+`;
 
 /**
  * Builds the server for an estate: handlers, resources, prompts, and the call log — every call
@@ -122,8 +163,12 @@ export async function runServe(argv: string[], io: CliIO): Promise<number> {
   try {
     args = parseArgs(argv, {
       values: ["estate", "principal", "http"],
-      booleans: ["stdio", "record-calls"],
+      booleans: ["stdio", "record-calls", "help"],
     });
+    if (args.flags.has("help")) {
+      io.stdout(SERVE_HELP);
+      return 0;
+    }
     if (args.positionals.length || (args.flags.has("stdio") && args.flags.has("http"))) {
       throw new UsageError(USAGE);
     }

@@ -8,6 +8,7 @@ import {
   type TokenPrincipal,
   tokenSha256,
 } from "../mcp/transports/http_mod.ts";
+import { HTTP_LIMITS } from "../mcp/transports/_http_limits.ts";
 import type { EstateDir, EstatePrincipal } from "../store/mod.ts";
 import { DEMO_TOKENS } from "./demo_tokens.ts";
 import type { CliIO } from "./main.ts";
@@ -119,6 +120,10 @@ export async function serveHttpFromCli(
       holders.map(shownToken).find((t) => t !== undefined) ?? "<token>"
     }" -H "Content-Type: application/json" -H "Accept: application/json, text/event-stream" -H "MCP-Protocol-Version: 2026-07-28" -H "Mcp-Method: server/discover" -d '{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'`,
     `  Publish into the estate while this runs (deno task estate publish FILE): connected clients get list_changed.`,
+    `  Edit principals.json while this runs: a revoked token is refused at once, changed scopes apply at once.`,
+    `  Limits: ${HTTP_LIMITS.maxSessionsPerPrincipal} sessions per principal (${HTTP_LIMITS.maxSessions} in all), ${HTTP_LIMITS.maxConnectionsPerAddress} connections per address (${HTTP_LIMITS.maxConnections} in all), request headers within ${
+      HTTP_LIMITS.requestTimeoutMs / 1000
+    } s; estate serve --help says more.`,
     `  Ctrl-C stops it.`,
   ];
   io.stdout(lines.join("\n") + "\n");

@@ -16,7 +16,7 @@
  * @module
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { validateEnvelope } from "../../jsonrpc/envelope.ts";
 import { ERROR_CODES, JsonRpcError, MCP_ERROR_CODES } from "../../jsonrpc/errors.ts";
 import { makeError } from "../../jsonrpc/messages.ts";
@@ -32,6 +32,8 @@ import {
 import type { McpServer } from "../server.ts";
 import type { Authenticate, HttpRequestInfo } from "./bearer_tokens.ts";
 import { accepts, isJsonContentType, readBody } from "./_http_body.ts";
+import { ConnectionGuard } from "./_http_connections.ts";
+import { HTTP_LIMITS } from "./_http_limits.ts";
 import {
   corsHeaders,
   type Guard,
@@ -74,6 +76,24 @@ export interface ServeHttpOptions {
    * connection is kept, in milliseconds; a request body late past it gets 408. Default 30 s.
    */
   requestTimeoutMs?: number;
+  /**
+   * How long a connection may take to deliver a request's complete headers, in milliseconds,
+   * however steadily the bytes trickle in; past it the connection gets 408 and is closed (a
+   * kept-alive connection waiting for its next request is just closed). Default:
+   * `requestTimeoutMs`.
+   */
+  headersTimeoutMs?: number;
+  /**
+   * The most connections held at once; one more is answered 503 and closed at once. Default
+   * 1024.
+   */
+  maxConnections?: number;
+  /**
+   * The most connections held at once from one remote address; one more is answered 503 and
+   * closed at once. Behind a reverse proxy every client shares the proxy's address: raise it.
+   * Default 128.
+   */
+  maxConnectionsPerAddress?: number;
   /** How often an SSE stream gets a keep-alive comment, in milliseconds; 0 for never. Default 15 s. */
   keepAliveMs?: number;
   /**
@@ -114,6 +134,8 @@ export interface McpHttpServer {
   readonly port: number;
   /** How many sessions are open. */
   readonly sessionCount: number;
+  /** How many connections are held (refused ones are never counted). */
+  readonly connectionCount: number;
   /**
    * Checks every open session and stateless stream again, with the credentials of its latest
    * request, after the credentials changed (a token rotated or revoked, a principal's scopes
@@ -185,9 +207,18 @@ class Endpoint implements McpHttpServer {
   readonly #sweep: ReturnType<typeof setInterval> | undefined;
   #closing: Promise<void> | undefined;
 
-  constructor(server: McpServer, http: Server, options: ServeHttpOptions, hostname: string) {
+  readonly #connections: ConnectionGuard;
+
+  constructor(
+    server: McpServer,
+    http: Server,
+    options: ServeHttpOptions,
+    hostname: string,
+    connections: ConnectionGuard,
+  ) {
     this.#server = server;
     this.#http = http;
+    this.#connections = connections;
     this.#options = options;
     this.#authenticate = options.authenticate;
     this.#path = options.path ?? "/mcp";
@@ -199,7 +230,7 @@ class Endpoint implements McpHttpServer {
       options.allowedHosts ?? loopbackHosts(this.port),
       options.allowedOrigins ?? [],
     );
-    const idle = options.sessionIdleMs ?? 30 * 60_000;
+    const idle = options.sessionIdleMs ?? HTTP_LIMITS.sessionIdleMs;
     if (idle > 0) {
       this.#sweep = setInterval(() => this.#expire(idle), Math.max(10, Math.min(idle / 2, 60_000)));
     }
@@ -209,12 +240,17 @@ class Endpoint implements McpHttpServer {
     return this.#sessions.size;
   }
 
+  get connectionCount(): number {
+    return this.#connections.count;
+  }
+
   close(): Promise<void> {
     this.#closing ??= new Promise<void>((resolve) => {
       clearInterval(this.#sweep);
       for (const s of [...this.#sessions.values()]) this.#end(s);
       this.#http.close(() => resolve());
       this.#http.closeAllConnections();
+      this.#connections.closeAll();
     });
     return this.#closing;
   }
@@ -419,7 +455,7 @@ class Endpoint implements McpHttpServer {
    * when it is at the quota. Returns why not (for the 503) when none is idle.
    */
   #makeRoom(principal: Principal): string | undefined {
-    const quota = this.#options.maxSessionsPerPrincipal ?? 100;
+    const quota = this.#options.maxSessionsPerPrincipal ?? HTTP_LIMITS.maxSessionsPerPrincipal;
     const own = [...this.#sessions.values()].filter((s) => s.principalId === principal.id);
     if (own.length < quota) return undefined;
     const idle = own.filter((s) => s.idle).sort((a, b) => a.lastUse - b.lastUse);
@@ -461,8 +497,8 @@ class Endpoint implements McpHttpServer {
       );
     }
     const body = await readBody(req, {
-      maxBytes: this.#options.maxBodyBytes ?? 1024 * 1024,
-      timeoutMs: this.#options.requestTimeoutMs ?? 30_000,
+      maxBytes: this.#options.maxBodyBytes ?? HTTP_LIMITS.maxBodyBytes,
+      timeoutMs: this.#options.requestTimeoutMs ?? HTTP_LIMITS.requestTimeoutMs,
     });
     if (!body.ok) {
       const close: Record<string, string> = body.status === 400 ? {} : { connection: "close" };
@@ -513,7 +549,7 @@ class Endpoint implements McpHttpServer {
     if (isInitialize && headers["mcp-session-id"] === undefined) {
       const full = this.#makeRoom(principal);
       if (full) return writeRefusal(res, 503, full, { id, headers: cors });
-      const max = this.#options.maxSessions ?? 1000;
+      const max = this.#options.maxSessions ?? HTTP_LIMITS.maxSessions;
       if (this.#sessions.size >= max) {
         return writeRefusal(
           res,
@@ -793,10 +829,18 @@ export async function serveHttp(
   if (typeof options.authenticate !== "function") {
     throw new TypeError("serveHttp(): options.authenticate must be a function (see bearerTokens)");
   }
-  const idleMs = options.requestTimeoutMs ?? 30_000;
+  const idleMs = options.requestTimeoutMs ?? HTTP_LIMITS.requestTimeoutMs;
+  const connections = new ConnectionGuard({
+    headersTimeoutMs: options.headersTimeoutMs ?? idleMs,
+    maxConnections: options.maxConnections ?? HTTP_LIMITS.maxConnections,
+    maxConnectionsPerAddress: options.maxConnectionsPerAddress ??
+      HTTP_LIMITS.maxConnectionsPerAddress,
+  });
   const http = createServer();
-  http.on("connection", (socket) => {
-    socket.setTimeout(idleMs, () => socket.destroy()); // slow headers, idle keep-alive
+  http.on("connection", (socket: Socket) => {
+    // Too many connections (in all, or from this address): 503 at once, never counted.
+    if (!connections.admit(socket)) return;
+    socket.setTimeout(idleMs, () => socket.destroy()); // silent, idle keep-alive
   });
   const port = options.port ?? 0;
   await new Promise<void>((resolve, reject) => {
@@ -811,15 +855,19 @@ export async function serveHttp(
     });
   });
   http.on("error", (e) => options.onError?.(e)); // after listening: e.g. out of file descriptors
-  const endpoint = new Endpoint(server, http, options, hostname);
+  const endpoint = new Endpoint(server, http, options, hostname, connections);
   http.on("request", (req: IncomingMessage, res: ServerResponse) => {
     // A client that resets mid-request is handled where it matters (the body read, the
     // streams' close events); the error event itself must never go unheard.
     req.on("error", () => {});
     res.on("error", () => {});
-    req.socket.setTimeout(0); // a request in progress is timed by its own deadline
+    const socket = req.socket;
+    if (connections.refused(socket)) return; // parsed before the refusal closed it: never served
+    connections.requestStarted(socket); // the headers arrived
+    socket.setTimeout(0); // a request in progress is timed by its own deadline
     res.once("close", () => {
-      if (!req.socket.destroyed) req.socket.setTimeout(idleMs);
+      connections.requestEnded(socket);
+      if (!socket.destroyed) socket.setTimeout(idleMs);
     });
     endpoint.serve(req, res);
   });
