@@ -767,7 +767,9 @@ class Endpoint implements McpHttpServer {
  * Sessions: `initialize` without `Mcp-Session-Id` opens one for the authenticated principal and
  * returns its id in `Mcp-Session-Id` (192 random bits, base64url). Every other request needs it:
  * missing 400, unknown or ended 404, another principal's 403. Idle sessions end after
- * `sessionIdleMs`. `MCP-Protocol-Version`, when present, must be a supported revision (else 400);
+ * `sessionIdleMs`. At most `maxSessions` are open (then `initialize` gets 503), and at most
+ * `maxSessionsPerPrincipal` of one principal: one more ends that principal's session idle longest
+ * (503 when each has a request in flight or a GET stream), so no principal can lock the others out. `MCP-Protocol-Version`, when present, must be a supported revision (else 400);
  * when absent, the session's negotiated revision applies.
  *
  * Stateless requests (2026-07-28, see `isModernMessage`): no session (an `Mcp-Session-Id` is
@@ -780,10 +782,13 @@ class Endpoint implements McpHttpServer {
  * closes it. Closing any stateless response stream cancels its request. GET and DELETE without
  * `Mcp-Session-Id` get 405.
  *
- * Guards, in this order: a `Host` not allowed or an `Origin` not allowed 403; authentication 401
- * with `WWW-Authenticate: Bearer` (on every request: a revoked token stops working mid-session);
- * a body over `maxBodyBytes` 413; a body not received within `requestTimeoutMs` 408 and the
- * connection dropped; connections idle that long are dropped too.
+ * Guards, in this order: a connection past `maxConnections`, or past `maxConnectionsPerAddress`
+ * from its address, is answered 503 and closed at once; request headers not complete within
+ * `headersTimeoutMs` 408 and the connection closed; a `Host` not allowed or an `Origin` not allowed
+ * 403; authentication 401 with `WWW-Authenticate: Bearer` (on every request: a revoked token stops
+ * working mid-session, and `reauthenticate()` ends its sessions and streams at once); a body over
+ * `maxBodyBytes` 413; a body not received within `requestTimeoutMs` 408 and the connection
+ * dropped; connections idle that long are dropped too.
  *
  * @param server The MCP server (not closed by the HTTP server's `close`).
  * @param options Authentication, address, limits.
