@@ -79,7 +79,7 @@ function elementLines(text: string): number[] {
  *   "principals.json",
  * );
  * assert.equal(ops.clearance, "confidential");
- * assert.throws(() => parsePrincipals('[{"id":"x"}]', "principals.json"), /principals\.json: entry 1 \(x\): scopes/);
+ * assert.throws(() => parsePrincipals('[{"id":"x"}]', "principals.json"), /principals\.json:1: entry 1 \(x\): scopes/);
  * ```
  */
 export function parsePrincipals(text: string, file: string): EstatePrincipal[] {
