@@ -11,7 +11,7 @@ import type { Socket } from "node:net";
 
 /** The limits a {@linkcode ConnectionGuard} enforces. */
 export interface ConnectionLimits {
-  /** How long a connection may take to deliver a request's complete headers, in milliseconds. */
+  /** How long a connection may take to deliver a request's complete headers, in ms (0: no limit). */
   headersTimeoutMs: number;
   /** The most connections held at once. */
   maxConnections: number;
@@ -160,6 +160,7 @@ export class ConnectionGuard {
   #awaitHeaders(socket: Socket, held: Held): void {
     clearTimeout(held.deadline);
     const ms = this.#limits.headersTimeoutMs;
+    if (!(ms > 0)) return; // no headers timeout
     held.deadline = setTimeout(() => {
       held.deadline = undefined;
       if (held.active > 0) return;

@@ -79,8 +79,8 @@ export interface ServeHttpOptions {
   /**
    * How long a connection may take to deliver a request's complete headers, in milliseconds,
    * however steadily the bytes trickle in; past it the connection gets 408 and is closed (a
-   * kept-alive connection waiting for its next request is just closed). Default:
-   * `requestTimeoutMs`.
+   * kept-alive connection waiting for its next request is just closed); 0 for no such limit.
+   * Default: `requestTimeoutMs`.
    */
   headersTimeoutMs?: number;
   /**
@@ -459,12 +459,10 @@ class Endpoint implements McpHttpServer {
     const own = [...this.#sessions.values()].filter((s) => s.principalId === principal.id);
     if (own.length < quota) return undefined;
     const idle = own.filter((s) => s.idle).sort((a, b) => a.lastUse - b.lastUse);
-    // Over the quota only if it was lowered while sessions were open: end as many as needed.
-    const excess = own.length - quota + 1;
-    if (idle.length < excess) {
+    if (idle.length === 0) {
       return `Service Unavailable: ${principal.id} has ${own.length} sessions open, the most one principal may hold (maxSessionsPerPrincipal), and none is idle (each has a request in flight or a GET stream open): a new session ends that principal's session idle longest; end one with DELETE, or retry when a request has finished`;
     }
-    for (const s of idle.slice(0, excess)) this.#end(s);
+    this.#end(idle[0]);
     return undefined;
   }
 
