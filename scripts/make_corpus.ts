@@ -16,18 +16,22 @@ import path from "node:path";
 import process from "node:process";
 import { type Principal, type StoredCall, validateSchema } from "../mod.ts";
 import { EstateDir } from "../lib/store/mod.ts";
+import { DEMO_TOKENS } from "../lib/cli/demo_tokens.ts";
+import { tokenSha256 } from "../lib/mcp/transports/bearer_tokens.ts";
 import { argumentsFor, rng } from "./_estate_calls.ts";
 import { DEPRECATIONS, PUBLISHED } from "./_estate_specs.ts";
 
-/** The example principals: who the agents act for. Tokens are demo credentials for the server. */
-export const PRINCIPALS: (Principal & { description: string; token: string })[] = [
+/**
+ * The example principals: who the agents act for. `principals.json` stores the SHA-256 of each
+ * one's demo token (`lib/cli/demo_tokens.ts`), never the token.
+ */
+export const PRINCIPALS: (Principal & { description: string })[] = [
   {
     id: "retail-agent",
     description: "A retail banking assistant acting for branch and contact-centre staff.",
     scopes: ["transfers:read", "crm:read", "policy:read"],
     tenant: "retail",
     clearance: "confidential",
-    token: "demo-token-retail-agent",
   },
   {
     id: "wholesale-operator",
@@ -35,7 +39,6 @@ export const PRINCIPALS: (Principal & { description: string; token: string })[] 
     scopes: ["payments:read", "payments:release", "fx:quote", "policy:read"],
     tenant: "wholesale",
     clearance: "restricted",
-    token: "demo-token-wholesale-operator",
   },
   {
     id: "group-risk-analyst",
@@ -43,7 +46,6 @@ export const PRINCIPALS: (Principal & { description: string; token: string })[] 
     scopes: ["risk:read", "crm:read", "fx:quote", "policy:read"],
     tenant: "group",
     clearance: "restricted",
-    token: "demo-token-group-risk-analyst",
   },
 ];
 
@@ -75,7 +77,8 @@ export function writeEstate(dir: string): EstateDir {
   if (fs.existsSync(path.join(dir, "tools"))) {
     throw new Error(`${dir} already holds tools: pick an empty folder`);
   }
-  fs.writeFileSync(path.join(dir, "principals.json"), JSON.stringify(PRINCIPALS, null, 2) + "\n");
+  const stored = PRINCIPALS.map((p) => ({ ...p, tokenSha256: tokenSha256(DEMO_TOKENS[p.id]) }));
+  fs.writeFileSync(path.join(dir, "principals.json"), JSON.stringify(stored, null, 2) + "\n");
   let clock = new Date(0);
   const estate = EstateDir.open(dir, { now: () => clock });
   const r = rng(20261130);

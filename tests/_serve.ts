@@ -36,19 +36,26 @@ export function serveArgs(dir: string, ...rest: string[]): string[] {
 /**
  * Starts `estate serve --http 127.0.0.1:0` on an estate folder and reads the URL it prints.
  *
+ * @param onLog Given the server log (stderr) as it arrives; without it, the log is dropped.
  * @returns The URL and a `stop` that ends the process and waits for it.
  * @throws {Error} With what it printed, when no URL appears.
  */
 export async function startHttpServe(
   dir: string,
+  onLog?: (text: string) => void,
 ): Promise<{ url: URL; stop: () => Promise<void> }> {
   const child = new Deno.Command(Deno.execPath(), {
     args: serveArgs(dir, "--http", "127.0.0.1:0"),
     cwd: ROOT,
     stdin: "null",
     stdout: "piped",
-    stderr: "null",
+    stderr: onLog ? "piped" : "null",
   }).spawn();
+  const logged = onLog
+    ? child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
+      new WritableStream({ write: (text) => onLog(text) }),
+    )
+    : Promise.resolve();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let printed = "";
   let url: URL | undefined;
@@ -66,6 +73,7 @@ export async function startHttpServe(
     child.kill("SIGTERM");
     await child.status;
     await drained;
+    await logged;
   };
   if (!url) {
     await stop();

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { runCli } from "../lib/cli/main.ts";
+import { runServe } from "../lib/cli/serve.ts";
 import { MAX_ISSUES_BYTES, MAX_ISSUES_IN_RESPONSE } from "../mod.ts";
 
 const CORPUS = new URL("../corpus/", import.meta.url).pathname;
@@ -359,4 +360,26 @@ Deno.test("estate check prints at most 100 findings a file and the count of the 
     assert.equal(report.omittedChanges, 50);
     assert.equal(report.changes[0].path, "$.properties.note000");
   });
+});
+
+Deno.test("estate serve --help documents the limits the HTTP server enforces, with their defaults", async () => {
+  let out = "", err = "";
+  const code = await runServe(["--help"], {
+    stdout: (t) => (out += t),
+    stderr: (t) => (err += t),
+    isTerminal: false,
+    cwd: Deno.cwd(),
+  });
+  assert.equal(code, 0, err);
+  assert.match(out, /^usage: estate serve /);
+  for (
+    const limit of [
+      /sessions +1000 open at once \(maxSessions\), 503 past it; 100 per principal\s+\(maxSessionsPerPrincipal\): one more ends that principal's session idle\s+longest/,
+      /connections +1024 at once \(maxConnections\), 128 from one address\s+\(maxConnectionsPerAddress\): one more is answered 503 and closed at once/,
+      /request headers +complete within 30 s of the connection[^]*\(headersTimeoutMs\): 408, closed/,
+      /request bodies +at most 1 MiB \(maxBodyBytes, 413\), within 30 s \(requestTimeoutMs, 408\)/,
+      /an edited principals\.json takes effect at\s+once/,
+    ]
+  ) assert.match(out, limit);
+  assert.match(run(["--help"]).out, /serve \[--http HOST:PORT \| --stdio --principal ID\]/);
 });

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { writeEstate } from "../scripts/make_corpus.ts";
+import { DEMO_TOKENS } from "../lib/cli/demo_tokens.ts";
 
 const CORPUS = new URL("../corpus/", import.meta.url).pathname;
 
@@ -57,5 +59,17 @@ Deno.test("the example estate has several versions of payments.lookup, one depre
       fs.readFileSync(path.join(CORPUS, "tools", t, "calls.jsonl"), "utf8").trim().split("\n")
         .length;
     assert.ok(lines >= 200 && lines <= 1000, `${t}: ${lines} calls`);
+  }
+});
+
+Deno.test("the shipped principals.json stores token hashes, never tokens; each is the SHA-256 of the demo token estate serve prints", () => {
+  const text = fs.readFileSync(path.join(CORPUS, "principals.json"), "utf8");
+  for (const token of Object.values(DEMO_TOKENS)) assert.ok(!text.includes(token), token);
+  const principals = JSON.parse(text);
+  assert.deepEqual(principals.map((p: { id: string }) => p.id), Object.keys(DEMO_TOKENS));
+  for (const p of principals) {
+    assert.equal(p.token, undefined, p.id);
+    const digest = createHash("sha256").update(DEMO_TOKENS[p.id]).digest("hex");
+    assert.equal(p.tokenSha256, digest, p.id);
   }
 });

@@ -278,6 +278,51 @@ Deno.test("http modern: subscriptions/listen streams the ack, then the principal
   });
 });
 
+Deno.test("http modern: reauthenticate() closes a revoked token's listen stream and tells a changed principal's", async () => {
+  await withServer(async (f) => {
+    const listen = async (id: string, token: string) => {
+      const r = await post(
+        f.http.url,
+        req(id, "subscriptions/listen", { notifications: { toolsListChanged: true } }),
+        { authorization: `Bearer ${token}` },
+      );
+      assert.equal(r.status, 200);
+      const reader = r.body!.getReader();
+      const got: Record<string, unknown>[] = [];
+      await events(reader, 1, got); // the acknowledgement
+      return { reader, got };
+    };
+    const retail = await listen("R", TOKENS.retail);
+    const operator = await listen("O", TOKENS.operator);
+    assert.equal(f.server.listenerCount, 2);
+    const result = await f.http.reauthenticate(bearerTokens([
+      { ...RETAIL, token: "tok-retail-0003" },
+      { ...OPERATOR, scopes: ["payments:read", "policy:read"], token: TOKENS.operator },
+    ]));
+    assert.deepEqual(result, { ended: 1, updated: 1 });
+    assert.equal((await retail.reader.read()).done, true, "the revoked listen stream ended");
+    await events(operator.reader, 2, operator.got);
+    assert.deepEqual(operator.got[1], {
+      jsonrpc: "2.0",
+      method: "notifications/tools/list_changed",
+      params: { _meta: { [MODERN_META.subscriptionId]: "O" } },
+    });
+    const old = await post(f.http.url, req(3, "tools/list"), {
+      authorization: `Bearer ${TOKENS.retail}`,
+    });
+    assert.equal(old.status, 401);
+    await old.body?.cancel();
+    const list = await (await post(f.http.url, req(4, "tools/list"))).json();
+    assert.deepEqual(
+      list.result.tools.map((t: { name: string }) => t.name),
+      ["payments.lookup", "policy.search"],
+    );
+    await operator.reader.cancel();
+    for (let i = 0; i < 100 && f.server.listenerCount > 0; i++) await delay(10);
+    assert.equal(f.server.listenerCount, 0);
+  });
+});
+
 Deno.test("http modern: closing a tools/call response stream aborts the handler", async () => {
   await withServer(async (f) => {
     const controller = new AbortController();

@@ -21,6 +21,7 @@ import {
   type ServeHttpOptions,
   StreamableHttpClientTransport,
   StreamableHttpError,
+  tokenSha256,
 } from "../lib/mcp/transports/http_mod.ts";
 import { SseDecoder } from "../lib/mcp/transports/_sse_parser.ts";
 import { estate, OPERATOR, RETAIL, spec } from "./_mcp_fixtures.ts";
@@ -42,6 +43,8 @@ interface Fixture {
   http: McpHttpServer;
   server: McpServer;
   registry: ToolRegistry;
+  /** How many handler runs are waiting to be cancelled (reference PMT-000777). */
+  readonly waiting: number;
   /** Closes the HTTP server, then the MCP server. */
   close(): Promise<void>;
 }
@@ -52,12 +55,15 @@ interface Fixture {
  */
 async function start(options: Partial<ServeHttpOptions> = {}): Promise<Fixture> {
   const registry = estate();
+  let waiting = 0;
   const server = new McpServer({
     registry,
     handlerFor: (t) => async (args, context) => {
       if (args.reference === "PMT-000777") {
         // Runs until cancelled.
+        waiting++;
         await new Promise((resolve) => context.signal.addEventListener("abort", resolve));
+        waiting--;
       }
       if (typeof args.amount === "number") {
         context.progress(1, 2, "halfway");
@@ -77,6 +83,9 @@ async function start(options: Partial<ServeHttpOptions> = {}): Promise<Fixture> 
     http,
     server,
     registry,
+    get waiting() {
+      return waiting;
+    },
     close: async () => {
       await http.close();
       server.close();
@@ -395,6 +404,58 @@ Deno.test("http: a session idle past sessionIdleMs ends (404); one with an open 
   }, { sessionIdleMs: 100 });
 });
 
+Deno.test("http: reauthenticate() ends a revoked token's sessions at once and tells a principal whose scopes shrank", async () => {
+  await withServer(async (f) => {
+    const getStream = (session: string, token: string) =>
+      fetch(f.http.url, {
+        headers: {
+          accept: "text/event-stream",
+          authorization: `Bearer ${token}`,
+          "mcp-session-id": session,
+        },
+      });
+    const retail = await openSession(f.http.url, TOKENS.retail);
+    const retailStream = await getStream(retail, TOKENS.retail);
+    const operator = await openSession(f.http.url, TOKENS.operator);
+    const operatorStream = await getStream(operator, TOKENS.operator);
+    const list = (session: string, token: string) =>
+      post(f.http.url, { jsonrpc: "2.0", id: 5, method: "tools/list" }, {
+        authorization: `Bearer ${token}`,
+        "mcp-session-id": session,
+      });
+    assert.equal((await (await list(operator, TOKENS.operator)).json()).result.tools.length, 3);
+
+    // principals.json changed: the retail agent's token rotated; the operator lost payments:release.
+    const rotated = "tok-retail-0003";
+    const result = await f.http.reauthenticate(bearerTokens([
+      { ...RETAIL, token: rotated },
+      { ...OPERATOR, scopes: ["payments:read", "policy:read"], token: TOKENS.operator },
+    ]));
+    assert.deepEqual(result, { ended: 1, updated: 1 });
+    assert.equal(f.http.sessionCount, 1);
+    assert.deepEqual(await readEvents(retailStream), [], "the revoked session's stream ended");
+    const old = await refusal(await list(retail, TOKENS.retail));
+    assert.equal(old.status, 401, "the old token is refused on its next request");
+    const gone = await refusal(await list(retail, rotated));
+    assert.equal(gone.status, 404, "the session opened with it ended");
+    await openSession(f.http.url, rotated); // the new token works
+
+    assert.deepEqual(await readEvents(operatorStream, (m) => m.length === 1), [
+      { jsonrpc: "2.0", method: "notifications/tools/list_changed" },
+    ]);
+    const now = (await (await list(operator, TOKENS.operator)).json()).result.tools;
+    assert.deepEqual(now.map((t: { name: string }) => t.name), [
+      "payments.lookup",
+      "policy.search",
+    ]);
+    assert.deepEqual(
+      await f.http.reauthenticate(),
+      { ended: 0, updated: 0 },
+      "nothing changed since: nothing happens",
+    );
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 // The official SDK's client
 
@@ -471,6 +532,71 @@ Deno.test("http: initialize past maxSessions gets 503; ending a session makes ro
     assert.equal(ok.status, 200);
     await ok.body?.cancel();
   }, { maxSessions: 1 });
+});
+
+Deno.test("http: past maxSessionsPerPrincipal a principal's idle-longest session ends; others still get in; 503 names the quota when none is idle", async () => {
+  await withServer(async (f) => {
+    const list = (session: string, token = TOKENS.operator) =>
+      post(f.http.url, { jsonrpc: "2.0", id: 7, method: "tools/list" }, {
+        authorization: `Bearer ${token}`,
+        "mcp-session-id": session,
+      });
+    const status = async (session: string, token = TOKENS.operator) => {
+      const res = await list(session, token);
+      await res.body?.cancel();
+      return res.status;
+    };
+    const s1 = await openSession(f.http.url);
+    const s2 = await openSession(f.http.url);
+    const s3 = await openSession(f.http.url);
+    assert.equal(await status(s1), 200); // s1 used last: s2 is now the one idle longest
+    const s4 = await openSession(f.http.url);
+    const s5 = await openSession(f.http.url);
+    assert.deepEqual(
+      [await status(s1), await status(s2), await status(s3), await status(s4), await status(s5)],
+      [200, 404, 404, 200, 200],
+      "quota 3: s2, then s3, ended; s1 was used more recently",
+    );
+    assert.equal(f.http.sessionCount, 3);
+
+    // Another principal is not affected.
+    const retail = [
+      await openSession(f.http.url, TOKENS.retail),
+      await openSession(f.http.url, TOKENS.retail),
+    ];
+    for (const r of retail) assert.equal(await status(r, TOKENS.retail), 200);
+
+    // None of the operator's sessions idle (two GET streams, one call in flight): 503.
+    const streams = await Promise.all([s1, s4].map((id) =>
+      fetch(f.http.url, {
+        headers: {
+          accept: "text/event-stream",
+          authorization: `Bearer ${TOKENS.operator}`,
+          "mcp-session-id": id,
+        },
+      })
+    ));
+    const running = post(f.http.url, {
+      jsonrpc: "2.0",
+      id: 8,
+      method: "tools/call",
+      params: { name: "payments.lookup", arguments: { reference: "PMT-000777" } },
+    }, { "mcp-session-id": s5 }).catch(() => undefined); // dropped when the server closes
+    for (let i = 0; i < 200 && f.waiting === 0; i++) await delay(10); // the call is under way
+    assert.equal(f.waiting, 1);
+    const full = await refusal(await post(f.http.url, INIT));
+    assert.equal(full.status, 503);
+    assert.match(
+      full.message,
+      /wholesale-operator has 3 sessions open, the most one principal may hold \(maxSessionsPerPrincipal\), and none is idle/,
+    );
+    assert.equal(f.http.sessionCount, 5);
+    assert.equal(await status(retail[0], TOKENS.retail), 200);
+    await openSession(f.http.url, TOKENS.retail); // still room for others
+    for (const r of streams) await r.body?.cancel();
+    await f.close(); // ends the call in flight
+    await (await running)?.body?.cancel();
+  }, { maxSessionsPerPrincipal: 3, maxSessions: 10 });
 });
 
 Deno.test("http: a request answers JSON without progress, and SSE (progress, then response) with it", async () => {
@@ -880,6 +1006,142 @@ Deno.test("http: a stalled or half-closed request times out without holding up a
   }, { requestTimeoutMs: 300 });
 });
 
+/** A raw TCP connection to the server that collects what comes back until the server closes it. */
+class RawConnection {
+  received = "";
+  closed = false;
+  readonly done: Promise<void>;
+  readonly #conn: Deno.Conn;
+
+  private constructor(conn: Deno.Conn) {
+    this.#conn = conn;
+    this.done = (async () => {
+      const buffer = new Uint8Array(4096);
+      const text = new TextDecoder();
+      try {
+        for (;;) {
+          const n = await conn.read(buffer);
+          if (n === null) break;
+          this.received += text.decode(buffer.subarray(0, n), { stream: true });
+        }
+      } catch { /* reset by the server */ }
+      this.closed = true;
+    })();
+  }
+
+  static async open(port: number): Promise<RawConnection> {
+    return new RawConnection(await Deno.connect({ hostname: "127.0.0.1", port }));
+  }
+
+  /** Sends text; false when the connection is already closed. */
+  async send(text: string): Promise<boolean> {
+    if (this.closed) return false;
+    try {
+      await this.#conn.write(new TextEncoder().encode(text));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  close(): void {
+    try {
+      this.#conn.close();
+    } catch { /* already closed */ }
+  }
+}
+
+/** Polls until `check` holds; fails naming `what` when it never does. */
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 400 && !check(); i++) await delay(10);
+  assert.ok(check(), `never happened: ${what}`);
+}
+
+Deno.test("http: a client sending its headers a byte at a time is cut off at headersTimeoutMs with 408, though never idle", async () => {
+  await withServer(async (f) => {
+    const conn = await RawConnection.open(f.http.port);
+    const head = `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${f.http.port}\r\n` +
+      `x-slow: ${"a".repeat(300)}\r\n\r\n`;
+    let sent = 0;
+    try {
+      // One byte every 20 ms: never idle for requestTimeoutMs, but slower than headersTimeoutMs.
+      while (sent < head.length && await conn.send(head[sent])) {
+        sent++;
+        await delay(20);
+      }
+      await conn.done;
+      assert.ok(sent < head.length, `the headers were all sent (${sent} bytes) before the cut`);
+      assert.equal(statusOf(conn.received), 408);
+      assert.match(conn.received, /headers did not arrive within 200 ms \(headersTimeoutMs\)/);
+      const ok = await post(f.http.url, INIT);
+      assert.equal(ok.status, 200);
+      await ok.body?.cancel();
+    } finally {
+      conn.close();
+    }
+  }, { headersTimeoutMs: 200, requestTimeoutMs: 5_000 });
+});
+
+/** Opens `n` raw connections and waits until the server counts them. */
+async function holdConnections(f: Fixture, n: number): Promise<RawConnection[]> {
+  const held: RawConnection[] = [];
+  for (let i = 0; i < n; i++) held.push(await RawConnection.open(f.http.port));
+  await until(() => f.http.connectionCount === n, `${n} connections counted`);
+  return held;
+}
+
+/** A complete request on a raw connection: the status of the answer (the server then closes). */
+async function rawStatus(conn: RawConnection, port: number): Promise<number> {
+  await conn.send(rawPost(port, {}, JSON.stringify(INIT)));
+  await conn.done;
+  return statusOf(conn.received);
+}
+
+Deno.test("http: connections past maxConnectionsPerAddress are refused at once with 503; the open ones still work", async () => {
+  await withServer(async (f) => {
+    const held = await holdConnections(f, 3);
+    try {
+      const excess = await RawConnection.open(f.http.port);
+      held.push(excess);
+      assert.equal(await rawStatus(excess, f.http.port), 503);
+      assert.match(
+        excess.received,
+        /3 connections are open from 127\.0\.0\.1, the most one address may hold \(maxConnectionsPerAddress\)/,
+      );
+      assert.equal(f.http.connectionCount, 3, "the refused connection was never counted");
+      assert.equal(await rawStatus(held[0], f.http.port), 200, "an open connection still works");
+      await until(() => f.http.connectionCount === 2, "the closed connection uncounted");
+      const next = await RawConnection.open(f.http.port);
+      held.push(next);
+      assert.equal(await rawStatus(next, f.http.port), 200, "room again");
+    } finally {
+      for (const c of held) c.close();
+    }
+  }, { maxConnectionsPerAddress: 3, maxConnections: 100 });
+});
+
+Deno.test("http: connections past maxConnections are refused at once with 503; the open ones still work", async () => {
+  await withServer(async (f) => {
+    const held = await holdConnections(f, 3);
+    try {
+      const excess = await RawConnection.open(f.http.port);
+      held.push(excess);
+      assert.equal(await rawStatus(excess, f.http.port), 503);
+      assert.match(
+        excess.received,
+        /this MCP server has 3 connections open, the most it holds \(maxConnections\)/,
+      );
+      assert.equal(await rawStatus(held[1], f.http.port), 200, "an open connection still works");
+      await until(() => f.http.connectionCount === 2, "the closed connection uncounted");
+      const res = await post(f.http.url, INIT); // fetch gets in again
+      assert.equal(res.status, 200);
+      await res.body?.cancel();
+    } finally {
+      for (const c of held) c.close();
+    }
+  }, { maxConnections: 3, maxConnectionsPerAddress: 100 });
+});
+
 Deno.test("http: bytes that are not HTTP never crash the server", async () => {
   await withServer(async (f) => {
     const junk = [
@@ -966,6 +1228,35 @@ Deno.test("bearerTokens() maps each token to its principal, without the token, a
   );
   assert.throws(() => bearerTokens([{ ...RETAIL, token: "" }]), /retail-agent has an empty token/);
   assert.equal(bearerToken("Bearer  abc=="), "abc==");
+});
+
+Deno.test("bearerTokens() matches a stored tokenSha256 by the SHA-256 of the presented token; hashes must be well-formed and unique", async () => {
+  // SHA-256("a"), from RFC 6234's tooling (sha256sum): not computed by the code under test.
+  const A = "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb";
+  assert.equal(tokenSha256("a"), A);
+  const authenticate = bearerTokens([
+    { ...RETAIL, tokenSha256: A.toUpperCase() },
+    { ...OPERATOR, token: "b" },
+  ]);
+  const as = async (authorization: string): Promise<Principal | undefined> =>
+    await authenticate({ method: "POST", path: "/mcp", headers: { authorization } });
+  assert.deepEqual(await as("Bearer a"), RETAIL, "the principal comes back without the hash");
+  assert.deepEqual(await as("Bearer b"), OPERATOR);
+  for (const h of ["Bearer " + A, "Bearer A", "Bearer c", "Bearer aa"]) {
+    assert.equal(await as(h), undefined, h);
+  }
+  assert.throws(
+    () => bearerTokens([{ ...RETAIL, tokenSha256: A }, { ...OPERATOR, token: "a" }]),
+    /principals retail-agent and wholesale-operator share a token/,
+  );
+  assert.throws(
+    () => bearerTokens([{ ...RETAIL, tokenSha256: "abc" }]),
+    /retail-agent: tokenSha256 must be 64 hexadecimal digits/,
+  );
+  assert.throws(
+    () => bearerTokens([{ ...RETAIL, tokenSha256: A, token: "a" }]),
+    /retail-agent has both token and tokenSha256/,
+  );
 });
 
 Deno.test("SseDecoder handles any chunking, CRLF/CR/LF line ends, comments and multi-line data", () => {

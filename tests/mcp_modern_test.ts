@@ -336,6 +336,58 @@ Deno.test("subscriptions/listen: ack first, then list_changed only when the prin
   assert.equal(notes.length, 2);
 });
 
+Deno.test("updatePrincipal(): that principal's sessions and listen streams see the new scopes; list_changed only where the view changed", async () => {
+  const registry = estate();
+  const { server: s } = server(registry);
+  const operatorNotes: { method: string }[] = [], otherOperator: unknown[] = [];
+  const retailNotes: unknown[] = [], listenNotes: { method: string; params: unknown }[] = [];
+  const operator = await ready(s, OPERATOR, "2025-11-25", operatorNotes);
+  await ready(s, { ...OPERATOR }, "2025-11-25", otherOperator);
+  const retail = await ready(s, RETAIL, "2025-11-25", retailNotes);
+  const controller = new AbortController();
+  const listening = s.handleStateless(
+    req("L", "subscriptions/listen", { notifications: { toolsListChanged: true } }),
+    {
+      principal: OPERATOR,
+      notify: (m) => listenNotes.push(m as (typeof listenNotes)[number]),
+      signal: controller.signal,
+    },
+  );
+  const names = async (session: typeof operator) =>
+    (resultOf(await s.handle({ jsonrpc: "2.0", id: 9, method: "tools/list" }, session))
+      .tools as { name: string }[]).map((t) => t.name);
+  assert.deepEqual(await names(operator), ["payments.lookup", "payments.release", "policy.search"]);
+
+  // The operator loses payments:release: two sessions and one listen stream are theirs.
+  const fewer = { ...OPERATOR, scopes: ["payments:read", "policy:read"] };
+  assert.equal(s.updatePrincipal(fewer), 3);
+  assert.deepEqual(operatorNotes, [{ jsonrpc: "2.0", method: "notifications/tools/list_changed" }]);
+  assert.equal(otherOperator.length, 1);
+  assert.equal(retailNotes.length, 0, "another principal is not told");
+  assert.equal(listenNotes.length, 2);
+  assert.deepEqual(listenNotes[1], {
+    jsonrpc: "2.0",
+    method: "notifications/tools/list_changed",
+    params: { _meta: { [MODERN_META.subscriptionId]: "L" } },
+  });
+  assert.deepEqual(await names(operator), ["payments.lookup", "policy.search"]);
+  const call = await s.handle({
+    jsonrpc: "2.0",
+    id: 10,
+    method: "tools/call",
+    params: { name: "payments.release", arguments: { reference: "PMT-000001" } },
+  }, operator);
+  assert.equal(errorOf(call).code, -32602, "a tool no longer visible cannot be called");
+
+  // A change that leaves the view as it was tells nobody.
+  assert.equal(s.updatePrincipal({ ...fewer, clearance: "confidential" }), 3);
+  assert.deepEqual([operatorNotes.length, listenNotes.length], [1, 2]);
+  assert.deepEqual(retail.principal, RETAIL);
+  assert.equal(s.updatePrincipal({ ...RETAIL, id: "nobody" }), 0);
+  controller.abort();
+  assert.equal(await listening, undefined);
+});
+
 Deno.test("subscriptions/listen without toolsListChanged gets an ack but no list_changed; server close ends it", async () => {
   const registry = estate();
   const { server: s } = server(registry);

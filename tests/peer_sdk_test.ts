@@ -19,6 +19,7 @@ import {
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { DEMO_TOKENS } from "../lib/cli/demo_tokens.ts";
 import { EstateDir } from "../lib/store/mod.ts";
 import type { SchemaIssue } from "../mod.ts";
 import { type PrincipalId, ROOT, SEES, serveArgs, startHttpServe, withEstate } from "./_serve.ts";
@@ -48,7 +49,7 @@ function stdioLink(dir: string): Link {
 /** Starts `estate serve --http 127.0.0.1:0` and links to it with each principal's token. */
 async function httpLink(dir: string): Promise<Link & { url: URL }> {
   const { url, stop } = await startHttpServe(dir);
-  const tokens = new Map(EstateDir.open(dir).principals().map((p) => [p.id, p.token]));
+  const tokens = new Map(Object.entries(DEMO_TOKENS)); // what estate serve prints
   return {
     url,
     open: (principal) =>

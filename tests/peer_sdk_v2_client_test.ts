@@ -12,6 +12,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { DEMO_TOKENS } from "../lib/cli/demo_tokens.ts";
 import { EstateDir } from "../lib/store/mod.ts";
 import type { SchemaIssue } from "../mod.ts";
 import { type PrincipalId, ROOT, SEES, serveArgs, startHttpServe, withEstate } from "./_serve.ts";
@@ -54,7 +55,7 @@ const names = async (c: Client) => (await c.listTools()).tools.map((t) => t.name
 Deno.test("v2 SDK client (auto) over Streamable HTTP: 2026-07-28, bearer principals, calls, errors, list_changed", async () => {
   await withEstate("peer-sdk-v2-client-", async (dir) => {
     await withHttpServer(dir, async (url) => {
-      const tokens = new Map(EstateDir.open(dir).principals().map((p) => [p.id, p.token]));
+      const tokens = new Map(Object.entries(DEMO_TOKENS)); // what estate serve prints
       const clients: Client[] = [];
       const connect = async (principal: PrincipalId, onToolsChanged?: (tools: Tool[]) => void) => {
         const client = newClient(onToolsChanged);

@@ -307,7 +307,10 @@ Deno.test({
       assert.deepEqual([...estate.readCalls(TOOL)], acknowledged);
       const replay = cli(["replay", TOOL, "--estate", dir]);
       assert.equal(replay.code, 0, replay.err);
-      assert.match(replay.out, new RegExp(`replayed ${acknowledged.length} of ${acknowledged.length} stored calls`));
+      assert.match(
+        replay.out,
+        new RegExp(`replayed ${acknowledged.length} of ${acknowledged.length} stored calls`),
+      );
       assert.equal(replay.err, "");
 
       Deno.removeSync(filler);

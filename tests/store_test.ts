@@ -602,6 +602,50 @@ Deno.test("principals.json: entries are checked, and a bad one is a CorpusError 
   });
 });
 
+Deno.test("principals.json: tokenSha256 (64 hex digits) is read; a plain token too; a malformed hash, or both, is refused at its entry's line", async () => {
+  await withTempDir((dir) => {
+    const file = `${dir}/principals.json`;
+    const hash = "9F86D081884C7D659A2FEAA0C55AD015A3BF4F1B2B0B822CD15D6C15B0F00A08";
+    Deno.writeTextFileSync(
+      file,
+      JSON.stringify([{ ...PRINCIPALS[1], tokenSha256: hash }, PRINCIPALS[0]], null, 2),
+    );
+    const estate = EstateDir.open(dir);
+    assert.equal(estate.principal("teller")?.tokenSha256, hash.toLowerCase());
+    assert.equal(estate.principal("ops-bot")?.token, "dev-token-ops");
+    const bad = (entry: Record<string, unknown>) =>
+      JSON.stringify([PRINCIPALS[0], { ...PRINCIPALS[1], ...entry }], null, 2);
+    // The second entry starts on line 12 of the pretty-printed list.
+    Deno.writeTextFileSync(file, bad({ tokenSha256: "abc" }));
+    const e = throwsCorpus(() => EstateDir.open(dir), file, 12);
+    assert.match(e.message, /entry 2 \(teller\): tokenSha256 must be 64 hexadecimal digits/);
+    Deno.writeTextFileSync(file, bad({ tokenSha256: hash, token: "t" }));
+    assert.match(
+      throwsCorpus(() => EstateDir.open(dir), file, 12).message,
+      /entry 2 \(teller\): has both token and tokenSha256; keep tokenSha256 only/,
+    );
+  });
+});
+
+Deno.test("refreshPrincipals() takes in a changed principals.json, and keeps the last good principals when it is bad", async () => {
+  await withTempDir((dir) => {
+    const file = `${dir}/principals.json`;
+    Deno.writeTextFileSync(file, JSON.stringify(PRINCIPALS, null, 2));
+    const estate = EstateDir.open(dir);
+    assert.equal(estate.refreshPrincipals(), false, "unchanged");
+    const fewer = [{ ...PRINCIPALS[0], scopes: [] }, PRINCIPALS[1]];
+    Deno.writeTextFileSync(file, JSON.stringify(fewer, null, 2));
+    assert.equal(estate.refreshPrincipals(), true);
+    assert.deepEqual(estate.principal("ops-bot")?.scopes, []);
+    Deno.writeTextFileSync(file, '[\n  { "id": "ops-bot", }\n]');
+    throwsCorpus(() => estate.refreshPrincipals(), file, 2);
+    assert.deepEqual(estate.principals(), fewer, "the last good principals stay");
+    Deno.removeSync(file);
+    assert.equal(estate.refreshPrincipals(), true);
+    assert.deepEqual(estate.principals(), [], "no file: no principals, as for open()");
+  });
+});
+
 Deno.test("publish() reads a spec file, and names it (line and column) when it is not JSON", async () => {
   await withTempDir((dir) => {
     const estate = EstateDir.open(dir);

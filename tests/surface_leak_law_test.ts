@@ -14,6 +14,7 @@ import fs from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { BankSystem } from "../examples/bank_system.ts";
+import { DEMO_TOKENS } from "../lib/cli/demo_tokens.ts";
 import { exampleServer } from "../lib/cli/serve.ts";
 import { EstateDir } from "../lib/store/mod.ts";
 import { bearerTokens, serveHttp } from "../lib/mcp/transports/http_mod.ts";
@@ -31,7 +32,7 @@ import { ROOT, withEstate } from "./_serve.ts";
 // The estate, read from its files, and the visibility rule, written again.
 
 interface EstatePrincipal extends Principal {
-  token: string;
+  tokenSha256: string;
 }
 
 const PRINCIPALS: EstatePrincipal[] = JSON.parse(
@@ -317,7 +318,9 @@ async function exercise(era: Era, wire: Wire, dir: string): Promise<Connection[]
   try {
     for (const p of PRINCIPALS) {
       connections.push(
-        http ? await httpConnection(http, p, p.token, era) : await stdioConnection(server, p, era),
+        http
+          ? await httpConnection(http, p, DEMO_TOKENS[p.id], era)
+          : await stdioConnection(server, p, era),
       );
     }
     for (const c of connections) await c.listen(uris());

@@ -14,11 +14,53 @@ import { BankSystem } from "../../examples/bank_system.ts";
 import { type CallRecord, McpServer, type ProbeRecord } from "../../mod.ts";
 import { EstateDir, tornLineMessage } from "../store/mod.ts";
 import { serveStdio } from "../mcp/transports/stdio.ts";
+import { HTTP_LIMITS } from "../mcp/transports/_http_limits.ts";
 import { parseArgs, UsageError } from "./_args.ts";
+import { principalOnly, type PrincipalWatch } from "./_principal_watch.ts";
 import type { CliIO } from "./main.ts";
 
 const USAGE =
   "usage: estate serve [--http HOST:PORT (default 127.0.0.1:3000) | --stdio --principal ID] [--estate DIR] [--record-calls]";
+
+const L = HTTP_LIMITS;
+const T = `${L.requestTimeoutMs / 1000} s`;
+const MIB = `${L.maxBodyBytes / 1024 / 1024} MiB`;
+const IDLE = `${L.sessionIdleMs / 60_000} min`;
+
+/** `estate serve --help`: the usage, what is followed while serving, and the limits over HTTP. */
+export const SERVE_HELP = `${USAGE}
+
+Serves the estate as an MCP server, over Streamable HTTP (both protocol eras; each principal
+connects with its bearer token, whose SHA-256 principals.json keeps) or over stdio as one
+principal (stdio carries no credential).
+
+options:
+  --http HOST:PORT   listen there (default 127.0.0.1:3000; port 0 picks a free one)
+  --stdio            serve one client on stdin/stdout instead
+  --principal ID     with --stdio: the principal to serve as
+  --estate DIR       the estate folder (default: corpus)
+  --record-calls     append each accepted call to the tool's calls.jsonl
+  --help             this text
+
+While it runs it follows the estate folder: versions published, deprecated or retired by other
+processes reach connected clients as list_changed; an edited principals.json takes effect at
+once (a revoked or rotated token gets 401 and its sessions and streams end; a principal whose
+scopes, tenant or clearance changed gets list_changed where its tools changed; a file that cannot
+be read leaves the principals read before in force; with --stdio, the server re-reads its
+principal and stops when it is removed).
+
+limits over HTTP (serveHttp options; each refusal names the limit it hit):
+  sessions           ${L.maxSessions} open at once (maxSessions), 503 past it; ${L.maxSessionsPerPrincipal} per principal
+                     (maxSessionsPerPrincipal): one more ends that principal's session idle
+                     longest (no request in flight, no GET stream), 503 when none is idle
+  idle sessions      end after ${IDLE} unused (sessionIdleMs)
+  connections        ${L.maxConnections} at once (maxConnections), ${L.maxConnectionsPerAddress} from one address
+                     (maxConnectionsPerAddress): one more is answered 503 and closed at once
+  request headers    complete within ${T} of the connection (or of the previous response),
+                     however steadily they trickle in (headersTimeoutMs): 408, closed
+  request bodies     at most ${MIB} (maxBodyBytes, 413), within ${T} (requestTimeoutMs, 408)
+  idle connections   closed after ${T} (requestTimeoutMs)
+`;
 
 /**
  * Builds the server for an estate: handlers, resources, prompts, and the call log — every call
@@ -68,11 +110,27 @@ export function exampleServer(
   });
 }
 
-/** Watches the estate folder and takes other processes' changes in (debounced). */
-function watchEstate(estate: EstateDir, log: (line: string) => void): () => void {
+/**
+ * Watches the estate folder and takes other processes' changes in (debounced): tools, and
+ * `principals.json` (a file that cannot be read leaves the principals read before in force).
+ */
+function watchEstate(
+  estate: EstateDir,
+  log: (line: string) => void,
+  principals: PrincipalWatch,
+): () => void {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const refresh = () => {
     timer = undefined;
+    try {
+      if (estate.refreshPrincipals()) principals.changed();
+    } catch (e) {
+      log(
+        `principals.json changed but could not be read; the ${estate.principals().length} principals read before stay in force: ${
+          (e as Error).message
+        }`,
+      );
+    }
     try {
       estate.refresh();
     } catch (e) {
@@ -105,8 +163,12 @@ export async function runServe(argv: string[], io: CliIO): Promise<number> {
   try {
     args = parseArgs(argv, {
       values: ["estate", "principal", "http"],
-      booleans: ["stdio", "record-calls"],
+      booleans: ["stdio", "record-calls", "help"],
     });
+    if (args.flags.has("help")) {
+      io.stdout(SERVE_HELP);
+      return 0;
+    }
     if (args.positionals.length || (args.flags.has("stdio") && args.flags.has("http"))) {
       throw new UsageError(USAGE);
     }
@@ -124,7 +186,8 @@ export async function runServe(argv: string[], io: CliIO): Promise<number> {
     return 2;
   }
   const server = exampleServer(estate, { log, recordCalls: args.flags.has("record-calls") });
-  const unwatch = watchEstate(estate, log);
+  const principals: PrincipalWatch = { changed: () => {} };
+  const unwatch = watchEstate(estate, log, principals);
   try {
     if (args.flags.has("stdio")) {
       const id = args.flags.get("principal");
@@ -138,7 +201,31 @@ export async function runServe(argv: string[], io: CliIO): Promise<number> {
         return 2;
       }
       log(`serving ${dir} over stdio as ${principal.id}`);
-      await serveStdio(server, { principal, input: process.stdin, output: process.stdout });
+      // stdio carries no credential: the principal is re-read from principals.json when it
+      // changes, and the server stops when the principal is no longer there.
+      const removed = new AbortController();
+      principals.changed = () => {
+        const now = estate.principal(principal.id);
+        if (!now) {
+          log(`principal ${principal.id} is no longer in principals.json: stopping`);
+          removed.abort();
+          return;
+        }
+        server.updatePrincipal(principalOnly(now));
+        log(`principals.json changed: serving ${principal.id} as it is now`);
+      };
+      await serveStdio(server, {
+        principal: principalOnly(principal),
+        input: process.stdin,
+        output: process.stdout,
+        signal: removed.signal,
+      });
+      if (removed.signal.aborted) {
+        // Stop reading stdin (paused first: Deno keeps a flowing stdin's read going otherwise).
+        process.stdin.pause();
+        process.stdin.destroy();
+        return 1;
+      }
       return 0;
     }
     const { serveHttpFromCli } = await import("./serve_http.ts");
@@ -148,6 +235,7 @@ export async function runServe(argv: string[], io: CliIO): Promise<number> {
       String(args.flags.get("http") ?? "127.0.0.1:3000"),
       io,
       log,
+      principals,
     );
   } finally {
     unwatch();

@@ -325,7 +325,10 @@ export type SessionState = "new" | "initializing" | "ready" | "closed";
 export interface Session {
   /** A unique id (also the HTTP `Mcp-Session-Id`). */
   readonly id: string;
-  /** Who is connected (fixed for the session). */
+  /**
+   * Who is connected: the id is fixed for the session; the scopes, tenant and clearance follow
+   * {@linkcode McpServer.updatePrincipal}.
+   */
   readonly principal: Principal;
   /** The handshake state. */
   readonly state: SessionState;
@@ -350,7 +353,7 @@ interface Caller {
 
 /** An open `subscriptions/listen` (2026-07-28): what it asked for, and what it last saw. */
 interface Listener {
-  readonly principal: Principal;
+  principal: Principal;
   readonly id: JsonRpcId;
   readonly notify: Notify;
   /** What the principal could see when last told: `name@version` joined. */
@@ -358,6 +361,7 @@ interface Listener {
 }
 
 interface SessionImpl extends Session {
+  principal: Principal;
   state: SessionState;
   protocolVersion: string | undefined;
   clientInfo: Implementation | undefined;
@@ -550,6 +554,58 @@ export class McpServer {
     for (const s of [...this.#sessions]) this.closeSession(s);
     this.#closed.abort(); // ends every subscriptions/listen
     this.#armRetirement();
+  }
+
+  /**
+   * Takes in a principal's new scopes, tenant or clearance (its entry in `principals.json` was
+   * edited, say): every open session and `subscriptions/listen` stream of `principal.id` is
+   * served as the new principal from its next request on, and each whose visible tools changed
+   * gets `notifications/tools/list_changed`, exactly as after a publish; the others get nothing.
+   * Requests already running finish as the principal they started as. Ending the sessions of a
+   * revoked credential is the transport's part (see `McpHttpServer.reauthenticate`).
+   *
+   * @param principal The principal as it is now.
+   * @returns How many open sessions and listen streams are that principal's.
+   *
+   * @example
+   * ```ts
+   * import { McpServer, ToolRegistry } from "@tool-estate/core";
+   * import assert from "node:assert/strict";
+   *
+   * const registry = new ToolRegistry();
+   * registry.publish({
+   *   name: "fx.quote", version: "1.0.0", title: "FX quote", description: "Quotes a rate from the pricing engine.",
+   *   inputSchema: { type: "object" }, sideEffect: "read", requiredScopes: ["fx:quote"],
+   *   dataClassification: "internal", tenants: [], owner: "treasury",
+   * });
+   * const server = new McpServer({ registry, handlerFor: () => undefined });
+   * const told: string[] = [];
+   * const desk = { id: "desk", scopes: ["fx:quote"], tenant: "group", clearance: "internal" as const };
+   * const session = server.openSession({ principal: desk, notify: (m) => told.push(m.method) });
+   * await server.handle({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } }, session);
+   * await server.handle({ jsonrpc: "2.0", method: "notifications/initialized" }, session);
+   * assert.equal(server.updatePrincipal({ ...desk, scopes: [] }), 1);
+   * assert.deepEqual(told, ["notifications/tools/list_changed"]);
+   * const list = await server.handle({ jsonrpc: "2.0", id: 2, method: "tools/list" }, session);
+   * assert.deepEqual((list as { result: { tools: unknown[] } }).result.tools, []);
+   * ```
+   */
+  updatePrincipal(principal: Principal): number {
+    const now: Principal = { ...principal, scopes: [...principal.scopes] };
+    let count = 0;
+    for (const l of this.#listeners) {
+      if (l.principal.id !== principal.id) continue;
+      l.principal = now;
+      count++;
+    }
+    for (const s of this.#sessions) {
+      if (s.principal.id !== principal.id) continue;
+      s.principal = now;
+      s.tools = undefined;
+      count++;
+    }
+    this.#tellChanged((p) => p.id === principal.id);
+    return count;
   }
 
   /** How many `subscriptions/listen` streams are open. */
@@ -1356,14 +1412,26 @@ export class McpServer {
    * — what `tools/list` shows, or, for a retirement, a version it could have reached by a pin.
    */
   #estateChanged(event?: EstateEvent): void {
+    for (const s of this.#sessions) s.tools = undefined;
     // A retired version stops resolving for pins too: whoever could see it is affected, even when
     // their list (newest active versions) is the same.
     const retired = event?.type === "retired"
       ? this.#options.registry.versions(event.name).find((r) => r.spec.version === event.version)
         ?.spec
       : undefined;
-    const affected = (p: Principal) => retired !== undefined && canSee(retired, p);
+    this.#tellChanged(() => true, (p) => retired !== undefined && canSee(retired, p));
+  }
+
+  /**
+   * Tells each listener and session of the principals chosen whose visible tools changed, or who
+   * is `affected` otherwise; then sets the retirement timer again.
+   */
+  #tellChanged(
+    chosen: (principal: Principal) => boolean,
+    affected: (principal: Principal) => boolean = () => false,
+  ): void {
     for (const l of this.#listeners) {
+      if (!chosen(l.principal)) continue;
       const now = this.#visibleSignature(l.principal);
       if (now === l.visible && !affected(l.principal)) continue;
       l.visible = now;
@@ -1379,8 +1447,7 @@ export class McpServer {
       }
     }
     for (const s of this.#sessions) {
-      s.tools = undefined;
-      if (s.state !== "ready") continue;
+      if (s.state !== "ready" || !chosen(s.principal)) continue;
       const now = this.#visibleSignature(s.principal);
       if (now === s.visible && !affected(s.principal)) continue;
       s.visible = now;

@@ -236,10 +236,7 @@ export class EstateDir {
     if (!fs.statSync(this.dir, { throwIfNoEntry: false })?.isDirectory()) {
       throw new Error(`Cannot open the estate ${this.dir}: no such folder`);
     }
-    const principalsFile = path.join(this.dir, PRINCIPALS_FILE);
-    const principals = fs.existsSync(principalsFile)
-      ? parsePrincipals(fs.readFileSync(principalsFile, "utf8"), principalsFile)
-      : [];
+    const principals = this.#readPrincipals();
     const registry = new ToolRegistry({
       storedCalls: (name) => this.#replay ? this.readCalls(name) : [],
       now: () => this.#pinned ? this.#pinned() : this.#now(),
@@ -261,6 +258,33 @@ export class EstateDir {
     this.#registry = registry;
     this.#principals = principals;
     return registry;
+  }
+
+  /**
+   * Reads `principals.json` again (a server watching the estate calls this when the folder
+   * changes). On error the estate keeps the principals it had: a bad edit never drops everyone.
+   * A missing file means no principals, as for `open()`.
+   *
+   * @returns Whether the principals changed.
+   * @throws {CorpusError} As for `open()`, naming the file and line.
+   */
+  refreshPrincipals(): boolean {
+    const principals = this.#readPrincipals();
+    if (JSON.stringify(principals) === JSON.stringify(this.#principals)) return false;
+    this.#principals = principals;
+    return true;
+  }
+
+  #readPrincipals(): EstatePrincipal[] {
+    const file = path.join(this.dir, PRINCIPALS_FILE);
+    let text: string;
+    try {
+      text = fs.readFileSync(file, "utf8");
+    } catch (e) {
+      if ((e as { code?: string }).code === "ENOENT") return [];
+      throw e;
+    }
+    return parsePrincipals(text, file);
   }
 
   /**

@@ -11,20 +11,64 @@ import { parseJsonFile } from "./_json.ts";
 export interface EstatePrincipal extends Principal {
   /** Who this is, for people reading the estate. */
   description?: string;
-  /** A bearer token standing for this principal in examples (passed through, not checked here). */
+  /**
+   * The SHA-256 of the bearer token standing for this principal (64 hexadecimal digits, read in
+   * lower case): the file keeps the hash, never the token (see `bearerTokens`).
+   */
+  tokenSha256?: string;
+  /**
+   * A bearer token in plain text, accepted for local use only: `estate serve` warns about it, and
+   * no tool of this library writes it. Store `tokenSha256` instead.
+   */
   token?: string;
 }
 
-const FIELDS = new Set(["id", "scopes", "tenant", "clearance", "description", "token"]);
+const FIELDS = new Set([
+  "id",
+  "scopes",
+  "tenant",
+  "clearance",
+  "description",
+  "tokenSha256",
+  "token",
+]);
+const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
+
+/** The line (from 1) on which each element of the JSON list `text` starts. */
+function elementLines(text: string): number[] {
+  const lines: number[] = [];
+  let line = 1, depth = 0, inString = false, expecting = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "\n") line++;
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === " " || c === "\t" || c === "\r" || c === "\n") continue;
+    if (expecting && c !== "]") lines.push(line);
+    expecting = false;
+    if (c === '"') inString = true;
+    else if (c === "[" || c === "{") {
+      depth++;
+      if (depth === 1) expecting = true;
+    } else if (c === "]" || c === "}") depth--;
+    else if (c === "," && depth === 1) expecting = true;
+  }
+  return lines;
+}
 
 /**
  * Parses and checks the text of a `principals.json`: a list of
- * `{ "id", "scopes", "tenant", "clearance", "description"?, "token"? }` with unique ids.
+ * `{ "id", "scopes", "tenant", "clearance", "description"?, "tokenSha256"? }` with unique ids
+ * (a plain `"token"` instead of `"tokenSha256"` is accepted for local use).
  *
  * @param text The file's text.
  * @param file Its path, for errors.
  * @returns The principals, in file order.
- * @throws {CorpusError} Naming the file (and the line, for invalid JSON) and the entry at fault.
+ * @throws {CorpusError} Naming the file, the line (of the syntax error, or where the entry at
+ *   fault starts) and the entry.
  *
  * @example
  * ```ts
@@ -35,7 +79,7 @@ const FIELDS = new Set(["id", "scopes", "tenant", "clearance", "description", "t
  *   "principals.json",
  * );
  * assert.equal(ops.clearance, "confidential");
- * assert.throws(() => parsePrincipals('[{"id":"x"}]', "principals.json"), /principals\.json: entry 1 \(x\): scopes/);
+ * assert.throws(() => parsePrincipals('[{"id":"x"}]', "principals.json"), /principals\.json:1: entry 1 \(x\): scopes/);
  * ```
  */
 export function parsePrincipals(text: string, file: string): EstatePrincipal[] {
@@ -44,12 +88,14 @@ export function parsePrincipals(text: string, file: string): EstatePrincipal[] {
     throw new CorpusError(file, "must be a JSON list of principals", { line: 1 });
   }
   const seen = new Set<string>();
+  const lines = elementLines(text);
   return value.map((raw, i): EstatePrincipal => {
     const id = typeof raw?.id === "string" ? raw.id : undefined;
     const fail = (problem: string): never => {
       throw new CorpusError(
         file,
         `entry ${i + 1}${id === undefined ? "" : ` (${id})`}: ${problem}`,
+        { line: lines[i] },
       );
     };
     if (typeof raw !== "object" || raw === null || Array.isArray(raw)) fail("must be an object");
@@ -68,6 +114,15 @@ export function parsePrincipals(text: string, file: string): EstatePrincipal[] {
     for (const k of ["description", "token"]) {
       if (p[k] !== undefined && typeof p[k] !== "string") fail(`${k} must be a string`);
     }
+    if (
+      p.tokenSha256 !== undefined &&
+      (typeof p.tokenSha256 !== "string" || !SHA256_HEX.test(p.tokenSha256))
+    ) {
+      fail("tokenSha256 must be 64 hexadecimal digits (the SHA-256 of the token)");
+    }
+    if (p.tokenSha256 !== undefined && p.token !== undefined) {
+      fail("has both token and tokenSha256; keep tokenSha256 only");
+    }
     const principal: EstatePrincipal = {
       id: id!,
       scopes: [...p.scopes as string[]],
@@ -75,6 +130,9 @@ export function parsePrincipals(text: string, file: string): EstatePrincipal[] {
       clearance: p.clearance as DataClassification,
     };
     if (p.description !== undefined) principal.description = p.description as string;
+    if (p.tokenSha256 !== undefined) {
+      principal.tokenSha256 = (p.tokenSha256 as string).toLowerCase();
+    }
     if (p.token !== undefined) principal.token = p.token as string;
     return principal;
   });

@@ -7,6 +7,7 @@
  */
 import type { JsonRpcId, JsonRpcNotification } from "../../jsonrpc/types.ts";
 import type { Session } from "../server.ts";
+import type { HttpRequestInfo } from "./bearer_tokens.ts";
 import type { SseWriter } from "./_sse_writer.ts";
 
 /** Where the notifications about one in-flight request go (its POST's response). */
@@ -26,8 +27,12 @@ export class HttpSession {
   readonly principalId: string;
   /** The server's session (set right after the server opens it). */
   session!: Session;
+  /** What the latest request on the session authenticated with (re-checked by `reauthenticate`). */
+  credentials!: HttpRequestInfo;
   /** When the session was last used (ms since the epoch). */
   lastSeen: number;
+  /** The order of its last use among all sessions' (higher: more recent), for eviction. */
+  lastUse = 0;
   /** True once the session ended (DELETE, expiry, server close). */
   ended = false;
   /** How many of its requests are being handled (a busy session never expires). */
@@ -47,6 +52,11 @@ export class HttpSession {
     this.id = id;
     this.principalId = principalId;
     this.lastSeen = now;
+  }
+
+  /** Whether it may be ended to make room: no request in flight, no GET stream open. */
+  get idle(): boolean {
+    return this.busy === 0 && !this.listening;
   }
 
   /** Whether a GET stream is open. */

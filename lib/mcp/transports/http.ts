@@ -16,7 +16,7 @@
  * @module
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { validateEnvelope } from "../../jsonrpc/envelope.ts";
 import { ERROR_CODES, JsonRpcError, MCP_ERROR_CODES } from "../../jsonrpc/errors.ts";
 import { makeError } from "../../jsonrpc/messages.ts";
@@ -30,8 +30,10 @@ import {
   modernHeaderProblem,
 } from "../modern.ts";
 import type { McpServer } from "../server.ts";
-import type { Authenticate } from "./bearer_tokens.ts";
+import type { Authenticate, HttpRequestInfo } from "./bearer_tokens.ts";
 import { accepts, isJsonContentType, readBody } from "./_http_body.ts";
+import { ConnectionGuard } from "./_http_connections.ts";
+import { HTTP_LIMITS } from "./_http_limits.ts";
 import {
   corsHeaders,
   type Guard,
@@ -74,6 +76,24 @@ export interface ServeHttpOptions {
    * connection is kept, in milliseconds; a request body late past it gets 408. Default 30 s.
    */
   requestTimeoutMs?: number;
+  /**
+   * How long a connection may take to deliver a request's complete headers, in milliseconds,
+   * however steadily the bytes trickle in; past it the connection gets 408 and is closed (a
+   * kept-alive connection waiting for its next request is just closed); 0 for no such limit.
+   * Default: `requestTimeoutMs`.
+   */
+  headersTimeoutMs?: number;
+  /**
+   * The most connections held at once; one more is answered 503 and closed at once. Default
+   * 1024.
+   */
+  maxConnections?: number;
+  /**
+   * The most connections held at once from one remote address; one more is answered 503 and
+   * closed at once. Behind a reverse proxy every client shares the proxy's address: raise it.
+   * Default 128.
+   */
+  maxConnectionsPerAddress?: number;
   /** How often an SSE stream gets a keep-alive comment, in milliseconds; 0 for never. Default 15 s. */
   keepAliveMs?: number;
   /**
@@ -81,12 +101,27 @@ export interface ServeHttpOptions {
    * milliseconds; 0 for never. Default 30 minutes.
    */
   sessionIdleMs?: number;
-  /** The most sessions open at once; `initialize` past it gets 503. Default 1000. */
+  /** The most sessions open at once, all principals together; `initialize` past it gets 503. Default 1000. */
   maxSessions?: number;
+  /**
+   * The most sessions one principal may hold, so that no principal can take the others' share of
+   * `maxSessions`. A principal at it that opens another ends its own session idle longest (no
+   * request in flight, no GET stream open; the ended session's next request gets 404); when none
+   * is idle, `initialize` gets 503 saying so. Default 100.
+   */
+  maxSessionsPerPrincipal?: number;
   /** The URL of the OAuth protected-resource metadata, named in the 401 `WWW-Authenticate`. */
   resourceMetadataUrl?: string;
   /** Called with unexpected errors (a failing authenticator, a server bug); they are answered with 500. */
   onError?: (error: unknown) => void;
+}
+
+/** What {@linkcode McpHttpServer.reauthenticate} did. */
+export interface ReauthenticateResult {
+  /** Sessions and stateless streams ended because their credentials are no longer accepted. */
+  ended: number;
+  /** Principals whose sessions and streams took new scopes, tenant or clearance. */
+  updated: number;
 }
 
 /** A running Streamable HTTP server. */
@@ -99,6 +134,24 @@ export interface McpHttpServer {
   readonly port: number;
   /** How many sessions are open. */
   readonly sessionCount: number;
+  /** How many connections are held (refused ones are never counted). */
+  readonly connectionCount: number;
+  /**
+   * Checks every open session and stateless stream again, with the credentials of its latest
+   * request, after the credentials changed (a token rotated or revoked, a principal's scopes
+   * edited): first replacing the authenticator, when one is given. A session or stream whose
+   * credentials are now refused (or stand for another principal) ends at once: the session's GET
+   * stream closes and its next request gets 404 (401 with the old token); a stateless stream
+   * (`subscriptions/listen`, a running call) is closed, or answered 401 before it started. A
+   * principal whose scopes, tenant or clearance changed keeps its sessions and streams, and
+   * {@linkcode McpServer.updatePrincipal} recomputes what they see (`list_changed` where that
+   * changed). An authenticator that throws keeps the session (and reports to `onError`): the
+   * next request is judged anyway.
+   *
+   * @param authenticate The new authenticator, replacing the one in use.
+   * @returns How many sessions and streams ended, and how many principals were updated.
+   */
+  reauthenticate(authenticate?: Authenticate): Promise<ReauthenticateResult>;
   /**
    * Stops listening, ends every stream and session (the `McpServer` itself stays open), drops
    * every connection, and resolves when the socket is closed. Idempotent.
@@ -113,6 +166,19 @@ function newSessionId(): string {
   const bytes = new Uint8Array(24);
   crypto.getRandomValues(bytes);
   return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_");
+}
+
+/** Whether two principals are the same in everything that decides what they may see. */
+function samePrincipal(a: Principal, b: Principal): boolean {
+  const key = (p: Principal) => JSON.stringify([p.id, p.tenant, p.clearance, [...p.scopes].sort()]);
+  return key(a) === key(b);
+}
+
+/** A stateless request being answered: its credentials, and how to end it if they are revoked. */
+interface StatelessCall {
+  readonly credentials: HttpRequestInfo;
+  principal: Principal;
+  revoke(): void;
 }
 
 function headerMap(req: IncomingMessage): Record<string, string> {
@@ -134,13 +200,27 @@ class Endpoint implements McpHttpServer {
   readonly #guard: Guard;
   readonly #path: string;
   readonly #sessions = new Map<string, HttpSession>();
+  readonly #calls = new Set<StatelessCall>();
+  /** Counts session uses, to tell which session of a principal was idle longest. */
+  #uses = 0;
+  #authenticate: Authenticate;
   readonly #sweep: ReturnType<typeof setInterval> | undefined;
   #closing: Promise<void> | undefined;
 
-  constructor(server: McpServer, http: Server, options: ServeHttpOptions, hostname: string) {
+  readonly #connections: ConnectionGuard;
+
+  constructor(
+    server: McpServer,
+    http: Server,
+    options: ServeHttpOptions,
+    hostname: string,
+    connections: ConnectionGuard,
+  ) {
     this.#server = server;
     this.#http = http;
+    this.#connections = connections;
     this.#options = options;
+    this.#authenticate = options.authenticate;
     this.#path = options.path ?? "/mcp";
     this.hostname = hostname;
     this.port = (http.address() as AddressInfo).port;
@@ -150,7 +230,7 @@ class Endpoint implements McpHttpServer {
       options.allowedHosts ?? loopbackHosts(this.port),
       options.allowedOrigins ?? [],
     );
-    const idle = options.sessionIdleMs ?? 30 * 60_000;
+    const idle = options.sessionIdleMs ?? HTTP_LIMITS.sessionIdleMs;
     if (idle > 0) {
       this.#sweep = setInterval(() => this.#expire(idle), Math.max(10, Math.min(idle / 2, 60_000)));
     }
@@ -160,14 +240,62 @@ class Endpoint implements McpHttpServer {
     return this.#sessions.size;
   }
 
+  get connectionCount(): number {
+    return this.#connections.count;
+  }
+
   close(): Promise<void> {
     this.#closing ??= new Promise<void>((resolve) => {
       clearInterval(this.#sweep);
       for (const s of [...this.#sessions.values()]) this.#end(s);
       this.#http.close(() => resolve());
       this.#http.closeAllConnections();
+      this.#connections.closeAll();
     });
     return this.#closing;
+  }
+
+  async reauthenticate(authenticate?: Authenticate): Promise<ReauthenticateResult> {
+    if (authenticate !== undefined) {
+      if (typeof authenticate !== "function") {
+        throw new TypeError("reauthenticate(): authenticate must be a function (see bearerTokens)");
+      }
+      this.#authenticate = authenticate;
+    }
+    const changed = new Map<string, Principal>();
+    let ended = 0;
+    /** The principal the credentials stand for now: undefined when refused, "keep" on failure. */
+    const judge = async (
+      credentials: HttpRequestInfo,
+      was: Principal,
+    ): Promise<Principal | undefined | "keep"> => {
+      let now: Principal | undefined;
+      try {
+        now = await this.#authenticate(credentials);
+      } catch (e) {
+        this.#options.onError?.(e);
+        return "keep";
+      }
+      if (now === undefined || now.id !== was.id) return undefined;
+      if (!samePrincipal(now, was)) changed.set(now.id, now);
+      return now;
+    };
+    for (const s of [...this.#sessions.values()]) {
+      const verdict = await judge(s.credentials, s.session.principal);
+      if (verdict === undefined && !s.ended) {
+        this.#end(s);
+        ended++;
+      }
+    }
+    for (const call of [...this.#calls]) {
+      const verdict = await judge(call.credentials, call.principal);
+      if (verdict === undefined && this.#calls.has(call)) {
+        call.revoke();
+        ended++;
+      } else if (verdict !== undefined && verdict !== "keep") call.principal = verdict;
+    }
+    for (const p of changed.values()) this.#server.updatePrincipal(p);
+    return { ended, updated: changed.size };
   }
 
   /** Answers one HTTP request; never throws. */
@@ -209,13 +337,14 @@ class Endpoint implements McpHttpServer {
       );
     }
     let principal: Principal | undefined;
+    const credentials: HttpRequestInfo = {
+      method,
+      path: req.url ?? path,
+      headers,
+      remoteAddress: req.socket.remoteAddress,
+    };
     try {
-      principal = await this.#options.authenticate({
-        method,
-        path: req.url ?? path,
-        headers,
-        remoteAddress: req.socket.remoteAddress,
-      });
+      principal = await this.#authenticate(credentials);
     } catch (e) {
       this.#options.onError?.(e);
       return writeRefusal(res, 500, "Internal Server Error: the authenticator failed", {
@@ -224,7 +353,7 @@ class Endpoint implements McpHttpServer {
       });
     }
     if (!principal) return this.#unauthorized(res, headers, cors);
-    if (method === "POST") return await this.#post(req, res, headers, cors, principal);
+    if (method === "POST") return await this.#post(req, res, credentials, cors, principal);
     if (headers["mcp-session-id"] === undefined) {
       // No handshake-era session: the stateless revision has no GET stream and no DELETE.
       return writeRefusal(
@@ -236,8 +365,8 @@ class Endpoint implements McpHttpServer {
     }
     const versionProblem = this.#versionProblem(headers);
     if (versionProblem) return writeRefusal(res, 400, versionProblem, { headers: cors });
-    if (method === "GET") return this.#get(res, headers, cors, principal);
-    return this.#delete(res, headers, cors, principal);
+    if (method === "GET") return this.#get(res, credentials, cors, principal);
+    return this.#delete(res, credentials, cors, principal);
   }
 
   #unauthorized(
@@ -275,13 +404,13 @@ class Endpoint implements McpHttpServer {
    */
   #session(
     res: ServerResponse,
-    headers: Record<string, string>,
+    credentials: HttpRequestInfo,
     cors: Record<string, string>,
     principal: Principal,
     what: string,
     id: JsonRpcId | null = null,
   ): HttpSession | undefined {
-    const sessionId = headers["mcp-session-id"];
+    const sessionId = credentials.headers["mcp-session-id"];
     if (sessionId === undefined) {
       writeRefusal(
         res,
@@ -310,17 +439,41 @@ class Endpoint implements McpHttpServer {
       );
       return undefined;
     }
-    s.lastSeen = Date.now();
+    this.#touch(s);
+    s.credentials = credentials;
     return s;
+  }
+
+  /** Marks a session used now. */
+  #touch(s: HttpSession): void {
+    s.lastSeen = Date.now();
+    s.lastUse = ++this.#uses;
+  }
+
+  /**
+   * Makes room for one more session of `principal` under its quota: ends its session idle longest
+   * when it is at the quota. Returns why not (for the 503) when none is idle.
+   */
+  #makeRoom(principal: Principal): string | undefined {
+    const quota = this.#options.maxSessionsPerPrincipal ?? HTTP_LIMITS.maxSessionsPerPrincipal;
+    const own = [...this.#sessions.values()].filter((s) => s.principalId === principal.id);
+    if (own.length < quota) return undefined;
+    const idle = own.filter((s) => s.idle).sort((a, b) => a.lastUse - b.lastUse);
+    if (idle.length === 0) {
+      return `Service Unavailable: ${principal.id} has ${own.length} sessions open, the most one principal may hold (maxSessionsPerPrincipal), and none is idle (each has a request in flight or a GET stream open): a new session ends that principal's session idle longest; end one with DELETE, or retry when a request has finished`;
+    }
+    this.#end(idle[0]);
+    return undefined;
   }
 
   async #post(
     req: IncomingMessage,
     res: ServerResponse,
-    headers: Record<string, string>,
+    credentials: HttpRequestInfo,
     cors: Record<string, string>,
     principal: Principal,
   ): Promise<void> {
+    const headers = credentials.headers;
     if (
       !accepts(headers.accept, "application/json") || !accepts(headers.accept, "text/event-stream")
     ) {
@@ -342,8 +495,8 @@ class Endpoint implements McpHttpServer {
       );
     }
     const body = await readBody(req, {
-      maxBytes: this.#options.maxBodyBytes ?? 1024 * 1024,
-      timeoutMs: this.#options.requestTimeoutMs ?? 30_000,
+      maxBytes: this.#options.maxBodyBytes ?? HTTP_LIMITS.maxBodyBytes,
+      timeoutMs: this.#options.requestTimeoutMs ?? HTTP_LIMITS.requestTimeoutMs,
     });
     if (!body.ok) {
       const close: Record<string, string> = body.status === 400 ? {} : { connection: "close" };
@@ -384,7 +537,7 @@ class Endpoint implements McpHttpServer {
       isModernMessage(value) ||
       (headerVersion !== undefined && MODERN_PROTOCOL_VERSIONS.includes(headerVersion))
     ) {
-      return await this.#postStateless(res, headers, cors, principal, value, kind, id, method);
+      return await this.#postStateless(res, credentials, cors, principal, value, kind, id, method);
     }
     const versionProblem = this.#versionProblem(headers);
     if (versionProblem) return writeRefusal(res, 400, versionProblem, { id, headers: cors });
@@ -392,19 +545,22 @@ class Endpoint implements McpHttpServer {
     let session: HttpSession | undefined;
     let created = false;
     if (isInitialize && headers["mcp-session-id"] === undefined) {
-      if (this.#sessions.size >= (this.#options.maxSessions ?? 1000)) {
+      const full = this.#makeRoom(principal);
+      if (full) return writeRefusal(res, 503, full, { id, headers: cors });
+      const max = this.#options.maxSessions ?? HTTP_LIMITS.maxSessions;
+      if (this.#sessions.size >= max) {
         return writeRefusal(
           res,
           503,
-          "Service Unavailable: this MCP server has too many open sessions; try again later",
+          `Service Unavailable: this MCP server has too many open sessions (${max}, all principals together: maxSessions); try again later`,
           { id, headers: cors },
         );
       }
-      session = this.#open(principal);
+      session = this.#open(principal, credentials);
       created = true;
     } else {
       const what = kind === "response" ? "a response" : method;
-      session = this.#session(res, headers, cors, principal, what, id);
+      session = this.#session(res, credentials, cors, principal, what, id);
       if (!session) return;
     }
     if (kind !== "request") {
@@ -425,7 +581,7 @@ class Endpoint implements McpHttpServer {
     } finally {
       release?.();
       session.busy--;
-      session.lastSeen = Date.now();
+      this.#touch(session);
     }
     if (created) {
       if (response === undefined || !("result" in response)) {
@@ -444,7 +600,7 @@ class Endpoint implements McpHttpServer {
    */
   async #postStateless(
     res: ServerResponse,
-    headers: Record<string, string>,
+    credentials: HttpRequestInfo,
     cors: Record<string, string>,
     principal: Principal,
     value: unknown,
@@ -452,6 +608,7 @@ class Endpoint implements McpHttpServer {
     id: JsonRpcId | null,
     method: string,
   ): Promise<void> {
+    const headers = credentials.headers;
     if (kind !== "request") {
       res.writeHead(202, cors); // nothing for this server to do: cancellation is a closed stream
       res.end();
@@ -487,6 +644,16 @@ class Endpoint implements McpHttpServer {
       if (!res.writableFinished) controller.abort(); // the client closed the stream: cancel
     });
     const reply = new PostReply(res, cors, this.#options.keepAliveMs ?? 15_000);
+    let revoked = false;
+    const call: StatelessCall = {
+      credentials,
+      principal,
+      revoke: () => {
+        revoked = true;
+        controller.abort();
+      },
+    };
+    this.#calls.add(call);
     let response: JsonRpcResponse | undefined;
     try {
       response = await this.#server.handleStateless(value, {
@@ -497,6 +664,14 @@ class Endpoint implements McpHttpServer {
     } catch (e) {
       this.#options.onError?.(e);
       response = makeError(id, { code: ERROR_CODES.INTERNAL_ERROR, message: "Internal error" });
+    } finally {
+      this.#calls.delete(call);
+    }
+    if (revoked) {
+      // The credentials were revoked while it ran: a stream just ends; an answer not begun is 401.
+      if (res.headersSent) reply.finish(undefined);
+      else this.#unauthorized(res, headers, cors);
+      return;
     }
     if (controller.signal.aborted) return;
     // A capability the client did not declare is a 400 (2026-07-28), unless already streaming.
@@ -507,10 +682,11 @@ class Endpoint implements McpHttpServer {
 
   #get(
     res: ServerResponse,
-    headers: Record<string, string>,
+    credentials: HttpRequestInfo,
     cors: Record<string, string>,
     principal: Principal,
   ): void {
+    const headers = credentials.headers;
     if (!accepts(headers.accept, "text/event-stream")) {
       return writeRefusal(
         res,
@@ -519,31 +695,33 @@ class Endpoint implements McpHttpServer {
         { headers: cors },
       );
     }
-    const session = this.#session(res, headers, cors, principal, "GET");
+    const session = this.#session(res, credentials, cors, principal, "GET");
     if (!session) return;
     const stream = new SseWriter(res, this.#options.keepAliveMs ?? 15_000);
     stream.open(cors);
     stream.comment("listening");
-    stream.onEnd(() => (session.lastSeen = Date.now()));
+    stream.onEnd(() => this.#touch(session));
     if (session.ended) stream.end();
     else session.attach(stream);
   }
 
   #delete(
     res: ServerResponse,
-    headers: Record<string, string>,
+    credentials: HttpRequestInfo,
     cors: Record<string, string>,
     principal: Principal,
   ): void {
-    const session = this.#session(res, headers, cors, principal, "DELETE");
+    const session = this.#session(res, credentials, cors, principal, "DELETE");
     if (!session) return;
     this.#end(session);
     res.writeHead(204, cors);
     res.end();
   }
 
-  #open(principal: Principal): HttpSession {
+  #open(principal: Principal, credentials: HttpRequestInfo): HttpSession {
     const s = new HttpSession(newSessionId(), principal.id, Date.now());
+    s.credentials = credentials;
+    this.#touch(s);
     s.session = this.#server.openSession({
       principal,
       id: s.id,
@@ -562,7 +740,7 @@ class Endpoint implements McpHttpServer {
   #expire(idleMs: number): void {
     const cutoff = Date.now() - idleMs;
     for (const s of [...this.#sessions.values()]) {
-      if (s.busy === 0 && !s.listening && s.lastSeen < cutoff) this.#end(s);
+      if (s.idle && s.lastSeen < cutoff) this.#end(s);
     }
   }
 }
@@ -587,7 +765,9 @@ class Endpoint implements McpHttpServer {
  * Sessions: `initialize` without `Mcp-Session-Id` opens one for the authenticated principal and
  * returns its id in `Mcp-Session-Id` (192 random bits, base64url). Every other request needs it:
  * missing 400, unknown or ended 404, another principal's 403. Idle sessions end after
- * `sessionIdleMs`. `MCP-Protocol-Version`, when present, must be a supported revision (else 400);
+ * `sessionIdleMs`. At most `maxSessions` are open (then `initialize` gets 503), and at most
+ * `maxSessionsPerPrincipal` of one principal: one more ends that principal's session idle longest
+ * (503 when each has a request in flight or a GET stream), so no principal can lock the others out. `MCP-Protocol-Version`, when present, must be a supported revision (else 400);
  * when absent, the session's negotiated revision applies.
  *
  * Stateless requests (2026-07-28, see `isModernMessage`): no session (an `Mcp-Session-Id` is
@@ -600,10 +780,13 @@ class Endpoint implements McpHttpServer {
  * closes it. Closing any stateless response stream cancels its request. GET and DELETE without
  * `Mcp-Session-Id` get 405.
  *
- * Guards, in this order: a `Host` not allowed or an `Origin` not allowed 403; authentication 401
- * with `WWW-Authenticate: Bearer` (on every request: a revoked token stops working mid-session);
- * a body over `maxBodyBytes` 413; a body not received within `requestTimeoutMs` 408 and the
- * connection dropped; connections idle that long are dropped too.
+ * Guards, in this order: a connection past `maxConnections`, or past `maxConnectionsPerAddress`
+ * from its address, is answered 503 and closed at once; request headers not complete within
+ * `headersTimeoutMs` 408 and the connection closed; a `Host` not allowed or an `Origin` not allowed
+ * 403; authentication 401 with `WWW-Authenticate: Bearer` (on every request: a revoked token stops
+ * working mid-session, and `reauthenticate()` ends its sessions and streams at once); a body over
+ * `maxBodyBytes` 413; a body not received within `requestTimeoutMs` 408 and the connection
+ * dropped; connections idle that long are dropped too.
  *
  * @param server The MCP server (not closed by the HTTP server's `close`).
  * @param options Authentication, address, limits.
@@ -649,10 +832,18 @@ export async function serveHttp(
   if (typeof options.authenticate !== "function") {
     throw new TypeError("serveHttp(): options.authenticate must be a function (see bearerTokens)");
   }
-  const idleMs = options.requestTimeoutMs ?? 30_000;
+  const idleMs = options.requestTimeoutMs ?? HTTP_LIMITS.requestTimeoutMs;
+  const connections = new ConnectionGuard({
+    headersTimeoutMs: options.headersTimeoutMs ?? idleMs,
+    maxConnections: options.maxConnections ?? HTTP_LIMITS.maxConnections,
+    maxConnectionsPerAddress: options.maxConnectionsPerAddress ??
+      HTTP_LIMITS.maxConnectionsPerAddress,
+  });
   const http = createServer();
-  http.on("connection", (socket) => {
-    socket.setTimeout(idleMs, () => socket.destroy()); // slow headers, idle keep-alive
+  http.on("connection", (socket: Socket) => {
+    // Too many connections (in all, or from this address): 503 at once, never counted.
+    if (!connections.admit(socket)) return;
+    socket.setTimeout(idleMs, () => socket.destroy()); // silent, idle keep-alive
   });
   const port = options.port ?? 0;
   await new Promise<void>((resolve, reject) => {
@@ -667,15 +858,19 @@ export async function serveHttp(
     });
   });
   http.on("error", (e) => options.onError?.(e)); // after listening: e.g. out of file descriptors
-  const endpoint = new Endpoint(server, http, options, hostname);
+  const endpoint = new Endpoint(server, http, options, hostname, connections);
   http.on("request", (req: IncomingMessage, res: ServerResponse) => {
     // A client that resets mid-request is handled where it matters (the body read, the
     // streams' close events); the error event itself must never go unheard.
     req.on("error", () => {});
     res.on("error", () => {});
-    req.socket.setTimeout(0); // a request in progress is timed by its own deadline
+    const socket = req.socket;
+    if (connections.refused(socket)) return; // parsed before the refusal closed it: never served
+    connections.requestStarted(socket); // the headers arrived
+    socket.setTimeout(0); // a request in progress is timed by its own deadline
     res.once("close", () => {
-      if (!req.socket.destroyed) req.socket.setTimeout(idleMs);
+      connections.requestEnded(socket);
+      if (!socket.destroyed) socket.setTimeout(idleMs);
     });
     endpoint.serve(req, res);
   });

@@ -26,7 +26,12 @@
  *
  * @module
  */
-export { type McpHttpServer, serveHttp, type ServeHttpOptions } from "./http.ts";
+export {
+  type McpHttpServer,
+  type ReauthenticateResult,
+  serveHttp,
+  type ServeHttpOptions,
+} from "./http.ts";
 export {
   type StreamableHttpClientOptions,
   StreamableHttpClientTransport,
@@ -37,4 +42,6 @@ export {
   bearerToken,
   bearerTokens,
   type HttpRequestInfo,
+  type TokenPrincipal,
+  tokenSha256,
 } from "./bearer_tokens.ts";

@@ -139,14 +139,21 @@ export interface ServeStdioOptions {
   input: Readable;
   /** Where responses go. Default `process.stdout`. */
   output: Writable;
+  /**
+   * Stops serving when aborted, as when the input ends: no more lines are read, listen streams
+   * end, pending responses are written, the session closes. (Closing the input is the caller's.)
+   */
+  signal?: AbortSignal;
 }
 
 /**
- * Serves one client over a pair of streams until the input ends.
+ * Serves one client over a pair of streams until the input ends (or `signal` aborts). Both eras
+ * are served as the session's principal, which follows `McpServer.updatePrincipal`.
  *
  * @param server The server.
- * @param options The principal and the streams.
- * @returns Resolves when the input has ended and every pending response was written.
+ * @param options The principal, the streams, the stop signal.
+ * @returns Resolves when the input has ended (or the signal aborted) and every pending response
+ *   was written.
  */
 export function serveStdio(server: McpServer, options: ServeStdioOptions): Promise<void> {
   const { input, output } = options;
@@ -161,9 +168,23 @@ export function serveStdio(server: McpServer, options: ServeStdioOptions): Promi
   // Stateless (2026-07-28) requests in flight, by id: notifications/cancelled aborts them.
   const modern = new Map<JsonRpcId, InFlight>();
   return new Promise((resolve) => {
+    let stopped = false;
+    const stop = () => {
+      if (stopped) return;
+      stopped = true;
+      for (const f of modern.values()) if (f.listen) f.controller.abort(); // listens end
+      Promise.all(pending).then(() => {
+        server.closeSession(session);
+        resolve();
+      });
+    };
+    options.signal?.addEventListener("abort", stop, { once: true });
+    if (options.signal?.aborted) stop();
     onLines(input, (line) => {
+      if (stopped) return;
+      // The session's principal: it follows McpServer.updatePrincipal.
       const p = handleStdioLine(server, session, line, {
-        principal: options.principal,
+        principal: session.principal,
         write,
         modern,
       }).then((out) => {
@@ -172,13 +193,7 @@ export function serveStdio(server: McpServer, options: ServeStdioOptions): Promi
         // handle() answers every failure itself; nothing reaches here but a bug.
       }).finally(() => pending.delete(p));
       pending.add(p);
-    }, () => {
-      for (const f of modern.values()) if (f.listen) f.controller.abort(); // stdin closed: listens end
-      Promise.all(pending).then(() => {
-        server.closeSession(session);
-        resolve();
-      });
-    });
+    }, stop); // stdin closed
   });
 }
 
