@@ -61,9 +61,9 @@ async function run(args: string[]): Promise<number> {
   const testArgs = args.filter((a) => a !== "--verbose");
   const log = (line: string) => process.stderr.write(line + "\n");
 
-  if (!fs.existsSync(path.join(ROOT, "node_modules"))) {
-    log("deno install: the test dependencies, from deno.lock into node_modules/");
-  }
+  const first = !fs.existsSync(path.join(ROOT, "node_modules"));
+  if (first) log("deno install: the test dependencies, from deno.lock into node_modules/");
+  const started = Date.now();
   const install = await new Deno.Command(Deno.execPath(), {
     args: ["install", "--quiet"],
     cwd: ROOT,
@@ -74,6 +74,7 @@ async function run(args: string[]): Promise<number> {
     log("deno install failed: the tests cannot run without their dependencies");
     return install.code || 1;
   }
+  if (first) log(`deno install: installed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
   if (needsExtension(testArgs)) {
     try {
