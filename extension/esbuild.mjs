@@ -1,7 +1,8 @@
 // Bundles the extension (client) and the language server, each into one CommonJS file under
-// dist/, against the library's TypeScript source in ../lib. `--minify` for packaging.
+// dist/, against the library's TypeScript source in ../lib. `--minify` for packaging; `--outdir DIR`
+// writes elsewhere (the tests build beside dist/ and rename into place: scripts/_extension_build.ts).
 //
-//   node esbuild.mjs [--minify]
+//   node esbuild.mjs [--minify] [--outdir DIR]
 import path from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
@@ -9,6 +10,8 @@ import * as esbuild from "esbuild";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const minify = process.argv.includes("--minify");
+const outdirArg = process.argv.indexOf("--outdir");
+const outdir = outdirArg >= 0 ? path.resolve(process.argv[outdirArg + 1]) : path.join(here, "dist");
 
 // The library's own npm imports (semver, re2js) resolve from this folder's node_modules, whatever
 // is (or is not) installed beside the library.
@@ -45,12 +48,12 @@ await Promise.all([
   esbuild.build({
     ...common,
     entryPoints: [path.join(here, "src/extension.ts")],
-    outfile: path.join(here, "dist/extension.js"),
+    outfile: path.join(outdir, "extension.js"),
     external: ["vscode"],
   }),
   esbuild.build({
     ...common,
     entryPoints: [path.join(here, "src/server.ts")],
-    outfile: path.join(here, "dist/server.js"),
+    outfile: path.join(outdir, "server.js"),
   }),
 ]);

@@ -1,9 +1,10 @@
 /**
  * A real LSP client for the extension's language server: builds `extension/dist/server.js` when
- * it is missing or older than its sources, spawns it with Node over stdio, and speaks LSP with
- * vscode-languageserver-protocol. Also makes scratch workspaces: a copy of `corpus/` plus drafts.
+ * it is missing or older than its sources (installing `extension/node_modules` when needed),
+ * spawns it with Node over stdio, and speaks LSP with vscode-languageserver-protocol. Also makes
+ * scratch workspaces: a copy of `corpus/` plus drafts.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import type { Diagnostic as LspDiagnostic } from "vscode-languageserver-protocol";
@@ -13,6 +14,7 @@ import {
   StreamMessageReader,
   StreamMessageWriter,
 } from "vscode-languageserver-protocol/node";
+import { ensureExtensionBuilt } from "../scripts/_extension_build.ts";
 
 /** The repository's root. */
 export const ROOT: string = path.resolve(new URL("..", import.meta.url).pathname);
@@ -20,42 +22,31 @@ const EXTENSION = path.join(ROOT, "extension");
 /** The bundled server the tests run. */
 export const SERVER: string = path.join(EXTENSION, "dist", "server.js");
 
-function newestMtime(dir: string, test: (name: string) => boolean): number {
-  let newest = 0;
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(p, test));
-    else if (test(entry.name)) newest = Math.max(newest, fs.statSync(p).mtimeMs);
-  }
-  return newest;
-}
+let building: Promise<void> | undefined;
 
 /**
- * Builds the server bundle (`node extension/esbuild.mjs`, well under a second) when it is missing
- * or older than `extension/src`, `lib/`, the build script or the manifest.
+ * Builds the server bundle when it is missing or older than its sources (`npm ci` in
+ * `extension/` first when needed; see `scripts/_extension_build.ts`), once per process. When the
+ * build fails, the first caller gets why; later callers get one line pointing to it, not the same
+ * trace again.
  *
- * @throws {Error} When the extension's npm dependencies are not installed, or the build fails.
+ * @throws {Error} When the extension's npm dependencies cannot be installed or the build fails.
  */
-export function ensureServerBuilt(): void {
-  const sources = Math.max(
-    newestMtime(path.join(EXTENSION, "src"), (n) => n.endsWith(".ts")),
-    newestMtime(path.join(ROOT, "lib"), (n) => n.endsWith(".ts")),
-    fs.statSync(path.join(EXTENSION, "esbuild.mjs")).mtimeMs,
-    fs.statSync(path.join(EXTENSION, "package.json")).mtimeMs,
-  );
-  const built = fs.statSync(SERVER, { throwIfNoEntry: false })?.mtimeMs ?? 0;
-  if (built >= sources) return;
-  if (!fs.existsSync(path.join(EXTENSION, "node_modules", "esbuild"))) {
-    throw new Error(
-      `${SERVER} is missing or older than its sources, and extension/node_modules is not ` +
-        "installed: run `npm ci --prefix extension` (the tests then build the bundle themselves)",
-    );
+export async function ensureServerBuilt(): Promise<void> {
+  if (building) {
+    try {
+      await building;
+    } catch {
+      const e = new Error(
+        `${SERVER} could not be built: the first LSP test that needed it says why`,
+      );
+      e.stack = `Error: ${e.message}`;
+      throw e;
+    }
+    return;
   }
-  const r = spawnSync("node", [path.join(EXTENSION, "esbuild.mjs")], {
-    cwd: EXTENSION,
-    encoding: "utf8",
-  });
-  if (r.status !== 0) throw new Error(`building the extension failed:\n${r.stdout}${r.stderr}`);
+  building = ensureExtensionBuilt({ root: ROOT }).then(() => {});
+  await building;
 }
 
 /** A scratch workspace: `corpus/` copied in, drafts written under `drafts/`. */
@@ -176,7 +167,7 @@ export async function startServer(
   workspace: string,
   options: StartOptions = {},
 ): Promise<LspSession> {
-  ensureServerBuilt();
+  await ensureServerBuilt();
   const child = spawn("node", [SERVER, "--stdio"], { stdio: ["pipe", "pipe", "pipe"] });
   let stderr = "";
   child.stderr!.on("data", (d) => (stderr += d));

@@ -1,0 +1,241 @@
+/**
+ * The READMEs' commands work on a machine with only Node and npm. Every command a reader can copy
+ * (a line of a `sh` block, or a code span that starts like a command) runs Deno as
+ * `npx -y deno@<the version CI installs>`, never a bare `deno`; each task it names exists, and
+ * each repository file it names is there. The README's CLI examples, the demo and the stdio server
+ * run as printed, in order, on a scratch copy of the repository, with `npx` standing for the Deno
+ * running this test (a fresh clone runs the real `npx`), and end with the exit code the README
+ * gives them (`exit N` in the line's comment; 0 otherwise).
+ */
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+
+const ROOT = path.resolve(new URL("..", import.meta.url).pathname);
+const READMES = ["README.md", "corpus/README.md", "extension/README.md", "npm/README.md"];
+const DENO_VERSION = /^DENO_VERSION=(\S+)$/m.exec(
+  fs.readFileSync(path.join(ROOT, ".ci/run"), "utf8"),
+)![1];
+const NPX_DENO = `npx -y deno@${DENO_VERSION}`;
+
+/** A command a reader can copy. */
+interface Command {
+  /** The command, as printed (without its comment). */
+  text: string;
+  /** The comment after it on the same line, if any. */
+  comment: string;
+  /** Where it is: `file:line`. */
+  at: string;
+  /** The fenced block it is in (its index in the file), or undefined for a code span. */
+  block?: number;
+}
+
+const SHELL_BLOCK = /^```(sh|bash|shell)\s*$/;
+const COMMAND_START = /^(npx|deno|npm|node|cd|cp|bash|git) /;
+
+/** The commands of a Markdown file: `sh` block lines and code spans that start like a command. */
+export function commands(file: string): Command[] {
+  const lines = fs.readFileSync(path.join(ROOT, file), "utf8").split("\n");
+  const out: Command[] = [];
+  let fence: string | undefined;
+  let block = -1;
+  const prose: { text: string; line: number }[] = [];
+  lines.forEach((line, i) => {
+    const at = `${file}:${i + 1}`;
+    if (fence === undefined && /^```/.test(line)) {
+      fence = line;
+      block++;
+      return;
+    }
+    if (fence !== undefined) {
+      if (/^```\s*$/.test(line)) {
+        fence = undefined;
+        return;
+      }
+      if (!SHELL_BLOCK.test(fence) || line.trim() === "" || line.trim().startsWith("#")) return;
+      const m = /^(.*?)(?:\s+#\s(.*))?$/.exec(line)!;
+      out.push({ text: m[1].trim(), comment: m[2] ?? "", at, block });
+      return;
+    }
+    prose.push({ text: line, line: i + 1 });
+  });
+  // Code spans may wrap across lines within a paragraph.
+  const text = prose.map((p) => p.text).join("\n");
+  for (const m of text.matchAll(/`([^`]+)`/g)) {
+    const span = m[1].replace(/\s*\n\s*/g, " ").trim();
+    if (!COMMAND_START.test(span)) continue;
+    const line = prose[text.slice(0, m.index).split("\n").length - 1].line;
+    out.push({ text: span, comment: "", at: `${file}:${line}` });
+  }
+  return out;
+}
+
+const TASKS = Object.keys(
+  JSON.parse(fs.readFileSync(path.join(ROOT, "deno.json"), "utf8")).tasks as Record<string, string>,
+);
+
+Deno.test("every command in the READMEs runs Deno through npx at CI's version, names a task that exists and files that are there", () => {
+  let count = 0;
+  for (const file of READMES) {
+    for (const c of commands(file)) {
+      count++;
+      assert.doesNotMatch(c.text, /(^|[;&|(]\s*)deno /, `${c.at}: a bare deno: ${c.text}`);
+      for (const npx of c.text.matchAll(/(?:^|[;&|(]\s*)npx (.*)/g)) {
+        assert.ok(
+          `npx ${npx[1]}`.startsWith(`${NPX_DENO} `),
+          `${c.at}: npx runs ${NPX_DENO} only: ${c.text}`,
+        );
+      }
+      const task = new RegExp(`${NPX_DENO.replaceAll(".", "\\.")} task (\\S+)`).exec(c.text);
+      if (task) assert.ok(TASKS.includes(task[1]), `${c.at}: no task ${task[1]} in deno.json`);
+      for (const token of c.text.split(/\s+/)) {
+        if (!/^[\w.-]+\/[\w./-]+\.(ts|mjs|json|jsonc)$/.test(token)) continue;
+        if (/^(\.\/)?dist\//.test(token)) continue; // built by the command before it
+        const base = file === "extension/README.md" ? "extension" : "";
+        assert.ok(
+          fs.existsSync(path.join(ROOT, base, token)) || fs.existsSync(path.join(ROOT, token)),
+          `${c.at}: ${token} does not exist`,
+        );
+      }
+    }
+  }
+  assert.ok(count > 20, `found only ${count} commands: the extraction is broken`);
+  // The README's first two lines are the two commands a newcomer runs.
+  assert.deepEqual(
+    fs.readFileSync(path.join(ROOT, "README.md"), "utf8").split("\n").slice(0, 4),
+    ["```sh", `${NPX_DENO} task serve`, `${NPX_DENO} task test`, "```"],
+  );
+});
+
+/** A scratch copy of what the runtime tasks need, inside a folder of its own (for `../x`). */
+function scratchClone(): { parent: string; repo: string; bin: string } {
+  const parent = Deno.makeTempDirSync({ prefix: "readme-" });
+  const repo = path.join(parent, "repo");
+  for (
+    const p of [
+      "deno.json",
+      "deno.lock",
+      "deno.runtime.jsonc",
+      "deno.runtime.lock",
+      "cli.ts",
+      "demo.ts",
+      "mod.ts",
+      "lib",
+      "examples",
+      "corpus",
+    ]
+  ) {
+    fs.cpSync(path.join(ROOT, p), path.join(repo, p), { recursive: true });
+  }
+  // `npx -y deno@VERSION ARGS` is this Deno with ARGS; any other npx use fails loudly.
+  const bin = path.join(parent, "bin");
+  fs.mkdirSync(bin);
+  fs.writeFileSync(
+    path.join(bin, "npx"),
+    `#!/bin/sh
+if [ "$1" = "-y" ] && [ "$2" = "deno@${DENO_VERSION}" ]; then shift 2; exec "${Deno.execPath()}" "$@"; fi
+echo "npx: only ${NPX_DENO} stands in here, not: npx $*" >&2
+exit 127
+`,
+    { mode: 0o755 },
+  );
+  return { parent, repo, bin };
+}
+
+async function sh(
+  command: string,
+  where: { repo: string; bin: string },
+  stdin?: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = new Deno.Command("sh", {
+    args: ["-c", command],
+    cwd: where.repo,
+    env: { PATH: `${where.bin}:${Deno.env.get("PATH")}`, NO_COLOR: "1" },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  if (stdin) await writer.write(new TextEncoder().encode(stdin));
+  await writer.close();
+  const { code, stdout, stderr } = await child.output();
+  const decode = (b: Uint8Array) => new TextDecoder().decode(b);
+  return { code, stdout: decode(stdout), stderr: decode(stderr) };
+}
+
+/** The README's `sh` blocks that run the CLI: every line an `estate` task or a copy. */
+function cliBlocks(): Command[][] {
+  const blocks = new Map<number, Command[]>();
+  for (const c of commands("README.md")) {
+    if (c.block === undefined) continue;
+    blocks.set(c.block, [...(blocks.get(c.block) ?? []), c]);
+  }
+  return [...blocks.values()].filter((b) =>
+    b.some((c) => c.text.startsWith(`${NPX_DENO} task estate `)) &&
+    b.every((c) => c.text.startsWith(`${NPX_DENO} task estate `) || c.text.startsWith("cp "))
+  );
+}
+
+Deno.test("the README's CLI examples run as printed, in order, with the exit codes it gives", async () => {
+  const where = scratchClone();
+  try {
+    const blocks = cliBlocks();
+    assert.ok(blocks.length >= 2, "the CLI examples and the copy to write to");
+    const outputs: string[] = [];
+    for (const c of blocks.flat()) {
+      const expected = Number(/\bexit (\d+)\b/.exec(c.comment)?.[1] ?? 0);
+      const { code, stdout, stderr } = await sh(c.text, where);
+      assert.equal(code, expected, `${c.at}: ${c.text}\n${stdout}${stderr}`);
+      outputs.push(stdout);
+    }
+    // What the examples say they show.
+    assert.match(outputs[0], /^retail-agent .* sees 3 tools:/);
+    assert.match(outputs.at(-1)!, /fx\.quote@1\.1\.0/, "the published draft is discovered");
+    assert.equal(
+      fs.existsSync(path.join(where.repo, "corpus", "tools", "fx.quote", "1.1.0.json")),
+      false,
+      "the example estate itself is untouched",
+    );
+  } finally {
+    fs.rmSync(where.parent, { recursive: true, force: true });
+  }
+});
+
+Deno.test("the README's demo and stdio server commands run as printed", async () => {
+  const where = scratchClone();
+  try {
+    const inline = commands("README.md").filter((c) => c.block === undefined);
+    const demo = inline.find((c) => c.text === `${NPX_DENO} task demo`);
+    assert.ok(demo, "the README shows the demo");
+    const ran = await sh(demo.text, where);
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.match(ran.stdout, /resolve payments\.lookup ~1\.0\.0: +nothing \(retired\)/);
+
+    const stdio = inline.find((c) => c.text.startsWith(`${NPX_DENO} task serve --stdio `));
+    assert.ok(stdio, "the README shows the stdio server");
+    const lines = [
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          clientInfo: { name: "readme", version: "1" },
+        },
+      },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 2, method: "tools/list" },
+    ].map((m) => JSON.stringify(m) + "\n").join("");
+    const served = await sh(stdio.text, where, lines);
+    assert.equal(served.code, 0, served.stderr);
+    const listed = served.stdout.trim().split("\n").map((l) => JSON.parse(l))
+      .find((m) => m.id === 2);
+    assert.deepEqual(
+      listed.result.tools.map((t: { name: string }) => t.name).sort(),
+      ["crm.customer.get", "policy.search", "retail.transfers.lookup"],
+    );
+  } finally {
+    fs.rmSync(where.parent, { recursive: true, force: true });
+  }
+});
