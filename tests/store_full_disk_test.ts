@@ -302,7 +302,7 @@ Deno.test({
           lines(acknowledged).length
         } bytes) fit; then: ${failure?.message}`,
       );
-      assert.equal((failure as { code?: string }).code, "ENOSPC", failure?.message);
+      assert.equal((failure as { code?: string }).code, "ENOSPC", failure?.message ?? "no error");
       assert.equal(Deno.readTextFileSync(file), lines(acknowledged));
       assert.deepEqual([...estate.readCalls(TOOL)], acknowledged);
       const replay = cli(["replay", TOOL, "--estate", dir]);
