@@ -588,3 +588,34 @@ export function checkClaim(
   }
   return undefined;
 }
+
+/**
+ * Values near a schema, valid or not: what json-schema-faker and `arbitraryForSchema` generate for
+ * it, and mutations of those — for tests that need invalid values deep inside valid ones.
+ */
+export function nearValues(schema: Obj, seed: number, n = 3): unknown[] {
+  const out: unknown[] = [];
+  for (let i = 0; i < n; i++) {
+    try {
+      out.push(generateSync(schema, { seed: seed + i, maxDepth: 4, refDepth: 2 }));
+    } catch {
+      // json-schema-faker gives up on some schemas: skip.
+    }
+  }
+  try {
+    out.push(...fc.sample(arbitraryForSchema(schema as JsonSchema, { extraProperties: true }), {
+      numRuns: n,
+      seed,
+    }));
+  } catch (e) {
+    if (!(e instanceof SchemaGenerationError)) throw e;
+  }
+  const pool = [...literals(schema), ...GENERIC];
+  const names = [...namesIn(schema)];
+  const random = rng(seed);
+  const bases = out.filter((v) => v !== undefined);
+  for (let i = 0; i < n * 3 && bases.length; i++) {
+    out.push(mutate(bases[i % bases.length], pool, names, random));
+  }
+  return out.filter((v) => v !== undefined);
+}

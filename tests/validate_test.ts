@@ -461,3 +461,72 @@ Deno.test("property: the generated fast path and the issue collector agree on ev
     { numRuns: 3000 },
   );
 });
+
+Deno.test("property: the generated issue collector reports exactly what the collecting closures report", async () => {
+  const { loadSuite, suitePresent } = await import("./_suite.ts");
+  const { Compiler } = await import("../lib/schema/_compile.ts");
+  const { generateCollector } = await import("../lib/schema/_codegen_collect.ts");
+  const { soupSchema, toolSchema } = await import("./_random_schemas.ts");
+  const { nearValues, positionedSchema } = await import("./_schema_pairs.ts");
+  const key = (i: { segs: unknown[]; keyword: string; message: string; schemaPath: string }) =>
+    JSON.stringify([i.segs, i.keyword, i.message, i.schemaPath]);
+  const compiled = new Map<
+    unknown,
+    { gen: (v: unknown) => string[]; ref: (v: unknown) => string[] }
+  >();
+  const both = (schema: unknown, maxDepth = 1000) => {
+    let c = compiled.get(schema);
+    if (!c) {
+      const s = schema as JsonSchema;
+      const closures = new Compiler(s).root(s);
+      const generated = generateCollector(s, { formats: true, maxDepth })!;
+      c = {
+        gen: (v) => generated(v).map(key).sort(),
+        ref: (v) => {
+          const issues: never[] = [];
+          closures(v, { issues, path: [], depth: 0, maxDepth, formats: true });
+          return (issues as Parameters<typeof key>[0][]).map(key).sort();
+        },
+      };
+      compiled.set(schema, c);
+    }
+    return c;
+  };
+  const check = (schema: unknown, value: unknown, where: string) => {
+    const { gen, ref } = both(schema);
+    assert.deepEqual(gen(value), ref(value), where);
+  };
+  if (suitePresent()) {
+    const cases = loadSuite().cases.filter((c) => !c.skip);
+    for (const c of cases) check(c.schema, c.data, `${c.file} :: ${c.group} :: ${c.description}`);
+    const schemas = [...new Set(cases.map((c) => c.schema))];
+    fc.assert(
+      fc.property(fc.constantFrom(...schemas), fc.jsonValue({ maxDepth: 3 }), (schema, value) => {
+        check(schema, value, JSON.stringify({ schema, value }));
+      }),
+      { numRuns: 3000 },
+    );
+  }
+  // Tool schemas and keyword soup, with values near them: generated from the schema, then broken.
+  fc.assert(
+    fc.property(
+      fc.oneof(toolSchema, positionedSchema, soupSchema),
+      fc.jsonValue({ maxDepth: 4 }),
+      fc.integer(),
+      (schema, value, seed) => {
+        check(schema, value, JSON.stringify({ schema, value }));
+        for (const v of nearValues(schema as Record<string, unknown>, seed)) {
+          check(schema, v, JSON.stringify({ schema, v }));
+        }
+      },
+    ),
+    { numRuns: 400 },
+  );
+  // At the depth limit the two say the same too.
+  const deep = { type: "array", items: { $ref: "#" } };
+  let v: unknown = [];
+  for (let i = 0; i < 30; i++) v = [v, v];
+  compiled.delete(deep);
+  const { gen, ref } = both(deep, 5);
+  assert.deepEqual(gen(v), ref(v));
+});

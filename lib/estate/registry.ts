@@ -13,7 +13,7 @@ import { frozenJsonCopy } from "../schema/_json_value.ts";
 import { limitIssues, shortenIssue } from "../schema/issue_limit.ts";
 import { checkSchema } from "../schema/check.ts";
 import type { SchemaIssue } from "../schema/types.ts";
-import { validateSchema } from "../schema/validate.ts";
+import { compileSchema } from "../schema/validate.ts";
 import { RejectionTally } from "./_tally.ts";
 import { type VersionImpact, versionImpact } from "./impact.ts";
 import { dueRetirement, retireAfterProblem, scheduledRetirement } from "./retirement.ts";
@@ -1068,20 +1068,26 @@ export function replayCalls(
   options: { major?: number; sample?: number; onProgress?: (replayed: number) => void } = {},
 ): Rejections {
   const tally = new RejectionTally(options.sample ?? 3);
+  const validate = compileSchema(schema);
+  // A call's major line from its version text, parsed once per distinct version, not per call.
+  const majors = new Map<string, number | undefined>();
+  const majorOf = (version: string): number | undefined => {
+    if (majors.has(version)) return majors.get(version);
+    let major: number | undefined;
+    try {
+      major = Version.parse(version).major;
+    } catch {
+      major = undefined;
+    }
+    majors.set(version, major);
+    return major;
+  };
   let index = 0;
   for (const call of calls) {
     index++;
     if (options.onProgress && index % 10_000 === 0) options.onProgress(index);
-    if (options.major !== undefined) {
-      let callMajor: number;
-      try {
-        callMajor = Version.parse(call.version).major;
-      } catch {
-        continue;
-      }
-      if (callMajor !== options.major) continue;
-    }
-    const issues = validateSchema(schema, call.arguments);
+    if (options.major !== undefined && majorOf(call.version) !== options.major) continue;
+    const issues = validate(call.arguments);
     if (issues.length) tally.add(call, index, issues);
   }
   return tally.result();

@@ -34,16 +34,28 @@ const TYPE_CODE: Record<string, (x: string) => string> = {
   string: (x) => `typeof ${x} === "string"`,
 };
 
-class Generator {
+/** Generates the boolean functions `f0`, `f1`, ... of one schema document. */
+export class Generator {
   readonly #index: RefIndex;
   readonly #names = new Map<object, string>();
   readonly #functions: string[] = [];
-  readonly #consts: unknown[] = [];
+  readonly #consts: unknown[];
   readonly #formats: boolean;
 
-  constructor(root: JsonSchema, formats: boolean) {
+  /**
+   * @param root The schema document.
+   * @param formats Whether `format` is asserted.
+   * @param consts The constants array the program reads as `K` (shared with a collector).
+   */
+  constructor(root: JsonSchema, formats: boolean, consts: unknown[] = []) {
     this.#index = new RefIndex(root);
     this.#formats = formats;
+    this.#consts = consts;
+  }
+
+  /** The source of every function generated so far. */
+  functions(): string {
+    return this.#functions.join("\n");
   }
 
   /** A constant the generated code reads as `K[i]`. */
@@ -239,45 +251,53 @@ class Generator {
     return out;
   }
 
+  /**
+   * The object keywords. Cost follows the value's size, not the schema's: one loop over the keys
+   * the value has dispatches each to its property check (a `switch` on the name), counts the
+   * required names it meets, and applies `patternProperties`, `additionalProperties` and
+   * `propertyNames` in the same pass. Reading every declared property instead (`x.a`, `x.b`, ...)
+   * sends each read to V8's slow path once calls carry many different sets of optional keys.
+   */
   #objects(s: Record<string, unknown>, loc: Location): string[] {
     const out: string[] = [];
     const props = isObject(s.properties) ? s.properties : {};
-    const present = (o: string, k: string): string =>
-      isInheritedName(k)
-        ? `(HAS(${o}, ${JSON.stringify(k)}) && ${o}[${JSON.stringify(k)}] !== undefined)`
-        : `${o}[${JSON.stringify(k)}] !== undefined`;
-    let v = 0;
-    for (const k of Object.keys(props)) {
-      const fn = this.#sub(props[k], loc, ["properties", k]);
-      if (fn === "T") continue;
-      const y = `y${v++}`;
-      out.push(
-        `    const ${y} = ${
-          isInheritedName(k)
-            ? `HAS(x, ${JSON.stringify(k)}) ? x[${JSON.stringify(k)}] : undefined`
-            : `x[${JSON.stringify(k)}]`
-        };`,
-      );
-      out.push(`    if (${y} !== undefined && !${this.#deeper(fn, y)}) return false;`);
-    }
-    if (Array.isArray(s.required)) {
-      for (const k of s.required) {
-        if (typeof k === "string") out.push(`    if (!(${present("x", k)})) return false;`);
-      }
-    }
+    const required = Array.isArray(s.required)
+      ? [...new Set(s.required.filter((k): k is string => typeof k === "string"))]
+      : [];
     const patterns = isObject(s.patternProperties) ? Object.keys(s.patternProperties) : [];
     const hasAdditional = Object.hasOwn(s, "additionalProperties");
     const hasNames = Object.hasOwn(s, "propertyNames");
-    if (patterns.length || hasAdditional || hasNames) {
-      out.push(`    for (const k of Object.keys(x)) {`);
+    const names = [...new Set([...Object.keys(props), ...required])];
+    if (names.length || patterns.length || hasAdditional || hasNames) {
+      const req = new Set(required);
+      if (required.length) out.push(`    let r = 0;`);
+      out.push(`    for (const k in x) {`);
+      out.push(`      if (!HAS(x, k)) continue;`);
+      out.push(`      const v = x[k];`);
       if (hasNames) {
         const fn = this.#sub(s.propertyNames, loc, ["propertyNames"]);
         out.push(`      if (!${this.#call(fn).replace("(x, d)", "(k, d)")}) return false;`);
       }
-      const named = Object.keys(props);
-      out.push(
-        `      let m = ${named.length ? `${this.#const(new Set(named))}.has(k)` : "false"};`,
-      );
+      // A JSON value is never undefined: a key holding undefined counts as absent.
+      out.push(`      let m = true;`);
+      if (names.length) {
+        out.push(`      switch (k) {`);
+        for (const k of names) {
+          const body: string[] = [];
+          if (req.has(k)) body.push(`if (v !== undefined) r++;`);
+          if (Object.hasOwn(props, k)) {
+            const fn = this.#sub(props[k], loc, ["properties", k]);
+            if (fn !== "T") {
+              body.push(`if (v !== undefined && !${this.#deeper(fn, "v")}) return false;`);
+            }
+          }
+          // A name only `required` lists is not one `properties` names: it stays unmatched.
+          if (!Object.hasOwn(props, k)) body.push(`m = false;`);
+          out.push(`        case ${JSON.stringify(k)}: ${body.join(" ")} break;`);
+        }
+        out.push(`        default: m = false;`);
+        out.push(`      }`);
+      } else out.push(`      m = false;`);
       for (const p of patterns) {
         const c = compilePattern(p);
         if (!c.ok) {
@@ -290,15 +310,16 @@ class Generator {
         ]);
         out.push(
           `      if (${this.#const(c.pattern)}.test(k)) { m = true; if (!${
-            this.#deeper(fn, "x[k]")
+            this.#deeper(fn, "v")
           }) return false; }`,
         );
       }
       if (hasAdditional) {
         const fn = this.#sub(s.additionalProperties, loc, ["additionalProperties"]);
-        if (fn !== "T") out.push(`      if (!m && !${this.#deeper(fn, "x[k]")}) return false;`);
+        if (fn !== "T") out.push(`      if (!m && !${this.#deeper(fn, "v")}) return false;`);
       }
       out.push(`    }`);
+      if (required.length) out.push(`    if (r !== ${required.length}) return false;`);
     }
     for (const key of ["dependentRequired", "dependencies", "dependentSchemas"]) {
       const deps = s[key];

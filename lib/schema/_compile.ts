@@ -418,50 +418,16 @@ export class Compiler {
       });
     }
 
-    // objects
+    // objects: one loop over the keys the value has (its cost follows the value, not the schema)
     const props = isObject(s.properties) ? s.properties : undefined;
-    const propChecks: [string, Check][] = props
-      ? Object.keys(props).map((k) => [k, this.#sub(props[k], loc, ["properties", k])])
+    const propChecks = new Map<string, Check>(
+      props ? Object.keys(props).map((k) => [k, this.#sub(props[k], loc, ["properties", k])]) : [],
+    );
+    const req = Array.isArray(s.required)
+      ? [...new Set(s.required.filter((k): k is string => typeof k === "string"))]
       : [];
-    if (propChecks.length) {
-      const keys = propChecks.map(([k]) => k);
-      const checks = propChecks.map(([, c]) => c);
-      // A JSON value is never `undefined`, so a read that gives `undefined` means "absent" — except
-      // for names that objects inherit (`constructor`, `toString`, ...), which need an own-key test.
-      const inherited = keys.map(isInheritedName);
-      objects.push((v, ctx) => {
-        const o = v as Record<string, unknown>;
-        let ok = true;
-        for (let i = 0; i < keys.length; i++) {
-          const k = keys[i];
-          const x = o[k];
-          if (x === undefined || (inherited[i] && !Object.hasOwn(o, k))) continue;
-          if (!this.#descend(checks[i], x, k, ctx, spath)) {
-            ok = false;
-            if (!ctx.issues) return false;
-          }
-        }
-        return ok;
-      });
-    }
-    if (Array.isArray(s.required) && s.required.length) {
-      const req = s.required.filter((k): k is string => typeof k === "string");
-      // Present means "not undefined" (a JSON value never is) and, for inherited names, own.
-      const inheritedReq = req.map(isInheritedName);
-      const where = kw("required");
-      objects.push((v, ctx) => {
-        let ok = true;
-        const o = v as Record<string, unknown>;
-        for (let i = 0; i < req.length; i++) {
-          const k = req[i];
-          if (o[k] === undefined || (inheritedReq[i] && !Object.hasOwn(o, k))) {
-            ok = report(ctx, "required", "required property is missing", where, k);
-            if (!ctx.issues) return false;
-          }
-        }
-        return ok;
-      });
-    }
+    const reqSet = new Set(req);
+    const whereRequired = kw("required");
     const patterns = isObject(s.patternProperties)
       ? Object.entries(s.patternProperties).map(([src, sub]) => ({
         src,
@@ -475,7 +441,7 @@ export class Compiler {
     const names = has("propertyNames")
       ? this.#sub(s.propertyNames, loc, ["propertyNames"])
       : undefined;
-    if (patterns.length || additional || names) {
+    if (propChecks.size || req.length || patterns.length || additional || names) {
       const whereNames = kw("propertyNames");
       const wherePatterns = kw("patternProperties");
       const additionalFalse = s.additionalProperties === false;
@@ -483,7 +449,11 @@ export class Compiler {
       objects.push((v, ctx) => {
         const o = v as Record<string, unknown>;
         let ok = true;
+        let seen = 0;
         for (const k of Object.keys(o)) {
+          // A JSON value is never `undefined`: a key holding it counts as absent.
+          const x = o[k];
+          if (x !== undefined && reqSet.has(k)) seen++;
           if (names && !names(k, probe(ctx))) {
             ok = report(
               ctx,
@@ -494,7 +464,12 @@ export class Compiler {
             );
             if (!ctx.issues) return false;
           }
-          let matched = props !== undefined && Object.hasOwn(props, k);
+          const check = propChecks.get(k);
+          let matched = check !== undefined;
+          if (check && x !== undefined && !this.#descend(check, x, k, ctx, spath)) {
+            ok = false;
+            if (!ctx.issues) return false;
+          }
           for (const p of patterns) {
             if (!p.re.ok) {
               ok = report(
@@ -509,7 +484,7 @@ export class Compiler {
             }
             if (p.re.pattern.test(k)) {
               matched = true;
-              if (!this.#descend(p.check, o[k], k, ctx, spath)) ok = false;
+              if (!this.#descend(p.check, x, k, ctx, spath)) ok = false;
             }
           }
           if (!matched && additional) {
@@ -521,9 +496,18 @@ export class Compiler {
                 whereAdditional,
                 k,
               );
-            } else if (!this.#descend(additional, o[k], k, ctx, spath)) ok = false;
+            } else if (!this.#descend(additional, x, k, ctx, spath)) ok = false;
           }
           if (!ok && !ctx.issues) return false;
+        }
+        if (seen !== req.length) {
+          // Some required name is missing: say which, in the order `required` lists them.
+          for (const k of req) {
+            if (!Object.hasOwn(o, k) || o[k] === undefined) {
+              ok = report(ctx, "required", "required property is missing", whereRequired, k);
+              if (!ctx.issues) return false;
+            }
+          }
         }
         return ok;
       });

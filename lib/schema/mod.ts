@@ -6,7 +6,13 @@
  */
 export type { JsonSchema, PathSegment, SchemaIssue } from "./types.ts";
 export { comparePathSegments, formatPath, parsePath, sortIssues } from "./path.ts";
-export { isValid, type ValidateOptions, validateSchema } from "./validate.ts";
+export {
+  type CompiledSchema,
+  compileSchema,
+  isValid,
+  type ValidateOptions,
+  validateSchema,
+} from "./validate.ts";
 export { checkSchema, type CheckSchemaOptions } from "./check.ts";
 export { ASSERTED_FORMATS, UNSUPPORTED_KEYWORDS } from "./keywords.ts";
 export { createRefResolver, type RefResolver } from "./resolve.ts";

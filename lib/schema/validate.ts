@@ -1,5 +1,6 @@
 import { type Check, Compiler, type Ctx, type RawIssue } from "./_compile.ts";
 import { generateValidator } from "./_codegen.ts";
+import { generateCollector } from "./_codegen_collect.ts";
 import { comparePathSegments, compareStrings, formatPath } from "./path.ts";
 import type { JsonSchema, SchemaIssue } from "./types.ts";
 
@@ -14,42 +15,106 @@ export interface ValidateOptions {
   maxDepth?: number;
 }
 
-/** A schema's compiled forms: the issue collector, and fast validators per option set. */
-interface Compiled {
-  collect: Check;
-  fast: Map<string, (value: unknown) => boolean>;
+/**
+ * A schema compiled for one set of options: call it for every issue of a value (sorted, with
+ * paths), or ask `isValid` for a yes or no. From {@linkcode compileSchema}.
+ */
+export interface CompiledSchema {
+  /**
+   * Every issue of a value, sorted as {@linkcode validateSchema} sorts them; empty when valid.
+   *
+   * @param value The value.
+   * @returns The issues.
+   */
+  (value: unknown): SchemaIssue[];
+  /**
+   * Whether a value is valid: stops at the first failure.
+   *
+   * @param value The value.
+   * @returns True when the compiled schema would report no issue.
+   */
+  isValid(value: unknown): boolean;
 }
 
-const cache = new WeakMap<object, Compiled>();
-
-/** The compiled forms of a schema, cached by the schema object's identity. */
-function compiledFor(schema: JsonSchema): Compiled {
-  if (typeof schema !== "object" || schema === null) {
-    return { collect: new Compiler(schema).root(schema), fast: new Map() };
-  }
-  let c = cache.get(schema);
-  if (!c) {
-    c = { collect: new Compiler(schema).root(schema), fast: new Map() };
-    cache.set(schema, c);
-  }
-  return c;
+/**
+ * Compiles a schema once for one set of options, the way ajv users expect: the returned function
+ * gives every issue of a value, `isValid` a yes or no. Both are generated JavaScript where the
+ * runtime allows it (the issues in one walk of the value, paths built only for what fails), else
+ * closures that give the same answers.
+ *
+ * `validateSchema(schema, value)` and `isValid(schema, value)` keep a compiled form per schema
+ * object (by identity) and use it; `compileSchema` is for code that holds on to a validator
+ * itself — a tool's handler, a replay loop, a hot path that wants no cache lookup. Use
+ * `validateSchema` when schemas come and go; hold a `CompiledSchema` when one schema validates
+ * many values.
+ *
+ * @param schema The schema.
+ * @param options Format assertion and depth limit.
+ * @returns The validator.
+ *
+ * @example
+ * ```ts
+ * import { compileSchema } from "@tool-estate/core";
+ * import assert from "node:assert/strict";
+ *
+ * const validate = compileSchema({ type: "object", properties: { amount: { type: "number" } }, required: ["amount"] });
+ * assert.equal(validate.isValid({ amount: 12.5 }), true);
+ * assert.deepEqual(validate({ amount: "12.5" }).map((i) => i.path), ["$.amount"]);
+ * ```
+ */
+export function compileSchema(schema: JsonSchema, options: ValidateOptions = {}): CompiledSchema {
+  return compiledFor(schema, options.formatAssertion ?? true, options.maxDepth ?? 1000);
 }
 
-/** The boolean validator: generated code where allowed, else the collector in stop-early mode. */
-function fastFor(
+/** A schema's compiled forms, per option set (the default one in its own slot). */
+interface Forms {
+  closures?: Check;
+  defaults?: CompiledSchema;
+  others?: Map<string, CompiledSchema>;
+}
+
+const cache = new WeakMap<object, Forms>();
+
+/** The compiled form of a schema for an option set, cached by the schema object's identity. */
+function compiledFor(schema: JsonSchema, formats: boolean, maxDepth: number): CompiledSchema {
+  const isDefault = formats && maxDepth === 1000;
+  let forms = typeof schema === "object" && schema !== null ? cache.get(schema) : undefined;
+  if (forms) {
+    const hit = isDefault ? forms.defaults : forms.others?.get(`${formats}:${maxDepth}`);
+    if (hit) return hit;
+  } else {
+    forms = {};
+    if (typeof schema === "object" && schema !== null) cache.set(schema, forms);
+  }
+  const compiled = build(schema, forms, formats, maxDepth);
+  if (isDefault) forms.defaults = compiled;
+  else (forms.others ??= new Map()).set(`${formats}:${maxDepth}`, compiled);
+  return compiled;
+}
+
+function build(
   schema: JsonSchema,
-  c: Compiled,
+  forms: Forms,
   formats: boolean,
   maxDepth: number,
-): (v: unknown) => boolean {
-  const key = `${formats}:${maxDepth}`;
-  let f = c.fast.get(key);
-  if (!f) {
-    f = generateValidator(schema, { formats, maxDepth }) ??
-      ((value) => c.collect(value, { issues: null, path: [], depth: 0, maxDepth, formats }));
-    c.fast.set(key, f);
-  }
-  return f;
+): CompiledSchema {
+  const closures = (): Check => (forms.closures ??= new Compiler(schema).root(schema));
+  const fast = generateValidator(schema, { formats, maxDepth }) ??
+    ((value: unknown) =>
+      closures()(value, { issues: null, path: [], depth: 0, maxDepth, formats }));
+  const collect = generateCollector(schema, { formats, maxDepth }) ??
+    ((value: unknown) => {
+      const ctx: Ctx = { issues: [], path: [], depth: 0, maxDepth, formats };
+      closures()(value, ctx);
+      return ctx.issues!;
+    });
+  const validate = ((value: unknown): SchemaIssue[] => {
+    // One walk: a valid value costs what the boolean check costs, an invalid one its issues.
+    const raw = collect(value);
+    return raw.length === 0 ? [] : finish(raw);
+  }) as CompiledSchema;
+  validate.isValid = fast;
+  return validate;
 }
 
 /**
@@ -85,24 +150,7 @@ export function validateSchema(
   value: unknown,
   options: ValidateOptions = {},
 ): SchemaIssue[] {
-  const c = compiledFor(schema);
-  const maxDepth = options.maxDepth ?? 1000;
-  const formats = options.formatAssertion ?? true;
-  // Most calls are valid: answer those from the fast path, and collect issues only for the rest.
-  if (fastFor(schema, c, formats, maxDepth)(value)) return [];
-  const ctx: Ctx = { issues: [], path: [], depth: 0, maxDepth, formats };
-  c.collect(value, ctx);
-  const issues = finish(ctx.issues!);
-  if (issues.length === 0) {
-    // The two validators disagree: a bug. Fail closed rather than let the value through.
-    return [{
-      path: "$",
-      keyword: "schema",
-      message: "value rejected; the validator found no detail",
-      schemaPath: "$",
-    }];
-  }
-  return issues;
+  return compiledFor(schema, options.formatAssertion ?? true, options.maxDepth ?? 1000)(value);
 }
 
 /**
@@ -127,17 +175,17 @@ export function isValid(
   value: unknown,
   options: ValidateOptions = {},
 ): boolean {
-  return fastFor(
-    schema,
-    compiledFor(schema),
-    options.formatAssertion ?? true,
-    options.maxDepth ?? 1000,
-  )(value);
+  return compiledFor(schema, options.formatAssertion ?? true, options.maxDepth ?? 1000).isValid(
+    value,
+  );
 }
 
+/** Path, then a type issue before any other at the same path, then keyword, message, schema path. */
 function compareRaw(a: RawIssue, b: RawIssue): number {
-  return comparePathSegments(a.segs, b.segs) || compareStrings(a.keyword, b.keyword) ||
-    compareStrings(a.message, b.message) || compareStrings(a.schemaPath, b.schemaPath);
+  return comparePathSegments(a.segs, b.segs) ||
+    (a.keyword === b.keyword ? 0 : a.keyword === "type" ? -1 : b.keyword === "type" ? 1 : 0) ||
+    compareStrings(a.keyword, b.keyword) || compareStrings(a.message, b.message) ||
+    compareStrings(a.schemaPath, b.schemaPath);
 }
 
 function isPrefix(prefix: RawIssue["segs"], of: RawIssue["segs"]): boolean {
@@ -146,27 +194,20 @@ function isPrefix(prefix: RawIssue["segs"], of: RawIssue["segs"]): boolean {
   return true;
 }
 
-/** Sorts, removes duplicates, and keeps a type mismatch the only issue at and below its path. */
+/**
+ * Sorts, removes duplicates, and keeps a type mismatch the only issue at and below its path, in
+ * one pass after the sort: a path's descendants sort right after it, and its type issue first.
+ */
 function finish(raw: RawIssue[]): SchemaIssue[] {
-  raw.sort(compareRaw);
+  if (raw.length > 1) raw.sort(compareRaw);
   const out: SchemaIssue[] = [];
-  const typed: RawIssue["segs"][] = [];
-  for (const r of raw) if (r.keyword === "type") typed.push(r.segs);
   let last: RawIssue | undefined;
+  let typed: RawIssue["segs"] | undefined;
   for (const r of raw) {
     if (last && compareRaw(last, r) === 0) continue;
-    if (
-      typed.some((t) => isPrefix(t, r.segs) && (r.keyword !== "type" || t.length < r.segs.length))
-    ) {
-      continue;
-    }
-    if (
-      r.keyword === "type" && out.length && last?.keyword === "type" &&
-      comparePathSegments(last.segs, r.segs) === 0
-    ) {
-      continue;
-    }
     last = r;
+    if (typed && isPrefix(typed, r.segs)) continue;
+    if (r.keyword === "type") typed = r.segs;
     out.push({
       path: formatPath(r.segs),
       keyword: r.keyword,
