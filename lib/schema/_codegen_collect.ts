@@ -427,8 +427,11 @@ class CollectGenerator {
     const names = [...new Set([...propNames, ...required])];
     if (names.length || patterns.length || hasAdditional || hasNames) {
       if (required.length) out.push(`    let r = 0;`);
+      // Own keys only: a plain object (or one with no prototype) needs no own-key test per key
+      // while Object.prototype has no enumerable property; anything else gets one.
+      out.push(`    const own = PLAIN(x);`);
       out.push(`    for (const k in x) {`);
-      out.push(`      if (!HAS(x, k)) continue;`);
+      out.push(`      if (!own && !HAS(x, k)) continue;`);
       out.push(`      const v = x[k];`);
       if (hasNames) {
         const probe = this.#probe(s.propertyNames, loc, ["propertyNames"], "k", "d");
@@ -571,28 +574,51 @@ class CollectGenerator {
   program(root: JsonSchema, loc: Location): string {
     const entry = this.#inPlace(root, loc, "false", "x", "0");
     return `"use strict";
-let E = [];
+const NONE = [];
+let E = NONE;
 const DM = "nested more than " + M + " levels deep; not validated further";
+// An issue's path is a chain [segment, rest] built outward as the walk unwinds, and made an
+// array once, at the end: no array grows while the walk goes on.
 function R(keyword, message, schemaPath) {
-  E.push({ segs: [], keyword, message, schemaPath });
+  const issue = { segs: null, keyword, message, schemaPath };
+  if (E === NONE) E = [issue];
+  else E.push(issue);
   return false;
 }
 function R1(keyword, message, schemaPath, seg) {
-  E.push({ segs: [seg], keyword, message, schemaPath });
+  const issue = { segs: [seg, null], keyword, message, schemaPath };
+  if (E === NONE) E = [issue];
+  else E.push(issue);
   return false;
 }
 function PRE(from, seg) {
-  for (let i = from; i < E.length; i++) E[i].segs.unshift(seg);
+  for (let i = from; i < E.length; i++) E[i].segs = [seg, E[i].segs];
+}
+const OP = Object.prototype;
+function PLAIN(x) {
+  const p = Object.getPrototypeOf(x);
+  if (p === null) return true;
+  if (p !== OP) return false;
+  for (const _ in OP) return false;
+  return true;
+}
+function SEGS(chain) {
+  if (chain === null) return [];
+  if (chain[1] === null) return [chain[0]];
+  const out = [];
+  for (let c = chain; c !== null; c = c[1]) out.push(c[0]);
+  return out;
 }
 function T() { return true; }
 function F() { return false; }
 ${this.#fast.functions()}
 ${this.#functions.join("\n")}
 return (x) => {
-  E = [];
+  E = NONE;
   ${entry};
   const out = E;
-  E = [];
+  E = NONE;
+  for (let i = 0; i < out.length; i++) out[i].segs = SEGS(out[i].segs);
   return out;
 };`;
   }

@@ -2,6 +2,9 @@ import type { PathSegment, SchemaIssue } from "./types.ts";
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
+/** Formatted name segments, by name. */
+const NAMES = new Map<string, string>();
+
 /**
  * Formats path segments in the `$` notation.
  *
@@ -30,7 +33,14 @@ export function formatPath(segments: readonly PathSegment[]): string {
  */
 export function formatSegment(segment: PathSegment): string {
   if (typeof segment === "number") return `[${segment}]`;
-  return IDENTIFIER.test(segment) ? `.${segment}` : `[${JSON.stringify(segment)}]`;
+  let text = NAMES.get(segment);
+  if (text === undefined) {
+    text = IDENTIFIER.test(segment) ? `.${segment}` : `[${JSON.stringify(segment)}]`;
+    // Names are mostly a schema's own property names: a small cache, cleared when it fills up.
+    if (NAMES.size >= 4096) NAMES.clear();
+    NAMES.set(segment, text);
+  }
+  return text;
 }
 
 /**

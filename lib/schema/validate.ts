@@ -109,9 +109,12 @@ function build(
       return ctx.issues!;
     });
   const validate = ((value: unknown): SchemaIssue[] => {
-    // One walk: a valid value costs what the boolean check costs, an invalid one its issues.
+    // Most calls are valid: the boolean check answers them. Only a value it rejects is walked
+    // by the collector, which builds paths only for what fails.
+    if (fast(value)) return [];
     const raw = collect(value);
-    return raw.length === 0 ? [] : finish(raw);
+    // The two disagree only through a bug: fail closed rather than let the value through.
+    return raw.length === 0 ? [DISAGREEMENT] : finish(raw);
   }) as CompiledSchema;
   validate.isValid = fast;
   return validate;
@@ -148,9 +151,9 @@ function build(
 export function validateSchema(
   schema: JsonSchema,
   value: unknown,
-  options: ValidateOptions = {},
+  options?: ValidateOptions,
 ): SchemaIssue[] {
-  return compiledFor(schema, options.formatAssertion ?? true, options.maxDepth ?? 1000)(value);
+  return compiledFor(schema, options?.formatAssertion ?? true, options?.maxDepth ?? 1000)(value);
 }
 
 /**
@@ -173,12 +176,19 @@ export function validateSchema(
 export function isValid(
   schema: JsonSchema,
   value: unknown,
-  options: ValidateOptions = {},
+  options?: ValidateOptions,
 ): boolean {
-  return compiledFor(schema, options.formatAssertion ?? true, options.maxDepth ?? 1000).isValid(
-    value,
-  );
+  return compiledFor(schema, options?.formatAssertion ?? true, options?.maxDepth ?? 1000)
+    .isValid(value);
 }
+
+/** What `validateSchema` says when its two validators disagree (a bug): the value is rejected. */
+const DISAGREEMENT: SchemaIssue = Object.freeze({
+  path: "$",
+  keyword: "schema",
+  message: "value rejected; the validator found no detail",
+  schemaPath: "$",
+});
 
 /** Path, then a type issue before any other at the same path, then keyword, message, schema path. */
 function compareRaw(a: RawIssue, b: RawIssue): number {
@@ -199,7 +209,16 @@ function isPrefix(prefix: RawIssue["segs"], of: RawIssue["segs"]): boolean {
  * one pass after the sort: a path's descendants sort right after it, and its type issue first.
  */
 function finish(raw: RawIssue[]): SchemaIssue[] {
-  if (raw.length > 1) raw.sort(compareRaw);
+  if (raw.length === 1) {
+    const r = raw[0];
+    return [{
+      path: formatPath(r.segs),
+      keyword: r.keyword,
+      message: r.message,
+      schemaPath: r.schemaPath,
+    }];
+  }
+  raw.sort(compareRaw);
   const out: SchemaIssue[] = [];
   let last: RawIssue | undefined;
   let typed: RawIssue["segs"] | undefined;
