@@ -57,8 +57,8 @@
 const MAX_CP = 0x10ffff;
 /** The most atoms (after expanding counted repetition) the analysis builds. */
 const MAX_POSITIONS = 512;
-/** The most product states the ambiguity checks visit before giving up. */
-const MAX_WORK = 200_000;
+/** The most transitions the ambiguity checks examine before giving up (about 10 ms). */
+const MAX_WORK = 50_000;
 
 class Unproven extends Error {}
 
@@ -544,7 +544,16 @@ function anchored(n: Node): boolean {
 // Finite ambiguity: no EDA, no IDA.
 
 /** Strongly connected components (iterative Tarjan) of the nodes reachable from `roots`. */
-function components(roots: number[], succ: (v: number) => number[], budget: { work: number }) {
+/** Counts the work of the ambiguity checks; throws when they have done too much. */
+class Budget {
+  #work = 0;
+  spend(units: number): void {
+    this.#work += units;
+    if (this.#work > MAX_WORK) throw new Unproven();
+  }
+}
+
+function components(roots: number[], succ: (v: number) => number[], budget: Budget) {
   const index = new Map<number, number>();
   const low = new Map<number, number>();
   const comp = new Map<number, number>();
@@ -556,7 +565,7 @@ function components(roots: number[], succ: (v: number) => number[], budget: { wo
     if (index.has(root)) continue;
     const work: [number, number[], number][] = [];
     const open = (v: number) => {
-      if (++budget.work > MAX_WORK) throw new Unproven();
+      budget.spend(1);
       index.set(v, next);
       low.set(v, next++);
       stack.push(v);
@@ -594,18 +603,38 @@ function components(roots: number[], succ: (v: number) => number[], budget: { wo
 
 function finitelyAmbiguous(sets: CharSet[], succ: number[][], initial: number[]): boolean {
   const n = sets.length;
-  const budget = { work: 0 };
+  const budget = new Budget();
   const comp = components(initial, (v) => succ[v], budget);
   const states = [...comp.keys()];
   const compSize = new Map<number, number>();
   for (const c of comp.values()) compSize.set(c, (compSize.get(c) ?? 0) + 1);
   const cyclic = states.filter((v) => succ[v].includes(v) || compSize.get(comp.get(v)!)! > 1);
-  const meet = new Map<number, CharSet>();
-  const meet2 = (a: number, b: number): CharSet => {
-    const key = a * n + b;
-    let s = meet.get(key);
-    if (!s) meet.set(key, s = intersect(sets[a], sets[b]));
-    return s;
+  // Whether two or three atoms share a character, by distinct set (copies of one atom share it).
+  const ids = new Map<string, number>();
+  const setId = sets.map((set) => {
+    const key = set.join();
+    if (!ids.has(key)) ids.set(key, ids.size);
+    return ids.get(key)!;
+  });
+  const distinct = [...ids.keys()].map((key) => (key === "" ? [] : key.split(",").map(Number)));
+  const k = distinct.length;
+  const pairMeets = new Int8Array(k * k).fill(-1);
+  const meets2 = (a: number, b: number): boolean => {
+    const key = setId[a] * k + setId[b];
+    if (pairMeets[key] < 0) {
+      pairMeets[key] = intersect(distinct[setId[a]], distinct[setId[b]]).length > 0 ? 1 : 0;
+    }
+    return pairMeets[key] === 1;
+  };
+  const tripleMeets = new Map<number, boolean>();
+  const meets3 = (a: number, b: number, c: number): boolean => {
+    const key = (setId[a] * k + setId[b]) * k + setId[c];
+    let m = tripleMeets.get(key);
+    if (m === undefined) {
+      const ab = intersect(distinct[setId[a]], distinct[setId[b]]);
+      tripleMeets.set(key, m = intersect(ab, distinct[setId[c]]).length > 0);
+    }
+    return m;
   };
 
   // The pair graph: (a, b) → (a', b') when one character takes a to a' and b to b'. Explored
@@ -614,8 +643,9 @@ function finitelyAmbiguous(sets: CharSet[], succ: number[][], initial: number[])
     const a = Math.floor(k / n);
     const b = k % n;
     const out: number[] = [];
+    budget.spend(succ[a].length * succ[b].length);
     for (const a2 of succ[a]) {
-      for (const b2 of succ[b]) if (meet2(a2, b2).length > 0) out.push(a2 * n + b2);
+      for (const b2 of succ[b]) if (meets2(a2, b2)) out.push(a2 * n + b2);
     }
     return out;
   };
@@ -669,14 +699,13 @@ function finitelyAmbiguous(sets: CharSet[], succ: number[][], initial: number[])
         if (comp.get(a2) !== comp.get(p)) continue;
         for (const b2 of succ[b]) {
           if (!fromP.has(b2) || !toQ.has(b2)) continue;
-          const ab = meet2(a2, b2);
-          if (ab.length === 0) continue;
+          if (!meets2(a2, b2)) continue;
+          budget.spend(succ[c].length);
           for (const c2 of succ[c]) {
-            if (comp.get(c2) !== comp.get(q) || intersect(ab, sets[c2]).length === 0) continue;
+            if (comp.get(c2) !== comp.get(q) || !meets3(a2, b2, c2)) continue;
             const k2 = (a2 * n + b2) * n + c2;
             if (k2 === goal) return false;
             if (seen.has(k2)) continue;
-            if (++budget.work > MAX_WORK) throw new Unproven();
             seen.add(k2);
             todo.push(k2);
           }
