@@ -33,9 +33,11 @@
  * - IDA: two states p ≠ q and a word v that leads p → p, p → q and q → q (polynomial).
  *
  * With at most D runs per prefix, a failing search explores at most D·(n + 1) runs, each extended
- * by at most a pattern-sized number of failed attempts: linear in the input length n. EDA is
- * checked on pairs of states inside a strongly connected component, IDA on triples; both
- * intersect the atoms' exact code-point sets. `^[^/]+/[^/]+$` passes: a word that loops on the
+ * by at most a pattern-sized number of failed attempts: linear in the input length n (D and that
+ * number depend on the pattern only). Both conditions are searched on runs side by side: EDA in
+ * the graph of pairs of states (a component holding (p, p) and some (a, b), a ≠ b), IDA in the
+ * graph of triples, from (p, p, q) to (p, q, q); a step needs one character all the atoms accept,
+ * computed on the atoms' exact code-point sets. `^[^/]+/[^/]+$` passes: a word that loops on the
  * first `[^/]` has no `/`, so it cannot also reach the second. `^\S+@\S+$` fails (IDA): `\S`
  * contains `@`, so `@a` loops on the first `\S`, loops on the second, and leads from one to the
  * other; a string of `@`s is quadratic. Unanchored `[a-z]+$` fails too (σ and the loop), and
