@@ -1,18 +1,22 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { compilePattern } from "../lib/schema/_regex.ts";
+import { compileLinear, compilePattern } from "../lib/schema/_regex.ts";
+import { ALPHABET, arbitraryPattern, render } from "./_regex_model.ts";
 
-Deno.test("compilePattern() runs simple bounded patterns natively and the rest in linear time", () => {
+Deno.test("compilePattern() runs provably unambiguous patterns natively and the rest in linear time", () => {
   const engine = (p: string) => {
     const c = compilePattern(p);
     return c.ok ? c.pattern.engine : c.reason;
   };
   assert.equal(engine("^[A-Z]{3}$"), "native");
   assert.equal(engine("^PMT-[0-9]{6}$"), "native");
-  assert.equal(engine("^[0-9]+$"), "linear");
+  assert.equal(engine("^[0-9]+$"), "native");
+  assert.equal(engine("^(ab|a){2}$"), "native");
+  assert.equal(engine("^a{1,1000}$"), "linear"); // beyond the analysis' 512 positions
   assert.equal(engine("^(a+)+$"), "linear");
-  assert.equal(engine("^(ab|a){2}$"), "linear");
-  assert.equal(engine("^a{1,1000}$"), "linear");
+  assert.equal(engine("^\\S+@\\S+\\.\\S+$"), "linear");
+  assert.equal(engine("[a-z]+$"), "linear"); // unanchored: each start position runs to the end
+  assert.equal(engine("[a-z]+"), "native"); // …unless the loop ends the pattern
   assert.match(engine("(?<=a)b"), /lookbehind/);
 });
 
@@ -56,7 +60,7 @@ Deno.test("property: the linear engine agrees with RegExp on tool-schema pattern
     "_",
   );
   for (const p of PATTERNS) {
-    const c = compilePattern(p);
+    const c = compileLinear(p);
     assert.ok(c.ok, p);
     const native = new RegExp(p, "u");
     fc.assert(
@@ -69,7 +73,7 @@ Deno.test("property: the linear engine agrees with RegExp on tool-schema pattern
   }
 });
 
-Deno.test("compilePattern() forces the linear engine and still agrees, for each pattern", () => {
+Deno.test("compileLinear() keeps ECMA-262 meanings on re2js", () => {
   // Unbounded patterns run on re2js: check a few exact cases across the ECMA-262 differences.
   const cases: [string, string, boolean][] = [
     ["^.$", "\n", false],
@@ -82,9 +86,29 @@ Deno.test("compilePattern() forces the linear engine and still agrees, for each 
     ["^\\p{Lu}+$", "ÉCOLE", true],
   ];
   for (const [p, s, want] of cases) {
-    const c = compilePattern(p + "(?:)*");
+    const c = compileLinear(p);
     assert.ok(c.ok, p);
     assert.equal(c.pattern.engine, "linear");
     assert.equal(c.pattern.test(s), want, `${p} on ${JSON.stringify(s)}`);
   }
+});
+
+Deno.test("property: the native engine and re2js agree on generated patterns", () => {
+  // Routing a pattern to the native engine must not change a validation result.
+  fc.assert(
+    fc.property(
+      arbitraryPattern(),
+      fc.array(fc.array(fc.constantFrom(...ALPHABET), { maxLength: 16 }), { maxLength: 30 }),
+      (r, strings) => {
+        const source = render(r);
+        const native = new RegExp(source, "u");
+        const linear = compileLinear(source);
+        assert.ok(linear.ok, source);
+        for (const s of strings.map((a) => a.join(""))) {
+          assert.equal(linear.pattern.test(s), native.test(s), `${source} on ${JSON.stringify(s)}`);
+        }
+      },
+    ),
+    { numRuns: 500 },
+  );
 });

@@ -1,9 +1,13 @@
 /**
- * Runs JSON Schema `pattern`s in time linear in the input. A pattern with no unbounded or nested
- * repetition runs on the native engine; any other goes to re2js, a linear-time engine. This module
- * is the only one that imports re2js.
+ * Runs JSON Schema `pattern`s in time linear in the input. A pattern runs on the native engine when
+ * its backtracking is provably bounded: either no unbounded or nested repetition (each start
+ * position does a bounded amount of work), or a proof that no input prefix can be consumed in more
+ * than a fixed number of ways (`_regex_ambiguity.ts`, which covers `^[a-z0-9-]+$`, `^[^/]+/[^/]+$`,
+ * `^[a-z]+(-[a-z]+)*$`). Any other pattern goes to re2js, a linear-time engine. This module is the
+ * only one that imports re2js.
  */
 import { RE2JS } from "re2js";
+import { linearOnBacktracker } from "./_regex_ambiguity.ts";
 
 /** A compiled pattern: `test` searches (unanchored), as ECMA-262 `RegExp#test` does. */
 export interface SafePattern {
@@ -31,9 +35,11 @@ export function compilePattern(source: string): PatternCompilation {
 
 function compileUncached(source: string): PatternCompilation {
   let native: RegExp;
+  let unicode = true;
   try {
     native = new RegExp(source, "u");
   } catch (e) {
+    unicode = false;
     try {
       native = new RegExp(source);
     } catch {
@@ -47,9 +53,17 @@ function compileUncached(source: string): PatternCompilation {
       reason: `uses ${shape.backtrackingFeature}, which no linear-time engine supports`,
     };
   }
-  if (shape.bounded) {
+  if (shape.bounded || (unicode && linearOnBacktracker(source))) {
     return { ok: true, pattern: { test: (s) => native.test(s), engine: "native" } };
   }
+  return compileLinear(source);
+}
+
+/**
+ * Compiles a pattern for re2js whatever its shape (uncached): `compilePattern` uses it for the
+ * patterns it cannot prove, tests to compare the two engines.
+ */
+export function compileLinear(source: string): PatternCompilation {
   try {
     const re = RE2JS.compile(toRe2(source));
     return { ok: true, pattern: { test: (s) => re.test(s), engine: "linear" } };
