@@ -571,8 +571,10 @@ class CollectGenerator {
   }
 
   /** The whole program: both sets of functions and the entry point. */
-  program(root: JsonSchema, loc: Location): string {
+  program(root: JsonSchema, loc: Location, precheck: boolean): string {
     const entry = this.#inPlace(root, loc, "false", "x", "0");
+    // With precheck, the boolean check answers first: `null` for a value it accepts.
+    const first = precheck ? `if (${this.#probe(root, loc, [], "x", "0")}) return null;` : "";
     return `"use strict";
 const NONE = [];
 let E = NONE;
@@ -614,6 +616,7 @@ function F() { return false; }
 ${this.#fast.functions()}
 ${this.#functions.join("\n")}
 return (x) => {
+  ${first}
   E = NONE;
   ${entry};
   const out = E;
@@ -632,10 +635,33 @@ export function generateCollector(
   root: JsonSchema,
   options: { formats: boolean; maxDepth: number },
 ): CollectCheck | undefined {
+  return generate(root, { ...options, precheck: false }) as CollectCheck | undefined;
+}
+
+/**
+ * The collector behind `validateSchema`: the generated boolean check answers first (`null`: the
+ * value is valid), and only a value it rejects is walked for its issues — in one generated
+ * program, so each schema's entry point calls its own functions directly.
+ */
+export function generateCheckedCollector(
+  root: JsonSchema,
+  options: { formats: boolean; maxDepth: number },
+): ((value: unknown) => RawIssue[] | null) | undefined {
+  return generate(root, { ...options, precheck: true });
+}
+
+function generate(
+  root: JsonSchema,
+  options: { formats: boolean; maxDepth: number; precheck: boolean },
+): ((value: unknown) => RawIssue[] | null) | undefined {
   const gen = new CollectGenerator(root, options.formats);
   const index = new RefIndex(root);
-  const code = gen.program(root, index.locationOf(root) ?? { base: "", segments: [] });
-  let factory: (...args: unknown[]) => CollectCheck;
+  const code = gen.program(
+    root,
+    index.locationOf(root) ?? { base: "", segments: [] },
+    options.precheck,
+  );
+  let factory: (...args: unknown[]) => (value: unknown) => RawIssue[] | null;
   try {
     factory = new Function(
       "K",

@@ -1,6 +1,6 @@
 import { type Check, Compiler, type Ctx, type RawIssue } from "./_compile.ts";
 import { generateValidator } from "./_codegen.ts";
-import { generateCollector } from "./_codegen_collect.ts";
+import { generateCheckedCollector } from "./_codegen_collect.ts";
 import { comparePathSegments, compareStrings, formatPath } from "./path.ts";
 import type { JsonSchema, SchemaIssue } from "./types.ts";
 
@@ -102,17 +102,18 @@ function build(
   const fast = generateValidator(schema, { formats, maxDepth }) ??
     ((value: unknown) =>
       closures()(value, { issues: null, path: [], depth: 0, maxDepth, formats }));
-  const collect = generateCollector(schema, { formats, maxDepth }) ??
+  const checked = generateCheckedCollector(schema, { formats, maxDepth }) ??
     ((value: unknown) => {
+      if (fast(value)) return null;
       const ctx: Ctx = { issues: [], path: [], depth: 0, maxDepth, formats };
       closures()(value, ctx);
       return ctx.issues!;
     });
   const validate = ((value: unknown): SchemaIssue[] => {
-    // Most calls are valid: the boolean check answers them. Only a value it rejects is walked
-    // by the collector, which builds paths only for what fails.
-    if (fast(value)) return [];
-    const raw = collect(value);
+    // Most calls are valid: the boolean check answers them (`null`). Only a value it rejects is
+    // walked by the collector, which builds paths only for what fails.
+    const raw = checked(value);
+    if (raw === null) return [];
     // The two disagree only through a bug: fail closed rather than let the value through.
     return raw.length === 0 ? [DISAGREEMENT] : finish(raw);
   }) as CompiledSchema;
