@@ -173,6 +173,14 @@ async function workloads(contenders: readonly Contender[]): Promise<Workload[]> 
   return out;
 }
 
+/**
+ * The ratio of two contenders: the median over rounds of their ratio within a round (both were
+ * timed in the same round, so a round the machine was busy for shifts both).
+ */
+function roundRatio(xs: readonly number[], ys: readonly number[]): number {
+  return median(xs.map((x, r) => x / ys[r]));
+}
+
 /** Calls per second: `reps` runs of `runner` over `calls`. */
 function timed(runner: Runner, calls: readonly Call[], reps: number): number {
   const t0 = performance.now();
@@ -262,16 +270,17 @@ function main(w: Workload[], contenders: readonly Contender[]): void {
       } calls, ${invalidShare}% invalid\n`,
     );
     console.log(
-      "calls per second, median of " + ROUNDS +
-        " rounds (± the farthest round); ÷ ajv (allErrors)\n",
+      `calls per second, median of ${ROUNDS} rounds (± the farthest round); ÷ ajv (allErrors): ` +
+        "the median of the ratios within each round\n",
     );
-    const med = (s: Subset, name: string) => median(results[i].get(s)!.get(name)!);
     const cell = (s: Subset, name: string) => {
       const xs = results[i].get(s)?.get(name);
       return xs ? `${rate(median(xs))} ${spread(xs)}` : "—";
     };
-    const rel = (s: Subset, name: string) =>
-      results[i].get(s)?.get(name) ? ratio(med(s, name) / med(s, "ajv (allErrors)")) : "—";
+    const rel = (s: Subset, name: string) => {
+      const xs = results[i].get(s)?.get(name);
+      return xs ? ratio(roundRatio(xs, results[i].get(s)!.get("ajv (allErrors)")!)) : "—";
+    };
     console.log(markdownTable(
       [
         "",
@@ -298,6 +307,10 @@ function main(w: Workload[], contenders: readonly Contender[]): void {
   // Per tool, the MCP-style workload.
   const wl = w[0];
   const ours = contenders.filter((c) => c.family === "ours").map((c) => c.name);
+  const relT = (t: number, s: string, name: string, peer: string) => {
+    const xs = byTool[0].get(`${t}|${s}|${name}`), ys = byTool[0].get(`${t}|${s}|${peer}`);
+    return xs && ys ? ratio(roundRatio(xs, ys)) : "—";
+  };
   const medT = (t: number, s: string, name: string) => {
     const xs = byTool[0].get(`${t}|${s}|${name}`);
     return xs ? median(xs) : NaN;
@@ -325,11 +338,7 @@ function main(w: Workload[], contenders: readonly Contender[]): void {
         int(distinctKeySets(wl.calls, t)),
         `${(100 * inv / all).toFixed(0)}%`,
         rate(medT(t, "valid", "ajv (allErrors)")),
-        ...cols.map(([o, p]) =>
-          `${ratio(medT(t, "valid", o) / medT(t, "valid", p))}; ${
-            ratio(medT(t, "invalid", o) / medT(t, "invalid", p))
-          }`
-        ),
+        ...cols.map(([o, p]) => `${relT(t, "valid", o, p)}; ${relT(t, "invalid", o, p)}`),
       ];
     }),
   ));
