@@ -23,6 +23,14 @@ export function rotate<T>(xs: readonly T[], k: number): T[] {
   return [...xs.slice(n), ...xs.slice(0, n)];
 }
 
+/**
+ * The ratio of two contenders timed in the same rounds: the median over rounds of their ratio
+ * within a round (a round the machine was busy for shifts both).
+ */
+export function roundRatio(xs: readonly number[], ys: readonly number[]): number {
+  return median(xs.map((x, r) => x / ys[r]));
+}
+
 /** A rate, short: 1,234,567 → "1.23M", 45,678 → "45.7k". */
 export function rate(x: number): string {
   if (x >= 1e6) return `${(x / 1e6).toFixed(x >= 1e7 ? 1 : 2)}M`;

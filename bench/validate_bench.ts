@@ -22,8 +22,9 @@
  *
  *   deno task run bench/validate_bench.ts [--calls 10000] [--rounds 5] [--first 9]
  *
- * The default (10,000 calls per tool) takes about three minutes on 2 shared cores; the full size
- * of issue 11 is `--calls 100000` (about half an hour). Prints Markdown tables.
+ * The default (10,000 calls per tool) takes about four minutes on 2 shared cores; the full size
+ * of issue 11 is `--calls 100000` (100,000 calls per tool; about ten times as long). Prints
+ * Markdown tables, and every disagreement between validators with examples.
  *
  * `compileSchema` rows appear only when `mod.ts` exports it.
  *
@@ -32,7 +33,18 @@
 import { everythingTools } from "./_everything.ts";
 import { MCP_STYLE_TOOLS, type WorkloadTool } from "./_mcp_tools.ts";
 import { type Call, distinctKeySets, makeCalls } from "./_mcp_workload.ts";
-import { flag, int, markdownTable, median, ms, rate, ratio, rotate, spread } from "./_stats.ts";
+import {
+  flag,
+  int,
+  markdownTable,
+  median,
+  ms,
+  rate,
+  ratio,
+  rotate,
+  roundRatio,
+  spread,
+} from "./_stats.ts";
 import {
   allContenders,
   type Check,
@@ -171,14 +183,6 @@ async function workloads(contenders: readonly Contender[]): Promise<Workload[]> 
   }
   console.log();
   return out;
-}
-
-/**
- * The ratio of two contenders: the median over rounds of their ratio within a round (both were
- * timed in the same round, so a round the machine was busy for shifts both).
- */
-function roundRatio(xs: readonly number[], ys: readonly number[]): number {
-  return median(xs.map((x, r) => x / ys[r]));
 }
 
 /** Calls per second: `reps` runs of `runner` over `calls`. */
