@@ -7,13 +7,17 @@
  *            - the official SDK's `McpServer` (@modelcontextprotocol/sdk 1.32.2, `registerTool`
  *              with the equivalent Zod schema), the same handler and the same result on the wire;
  *            and ours again with fx.quote among 10,000 published tools.
- *   list     tools/list latency (every page; 50 a page) for a principal who sees 100 of 10,000
- *            published tools (ours), beside ours with only those 100 published and the SDK's
- *            `McpServer` with the same 100 registered (it has no per-principal filter).
+ *   list     tools/list, every page, like for like: the same tools published on both sides —
+ *            100 (ours with one page of 100, and with its default 50 a page; the SDK's
+ *            `McpServer` lists one page), then 10,000 (a principal who sees them all: ours with
+ *            one page and with 50 a page, the SDK with its one page) — and, apart, ours with
+ *            10,000 published for a principal who sees 100 of them (the SDK has no principals).
  *
- * Rounds alternate between the servers; the median round is reported.
+ * Each round times every server for `--round-ms` (default 2,000 ms; the ratio moves by a few
+ * percent between runs at that length), in an order rotated round by round, after a warm-up;
+ * `--rounds` rounds (default 5), the median round reported with the farthest round's distance.
  *
- * Run: `deno run -A bench/mcp_bench.ts [calls per round]` (default 2,000).
+ *   deno task run bench/mcp_bench.ts [--round-ms 2000] [--rounds 5]
  */
 import fs from "node:fs";
 import process from "node:process";
@@ -32,6 +36,7 @@ import {
   type ToolSpec,
 } from "../mod.ts";
 import { serveStdio, StdioClientTransport } from "../lib/mcp/transports/stdio_mod.ts";
+import { flag, int, markdownTable, median, ratio, rotate, roundRatio, spread } from "./_stats.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const SELF = new URL(import.meta.url).pathname;
@@ -78,6 +83,13 @@ const TRADER: Principal = {
   clearance: "restricted",
 };
 
+/** A principal who holds every desk's scope: sees all the bulk tools. */
+const EVERY_DESK: Principal = {
+  ...TRADER,
+  id: "bench-every-desk",
+  scopes: Array.from({ length: 100 }, (_, d) => `desk:${d}`),
+};
+
 /** `count` tools; the trader sees every hundredth (scope `desk:7`): 100 of 10,000. */
 function bulkTools(count: number, onlyVisible: boolean): ToolSpec[] {
   const out: ToolSpec[] = [];
@@ -104,21 +116,45 @@ function bulkTools(count: number, onlyVisible: boolean): ToolSpec[] {
   return out;
 }
 
+/**
+ * The servers, by kind. Ours: which tools are published, who the session's principal is, the
+ * page size. The SDK's: which tools are registered (it has no principals; it lists one page).
+ */
+const OURS: Record<string, { tools: () => ToolSpec[]; principal: Principal; pageSize?: number }> = {
+  "ours-fx": { tools: () => [FX], principal: TRADER },
+  // fx.quote and 9,999 others: 10,000 published.
+  "ours-fx-10k": { tools: () => [FX, ...bulkTools(9_999, false)], principal: TRADER },
+  "ours-100": { tools: () => bulkTools(10_000, true), principal: TRADER },
+  "ours-100-p100": { tools: () => bulkTools(10_000, true), principal: TRADER, pageSize: 100 },
+  "ours-10k-all": { tools: () => bulkTools(10_000, false), principal: EVERY_DESK },
+  "ours-10k-all-p10k": {
+    tools: () => bulkTools(10_000, false),
+    principal: EVERY_DESK,
+    pageSize: 10_000,
+  },
+  "ours-10k-sees-100": { tools: () => bulkTools(10_000, false), principal: TRADER },
+};
+const SDK: Record<string, () => ToolSpec[]> = {
+  "sdk-fx": () => [FX],
+  "sdk-100": () => bulkTools(10_000, true),
+  "sdk-10k": () => bulkTools(10_000, false),
+};
+
 /** The server side: `--serve=KIND` serves one server on this process's stdio. */
 async function serve(kind: string): Promise<void> {
-  if (kind.startsWith("sdk")) {
+  if (kind in SDK) {
     const server = new SdkMcpServer({ name: "sdk-bench", version: "1.0.0" });
-    if (kind === "sdk-fx") {
-      server.registerTool("fx.quote", {
-        title: FX.title,
-        description: FX.description,
-        inputSchema: FX_ZOD,
-      }, (args) => {
-        const out = quote(args);
-        return { content: [{ type: "text", text: JSON.stringify(out) }], structuredContent: out };
-      });
-    } else {
-      for (const t of bulkTools(10_000, true)) {
+    for (const t of SDK[kind]()) {
+      if (t.name === "fx.quote") {
+        server.registerTool("fx.quote", {
+          title: FX.title,
+          description: FX.description,
+          inputSchema: FX_ZOD,
+        }, (args) => {
+          const out = quote(args);
+          return { content: [{ type: "text", text: JSON.stringify(out) }], structuredContent: out };
+        });
+      } else {
         server.registerTool(t.name, {
           title: t.title,
           description: t.description,
@@ -129,29 +165,38 @@ async function serve(kind: string): Promise<void> {
     await server.connect(new StdioServerTransport());
     return;
   }
+  const config = OURS[kind];
   const registry = new ToolRegistry();
-  const tools = kind === "ours-fx" ? [FX] : kind === "ours-fx-10k" // fx.quote and 9,999 others: 10,000 published
-    ? [FX, ...bulkTools(9_999, false)]
-    : kind === "ours-10k"
-    ? bulkTools(10_000, false)
-    : bulkTools(10_000, true); // ours-100
-  for (const t of tools) registry.publish(t);
+  // Loaded as `estate serve` loads an estate from disk. (`publish` checks each new tool's
+  // description against every published tool: 10,000 publishes one by one take minutes.)
+  for (const t of config.tools()) registry.restore({ spec: t, history: [] });
   const server = new McpServer({
     registry,
     handlerFor: (spec) => spec.name === "fx.quote" ? quote : () => "ok",
+    pageSize: config.pageSize,
   });
-  await serveStdio(server, { principal: TRADER, input: process.stdin, output: process.stdout });
+  await serveStdio(server, {
+    principal: config.principal,
+    input: process.stdin,
+    output: process.stdout,
+  });
 }
 
-/** A connected client to a server process of the given kind. */
+/**
+ * A connected client to a server process of the given kind. Every client speaks the handshake
+ * era (`initialize`, a session), the one era the SDK 1.32.2 server speaks: like for like. A kind
+ * ending in `@modern` speaks 2026-07-28 instead (stateless requests; ours only).
+ */
 async function connect(kind: string): Promise<McpClient> {
+  const modern = kind.endsWith("@modern");
   const client = new McpClient(
     new StdioClientTransport({
       command: Deno.execPath(),
-      args: ["run", "-A", SELF, `--serve=${kind}`],
+      args: ["run", "-A", SELF, `--serve=${kind.replace(/@modern$/, "")}`],
       cwd: ROOT,
       stderr: "inherit",
     }),
+    { era: modern ? "modern" : "legacy", requestTimeoutMs: 120_000 },
   );
   await client.connect();
   return client;
@@ -159,130 +204,186 @@ async function connect(kind: string): Promise<McpClient> {
 
 const ARGS = { sell: "EUR", buy: "GBP", amount: 1_000_000 };
 
-/** Calls per second: `n` calls, `inFlight` at a time. */
-async function callRate(client: McpClient, n: number, inFlight: number): Promise<number> {
-  let next = 0;
+/** Calls per second: calls for `ms` milliseconds, `inFlight` at a time. */
+async function callRate(client: McpClient, ms: number, inFlight: number): Promise<number> {
+  let done = 0;
+  const t0 = performance.now();
+  const deadline = t0 + ms;
   const worker = async () => {
-    while (next++ < n) {
+    while (performance.now() < deadline) {
       const r = await client.request("tools/call", { name: "fx.quote", arguments: ARGS }) as {
         isError?: boolean;
       };
       if (r.isError) throw new Error(JSON.stringify(r));
+      done++;
     }
   };
-  const t0 = performance.now();
   await Promise.all(Array.from({ length: inFlight }, worker));
-  return n / ((performance.now() - t0) / 1000);
+  return done / ((performance.now() - t0) / 1000);
 }
 
-/** Milliseconds per full listing (every page), over `n` listings. */
-async function listMs(client: McpClient, n: number): Promise<{ ms: number; tools: number }> {
-  let tools = 0;
+/** One full listing (every page): how many tools, pages and bytes. */
+async function listOnce(
+  client: McpClient,
+): Promise<{ tools: number; pages: number; bytes: number }> {
+  let tools = 0, pages = 0, bytes = 0;
+  let cursor: string | undefined;
+  do {
+    const page = await client.request("tools/list", cursor === undefined ? {} : { cursor }) as {
+      tools: unknown[];
+      nextCursor?: string;
+    };
+    tools += page.tools.length;
+    pages++;
+    bytes += JSON.stringify(page).length;
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return { tools, pages, bytes };
+}
+
+/** Milliseconds per full listing, listing for `ms` milliseconds (at least 3 listings). */
+async function listMs(client: McpClient, ms: number): Promise<number> {
+  let n = 0;
   const t0 = performance.now();
-  for (let i = 0; i < n; i++) {
-    tools = 0;
+  while (n < 3 || performance.now() - t0 < ms) {
     let cursor: string | undefined;
     do {
       const page = await client.request("tools/list", cursor === undefined ? {} : { cursor }) as {
-        tools: unknown[];
         nextCursor?: string;
       };
-      tools += page.tools.length;
       cursor = page.nextCursor;
     } while (cursor !== undefined);
+    n++;
   }
-  return { ms: (performance.now() - t0) / n, tools };
+  return (performance.now() - t0) / n;
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
+const fmtSpread = (xs: number[]) => spread(xs);
 
-function table(rows: string[][]): void {
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-  for (const r of rows) {
-    console.log(
-      r.map((cell, c) => c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))
-        .join("  "),
-    );
-  }
-}
-
-async function main(n: number): Promise<void> {
-  const ROUNDS = 5;
+async function main(roundMs: number, rounds: number): Promise<void> {
   console.log(
-    `Deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores; ` +
-      `${n.toLocaleString("en")} calls a round, ${ROUNDS} rounds, median round\n`,
+    `Deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores; rounds of ` +
+      `${
+        roundMs.toLocaleString("en")
+      } ms per server and setting, ${rounds} rounds after a warm-up, ` +
+      `servers in a rotated order each round; median round (± the farthest round); a ratio is ` +
+      `the median of the ratios within each round\n`,
   );
+
+  // tools/call
   const callKinds = ["ours-fx", "sdk-fx", "ours-fx-10k"];
   const clients = new Map<string, McpClient>();
   for (const k of callKinds) clients.set(k, await connect(k));
   const rates = new Map<string, number[]>();
   for (const k of callKinds) { // warm up: JIT, schema compilation
-    await callRate(clients.get(k)!, 500, 1);
-    await callRate(clients.get(k)!, 500, 16);
+    await callRate(clients.get(k)!, roundMs / 2, 1);
+    await callRate(clients.get(k)!, roundMs / 2, 16);
   }
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const k of callKinds) {
+  for (let round = 0; round < rounds; round++) {
+    for (const k of rotate(callKinds, round)) {
       for (const inFlight of [1, 16]) {
         const key = `${k} ${inFlight}`;
-        rates.set(key, [...rates.get(key) ?? [], await callRate(clients.get(k)!, n, inFlight)]);
+        rates.set(key, [
+          ...rates.get(key) ?? [],
+          await callRate(clients.get(k)!, roundMs, inFlight),
+        ]);
       }
     }
   }
   for (const c of clients.values()) await c.close();
   const rate = (k: string, f: number) => median(rates.get(`${k} ${f}`)!);
   const label: Record<string, string> = {
-    "ours-fx": "ours (McpServer, fx.quote alone)",
-    "sdk-fx": "SDK 1.32.2 McpServer (Zod), fx.quote alone",
-    "ours-fx-10k": "ours, fx.quote among 10,000 published tools",
+    "ours-fx": "ours (`McpServer`), `fx.quote` alone",
+    "sdk-fx": "SDK 1.32.2 `McpServer` (Zod schema), the same tool",
+    "ours-fx-10k": "ours, `fx.quote` among 10,000 published tools",
   };
-  console.log("tools/call round trips per second over stdio (fx.quote, valid arguments)");
-  table([
-    ["server", "1 in flight", "÷ SDK", "16 in flight", "÷ SDK"],
-    ...callKinds.map((k) => [
+  console.log("tools/call round trips per second over stdio (fx.quote, valid arguments)\n");
+  console.log(markdownTable(
+    ["tools/call round trips per second", "1 in flight", "÷ SDK", "16 in flight", "÷ SDK"],
+    callKinds.map((k) => [
       label[k],
-      Math.round(rate(k, 1)).toLocaleString("en"),
-      `${(rate(k, 1) / rate("sdk-fx", 1)).toFixed(2)}×`,
-      Math.round(rate(k, 16)).toLocaleString("en"),
-      `${(rate(k, 16) / rate("sdk-fx", 16)).toFixed(2)}×`,
+      `${int(rate(k, 1))} ${fmtSpread(rates.get(`${k} 1`)!)}`,
+      ratio(roundRatio(rates.get(`${k} 1`)!, rates.get("sdk-fx 1")!)),
+      `${int(rate(k, 16))} ${fmtSpread(rates.get(`${k} 16`)!)}`,
+      ratio(roundRatio(rates.get(`${k} 16`)!, rates.get("sdk-fx 16")!)),
     ]),
-  ]);
+  ));
 
-  const listKinds = ["ours-10k", "ours-100", "sdk-100"];
-  const listing = new Map<string, { ms: number[]; tools: number }>();
+  // tools/list: like for like (100 tools on both sides), then 10,000 tools.
+  const listKinds = [
+    "ours-100-p100",
+    "ours-100",
+    "sdk-100",
+    "ours-10k-all-p10k",
+    "ours-10k-all",
+    "sdk-10k",
+    "ours-10k-sees-100",
+    "ours-10k-sees-100@modern",
+  ];
   const listClients = new Map<string, McpClient>();
-  for (const k of listKinds) listClients.set(k, await connect(k));
-  for (const k of listKinds) await listMs(listClients.get(k)!, 50); // warm up
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const k of listKinds) {
-      const r = await listMs(listClients.get(k)!, 200);
-      listing.set(k, { ms: [...listing.get(k)?.ms ?? [], r.ms], tools: r.tools });
+  const shape = new Map<string, { tools: number; pages: number; bytes: number }>();
+  for (const k of listKinds) {
+    const c = await connect(k);
+    listClients.set(k, c);
+    shape.set(k, await listOnce(c));
+  }
+  for (const k of listKinds) await listMs(listClients.get(k)!, roundMs / 2); // warm up
+  const listing = new Map<string, number[]>();
+  for (let round = 0; round < rounds; round++) {
+    for (const k of rotate(listKinds, round)) {
+      listing.set(k, [...listing.get(k) ?? [], await listMs(listClients.get(k)!, roundMs)]);
     }
   }
   for (const c of listClients.values()) await c.close();
+  const msOf = (k: string) => median(listing.get(k)!);
   const listLabel: Record<string, string> = {
-    "ours-10k": "ours, 10,000 published",
-    "ours-100": "ours, only those 100 published",
-    "sdk-100": "SDK 1.32.2 McpServer, those 100 registered",
+    "ours-100-p100": "ours, 100 published, `pageSize: 100`",
+    "ours-100": "ours, 100 published, default 50 a page",
+    "sdk-100": "SDK 1.32.2 `McpServer`, 100 registered",
+    "ours-10k-all-p10k": "ours, 10,000 published, `pageSize: 10000`",
+    "ours-10k-all": "ours, 10,000 published, default 50 a page",
+    "sdk-10k": "SDK 1.32.2 `McpServer`, 10,000 registered",
+    "ours-10k-sees-100": "ours, 10,000 published, a principal who sees 100",
+    "ours-10k-sees-100@modern": "the same, stateless 2026-07-28 requests",
   };
-  const ms = (k: string) => median(listing.get(k)!.ms);
-  console.log("\ntools/list over stdio for a principal who sees 100 tools (every page, 50 a page)");
-  table([
-    ["server", "tools seen", "pages", "ms per listing", "÷ ours, 100 published"],
-    ...listKinds.map((k) => [
+  const row = (k: string, base: string) => {
+    const sh = shape.get(k)!;
+    return [
       listLabel[k],
-      String(listing.get(k)!.tools),
-      k.startsWith("sdk") ? "1" : "2",
-      ms(k).toFixed(3),
-      `${(ms(k) / ms("ours-100")).toFixed(2)}×`,
-    ]),
-  ]);
+      int(sh.tools),
+      int(sh.pages),
+      `${int(sh.bytes / 1024)} KiB`,
+      `${msOf(k).toFixed(msOf(k) < 10 ? 3 : 1)} ${fmtSpread(listing.get(k)!)}`,
+      // No SDK counterpart for a principal who sees 100 of 10,000.
+      k.includes("sees-100") ? "—" : ratio(roundRatio(listing.get(base)!, listing.get(k)!)),
+    ];
+  };
+  const head = (t: string) => [t, "tools listed", "pages", "bytes", "ms per listing", "SDK ÷ this"];
+  console.log(
+    "\ntools/list over stdio, every page: like for like, 100 tools published on both sides\n",
+  );
+  console.log(markdownTable(
+    head("tools/list, 100 tools"),
+    ["ours-100-p100", "ours-100", "sdk-100"].map((k) => row(k, "sdk-100")),
+  ));
+  console.log(
+    "\ntools/list over stdio, every page: 10,000 tools published (a principal who sees 100 of " +
+      "them has no SDK counterpart: it has no principals)\n",
+  );
+  console.log(markdownTable(
+    head("tools/list, 10,000 tools"),
+    [
+      "ours-10k-all-p10k",
+      "ours-10k-all",
+      "sdk-10k",
+      "ours-10k-sees-100",
+      "ours-10k-sees-100@modern",
+    ].map((k) => row(k, "sdk-10k")),
+  ));
 }
 
 if (import.meta.main) {
-  const flag = Deno.args[0];
-  if (flag?.startsWith("--serve=")) await serve(flag.slice("--serve=".length));
-  else await main(Number(flag ?? 2_000));
+  const serveFlag = Deno.args.find((a) => a.startsWith("--serve="));
+  if (serveFlag) await serve(serveFlag.slice("--serve=".length));
+  else await main(flag(Deno.args, "round-ms", 2_000), Math.max(5, flag(Deno.args, "rounds", 5)));
 }
