@@ -31,6 +31,25 @@ function names(text: string, name: string): boolean {
   );
 }
 
+/**
+ * The names a text could name as whole tokens: each run of name characters and dots, and each of
+ * its prefixes that ends before a dot not followed by a name character. What `names` accepts is
+ * always one of these, so only they need looking up — not every tool of the estate.
+ */
+function candidates(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const [run] of text.matchAll(new RegExp(`[${NAME_CHAR}.]+`, "g"))) {
+    for (let i = 0; i <= run.length; i++) {
+      if (
+        i === run.length || (run[i] === "." && !new RegExp(`[${NAME_CHAR}]`).test(run[i + 1] ?? ""))
+      ) {
+        if (i > 0) out.add(run.slice(0, i));
+      }
+    }
+  }
+  return out;
+}
+
 function whoText(spec: ToolSpec, tenant: string): string {
   const scopes = spec.requiredScopes.length
     ? `scopes ${spec.requiredScopes.join(", ")}`
@@ -71,7 +90,9 @@ export function hiddenToolMentions(spec: ToolSpec, registry: ToolRegistry): Tool
   const out: ToolMention[] = [];
   const scopes = new Set(spec.requiredScopes);
   const rank = classificationRank(spec.dataClassification);
-  for (const name of registry.names()) {
+  // Only the names the description could name are looked up: a publish costs what its
+  // description costs, not what the estate holds.
+  for (const name of [...candidates(spec.description)].sort()) {
     if (name === spec.name || !names(spec.description, name)) continue;
     const active = registry.versions(name).filter((r) => r.state === "active").map((r) => r.spec);
     if (active.length === 0) continue;
