@@ -4,7 +4,8 @@
  * (a reference cycle) is assumed unchanged: the cycle's own changes are found on its first visit.
  */
 import { jsonEqual } from "../schema/_equal.ts";
-import { forEachSubschema, isObject } from "../schema/_walk.ts";
+import { isObject } from "../_object.ts";
+import { forEachSubschema } from "../schema/_walk.ts";
 import {
   ANNOTATION_KEYWORDS,
   ENFORCED_KEYWORDS,

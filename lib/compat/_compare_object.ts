@@ -6,7 +6,7 @@
  */
 import { jsonEqual } from "../schema/_equal.ts";
 import { compilePattern } from "../schema/_regex.ts";
-import { isObject } from "../schema/_walk.ts";
+import { isObject } from "../_object.ts";
 import type { PathSegment } from "../schema/types.ts";
 import { compareStrings } from "../schema/path.ts";
 import { type Change, change, hasMajor, maxBump, show, showList, under } from "./_change.ts";

@@ -4,7 +4,7 @@
  * two subschemas provably accept no common value.
  */
 import { jsonEqual } from "../schema/_equal.ts";
-import { isObject } from "../schema/_walk.ts";
+import { isObject } from "../_object.ts";
 import type { JsonSchema } from "../schema/types.ts";
 import { isValid } from "../schema/validate.ts";
 import { isAnnotation, type Side } from "./_side.ts";

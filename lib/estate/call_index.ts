@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { isObject } from "../_object.ts";
 import { Version } from "../compat/semver.ts";
 import { canonicalJson } from "../schema/_equal.ts";
 import { sortIssues } from "../schema/path.ts";
@@ -54,18 +55,14 @@ interface View {
   values: Map<string, { value: unknown; calls: number[] }[]>;
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 /** Whether a root schema can be taken apart into key-set rules and per-property schemas. */
 function decomposable(schema: JsonSchema): schema is Record<string, unknown> {
-  if (!isPlainObject(schema) || schema.type !== "object") return false;
+  if (!isObject(schema) || schema.type !== "object") return false;
   if (
     Object.hasOwn(schema, "additionalProperties") &&
     typeof schema.additionalProperties !== "boolean"
   ) return false;
-  if (Object.hasOwn(schema, "properties") && !isPlainObject(schema.properties)) return false;
+  if (Object.hasOwn(schema, "properties") && !isObject(schema.properties)) return false;
   for (const k of Object.keys(schema)) {
     if (!KEYSET_KEYWORDS.has(k) && !NEUTRAL_KEYWORDS.has(k) && !k.startsWith("x-")) return false;
   }
@@ -129,7 +126,7 @@ export class CallIndex {
       if (major !== undefined && this.#majors[i] !== major) continue;
       view.calls.push(i);
       const args = this.#calls[i].arguments;
-      if (!isPlainObject(args)) {
+      if (!isObject(args)) {
         view.nonObject.push(i);
         continue;
       }
@@ -283,7 +280,7 @@ export class CallIndex {
         fail([g], this.#issue({ type: "object", [k]: n }, probe));
       }
     }
-    if (isPlainObject(schema.dependentRequired)) {
+    if (isObject(schema.dependentRequired)) {
       for (const [name, needs] of Object.entries(schema.dependentRequired)) {
         if (!Array.isArray(needs)) continue;
         const trigger = view.groupsWithKey.get(name) ?? [];

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { isObject } from "../_object.ts";
 import { Version } from "../compat/semver.ts";
 import { jsonProblems } from "../schema/_json_value.ts";
 import { formatPath } from "../schema/path.ts";
@@ -217,7 +218,7 @@ function isStringList(v: unknown): v is string[] {
  */
 export function parseToolSpec(value: unknown, subject = "tool spec"): ToolSpec {
   const problems: string[] = [];
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+  if (!isObject(value)) {
     throw new ToolSpecError(subject, ["a tool spec must be a JSON object"]);
   }
   const v = value as Record<string, unknown>;
@@ -286,7 +287,7 @@ export function parseToolSpec(value: unknown, subject = "tool spec"): ToolSpec {
       return undefined;
     }
     const s = v[k];
-    if (typeof s !== "boolean" && (typeof s !== "object" || s === null || Array.isArray(s))) {
+    if (typeof s !== "boolean" && !isObject(s)) {
       problems.push(`${k} must be a JSON Schema object`);
       return undefined;
     }

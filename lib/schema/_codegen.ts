@@ -8,11 +8,11 @@
  * `generateValidator` returns undefined and the closures serve both purposes.
  */
 import { jsonEqual } from "./_equal.ts";
-import { codePoints, findDuplicate, isInheritedName } from "./_values.ts";
+import { codePoints, findDuplicate } from "./_values.ts";
 import { multipleOfTest } from "./_decimal.ts";
 import { compilePattern } from "./_regex.ts";
 import { type Location, RefIndex } from "./_refs.ts";
-import { isObject } from "./_walk.ts";
+import { isObject } from "../_object.ts";
 import { FORMAT_CHECKS } from "./formats.ts";
 import type { JsonSchema, PathSegment } from "./types.ts";
 

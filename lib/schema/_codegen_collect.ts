@@ -16,7 +16,7 @@ import { jsonEqual } from "./_equal.ts";
 import { multipleOfTest } from "./_decimal.ts";
 import { compilePattern } from "./_regex.ts";
 import { type Location, RefIndex } from "./_refs.ts";
-import { isObject } from "./_walk.ts";
+import { isObject } from "../_object.ts";
 import { Generator } from "./_codegen.ts";
 import type { RawIssue } from "./_compile.ts";
 import { typeName } from "./_compile.ts";

@@ -4,10 +4,10 @@
  */
 import { jsonEqual } from "./_equal.ts";
 import { multipleOfTest } from "./_decimal.ts";
-import { codePoints, findDuplicate, isInheritedName } from "./_values.ts";
+import { codePoints, findDuplicate } from "./_values.ts";
 import { compilePattern, type SafePattern } from "./_regex.ts";
 import { type Location, RefIndex } from "./_refs.ts";
-import { isObject } from "./_walk.ts";
+import { isObject } from "../_object.ts";
 import { FORMAT_CHECKS } from "./formats.ts";
 import { formatPath, formatSegment } from "./path.ts";
 import type { JsonSchema, PathSegment } from "./types.ts";
