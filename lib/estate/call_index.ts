@@ -13,8 +13,7 @@ import { canonicalJson } from "../schema/_equal.ts";
 import { sortIssues } from "../schema/path.ts";
 import type { JsonSchema, SchemaIssue } from "../schema/types.ts";
 import { isValid, validateSchema } from "../schema/validate.ts";
-import { type Rejections, replayCalls, type StoredCall } from "./registry.ts";
-import { RejectionTally } from "./_tally.ts";
+import { type Rejections, RejectionTally, replayCalls, type StoredCall } from "./replay.ts";
 
 /** Root keywords whose effect depends only on which keys a call sends. */
 const KEYSET_KEYWORDS = new Set([

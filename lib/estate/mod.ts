@@ -27,30 +27,44 @@ export {
   ToolSpecError,
 } from "./spec.ts";
 export {
-  type CallSource,
-  type EstateEvent,
+  type DeprecateVersionOptions,
   type LifecycleEntry,
   LifecycleError,
   type LifecycleState,
+  type VersionRecord,
+} from "./lifecycle.ts";
+export {
   type PlanOptions,
   PublishError,
+  type PublishErrorDetails,
   type PublishPlan,
   type PublishRefusal,
   type PublishResult,
-  type RegistryOptions,
+  type ReplayLine,
+} from "./publish_plan.ts";
+export {
+  type CallSource,
   type RejectedCall,
   type Rejections,
   type RejectionsAtNode,
   replayCalls,
+  type ReplayOptions,
+  type StoredCall,
+} from "./replay.ts";
+export {
   RetirementError,
   type RetirementOptions,
   type RetirementPlan,
   type RetirementRefusal,
   type RetirementRules,
   type RetireVersionOptions,
-  type StoredCall,
+} from "./retirement_plan.ts";
+export {
+  type EstateEvent,
+  type RegistryOptions,
+  type RestoreOptions,
+  type StoredVersion,
   ToolRegistry,
-  type VersionRecord,
 } from "./registry.ts";
 export {
   dueRetirement,

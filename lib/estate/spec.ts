@@ -195,6 +195,23 @@ function isStringList(v: unknown): v is string[] {
 }
 
 /**
+ * What to call a candidate spec in a message before it is parsed: `payments.lookup@1.2.0`,
+ * `payments.lookup@?` when its version is not a string, `tool spec` when it has no name.
+ *
+ * @param candidate The candidate.
+ * @returns The label.
+ */
+export function specSubject(candidate: unknown): string {
+  if (typeof candidate === "object" && candidate !== null) {
+    const c = candidate as Record<string, unknown>;
+    if (typeof c.name === "string") {
+      return `${c.name}@${typeof c.version === "string" ? c.version : "?"}`;
+    }
+  }
+  return "tool spec";
+}
+
+/**
  * Checks a value (e.g. a parsed `*.tool.json`) and returns it as a {@linkcode ToolSpec}. Every
  * problem is reported at once, each naming its field; `sideEffect` and `owner` have no default.
  * `requiredScopes` and `tenants` default to empty lists, `dataClassification` does not default.

@@ -5,7 +5,7 @@
  */
 import { isObject } from "../_object.ts";
 import { compareVersions, Version } from "../compat/semver.ts";
-import type { LifecycleEntry, LifecycleState } from "../estate/registry.ts";
+import type { LifecycleEntry, LifecycleState } from "../estate/lifecycle.ts";
 import { dueRetirement, isCalendarDate, utcDate } from "../estate/retirement.ts";
 import { CorpusError } from "./corpus_error.ts";
 import { lineOf, parseJsonFile } from "./_json.ts";

@@ -4,7 +4,7 @@
  */
 import { isObject } from "../_object.ts";
 import { Version } from "../compat/semver.ts";
-import type { StoredCall } from "../estate/registry.ts";
+import type { StoredCall } from "../estate/replay.ts";
 
 const FIELDS = new Set(["version", "arguments", "principal", "at"]);
 
