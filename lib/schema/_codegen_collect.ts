@@ -18,8 +18,7 @@ import { compilePattern } from "./_regex.ts";
 import { type Location, RefIndex } from "./_refs.ts";
 import { isObject } from "../_object.ts";
 import { Generator } from "./_codegen.ts";
-import type { RawIssue } from "./_compile.ts";
-import { typeName } from "./_compile.ts";
+import { plural, type RawIssue, show, typeName } from "./_compile_context.ts";
 import { FORMAT_CHECKS } from "./formats.ts";
 import { formatPath, formatSegment } from "./path.ts";
 import type { JsonSchema, PathSegment } from "./types.ts";
@@ -36,15 +35,6 @@ const TYPE_CODE: Record<string, (x: string) => string> = {
   integer: (x) => `Number.isInteger(${x})`,
   string: (x) => `typeof ${x} === "string"`,
 };
-
-function show(v: unknown): string {
-  const s = JSON.stringify(v) ?? String(v);
-  return s.length > 60 ? s.slice(0, 57) + "..." : s;
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
 
 const q = (s: string): string => JSON.stringify(s);
 
