@@ -24,7 +24,8 @@ interface Runtime {
   consts: unknown[];
 }
 
-const TYPE_CODE: Record<string, (x: string) => string> = {
+/** The test of each `type` name, as code on an expression. */
+export const TYPE_CODE: Record<string, (x: string) => string> = {
   null: (x) => `${x} === null`,
   boolean: (x) => `typeof ${x} === "boolean"`,
   object: (x) => `(typeof ${x} === "object" && ${x} !== null && !Array.isArray(${x}))`,
