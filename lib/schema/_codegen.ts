@@ -65,7 +65,11 @@ export class Generator {
     return `K[${this.#consts.length - 1}]`;
   }
 
-  /** The name of the function that validates `schema`, generating it on first use. */
+  /**
+   * The name of the function that validates `schema`, generating it on first use: `T` for the
+   * `true` schema and `F` for any other that is not an object (`false`), the two functions every
+   * program defines; a caller writes them as the literals `true` and `false` where it can.
+   */
   fn(schema: unknown, loc: Location): string {
     if (schema === true) return "T";
     if (!isObject(schema)) return "F";
