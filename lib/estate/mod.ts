@@ -96,5 +96,6 @@ export {
   everyoneMeets,
   type Guarded,
   meetsRequirement,
+  type MeetsRequirementOptions,
   type Requirement,
 } from "./requirement.ts";
