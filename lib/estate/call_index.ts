@@ -68,6 +68,14 @@ function decomposable(schema: JsonSchema): schema is Record<string, unknown> {
   return true;
 }
 
+/** Options for {@linkcode CallIndex.rejections}: those of `replayCalls`, without progress. */
+export interface IndexReplayOptions {
+  /** Only calls made to this major version line. Default: every call. */
+  major?: number;
+  /** How many rejected calls to keep. Default 3. */
+  sample?: number;
+}
+
 /**
  * Stored calls, indexed for fast repeated replay. Build it once per set of calls.
  *
@@ -165,7 +173,7 @@ export class CallIndex {
    * @param options `major`: only calls made to that major line; `sample`: rejected calls to keep (default 3).
    * @returns The rejections.
    */
-  rejections(schema: JsonSchema, options: { major?: number; sample?: number } = {}): Rejections {
+  rejections(schema: JsonSchema, options: IndexReplayOptions = {}): Rejections {
     const sample = options.sample ?? 3;
     const view = this.#view(options.major);
     if (!decomposable(schema)) {

@@ -89,7 +89,7 @@ export {
   type FindingSeverity,
   type FindingTarget,
 } from "./check_draft.ts";
-export { CallIndex } from "./call_index.ts";
+export { CallIndex, type IndexReplayOptions } from "./call_index.ts";
 export { hiddenToolMentions, type ToolMention, toolMentionMessage } from "./tool_mentions.ts";
 export {
   admitsEveryone,
