@@ -90,7 +90,12 @@ export {
   type FindingTarget,
 } from "./check_draft.ts";
 export { CallIndex, type IndexReplayOptions } from "./call_index.ts";
-export { hiddenToolMentions, type ToolMention, toolMentionMessage } from "./tool_mentions.ts";
+export {
+  hiddenToolMentions,
+  type ToolMention,
+  toolMentionMessage,
+  type ToolVersions,
+} from "./tool_mentions.ts";
 export {
   admitsEveryone,
   everyoneMeets,
