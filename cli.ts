@@ -6,6 +6,7 @@
 import process from "node:process";
 import { runCli } from "./lib/cli/main.ts";
 import { runServe } from "./lib/cli/serve.ts";
+import { exampleBank } from "./examples/bank_system.ts";
 
 if (import.meta.main) {
   const argv = process.argv.slice(2);
@@ -15,5 +16,7 @@ if (import.meta.main) {
     isTerminal: Boolean(process.stderr.isTTY),
     cwd: process.cwd(),
   };
-  process.exitCode = argv[0] === "serve" ? await runServe(argv.slice(1), io) : runCli(argv, io);
+  process.exitCode = argv[0] === "serve"
+    ? await runServe(argv.slice(1), io, { system: exampleBank })
+    : runCli(argv, io);
 }

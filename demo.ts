@@ -54,9 +54,10 @@ function main(): void {
   console.log("tool-estate demo: the contract core (JSON-RPC, schemas, versions, repair)");
 
   section("1. JSON-RPC 2.0: three shapes, and the errors a server must answer with");
-  const request = makeRequest(7, "tools/call", {
-    name: "payments.lookup",
-    arguments: { reference: "PMT-000771" },
+  const request = makeRequest({
+    id: 7,
+    method: "tools/call",
+    params: { name: "payments.lookup", arguments: { reference: "PMT-000771" } },
   });
   console.log("request      ", JSON.stringify(request));
   for (

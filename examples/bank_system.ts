@@ -7,6 +7,7 @@
  * @module
  */
 import type {
+  McpServerOptions,
   Principal,
   PromptProvider,
   ResourceProvider,
@@ -365,4 +366,25 @@ export class BankSystem {
       },
     };
   }
+}
+
+/**
+ * The example bank as `estate serve` runs it (`cli.ts` gives it to `runServe`): a fresh system's
+ * handlers, resources and prompts, with the server's name and instructions.
+ *
+ * @returns The options of an MCP server that runs the example estate's tools over a new system.
+ */
+export function exampleBank(): Pick<
+  McpServerOptions,
+  "handlerFor" | "resources" | "prompts" | "serverInfo" | "instructions"
+> {
+  const bank = new BankSystem();
+  return {
+    handlerFor: (spec) => bank.handlerFor(spec),
+    resources: bank.resources(),
+    prompts: bank.prompts(),
+    serverInfo: { name: "tool-estate-example-bank", version: "0.1.0" },
+    instructions:
+      "Tools of the example bank. Each tool's description names its system of record, freshness and boundary.",
+  };
 }

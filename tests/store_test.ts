@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
   type EstateEvent,
+  type JsonSchema,
   LifecycleError,
   PublishError,
   ToolRegistry,
@@ -166,6 +167,39 @@ Deno.test("publish() refuses a bump smaller than the change with the registry's 
     );
     assert.deepEqual(snapshot(dir), before);
     assert.equal(estate.publish(lookup("2.0.0")).status, "published");
+  });
+});
+
+Deno.test("publish() refuses an output schema change with the registry's PublishError, output changes included", async () => {
+  await withTempDir((dir) => {
+    const withStatus = (version: string, status: JsonSchema): ToolSpec =>
+      lookup(version, {
+        outputSchema: { type: "object", properties: { status }, required: ["status"] },
+      });
+    const v1 = withStatus("1.0.0", { type: "string" });
+    const narrowed = withStatus("1.1.0", { type: "string", enum: ["HELD", "SETTLED"] });
+    const widened = withStatus("1.1.0", { type: ["string", "null"] }); // a consumer may break: major
+    const estate = EstateDir.open(dir);
+    estate.publish(v1);
+    const registry = new ToolRegistry();
+    registry.publish(v1);
+    const refusal = (publish: () => unknown): PublishError => {
+      try {
+        publish();
+      } catch (e) {
+        if (e instanceof PublishError) return e;
+        throw e;
+      }
+      throw new Error("expected a PublishError");
+    };
+    const expected = refusal(() => registry.publish(widened));
+    assert.equal(expected.refusal, "bump-too-small");
+    assert.ok(expected.outputChanges.length > 0);
+    const actual = refusal(() => estate.publish(widened));
+    assert.equal(actual.message, expected.message);
+    assert.deepEqual(actual.outputChanges, expected.outputChanges);
+    assert.deepEqual(actual.changes, expected.changes);
+    assert.equal(estate.publish(narrowed).status, "published");
   });
 });
 

@@ -13,9 +13,9 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
-import { BankSystem } from "../examples/bank_system.ts";
+import { BankSystem, exampleBank } from "../examples/bank_system.ts";
 import { DEMO_TOKENS } from "../lib/cli/demo_tokens.ts";
-import { exampleServer } from "../lib/cli/serve.ts";
+import { estateServer } from "../lib/cli/serve.ts";
 import { EstateDir } from "../lib/store/mod.ts";
 import { bearerTokens, serveHttp } from "../lib/mcp/transports/http_mod.ts";
 import { type JsonRpcResponse, type McpServer, MODERN_META, type Principal } from "../mod.ts";
@@ -310,7 +310,7 @@ const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 async function exercise(era: Era, wire: Wire, dir: string): Promise<Connection[]> {
   const estate = EstateDir.open(dir);
-  const server = exampleServer(estate, { log: () => {}, recordCalls: false });
+  const server = estateServer(estate, { system: exampleBank(), log: () => {}, recordCalls: false });
   const http = wire === "http"
     ? await serveHttp(server, { authenticate: bearerTokens(PRINCIPALS), keepAliveMs: 0 })
     : undefined;
@@ -424,7 +424,11 @@ const ENVELOPE = {
 Deno.test("probe law: a hidden name gets the bytes a nonexistent one gets, in both eras, and both are logged as probes with the principal", async () => {
   const estate = EstateDir.open(path.join(ROOT, "corpus"));
   const log: string[] = [];
-  const server: McpServer = exampleServer(estate, { log: (l) => log.push(l), recordCalls: false });
+  const server: McpServer = estateServer(estate, {
+    system: exampleBank(),
+    log: (l) => log.push(l),
+    recordCalls: false,
+  });
   const sessions = new Map<string, ReturnType<McpServer["openSession"]>>();
   for (const p of PRINCIPALS) {
     const s = server.openSession({ principal: p, notify: () => {} });

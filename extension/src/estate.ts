@@ -7,7 +7,8 @@
  */
 import { CallIndex } from "../../lib/estate/call_index.ts";
 import { checkDraft, type DraftReport } from "../../lib/estate/check_draft.ts";
-import { type StoredCall, ToolRegistry } from "../../lib/estate/registry.ts";
+import { ToolRegistry } from "../../lib/estate/registry.ts";
+import type { StoredCall } from "../../lib/estate/replay.ts";
 import type { ToolSpec } from "../../lib/estate/spec.ts";
 import { EstateDir } from "../../lib/store/estate_dir.ts";
 

@@ -1,17 +1,17 @@
 /**
  * `estate serve`: the example estate as a live MCP server, over Streamable HTTP (`--http HOST:PORT`,
  * default 127.0.0.1:3000, bearer tokens from `principals.json`) or stdio (`--stdio --principal ID`,
- * since stdio carries no credential). Handlers run over the embedded example system of record. Changes written to
- * the estate folder by other processes (`estate publish`, `deprecate`, `retire`) reach connected
- * clients as `notifications/tools/list_changed`.
+ * since stdio carries no credential). Handlers run over the system of record the caller gives
+ * (`cli.ts` gives the example bank of `examples/bank_system.ts`). Changes written to the estate
+ * folder by other processes (`estate publish`, `deprecate`, `retire`) reach connected clients as
+ * `notifications/tools/list_changed`.
  *
  * @module
  */
 import fs from "node:fs";
 import path from "node:path";
 import process from "node:process";
-import { BankSystem } from "../../examples/bank_system.ts";
-import { type CallRecord, McpServer, type ProbeRecord } from "../../mod.ts";
+import { type CallRecord, McpServer, type McpServerOptions, type ProbeRecord } from "../../mod.ts";
 import { EstateDir, tornLineMessage } from "../store/mod.ts";
 import { serveStdio } from "../mcp/transports/stdio.ts";
 import { HTTP_LIMITS } from "../mcp/transports/_http_limits.ts";
@@ -63,23 +63,40 @@ limits over HTTP (serveHttp options; each refusal names the limit it hit):
 `;
 
 /**
- * Builds the server for an estate: handlers, resources, prompts, and the call log — every call
- * (`call PRINCIPAL TOOL@VERSION OUTCOME N ms`) and every probe for a hidden or nonexistent name
- * (`probe PRINCIPAL METHOD NAME (hidden|nonexistent)`), neither of which the client can tell apart.
+ * What `estate serve` runs an estate's tools over: a system of record's handler per tool version,
+ * with the resources, prompts, name and instructions its server offers.
  */
-export function exampleServer(
-  estate: EstateDir,
-  options: { log: (line: string) => void; recordCalls: boolean },
-): McpServer {
-  const bank = new BankSystem();
+export type ServedSystem = Pick<
+  McpServerOptions,
+  "handlerFor" | "resources" | "prompts" | "serverInfo" | "instructions"
+>;
+
+/** Options for {@linkcode estateServer}. */
+export interface EstateServerOptions {
+  /** The system the tools run over. */
+  system: ServedSystem;
+  /** Where the call log goes, a line at a time. */
+  log: (line: string) => void;
+  /** Append each call whose arguments were accepted to the tool's `calls.jsonl`. */
+  recordCalls: boolean;
+}
+
+/** Options for {@linkcode runServe}. */
+export interface RunServeOptions {
+  /** Makes the system the server runs over (its state is that server's). */
+  system: () => ServedSystem;
+}
+
+/**
+ * Builds the server for an estate: the system's handlers, resources and prompts, and the call log
+ * — every call (`call PRINCIPAL TOOL@VERSION OUTCOME N ms`) and every probe for a hidden or
+ * nonexistent name (`probe PRINCIPAL METHOD NAME (hidden|nonexistent)`), neither of which the
+ * client can tell apart.
+ */
+export function estateServer(estate: EstateDir, options: EstateServerOptions): McpServer {
   return new McpServer({
     registry: estate.registry,
-    handlerFor: (spec) => bank.handlerFor(spec),
-    resources: bank.resources(),
-    prompts: bank.prompts(),
-    serverInfo: { name: "tool-estate-example-bank", version: "0.1.0" },
-    instructions:
-      "Tools of the example bank. Each tool's description names its system of record, freshness and boundary.",
+    ...options.system,
     onCall: (r: CallRecord) => {
       options.log(`call ${r.principal} ${r.tool}@${r.version} ${r.outcome} ${r.durationMs} ms`);
       // Only calls whose arguments were accepted join the stored calls that replay checks.
@@ -156,9 +173,14 @@ function watchEstate(
  *
  * @param argv The arguments after `serve`.
  * @param io Where to write (stdout is the protocol channel for `--stdio`: only stderr is used).
+ * @param options The system the tools run over.
  * @returns The exit code, when the server stops.
  */
-export async function runServe(argv: string[], io: CliIO): Promise<number> {
+export async function runServe(
+  argv: string[],
+  io: CliIO,
+  options: RunServeOptions,
+): Promise<number> {
   let args;
   try {
     args = parseArgs(argv, {
@@ -185,7 +207,11 @@ export async function runServe(argv: string[], io: CliIO): Promise<number> {
     io.stderr(`estate: ${(e as Error).message}\n`);
     return 2;
   }
-  const server = exampleServer(estate, { log, recordCalls: args.flags.has("record-calls") });
+  const server = estateServer(estate, {
+    system: options.system(),
+    log,
+    recordCalls: args.flags.has("record-calls"),
+  });
   const principals: PrincipalWatch = { changed: () => {} };
   const unwatch = watchEstate(estate, log, principals);
   try {

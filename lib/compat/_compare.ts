@@ -4,7 +4,8 @@
  * (a reference cycle) is assumed unchanged: the cycle's own changes are found on its first visit.
  */
 import { jsonEqual } from "../schema/_equal.ts";
-import { forEachSubschema, isObject } from "../schema/_walk.ts";
+import { isObject } from "../_object.ts";
+import { forEachSubschema } from "../schema/_walk.ts";
 import {
   ANNOTATION_KEYWORDS,
   ENFORCED_KEYWORDS,
@@ -17,9 +18,9 @@ import { compareApplicators } from "./_compare_applicator.ts";
 import { compareArray } from "./_compare_array.ts";
 import { compareObject } from "./_compare_object.ts";
 import { compareEnum, compareNumeric, compareString, compareType } from "./_compare_scalar.ts";
-import type { Ctx, OldFacts } from "./_context.ts";
+import type { CompareContext, OldFacts } from "./_context.ts";
 import { type Place, Places, type Step } from "./_places.ts";
-import { acceptedDomain, type Cat, typeCats } from "./_schema_facts.ts";
+import { acceptedDomain, typeKinds, type ValueKind } from "./_schema_facts.ts";
 import { Side } from "./_side.ts";
 import type { SchemaBump } from "./schema_change.ts";
 
@@ -73,7 +74,7 @@ export interface ComparerOptions {
 }
 
 /** The comparison engine for one old/new schema pair. */
-export class Comparer implements Ctx {
+export class Comparer implements CompareContext {
   readonly old: Side;
   readonly new: Side;
   readonly descriptionBump: SchemaBump;
@@ -188,13 +189,13 @@ export class Comparer implements Ctx {
     if (!isObject(O) || !isObject(N)) {
       return [change([], "undecidable", "major", "a subschema is neither an object nor a boolean")];
     }
-    const cats = typeCats(this.old, O), newCats = typeCats(this.new, N);
+    const kinds = typeKinds(this.old, O), newKinds = typeKinds(this.new, N);
     const facts: OldFacts = {
-      cats,
-      integerOnly: cats.has("integer") && !cats.has("fraction"),
+      kinds,
+      integerOnly: kinds.has("integer") && !kinds.has("fraction"),
       domain: acceptedDomain(O),
-      newCats,
-      newIntegerOnly: newCats.has("integer") && !newCats.has("fraction"),
+      newKinds,
+      newIntegerOnly: newKinds.has("integer") && !newKinds.has("fraction"),
     };
     const out: Change[] = [
       ...this.#annotations(O, N),
@@ -303,9 +304,9 @@ function at(v: unknown, segs: readonly PathSegment[]): unknown {
  * that kind either (or the change only tightens), else `minor`: the new schema may accept values
  * of that kind the old one did not.
  */
-function family(changes: Change[], facts: OldFacts, kinds: Cat[], noun: string): Change[] {
-  if (kinds.some((k) => facts.cats.has(k))) return changes;
-  const newHasNone = !kinds.some((k) => facts.newCats.has(k));
+function family(changes: Change[], facts: OldFacts, kinds: ValueKind[], noun: string): Change[] {
+  if (kinds.some((k) => facts.kinds.has(k))) return changes;
+  const newHasNone = !kinds.some((k) => facts.newKinds.has(k));
   return changes.map((c) =>
     downgrade(
       c,

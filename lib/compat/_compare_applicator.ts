@@ -9,13 +9,13 @@
  */
 import { jsonEqual } from "../schema/_equal.ts";
 import { type Change, change, hasMajor, keepsValues, nonMonotone, under } from "./_change.ts";
-import type { Ctx } from "./_context.ts";
+import type { CompareContext } from "./_context.ts";
 import { isTriviallyTrue, provablyDisjoint } from "./_schema_facts.ts";
 
 type Obj = Record<string, unknown>;
 
 /** The applicator keywords of a pair of subschemas. */
-export function compareApplicators(ctx: Ctx, o: Obj, n: Obj): Change[] {
+export function compareApplicators(ctx: CompareContext, o: Obj, n: Obj): Change[] {
   const out: Change[] = [];
   for (const kw of ["allOf", "anyOf", "oneOf"]) {
     for (const s of [o, n]) {
@@ -37,7 +37,7 @@ export function compareApplicators(ctx: Ctx, o: Obj, n: Obj): Change[] {
   return out;
 }
 
-function compareAllOf(ctx: Ctx, o: Obj, n: Obj): Change[] {
+function compareAllOf(ctx: CompareContext, o: Obj, n: Obj): Change[] {
   const bo = (o.allOf ?? []) as unknown[], bn = (n.allOf ?? []) as unknown[];
   if (!bo.length && !bn.length) return [];
   if (bo.length === bn.length) {
@@ -62,7 +62,7 @@ function compareAllOf(ctx: Ctx, o: Obj, n: Obj): Change[] {
 }
 
 /** `anyOf` or `oneOf`. */
-function compareAnyOf(ctx: Ctx, o: Obj, n: Obj, kw: "anyOf" | "oneOf"): Change[] {
+function compareAnyOf(ctx: CompareContext, o: Obj, n: Obj, kw: "anyOf" | "oneOf"): Change[] {
   const ho = Object.hasOwn(o, kw), hn = Object.hasOwn(n, kw);
   if (!ho && !hn) return [];
   const bo = (o[kw] ?? []) as unknown[], bn = (n[kw] ?? []) as unknown[];
@@ -160,7 +160,7 @@ function compareAnyOf(ctx: Ctx, o: Obj, n: Obj, kw: "anyOf" | "oneOf"): Change[]
  * from every other new branch.
  */
 function oneOfOverlaps(
-  ctx: Ctx,
+  ctx: CompareContext,
   bn: unknown[],
   cover: (number | undefined)[],
   coverChanges: Change[][],
@@ -190,7 +190,7 @@ function oneOfOverlaps(
   return out;
 }
 
-function compareNot(ctx: Ctx, o: Obj, n: Obj): Change[] {
+function compareNot(ctx: CompareContext, o: Obj, n: Obj): Change[] {
   const ho = Object.hasOwn(o, "not"), hn = Object.hasOwn(n, "not");
   if (!ho && !hn) return [];
   if (!ho) {
@@ -217,7 +217,7 @@ function compareNot(ctx: Ctx, o: Obj, n: Obj): Change[] {
   );
 }
 
-function compareConditional(ctx: Ctx, o: Obj, n: Obj): Change[] {
+function compareConditional(ctx: CompareContext, o: Obj, n: Obj): Change[] {
   const ho = Object.hasOwn(o, "if"), hn = Object.hasOwn(n, "if");
   const thenO = o.then ?? true,
     elseO = o.else ?? true,

@@ -6,7 +6,7 @@
 import type { PathSegment } from "../schema/types.ts";
 import { type Change, change, hasMajor, nonMonotone, show, under } from "./_change.ts";
 import { compareCounts, type CountNoun } from "./_compare_scalar.ts";
-import type { Ctx } from "./_context.ts";
+import type { CompareContext } from "./_context.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -45,7 +45,7 @@ const CONTAINS_NOUN: CountNoun = {
 };
 
 /** The array keywords of a pair of subschemas. */
-export function compareArray(ctx: Ctx, o: Obj, n: Obj): Change[] {
+export function compareArray(ctx: CompareContext, o: Obj, n: Obj): Change[] {
   const out: Change[] = [];
   const lo = layout(o), ln = layout(n);
   const len = Math.max(lo.prefix.length, ln.prefix.length);
@@ -87,7 +87,7 @@ export function compareArray(ctx: Ctx, o: Obj, n: Obj): Change[] {
   return out;
 }
 
-function compareContains(ctx: Ctx, o: Obj, n: Obj): Change[] {
+function compareContains(ctx: CompareContext, o: Obj, n: Obj): Change[] {
   const ho = Object.hasOwn(o, "contains"), hn = Object.hasOwn(n, "contains");
   const inert = (s: Obj) => s.minContains === 0 && s.maxContains === undefined;
   if (!ho && !hn) {

@@ -6,12 +6,12 @@
  */
 import { jsonEqual } from "../schema/_equal.ts";
 import { compilePattern } from "../schema/_regex.ts";
-import { isObject } from "../schema/_walk.ts";
+import { isObject } from "../_object.ts";
 import type { PathSegment } from "../schema/types.ts";
 import { compareStrings } from "../schema/path.ts";
 import { type Change, change, hasMajor, maxBump, show, showList, under } from "./_change.ts";
 import { compareCounts } from "./_compare_scalar.ts";
-import type { Ctx } from "./_context.ts";
+import type { CompareContext } from "./_context.ts";
 import type { Step } from "./_places.ts";
 import { isTriviallyTrue } from "./_schema_facts.ts";
 import type { SchemaBump } from "./schema_change.ts";
@@ -65,7 +65,12 @@ function governing(s: Obj, name: string): unknown[] {
  * cancel, the rest pair up in order, and an unpaired member is compared with `true`. Each new
  * member is then implied by an old one.
  */
-export function compareConjunction(ctx: Ctx, os: unknown[], ns: unknown[], step: Step): Change[] {
+export function compareConjunction(
+  ctx: CompareContext,
+  os: unknown[],
+  ns: unknown[],
+  step: Step,
+): Change[] {
   if (os.length === 1 && ns.length === 1) return ctx.compare(os[0], ns[0], step);
   const restO = [...os];
   const restN: unknown[] = [];
@@ -112,7 +117,7 @@ function malformed(o: Obj, n: Obj): Change[] {
 }
 
 /** The object keywords of a pair of subschemas. */
-export function compareObject(ctx: Ctx, o: Obj, n: Obj): Change[] {
+export function compareObject(ctx: CompareContext, o: Obj, n: Obj): Change[] {
   const out = malformed(o, n);
   out.push(...compareNamed(ctx, o, n));
   out.push(...compareUnnamed(ctx, o, n));
@@ -133,7 +138,7 @@ export function compareObject(ctx: Ctx, o: Obj, n: Obj): Change[] {
 }
 
 /** Properties named by `properties` or `required` on either side. */
-function compareNamed(ctx: Ctx, o: Obj, n: Obj): Change[] {
+function compareNamed(ctx: CompareContext, o: Obj, n: Obj): Change[] {
   const out: Change[] = [];
   const po = propsOf(o), pn = propsOf(n);
   const ro = requiredOf(o), rn = requiredOf(n);
@@ -212,7 +217,7 @@ function compareNamed(ctx: Ctx, o: Obj, n: Obj): Change[] {
  * value counts (outputs, `contains`), it is what governs the property now against what governed
  * it before.
  */
-function propertyRemoved(ctx: Ctx, o: Obj, n: Obj, name: string): Change[] {
+function propertyRemoved(ctx: CompareContext, o: Obj, n: Obj, name: string): Change[] {
   const at = ["properties", name];
   const nowGoverning = governing(n, name);
   if (ctx.strict()) {
@@ -252,7 +257,7 @@ function propertyRemoved(ctx: Ctx, o: Obj, n: Obj, name: string): Change[] {
 
 /** The line for an optional property added where callers may already send it. */
 function propertyAddedWhereRelied(
-  ctx: Ctx,
+  ctx: CompareContext,
   at: PathSegment[],
   name: string,
   inner: Change[],
@@ -272,7 +277,7 @@ function propertyAddedWhereRelied(
 }
 
 /** `patternProperties` and `additionalProperties`: what governs properties the schema does not name. */
-function compareUnnamed(ctx: Ctx, o: Obj, n: Obj): Change[] {
+function compareUnnamed(ctx: CompareContext, o: Obj, n: Obj): Change[] {
   const out: Change[] = [];
   const pso = patternsOf(o), psn = patternsOf(n);
   const ao = additionalOf(o), an = additionalOf(n);
@@ -372,7 +377,7 @@ function depsOf(s: Obj): Deps {
 }
 
 /** `dependentRequired`, `dependentSchemas` and draft-07 `dependencies`. */
-function compareDependencies(ctx: Ctx, o: Obj, n: Obj): Change[] {
+function compareDependencies(ctx: CompareContext, o: Obj, n: Obj): Change[] {
   const out: Change[] = [];
   const dO = depsOf(o), dN = depsOf(n);
   for (const k of [...new Set([...dO.names.keys(), ...dN.names.keys()])].sort(compareStrings)) {

@@ -7,7 +7,7 @@ import { integerStep, isMultipleOf } from "../schema/_decimal.ts";
 import type { JsonSchema } from "../schema/types.ts";
 import { type Change, change, show, showList } from "./_change.ts";
 import type { OldFacts } from "./_context.ts";
-import { type Cat, catNames, finiteDomain, typeKeywordCats } from "./_schema_facts.ts";
+import { finiteDomain, kindNames, typeKeywordKinds, type ValueKind } from "./_schema_facts.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -29,19 +29,19 @@ function article(name: string): string {
 /** `type`: kinds the new `type` rejects that the old schema may accept, and kinds it adds. */
 export function compareType(o: Obj, n: Obj, facts: OldFacts): Change[] {
   if (jsonEqual(o.type, n.type)) return [];
-  const all: Cat[] = ["null", "boolean", "integer", "fraction", "string", "array", "object"];
-  const ko = o.type === undefined ? new Set(all) : typeKeywordCats(o.type);
-  const kn = n.type === undefined ? new Set(all) : typeKeywordCats(n.type);
+  const all: ValueKind[] = ["null", "boolean", "integer", "fraction", "string", "array", "object"];
+  const ko = o.type === undefined ? new Set(all) : typeKeywordKinds(o.type);
+  const kn = n.type === undefined ? new Set(all) : typeKeywordKinds(n.type);
   if (!ko || !kn) return [undecidable("type", o, n)];
-  const lost = [...facts.cats].filter((c) => !kn.has(c));
+  const lost = [...facts.kinds].filter((c) => !kn.has(c));
   const gained = [...kn].filter((c) => !ko.has(c));
   const out: Change[] = [];
   const check: JsonSchema = n.type === undefined ? true : { type: n.type };
   if (lost.length) {
     const message = lost.length === 1 && lost[0] === "fraction" && kn.has("integer")
       ? "type narrowed from number to integer: callers that send fractional numbers such as 1.5 are now rejected"
-      : `type no longer allows ${catNames(lost).join(", ")}: callers that send ${
-        catNames(lost).map(article).join(" or ")
+      : `type no longer allows ${kindNames(lost).join(", ")}: callers that send ${
+        kindNames(lost).map(article).join(" or ")
       } are now rejected`;
     out.push(
       change(["type"], "type-narrowed", "major", message, { check, narrows: !gained.length }),
@@ -50,8 +50,8 @@ export function compareType(o: Obj, n: Obj, facts: OldFacts): Change[] {
   if (gained.length) {
     const message = gained.length === 1 && gained[0] === "fraction" && ko.has("integer")
       ? "type widened from integer to number: callers may now send fractional numbers"
-      : `type now also allows ${catNames(gained).join(", ")}: callers may now send ${
-        catNames(gained).map(article).join(" or ")
+      : `type now also allows ${kindNames(gained).join(", ")}: callers may now send ${
+        kindNames(gained).map(article).join(" or ")
       }`;
     out.push(change(["type"], "type-widened", "minor", message));
   }

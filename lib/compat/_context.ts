@@ -1,12 +1,12 @@
 /** The state of one classification, shared by the keyword comparers. */
 import type { Change } from "./_change.ts";
 import type { Step } from "./_places.ts";
-import type { Cat } from "./_schema_facts.ts";
+import type { ValueKind } from "./_schema_facts.ts";
 import type { Side } from "./_side.ts";
 import type { SchemaBump } from "./schema_change.ts";
 
 /** What a keyword comparer knows about the pair it compares. */
-export interface Ctx {
+export interface CompareContext {
   old: Side;
   new: Side;
   /** The bump for a changed `description` or `title`. */
@@ -33,13 +33,13 @@ export interface Ctx {
 /** Facts about the subschema pair being compared. */
 export interface OldFacts {
   /** The kinds of value the old subschema may accept (over-approximated). */
-  cats: Set<Cat>;
+  kinds: Set<ValueKind>;
   /** Only integers among the old subschema's numbers: bounds are compared as integer bounds. */
   integerOnly: boolean;
   /** The finite set of values the old subschema may accept (over-approximated), when `enum`/`const` bound it. */
   domain: unknown[] | undefined;
   /** The kinds of value the new subschema may accept (over-approximated). */
-  newCats: Set<Cat>;
+  newKinds: Set<ValueKind>;
   /** Only integers among the new subschema's numbers. */
   newIntegerOnly: boolean;
 }

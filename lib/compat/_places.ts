@@ -16,7 +16,7 @@
  * `items`, so it names nothing on their behalf.
  */
 import { compilePattern } from "../schema/_regex.ts";
-import { isObject } from "../schema/_walk.ts";
+import { isObject } from "../_object.ts";
 import type { Side } from "./_side.ts";
 
 /** How the instance location moves from a subschema to one of its subschemas. */

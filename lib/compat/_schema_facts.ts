@@ -4,16 +4,16 @@
  * two subschemas provably accept no common value.
  */
 import { jsonEqual } from "../schema/_equal.ts";
-import { isObject } from "../schema/_walk.ts";
+import { isObject } from "../_object.ts";
 import type { JsonSchema } from "../schema/types.ts";
 import { isValid } from "../schema/validate.ts";
 import { isAnnotation, type Side } from "./_side.ts";
 
 /** A kind of JSON value; numbers split into integers and the rest so `integer` is exact. */
-export type Cat = "null" | "boolean" | "integer" | "fraction" | "string" | "array" | "object";
+export type ValueKind = "null" | "boolean" | "integer" | "fraction" | "string" | "array" | "object";
 
 /** Every kind of JSON value. */
-export const ALL_CATS: readonly Cat[] = [
+export const ALL_KINDS: readonly ValueKind[] = [
   "null",
   "boolean",
   "integer",
@@ -24,7 +24,7 @@ export const ALL_CATS: readonly Cat[] = [
 ];
 
 /** The kinds a JSON `type` name allows. */
-export const TYPE_CATS: Readonly<Record<string, readonly Cat[]>> = {
+export const TYPE_KINDS: Readonly<Record<string, readonly ValueKind[]>> = {
   null: ["null"],
   boolean: ["boolean"],
   integer: ["integer"],
@@ -35,7 +35,7 @@ export const TYPE_CATS: Readonly<Record<string, readonly Cat[]>> = {
 };
 
 /** The kind of a JSON value. */
-export function catOf(v: unknown): Cat {
+export function kindOf(v: unknown): ValueKind {
   if (v === null) return "null";
   if (Array.isArray(v)) return "array";
   if (typeof v === "number") return Number.isInteger(v) ? "integer" : "fraction";
@@ -45,23 +45,23 @@ export function catOf(v: unknown): Cat {
 }
 
 /** The kinds a `type` keyword allows; `undefined` when absent or malformed. */
-export function typeKeywordCats(t: unknown): Set<Cat> | undefined {
+export function typeKeywordKinds(t: unknown): Set<ValueKind> | undefined {
   const names = typeof t === "string" ? [t] : Array.isArray(t) ? t : undefined;
   if (!names) return undefined;
-  const out = new Set<Cat>();
+  const out = new Set<ValueKind>();
   for (const n of names) {
-    const cats = typeof n === "string" ? TYPE_CATS[n] : undefined;
-    if (!cats) return undefined;
-    for (const c of cats) out.add(c);
+    const kinds = typeof n === "string" ? TYPE_KINDS[n] : undefined;
+    if (!kinds) return undefined;
+    for (const c of kinds) out.add(c);
   }
   return out;
 }
 
 /** Names a set of kinds the way `type` would: `number` for both numeric kinds. */
-export function catNames(cats: Iterable<Cat>): string[] {
-  const set = new Set(cats);
+export function kindNames(kinds: Iterable<ValueKind>): string[] {
+  const set = new Set(kinds);
   const out: string[] = [];
-  for (const c of ALL_CATS) {
+  for (const c of ALL_KINDS) {
     if (!set.has(c)) continue;
     if (c === "integer") out.push(set.has("fraction") ? "number" : "integer");
     else if (c === "fraction") {
@@ -71,7 +71,7 @@ export function catNames(cats: Iterable<Cat>): string[] {
   return out;
 }
 
-function intersect(a: Set<Cat>, b: Iterable<Cat>): Set<Cat> {
+function intersect(a: Set<ValueKind>, b: Iterable<ValueKind>): Set<ValueKind> {
   const bs = new Set(b);
   return new Set([...a].filter((c) => bs.has(c)));
 }
@@ -80,28 +80,28 @@ function intersect(a: Set<Cat>, b: Iterable<Cat>): Set<Cat> {
  * The kinds of value a schema may accept: an over-approximation from `type`, `const`, `enum`,
  * `$ref`, `allOf`, `anyOf` and `oneOf`. A kind not in the set is certainly rejected.
  */
-export function typeCats(side: Side, s: unknown, seen: Set<object> = new Set()): Set<Cat> {
+export function typeKinds(side: Side, s: unknown, seen: Set<object> = new Set()): Set<ValueKind> {
   if (s === false) return new Set();
-  if (!isObject(s)) return new Set(ALL_CATS);
-  if (seen.has(s)) return new Set(ALL_CATS);
+  if (!isObject(s)) return new Set(ALL_KINDS);
+  if (seen.has(s)) return new Set(ALL_KINDS);
   seen.add(s);
-  let out = new Set<Cat>(ALL_CATS);
-  const t = typeKeywordCats(s.type);
+  let out = new Set<ValueKind>(ALL_KINDS);
+  const t = typeKeywordKinds(s.type);
   if (t) out = intersect(out, t);
-  if (Object.hasOwn(s, "const")) out = intersect(out, [catOf(s.const)]);
-  if (Array.isArray(s.enum)) out = intersect(out, s.enum.map(catOf));
+  if (Object.hasOwn(s, "const")) out = intersect(out, [kindOf(s.const)]);
+  if (Array.isArray(s.enum)) out = intersect(out, s.enum.map(kindOf));
   if (typeof s.$ref === "string") {
     const target = side.target(s);
-    if (target !== undefined) out = intersect(out, typeCats(side, target, seen));
+    if (target !== undefined) out = intersect(out, typeKinds(side, target, seen));
   }
   if (Array.isArray(s.allOf)) {
-    for (const b of s.allOf) out = intersect(out, typeCats(side, b, seen));
+    for (const b of s.allOf) out = intersect(out, typeKinds(side, b, seen));
   }
   for (const kw of ["anyOf", "oneOf"]) {
     const branches = s[kw];
     if (!Array.isArray(branches)) continue;
-    const union = new Set<Cat>();
-    for (const b of branches) for (const c of typeCats(side, b, seen)) union.add(c);
+    const union = new Set<ValueKind>();
+    for (const b of branches) for (const c of typeKinds(side, b, seen)) union.add(c);
     out = intersect(out, union);
   }
   seen.delete(s);
@@ -215,15 +215,19 @@ export function provablyDisjoint(side: Side, a: unknown, b: unknown, depth = 0):
   const x = ra.schema, y = rb.schema;
   if (x === false || y === false) return true;
   if (!isObject(x) || !isObject(y)) return false;
-  const tx = typeCats(side, x), ty = typeCats(side, y);
+  const tx = typeKinds(side, x), ty = typeKinds(side, y);
   const common = intersect(tx, ty);
   if (common.size === 0) return true;
   const dx = acceptedDomain(x), dy = acceptedDomain(y);
-  const accepts = (s: Record<string, unknown>, d: unknown[] | undefined, t: Set<Cat>, v: unknown) =>
-    t.has(catOf(v)) && isValid(leafPart(s), v) && (!d || d.some((w) => jsonEqual(v, w)));
+  const accepts = (
+    s: Record<string, unknown>,
+    d: unknown[] | undefined,
+    t: Set<ValueKind>,
+    v: unknown,
+  ) => t.has(kindOf(v)) && isValid(leafPart(s), v) && (!d || d.some((w) => jsonEqual(v, w)));
   if (dx && dx.every((v) => !accepts(y, dy, ty, v))) return true;
   if (dy && dy.every((v) => !accepts(x, dx, tx, v))) return true;
-  const only = (cats: Cat[]) => [...common].every((c) => cats.includes(c));
+  const only = (kinds: ValueKind[]) => [...common].every((c) => kinds.includes(c));
   if (only(["integer", "fraction"])) {
     const ix = interval(x), iy = interval(y);
     if (below(ix, iy) || below(iy, ix)) return true;

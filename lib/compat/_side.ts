@@ -4,7 +4,7 @@
  */
 import { ANNOTATION_KEYWORDS } from "../schema/keywords.ts";
 import { DEFAULT_BASE, RefIndex } from "../schema/_refs.ts";
-import { isObject } from "../schema/_walk.ts";
+import { isObject } from "../_object.ts";
 import type { JsonSchema, PathSegment } from "../schema/types.ts";
 
 const ANNOTATIONS = new Set(ANNOTATION_KEYWORDS);

@@ -1,5 +1,5 @@
 import { jsonEqual } from "../schema/_equal.ts";
-import { isObject } from "../schema/_walk.ts";
+import { isObject } from "../_object.ts";
 import { comparePathSegments, compareStrings, formatPath } from "../schema/path.ts";
 import type { JsonSchema, PathSegment } from "../schema/types.ts";
 import { type Change, change, keepsValues, maxBump } from "./_change.ts";

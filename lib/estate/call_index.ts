@@ -7,13 +7,13 @@
  *
  * @module
  */
+import { isObject } from "../_object.ts";
 import { Version } from "../compat/semver.ts";
 import { canonicalJson } from "../schema/_equal.ts";
 import { sortIssues } from "../schema/path.ts";
 import type { JsonSchema, SchemaIssue } from "../schema/types.ts";
 import { isValid, validateSchema } from "../schema/validate.ts";
-import { type Rejections, replayCalls, type StoredCall } from "./registry.ts";
-import { RejectionTally } from "./_tally.ts";
+import { type Rejections, RejectionTally, replayCalls, type StoredCall } from "./replay.ts";
 
 /** Root keywords whose effect depends only on which keys a call sends. */
 const KEYSET_KEYWORDS = new Set([
@@ -54,22 +54,26 @@ interface View {
   values: Map<string, { value: unknown; calls: number[] }[]>;
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 /** Whether a root schema can be taken apart into key-set rules and per-property schemas. */
 function decomposable(schema: JsonSchema): schema is Record<string, unknown> {
-  if (!isPlainObject(schema) || schema.type !== "object") return false;
+  if (!isObject(schema) || schema.type !== "object") return false;
   if (
     Object.hasOwn(schema, "additionalProperties") &&
     typeof schema.additionalProperties !== "boolean"
   ) return false;
-  if (Object.hasOwn(schema, "properties") && !isPlainObject(schema.properties)) return false;
+  if (Object.hasOwn(schema, "properties") && !isObject(schema.properties)) return false;
   for (const k of Object.keys(schema)) {
     if (!KEYSET_KEYWORDS.has(k) && !NEUTRAL_KEYWORDS.has(k) && !k.startsWith("x-")) return false;
   }
   return true;
+}
+
+/** Options for {@linkcode CallIndex.rejections}: those of `replayCalls`, without progress. */
+export interface IndexReplayOptions {
+  /** Only calls made to this major version line. Default: every call. */
+  major?: number;
+  /** How many rejected calls to keep. Default 3. */
+  sample?: number;
 }
 
 /**
@@ -129,7 +133,7 @@ export class CallIndex {
       if (major !== undefined && this.#majors[i] !== major) continue;
       view.calls.push(i);
       const args = this.#calls[i].arguments;
-      if (!isPlainObject(args)) {
+      if (!isObject(args)) {
         view.nonObject.push(i);
         continue;
       }
@@ -169,7 +173,7 @@ export class CallIndex {
    * @param options `major`: only calls made to that major line; `sample`: rejected calls to keep (default 3).
    * @returns The rejections.
    */
-  rejections(schema: JsonSchema, options: { major?: number; sample?: number } = {}): Rejections {
+  rejections(schema: JsonSchema, options: IndexReplayOptions = {}): Rejections {
     const sample = options.sample ?? 3;
     const view = this.#view(options.major);
     if (!decomposable(schema)) {
@@ -283,7 +287,7 @@ export class CallIndex {
         fail([g], this.#issue({ type: "object", [k]: n }, probe));
       }
     }
-    if (isPlainObject(schema.dependentRequired)) {
+    if (isObject(schema.dependentRequired)) {
       for (const [name, needs] of Object.entries(schema.dependentRequired)) {
         if (!Array.isArray(needs)) continue;
         const trigger = view.groupsWithKey.get(name) ?? [];

@@ -6,13 +6,9 @@
  */
 import type { SchemaBump, SchemaChange } from "../compat/schema_change.ts";
 import type { SchemaIssue } from "../schema/types.ts";
-import {
-  inOutputSchema,
-  type PlanOptions,
-  type PublishPlan,
-  type RejectionsAtNode,
-  type ToolRegistry,
-} from "./registry.ts";
+import { inOutputSchema, type PlanOptions, type PublishPlan } from "./publish_plan.ts";
+import type { ToolRegistry } from "./registry.ts";
+import type { RejectionsAtNode } from "./replay.ts";
 import { lintDescription, type ToolSpec } from "./spec.ts";
 import { toolMentionMessage } from "./tool_mentions.ts";
 

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { StoredCall } from "./registry.ts";
+import type { StoredCall } from "./replay.ts";
 
 /** One principal's calls to a version. */
 export interface CallerImpact {

@@ -27,30 +27,44 @@ export {
   ToolSpecError,
 } from "./spec.ts";
 export {
-  type CallSource,
-  type EstateEvent,
+  type DeprecateVersionOptions,
   type LifecycleEntry,
   LifecycleError,
   type LifecycleState,
+  type VersionRecord,
+} from "./lifecycle.ts";
+export {
   type PlanOptions,
   PublishError,
+  type PublishErrorDetails,
   type PublishPlan,
   type PublishRefusal,
   type PublishResult,
-  type RegistryOptions,
+  type ReplayLine,
+} from "./publish_plan.ts";
+export {
+  type CallSource,
   type RejectedCall,
   type Rejections,
   type RejectionsAtNode,
   replayCalls,
+  type ReplayOptions,
+  type StoredCall,
+} from "./replay.ts";
+export {
   RetirementError,
   type RetirementOptions,
   type RetirementPlan,
   type RetirementRefusal,
   type RetirementRules,
   type RetireVersionOptions,
-  type StoredCall,
+} from "./retirement_plan.ts";
+export {
+  type EstateEvent,
+  type RegistryOptions,
+  type RestoreOptions,
+  type StoredVersion,
   ToolRegistry,
-  type VersionRecord,
 } from "./registry.ts";
 export {
   dueRetirement,
@@ -75,12 +89,18 @@ export {
   type FindingSeverity,
   type FindingTarget,
 } from "./check_draft.ts";
-export { CallIndex } from "./call_index.ts";
-export { hiddenToolMentions, type ToolMention, toolMentionMessage } from "./tool_mentions.ts";
+export { CallIndex, type IndexReplayOptions } from "./call_index.ts";
+export {
+  hiddenToolMentions,
+  type ToolMention,
+  toolMentionMessage,
+  type ToolVersions,
+} from "./tool_mentions.ts";
 export {
   admitsEveryone,
   everyoneMeets,
   type Guarded,
   meetsRequirement,
+  type MeetsRequirementOptions,
   type Requirement,
 } from "./requirement.ts";

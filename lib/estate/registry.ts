@@ -1,74 +1,49 @@
 /**
- * The registry: an immutable, versioned estate of tools. Publishing is where the rules bite — a
- * version is never rewritten, a breaking change needs a major bump, and a non-major bump must
- * still accept every stored call. Pure: storage and I/O are the caller's (see the disk estate).
+ * The registry: an immutable, versioned estate of tools in memory — its state (every version with
+ * its lifecycle), the queries over it (latest, resolve, versions, discovery per principal), and
+ * the events subscribers hear. The rules it applies live beside it: `publish_plan.ts` (publishing),
+ * `retirement.ts` and `retirement_plan.ts` (retiring), `replay.ts` (stored calls). Pure: storage
+ * and I/O are the caller's (see the disk estate).
  *
  * @module
  */
-import { classifyOutputSchemaChange, classifySchemaChange } from "../compat/classify.ts";
-import type { SchemaBump, SchemaChange } from "../compat/schema_change.ts";
-import { bumpFor, compareVersions, satisfies, Version } from "../compat/semver.ts";
-import { canonicalJson } from "../schema/_equal.ts";
+import { compareVersions, satisfies } from "../compat/semver.ts";
 import { frozenJsonCopy } from "../schema/_json_value.ts";
-import { limitIssues, shortenIssue } from "../schema/issue_limit.ts";
-import { checkSchema } from "../schema/check.ts";
-import type { SchemaIssue } from "../schema/types.ts";
-import { compileSchema } from "../schema/validate.ts";
-import { RejectionTally } from "./_tally.ts";
-import { type VersionImpact, versionImpact } from "./impact.ts";
+import {
+  copyRecord,
+  type DeprecateVersionOptions,
+  type LifecycleEntry,
+  LifecycleError,
+  retiredAlready,
+  type VersionRecord,
+} from "./lifecycle.ts";
+import {
+  type PlanOptions,
+  PublishError,
+  publishError,
+  type PublishPlan,
+  publishPlan,
+  type PublishResult,
+  sameContent,
+} from "./publish_plan.ts";
+import { type CallSource, replayCalls } from "./replay.ts";
 import { dueRetirement, retireAfterProblem, scheduledRetirement } from "./retirement.ts";
-import { hiddenToolMentions, type ToolMention, toolMentionMessage } from "./tool_mentions.ts";
+import {
+  RetirementError,
+  type RetirementOptions,
+  type RetirementPlan,
+  retirementPlan,
+  type RetireVersionOptions,
+} from "./retirement_plan.ts";
+import { hiddenToolMentions } from "./tool_mentions.ts";
 import {
   canSee,
   classificationRank,
   parseToolSpec,
   type Principal,
+  specSubject,
   type ToolSpec,
 } from "./spec.ts";
-
-/** Where a version is in its life: active → deprecated → retired. */
-export type LifecycleState = "active" | "deprecated" | "retired";
-
-/** One transition in a version's life. */
-export interface LifecycleEntry {
-  /** The state entered. */
-  state: LifecycleState;
-  /** When, as an ISO 8601 timestamp. */
-  at: string;
-  /** Why (for deprecations and retirements). */
-  reason?: string;
-  /**
-   * For a deprecation: the calendar date (`YYYY-MM-DD`) after which the version retires — at
-   * 00:00 UTC the next day it stops resolving, and its history gains a `retired` entry at that
-   * moment (see `dueRetirement`).
-   */
-  retireAfter?: string;
-}
-
-/** A published version with its lifecycle. */
-export interface VersionRecord {
-  /** The spec as published: the registry's own deep, frozen copy (never changed). */
-  spec: ToolSpec;
-  /** The current state: the last entry of `history`. */
-  state: LifecycleState;
-  /** Every transition, oldest first; the first is the publish. */
-  history: LifecycleEntry[];
-}
-
-/** One stored call: what a caller sent to which version, and when. */
-export interface StoredCall {
-  /** The version that served the call. */
-  version: string;
-  /** The arguments as received. */
-  arguments: unknown;
-  /** The principal's id. */
-  principal: string;
-  /** When, as an ISO 8601 timestamp. */
-  at: string;
-}
-
-/** Supplies a tool's stored calls, streaming (the registry never holds them all). */
-export type CallSource = (name: string) => Iterable<StoredCall>;
 
 /** A change to the estate, for subscribers such as an MCP server's list_changed. */
 export interface EstateEvent {
@@ -78,226 +53,6 @@ export interface EstateEvent {
   name: string;
   /** The version. */
   version: string;
-}
-
-/** Why a publish was refused. */
-export type PublishRefusal =
-  | "republish"
-  | "not-newer"
-  | "unsafe-schema"
-  | "bump-too-small"
-  | "corpus-rejected"
-  | "names-hidden-tool";
-
-/** How many stored calls one schema node rejects, for reporting at that node. */
-export interface RejectionsAtNode {
-  /** Where in the schema the rejecting keyword is, e.g. `$.required` or `$.properties.amount.minimum`. */
-  schemaPath: string;
-  /** The keyword. */
-  keyword: string;
-  /** How many calls it rejects. */
-  count: number;
-  /** One of the issues, e.g. `$.currency required property is missing`. */
-  example: SchemaIssue;
-}
-
-/** The stored calls a schema rejects: how many, the first few, and per rejecting node. */
-export interface Rejections {
-  /** How many calls are rejected. */
-  count: number;
-  /** The first few, in corpus order. */
-  first: RejectedCall[];
-  /** Per schema node, most calls first. */
-  byNode: RejectionsAtNode[];
-}
-
-/** A stored call the new schema rejects, with its issues. */
-export interface RejectedCall {
-  /** The call. */
-  call: StoredCall;
-  /** Its line in the call source, counting from 1. */
-  index: number;
-  /** What the new schema says about it. */
-  issues: SchemaIssue[];
-}
-
-/** A publish the registry refused; `message` says what and how to fix it. */
-export class PublishError extends Error {
-  /** Which rule refused it. */
-  readonly refusal: PublishRefusal;
-  /** For `bump-too-small`: the input schema's changes. For `corpus-rejected`: none. */
-  readonly changes: SchemaChange[];
-  /** For `bump-too-small`: the output schema's changes (paths inside `outputSchema`). */
-  readonly outputChanges: SchemaChange[];
-  /** For `corpus-rejected`: how many calls, the first few, and per rejecting node. */
-  readonly rejected: Rejections;
-  /** For `unsafe-schema`: the schema issues. */
-  readonly issues: SchemaIssue[];
-
-  /**
-   * Makes the error for one refused publish.
-   *
-   * @param refusal Which rule refused the publish.
-   * @param message What and how to fix it.
-   * @param details Changes, rejected calls or schema issues behind the refusal.
-   */
-  constructor(
-    refusal: PublishRefusal,
-    message: string,
-    details: {
-      changes?: SchemaChange[];
-      outputChanges?: SchemaChange[];
-      rejected?: Rejections;
-      issues?: SchemaIssue[];
-    } = {},
-  ) {
-    super(message);
-    this.name = "PublishError";
-    this.refusal = refusal;
-    this.changes = details.changes ?? [];
-    this.outputChanges = details.outputChanges ?? [];
-    this.rejected = details.rejected ?? { count: 0, first: [], byNode: [] };
-    this.issues = details.issues ?? [];
-  }
-}
-
-/** A lifecycle change the registry refused (unknown version, wrong state). */
-export class LifecycleError extends Error {
-  /**
-   * Makes the error for a refused lifecycle change.
-   *
-   * @param message What was refused and why.
-   */
-  constructor(message: string) {
-    super(message);
-    this.name = "LifecycleError";
-  }
-}
-
-/** Why a retirement was refused by the retirement rules (see {@linkcode ToolRegistry.planRetirement}). */
-export type RetirementRefusal =
-  | "not-deprecated"
-  | "date-not-reached"
-  | "no-reason"
-  | "only-active"
-  | "recent-calls";
-
-/**
- * Exemptions from the retirement rules. Without them, retiring needs the version deprecated, its
- * retire-after date passed (when it has one), another active version of the tool, and no calls in
- * the last `recentDays` days.
- */
-export interface RetirementRules {
-  /** Retire now: before the retire-after date, or without deprecating first. Needs a reason. */
-  early?: boolean;
-  /** Retire the only active version of a tool, or one called in the last `recentDays` days. */
-  force?: boolean;
-  /** How many days back a call counts as recent. Default 30. */
-  recentDays?: number;
-}
-
-/** Options for {@linkcode ToolRegistry.planRetirement}: the rules' exemptions and why. */
-export interface RetirementOptions extends RetirementRules {
-  /** Why (required for an early retirement; the lifecycle record keeps it). */
-  reason?: string;
-}
-
-/** What retiring a version would do, and which rules refuse it. */
-export interface RetirementPlan {
-  /** The version's record now (a copy). */
-  record: VersionRecord;
-  /** When it retires by itself (its retire-after date passed), if scheduled. */
-  retiresAt?: string;
-  /** Whether it is the only active version of its tool (unpinned callers would get nothing). */
-  onlyActive: boolean;
-  /** Who calls it; `recent` covers the last `recentDays` days. */
-  impact: VersionImpact;
-  /** How many days `impact.recent` covers. */
-  recentDays: number;
-  /** Every rule that refuses the retirement, with its message; empty when it may go ahead. */
-  refusals: { refusal: RetirementRefusal; message: string }[];
-}
-
-/** A retirement the retirement rules refused; `plan` says who calls the version. */
-export class RetirementError extends LifecycleError {
-  /** The plan, with its refusals and the impact report. */
-  readonly plan: RetirementPlan;
-
-  /**
-   * Makes the error for a refused retirement.
-   *
-   * @param plan The plan whose refusals refuse it.
-   */
-  constructor(plan: RetirementPlan) {
-    super(plan.refusals.map((r) => r.message).join("\n"));
-    this.name = "RetirementError";
-    this.plan = plan;
-  }
-}
-
-/** Options for {@linkcode ToolRegistry.retire}. */
-export interface RetireVersionOptions {
-  /** Why. */
-  reason?: string;
-  /**
-   * Apply the retirement rules ({@linkcode ToolRegistry.planRetirement}) with these exemptions;
-   * without `rules`, only an already retired version is refused (as before the rules existed).
-   */
-  rules?: RetirementRules;
-}
-
-/** What a publish would find, without publishing: for `estate check` and the editor. */
-export interface PublishPlan {
-  /** The spec checked: a deep, frozen copy of the candidate (what a publish keeps). */
-  spec: ToolSpec;
-  /** The newest published version it is compared with (a copy of its record), if any. */
-  baseline?: VersionRecord;
-  /**
-   * The bump the change requires against the baseline: the larger of the input schema's and the
-   * output schema's (patch when there is no baseline).
-   */
-  bump: SchemaBump;
-  /** The input schema's changes against the baseline (paths inside `inputSchema`). */
-  changes: SchemaChange[];
-  /** The output schema's bump against the baseline, by the mirror rule of `classifyOutputSchemaChange`. */
-  outputBump: SchemaBump;
-  /** The output schema's changes against the baseline (paths inside `outputSchema`). */
-  outputChanges: SchemaChange[];
-  /**
-   * The lowest version the change allows (the baseline bumped as required), if there is a
-   * baseline: also what a refused republish or a version not newer than the newest should use.
-   */
-  minimumVersion?: string;
-  /** Whether this exact version is already published with the same content. */
-  alreadyPublished: boolean;
-  /** Every rule the publish would break, with its message; empty when it would succeed. */
-  refusals: { refusal: PublishRefusal; message: string }[];
-  /** Stored calls the new schema rejects (counted only for a non-major bump). */
-  rejected: Rejections;
-  /** The new schema's checkSchema issues. */
-  schemaIssues: SchemaIssue[];
-  /**
-   * Tools the description names that some principal who sees this version may not see (see
-   * `hiddenToolMentions`): each refuses the publish.
-   */
-  hiddenMentions: ToolMention[];
-}
-
-/** The outcome of a publish that was not refused. */
-export interface PublishResult {
-  /** `published`, or `already-published` for an identical republish (nothing is rewritten). */
-  status: "published" | "already-published";
-  /** The plan the publish followed. */
-  plan: PublishPlan;
-}
-
-/** Options for {@linkcode ToolRegistry.plan}. */
-export interface PlanOptions {
-  /** Replays the stored calls of a major line through a schema (default: `replayCalls` over the registry's calls). */
-  replay?: (
-    schema: ToolSpec["inputSchema"],
-    options: { major: number; sample: number },
-  ) => Rejections;
 }
 
 /** Options for a {@linkcode ToolRegistry}. */
@@ -313,6 +68,23 @@ export interface RegistryOptions {
   rejectedSample?: number;
 }
 
+/** A version as it was reviewed and stored, for {@linkcode ToolRegistry.restore}. */
+export interface StoredVersion {
+  /** The spec as published. */
+  spec: ToolSpec;
+  /** Its lifecycle, oldest first (empty: active, with no recorded time). */
+  history: LifecycleEntry[];
+}
+
+/** Options for {@linkcode ToolRegistry.restore}. */
+export interface RestoreOptions {
+  /**
+   * Tell subscribers a new version was published (for changes another process made to the estate
+   * on disk). Default false, for loading.
+   */
+  emit?: boolean;
+}
+
 /** A name's active versions, newest first, with what visibility needs precomputed. */
 interface IndexEntry {
   name: string;
@@ -321,24 +93,6 @@ interface IndexEntry {
 
 interface Entry {
   records: VersionRecord[]; // ascending by version
-}
-
-function releaseBetween(from: string, to: string): SchemaBump {
-  const a = Version.parse(from), b = Version.parse(to);
-  if (b.major !== a.major) return "major";
-  if (b.minor !== a.minor) return "minor";
-  return "patch";
-}
-
-const RANK: Record<SchemaBump, number> = { patch: 0, minor: 1, major: 2 };
-
-function sameContent(a: ToolSpec, b: ToolSpec): boolean {
-  return canonicalJson(a) === canonicalJson(b);
-}
-
-/** An output schema change with its path written from the tool spec: `outputSchema.properties.status`. */
-export function inOutputSchema(c: SchemaChange): SchemaChange {
-  return { ...c, path: `outputSchema${c.path.slice(1)}` };
 }
 
 /** The specs this module copied and froze: checked already, and safe to keep as they are. */
@@ -350,20 +104,9 @@ const KEPT = new WeakSet<ToolSpec>();
  */
 function keep(candidate: unknown): ToolSpec {
   if (KEPT.has(candidate as ToolSpec)) return candidate as ToolSpec;
-  const spec = frozenJsonCopy(parseToolSpec(candidate, describe(candidate)));
+  const spec = frozenJsonCopy(parseToolSpec(candidate, specSubject(candidate)));
   KEPT.add(spec);
   return spec;
-}
-
-/** A copy of a record for a caller: the frozen spec itself, the lifecycle copied. */
-function snapshot(r: VersionRecord): VersionRecord {
-  return { spec: r.spec, state: r.state, history: r.history.map((h) => ({ ...h })) };
-}
-
-function describeChanges(changes: SchemaChange[], bump: SchemaBump): string {
-  const biting = changes.filter((c) => c.bump === bump);
-  const shown = biting.slice(0, 2).map((c) => c.message.split(":")[0] + ` at ${c.path}`);
-  return shown.join("; ") + (biting.length > 2 ? `; and ${biting.length - 2} more` : "");
 }
 
 /**
@@ -431,122 +174,13 @@ export class ToolRegistry {
   plan(candidate: ToolSpec | unknown, options: PlanOptions = {}): PublishPlan {
     const spec = keep(candidate);
     this.#settle();
-    const records = this.#tools.get(spec.name)?.records ?? [];
-    const id = `${spec.name}@${spec.version}`;
-    const existing = records.find((r) => compareVersions(r.spec.version, spec.version) === 0);
-    const baseline = records.length ? snapshot(records[records.length - 1]) : undefined;
-    const refusals: PublishPlan["refusals"] = [];
-    const plan: PublishPlan = {
+    return publishPlan({
       spec,
-      baseline,
-      bump: "patch",
-      changes: [],
-      outputBump: "patch",
-      outputChanges: [],
-      alreadyPublished: false,
-      refusals,
-      rejected: { count: 0, first: [], byNode: [] },
-      schemaIssues: checkSchema(spec.inputSchema),
-      hiddenMentions: [],
-    };
-    if (existing && sameContent(existing.spec, spec)) {
-      plan.alreadyPublished = true;
-      return plan;
-    }
-    if (baseline) {
-      // Against the newest version, whatever this version's number: the classification decides
-      // the bump, and the version a refusal suggests is one the next check accepts.
-      const c = classifySchemaChange(baseline.spec.inputSchema, spec.inputSchema);
-      const out = classifyOutputSchemaChange(baseline.spec.outputSchema, spec.outputSchema);
-      plan.changes = c.changes;
-      plan.outputBump = out.bump;
-      plan.outputChanges = out.changes;
-      plan.bump = RANK[out.bump] > RANK[c.bump] ? out.bump : c.bump;
-      plan.minimumVersion = bumpFor(baseline.spec.version, plan.bump);
-    }
-    if (existing) {
-      refusals.push({
-        refusal: "republish",
-        message:
-          `Cannot publish ${id}: ${spec.version} is already published with different content, and published versions are immutable; publish ${plan.minimumVersion} (a ${plan.bump} change against ${
-            baseline!.spec.version
-          })`,
-      });
-    } else if (baseline && compareVersions(spec.version, baseline.spec.version) < 0) {
-      refusals.push({
-        refusal: "not-newer",
-        message:
-          `Cannot publish ${id}: it is not newer than the newest published version ${baseline.spec.version}; publish ${plan.minimumVersion} (a ${plan.bump} change against it)`,
-      });
-    }
-    plan.hiddenMentions = hiddenToolMentions(spec, this);
-    for (const m of plan.hiddenMentions) {
-      refusals.push({
-        refusal: "names-hidden-tool",
-        message: `Cannot publish ${id}: its ${toolMentionMessage(m)}`,
-      });
-    }
-    if (plan.schemaIssues.length) {
-      const first = plan.schemaIssues.slice(0, 3).map(shortenIssue).map((i) =>
-        `${i.path}: ${i.message}`
-      ).join("; ");
-      refusals.push({
-        refusal: "unsafe-schema",
-        message:
-          `Cannot publish ${id}: the input schema asks for what the validator cannot enforce (${first}${
-            plan.schemaIssues.length > 3 ? `; and ${plan.schemaIssues.length - 3} more` : ""
-          }); fix the schema`,
-      });
-    }
-    if (baseline && !existing) {
-      const actual = releaseBetween(baseline.spec.version, spec.version);
-      if (RANK[actual] < RANK[plan.bump]) {
-        refusals.push({
-          refusal: "bump-too-small",
-          message: `Cannot publish ${id}: change is ${plan.bump} (${
-            describeChanges(
-              [...plan.changes, ...plan.outputChanges.map(inOutputSchema)],
-              plan.bump,
-            )
-          }); publish ${plan.minimumVersion}, not ${spec.version}`,
-        });
-      }
-      if (actual !== "major" && plan.schemaIssues.length === 0) {
-        plan.rejected = options.replay
-          ? options.replay(spec.inputSchema, {
-            major: Version.parse(spec.version).major,
-            sample: this.#sample,
-          })
-          : this.#replay(spec);
-        if (plan.rejected.count > 0) {
-          const first = plan.rejected.first.map((r) => {
-            // A call's issues cut as every answer is: 92,000 of them make no message.
-            const { issues, omitted } = limitIssues(r.issues);
-            return `call ${r.index} (${r.call.principal}, ${r.call.at}): ${
-              issues.map((i) => `${i.path} ${i.message}`).join(", ")
-            }${omitted ? `, and ${omitted} more issue${omitted === 1 ? "" : "s"}` : ""}`;
-          }).join("; ");
-          refusals.push({
-            refusal: "corpus-rejected",
-            message:
-              `Cannot publish ${id}: the new schema rejects ${plan.rejected.count} stored call${
-                plan.rejected.count === 1 ? "" : "s"
-              } that ${
-                Version.parse(spec.version).major
-              }.x callers made (first: ${first}); accept them, or publish ${
-                bumpFor(baseline.spec.version, "major")
-              }`,
-          });
-        }
-      }
-    }
-    return plan;
-  }
-
-  /** Replays the stored calls of the new version's major line through its schema. */
-  #replay(spec: ToolSpec): Rejections {
-    return replayCalls(spec.inputSchema, this.#storedCalls(spec.name), {
-      major: Version.parse(spec.version).major,
+      versions: this.#tools.get(spec.name)?.records ?? [],
+      hiddenMentions: (s) => hiddenToolMentions(s, this),
+      // Replays the stored calls of the new version's major line through its schema.
+      replay: options.replay ??
+        ((schema, line) => replayCalls(schema, this.#storedCalls(spec.name), line)),
       sample: this.#sample,
     });
   }
@@ -571,15 +205,7 @@ export class ToolRegistry {
   publish(candidate: ToolSpec | unknown): PublishResult {
     const plan = this.plan(candidate);
     if (plan.alreadyPublished) return { status: "already-published", plan };
-    if (plan.refusals.length) {
-      const first = plan.refusals[0];
-      throw new PublishError(first.refusal, plan.refusals.map((r) => r.message).join("\n"), {
-        changes: plan.changes,
-        outputChanges: plan.outputChanges,
-        rejected: plan.rejected,
-        issues: plan.schemaIssues,
-      });
-    }
+    if (plan.refusals.length) throw publishError(plan);
     this.#insert({
       spec: plan.spec,
       state: "active",
@@ -600,10 +226,7 @@ export class ToolRegistry {
    * @returns True when the version was added, false when it was already present.
    * @throws {PublishError} When the same version is already present with different content.
    */
-  restore(
-    record: { spec: ToolSpec; history: LifecycleEntry[] },
-    options: { emit?: boolean } = {},
-  ): boolean {
+  restore(record: StoredVersion, options: RestoreOptions = {}): boolean {
     const spec = keep(record.spec);
     const existing = this.#find(spec.name, spec.version);
     if (existing) {
@@ -633,11 +256,7 @@ export class ToolRegistry {
    * @throws {LifecycleError} When the version is unknown or not active, or `retireAfter` is not a
    *   calendar date in the future.
    */
-  deprecate(
-    name: string,
-    version: string,
-    options: { reason?: string; retireAfter?: string } = {},
-  ): VersionRecord {
+  deprecate(name: string, version: string, options: DeprecateVersionOptions = {}): VersionRecord {
     const r = this.#require(name, version, "deprecate");
     if (r.state !== "active") {
       throw new LifecycleError(
@@ -653,7 +272,7 @@ export class ToolRegistry {
     if (options.reason !== undefined) entry.reason = options.reason;
     if (options.retireAfter !== undefined) entry.retireAfter = options.retireAfter;
     this.#transition(r, entry);
-    return snapshot(r);
+    return copyRecord(r);
   }
 
   /**
@@ -679,7 +298,7 @@ export class ToolRegistry {
     const entry: LifecycleEntry = { state: "retired", at: this.#now().toISOString() };
     if (options.reason !== undefined) entry.reason = options.reason;
     this.#transition(r, entry);
-    return snapshot(r);
+    return copyRecord(r);
   }
 
   /**
@@ -721,72 +340,15 @@ export class ToolRegistry {
   planRetirement(name: string, version: string, options: RetirementOptions = {}): RetirementPlan {
     this.#settle();
     const r = this.#require(name, version, "retire");
-    const id = `${name}@${version}`;
     if (r.state === "retired") {
-      throw new LifecycleError(`Cannot retire ${id}: ${retiredAlready(r)}`);
+      throw new LifecycleError(`Cannot retire ${name}@${version}: ${retiredAlready(r)}`);
     }
-    const now = this.#now();
-    const recentDays = options.recentDays ?? 30;
-    if (!Number.isInteger(recentDays) || recentDays < 0) {
-      throw new RangeError(`recentDays must be a whole number of days, got ${recentDays}`);
-    }
-    const since = new Date(now.getTime() - recentDays * 86_400_000).toISOString();
-    const impact = versionImpact(this.#storedCalls(name), version, { since });
-    const records = this.#tools.get(name)!.records;
-    const onlyActive = r.state === "active" &&
-      records.every((o) => o === r || o.state !== "active");
-    const retiresAt = scheduledRetirement(r.history);
-    const refusals: RetirementPlan["refusals"] = [];
-    const early = options.early === true;
-    if (early && !options.reason?.trim()) {
-      refusals.push({
-        refusal: "no-reason",
-        message: `Cannot retire ${id} early without a reason: the lifecycle record keeps it`,
-      });
-    }
-    if (r.state === "active" && !early) {
-      refusals.push({
-        refusal: "not-deprecated",
-        message:
-          `Cannot retire ${id}: it is active; deprecate it first with a retire-after date, or retire it early with a reason`,
-      });
-    } else if (retiresAt !== undefined && !early) {
-      const date = r.history[r.history.length - 1].retireAfter;
-      refusals.push({
-        refusal: "date-not-reached",
-        message:
-          `Cannot retire ${id} before its retire-after date ${date}: it retires by itself at ${retiresAt}; or retire it early with a reason`,
-      });
-    }
-    if (onlyActive && !options.force) {
-      refusals.push({
-        refusal: "only-active",
-        message:
-          `Cannot retire ${id}: it is the only active version of ${name}, so unpinned callers would get nothing; force it if that is intended`,
-      });
-    }
-    if (impact.recent.calls > 0 && !options.force) {
-      const who = impact.recent.callers.slice(0, 3).map((c) => `${c.principal} ${c.calls}`)
-        .join(", ");
-      const more = impact.recent.callers.length > 3
-        ? ` and ${impact.recent.callers.length - 3} more`
-        : "";
-      refusals.push({
-        refusal: "recent-calls",
-        message: `Cannot retire ${id}: it was called ${impact.recent.calls} time${
-          impact.recent.calls === 1 ? "" : "s"
-        } in the last ${recentDays} days (${who}${more}), and those callers would break; force it if that is intended`,
-      });
-    }
-    const plan: RetirementPlan = {
-      record: snapshot(r),
-      onlyActive,
-      impact,
-      recentDays,
-      refusals,
-    };
-    if (retiresAt !== undefined) plan.retiresAt = retiresAt;
-    return plan;
+    return retirementPlan({
+      now: this.#now(),
+      record: r,
+      versions: this.#tools.get(name)!.records,
+      calls: () => this.#storedCalls(name),
+    }, options);
   }
 
   /**
@@ -810,7 +372,7 @@ export class ToolRegistry {
    * @returns Copies of the records retired now, if any.
    */
   retireDue(): VersionRecord[] {
-    return this.#settle().map(snapshot);
+    return this.#settle().map(copyRecord);
   }
 
   /**
@@ -858,7 +420,7 @@ export class ToolRegistry {
    */
   versions(name: string): VersionRecord[] {
     this.#settle();
-    return (this.#tools.get(name)?.records ?? []).map(snapshot);
+    return (this.#tools.get(name)?.records ?? []).map(copyRecord);
   }
 
   /**
@@ -1021,74 +583,4 @@ export class ToolRegistry {
   #emit(event: EstateEvent): void {
     for (const l of [...this.#listeners]) l(event);
   }
-}
-
-/** "it is already retired", with when and why for a retirement on its date. */
-function retiredAlready(r: VersionRecord): string {
-  const last = r.history[r.history.length - 1];
-  return last.reason?.startsWith("retire-after date ")
-    ? `it is already retired (its ${last.reason} at ${last.at})`
-    : "it is already retired";
-}
-
-function describe(candidate: unknown): string {
-  if (typeof candidate === "object" && candidate !== null) {
-    const c = candidate as Record<string, unknown>;
-    if (typeof c.name === "string") {
-      return `${c.name}@${typeof c.version === "string" ? c.version : "?"}`;
-    }
-  }
-  return "tool spec";
-}
-
-/**
- * Replays stored calls through a schema, streaming: counts the calls it rejects, keeps the first
- * few, and groups rejections by the schema node that rejects them.
- *
- * @param schema The schema to replay against.
- * @param calls The stored calls (any iterable: an array, or a file read line by line).
- * @param options `major`: only replay calls made to that major version line; `sample`: how many
- *   rejected calls to keep (default 3); `onProgress`: called every 10,000 calls with the count.
- * @returns The rejections.
- *
- * @example
- * ```ts
- * import { replayCalls } from "@tool-estate/core";
- * import assert from "node:assert/strict";
- * const schema = { type: "object", required: ["currency"] };
- * const calls = [{ version: "1.0.0", arguments: {}, principal: "p", at: "2026-11-30T00:00:00Z" }];
- * const r = replayCalls(schema, calls);
- * assert.equal(r.count, 1);
- * assert.equal(r.byNode[0].schemaPath, "$.required");
- * ```
- */
-export function replayCalls(
-  schema: ToolSpec["inputSchema"],
-  calls: Iterable<StoredCall>,
-  options: { major?: number; sample?: number; onProgress?: (replayed: number) => void } = {},
-): Rejections {
-  const tally = new RejectionTally(options.sample ?? 3);
-  const validate = compileSchema(schema);
-  // A call's major line from its version text, parsed once per distinct version, not per call.
-  const majors = new Map<string, number | undefined>();
-  const majorOf = (version: string): number | undefined => {
-    if (majors.has(version)) return majors.get(version);
-    let major: number | undefined;
-    try {
-      major = Version.parse(version).major;
-    } catch {
-      major = undefined;
-    }
-    majors.set(version, major);
-    return major;
-  };
-  let index = 0;
-  for (const call of calls) {
-    index++;
-    if (options.onProgress && index % 10_000 === 0) options.onProgress(index);
-    if (options.major !== undefined && majorOf(call.version) !== options.major) continue;
-    const issues = validate(call.arguments);
-    if (issues.length) tally.add(call, index, issues);
-  }
-  return tally.result();
 }

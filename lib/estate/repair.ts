@@ -1,3 +1,4 @@
+import { isObject } from "../_object.ts";
 import { jsonProblems } from "../schema/_json_value.ts";
 import { createRefResolver, type RefResolver } from "../schema/resolve.ts";
 import { comparePathSegments, compareStrings, formatPath } from "../schema/path.ts";
@@ -127,10 +128,6 @@ interface State {
   defaults: Record<string, unknown>;
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 /** Sets an own property without ever invoking the `__proto__` setter. */
 function put(o: Record<string, unknown>, k: string, v: unknown): void {
   Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
@@ -173,7 +170,7 @@ function exactNumber(text: string, integer: boolean): number | undefined {
 
 function repairValue(schemaIn: unknown, value: unknown, path: PathSegment[], st: State): unknown {
   const schema = st.resolve(schemaIn as JsonSchema);
-  if (!isPlainObject(schema)) return clone(value);
+  if (!isObject(schema)) return clone(value);
   const types = typesOf(schema);
 
   if (typeof value === "string" && types && !types.includes("string")) {
@@ -213,10 +210,10 @@ function repairValue(schemaIn: unknown, value: unknown, path: PathSegment[], st:
     });
   }
 
-  if (isPlainObject(value)) {
+  if (isObject(value)) {
     if (types && !types.includes("object")) return clone(value);
-    const props = isPlainObject(schema.properties) ? schema.properties : {};
-    const patterns = isPlainObject(schema.patternProperties)
+    const props = isObject(schema.properties) ? schema.properties : {};
+    const patterns = isObject(schema.patternProperties)
       ? Object.keys(schema.patternProperties)
       : [];
     const out: Record<string, unknown> = {};
@@ -241,7 +238,7 @@ function repairValue(schemaIn: unknown, value: unknown, path: PathSegment[], st:
       const where = formatPath([...path, k]);
       let filled: unknown;
       let source = "";
-      if (isPlainObject(propSchema) && Object.hasOwn(propSchema, "default")) {
+      if (isObject(propSchema) && Object.hasOwn(propSchema, "default")) {
         filled = propSchema.default;
         source = "the schema's default";
         const bad = jsonProblems(filled, 1)[0];

@@ -42,13 +42,19 @@ export type Guarded<T> = T & {
   requires?: Requirement;
 };
 
+/** Options for {@linkcode meetsRequirement}. */
+export interface MeetsRequirementOptions {
+  /** The estate whose discovery decides the `tools` part. */
+  registry: ToolRegistry;
+}
+
 /**
  * Whether a principal meets a requirement: sees every named tool (as `registry.discover` would
  * list it), holds every scope, is in an allowed tenant and has the clearance.
  *
  * @param requirement The requirement (undefined: none).
  * @param principal The caller.
- * @param registry The estate whose discovery decides the `tools` part.
+ * @param options `registry`: the estate whose discovery decides the `tools` part.
  * @returns True when the principal may see what the requirement guards.
  *
  * @example
@@ -62,15 +68,36 @@ export type Guarded<T> = T & {
  *   dataClassification: "confidential", tenants: ["wholesale"], owner: "payments-platform",
  * });
  * const retail = { id: "retail-agent", scopes: ["transfers:read"], tenant: "retail", clearance: "confidential" as const };
- * assert.equal(meetsRequirement({ tools: ["payments.lookup"] }, retail, registry), false);
- * assert.equal(meetsRequirement({ tenants: ["retail"] }, retail, registry), true);
+ * assert.equal(meetsRequirement({ tools: ["payments.lookup"] }, retail, { registry }), false);
+ * assert.equal(meetsRequirement({ tenants: ["retail"] }, retail, { registry }), true);
  * ```
  */
 export function meetsRequirement(
   requirement: Requirement | undefined,
   principal: Principal,
+  options: MeetsRequirementOptions,
+): boolean;
+/**
+ * Whether a principal meets a requirement, the registry given on its own.
+ *
+ * @deprecated Give the registry as an option: `meetsRequirement(requirement, principal, { registry })`.
+ *
+ * @param requirement The requirement (undefined: none).
+ * @param principal The caller.
+ * @param registry The estate whose discovery decides the `tools` part.
+ * @returns True when the principal may see what the requirement guards.
+ */
+export function meetsRequirement(
+  requirement: Requirement | undefined,
+  principal: Principal,
   registry: ToolRegistry,
+): boolean;
+export function meetsRequirement(
+  requirement: Requirement | undefined,
+  principal: Principal,
+  options: MeetsRequirementOptions | ToolRegistry,
 ): boolean {
+  const registry = "registry" in options ? options.registry : options;
   if (!requirement) return true;
   const { tools = [], scopes = [], tenants = [], clearance } = requirement;
   if (clearance !== undefined) {

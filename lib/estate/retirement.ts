@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { LifecycleEntry } from "./registry.ts";
+import type { LifecycleEntry } from "./lifecycle.ts";
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DAY_MS = 86_400_000;

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { isObject } from "../_object.ts";
 import { Version } from "../compat/semver.ts";
 import { jsonProblems } from "../schema/_json_value.ts";
 import { formatPath } from "../schema/path.ts";
@@ -194,6 +195,23 @@ function isStringList(v: unknown): v is string[] {
 }
 
 /**
+ * What to call a candidate spec in a message before it is parsed: `payments.lookup@1.2.0`,
+ * `payments.lookup@?` when its version is not a string, `tool spec` when it has no name.
+ *
+ * @param candidate The candidate.
+ * @returns The label.
+ */
+export function specSubject(candidate: unknown): string {
+  if (typeof candidate === "object" && candidate !== null) {
+    const c = candidate as Record<string, unknown>;
+    if (typeof c.name === "string") {
+      return `${c.name}@${typeof c.version === "string" ? c.version : "?"}`;
+    }
+  }
+  return "tool spec";
+}
+
+/**
  * Checks a value (e.g. a parsed `*.tool.json`) and returns it as a {@linkcode ToolSpec}. Every
  * problem is reported at once, each naming its field; `sideEffect` and `owner` have no default.
  * `requiredScopes` and `tenants` default to empty lists, `dataClassification` does not default.
@@ -217,7 +235,7 @@ function isStringList(v: unknown): v is string[] {
  */
 export function parseToolSpec(value: unknown, subject = "tool spec"): ToolSpec {
   const problems: string[] = [];
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+  if (!isObject(value)) {
     throw new ToolSpecError(subject, ["a tool spec must be a JSON object"]);
   }
   const v = value as Record<string, unknown>;
@@ -286,7 +304,7 @@ export function parseToolSpec(value: unknown, subject = "tool spec"): ToolSpec {
       return undefined;
     }
     const s = v[k];
-    if (typeof s !== "boolean" && (typeof s !== "object" || s === null || Array.isArray(s))) {
+    if (typeof s !== "boolean" && !isObject(s)) {
       problems.push(`${k} must be a JSON Schema object`);
       return undefined;
     }

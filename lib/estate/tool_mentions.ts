@@ -7,8 +7,19 @@
  *
  * @module
  */
-import type { ToolRegistry } from "./registry.ts";
+import type { VersionRecord } from "./lifecycle.ts";
 import { classificationRank, type ToolSpec } from "./spec.ts";
+
+/** Where the named tools are looked up: a {@linkcode ToolRegistry} is one. */
+export interface ToolVersions {
+  /**
+   * Every published version of a tool, oldest first, with its lifecycle.
+   *
+   * @param name The tool.
+   * @returns The versions (none for a name not in the estate).
+   */
+  versions(name: string): VersionRecord[];
+}
 
 /** A tool a description names that some principal who sees the described tool may not see. */
 export interface ToolMention {
@@ -66,7 +77,7 @@ function whoText(spec: ToolSpec, tenant: string): string {
  * one discovers them) are not flagged.
  *
  * @param spec The spec whose description to check.
- * @param registry The estate the named tools are looked up in.
+ * @param registry The estate the named tools are looked up in (a `ToolRegistry`).
  * @returns One mention per named tool some of the spec's principals may not see, in name order.
  *
  * @example
@@ -86,7 +97,7 @@ function whoText(spec: ToolSpec, tenant: string): string {
  * }]);
  * ```
  */
-export function hiddenToolMentions(spec: ToolSpec, registry: ToolRegistry): ToolMention[] {
+export function hiddenToolMentions(spec: ToolSpec, registry: ToolVersions): ToolMention[] {
   const out: ToolMention[] = [];
   const scopes = new Set(spec.requiredScopes);
   const rank = classificationRank(spec.dataClassification);

@@ -1,6 +1,7 @@
 // The rules shared by the make* helpers (which throw TypeError) and validateEnvelope (which
 // throws JsonRpcError -32600). Each returns a description of the problem, or undefined.
 
+import { isObject } from "../_object.ts";
 import type { JsonRpcId } from "./types.ts";
 
 const MAX_SHOWN = 40;
@@ -25,11 +26,6 @@ export function describe(value: unknown): string {
     default:
       return `a ${typeof value}`;
   }
-}
-
-/** True for a non-null object that is not an array. */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** True for a string or a safe integer. */
@@ -61,7 +57,7 @@ export function paramsProblem(params: unknown): string | undefined {
 
 /** The problem with an error object, if any. */
 export function errorObjectProblem(error: unknown): string | undefined {
-  if (!isPlainObject(error)) {
+  if (!isObject(error)) {
     return `error must be an object with code and message, got ${describe(error)}`;
   }
   if (!Number.isSafeInteger(error.code)) {

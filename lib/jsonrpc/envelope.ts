@@ -5,6 +5,7 @@
  * @module
  */
 
+import { isObject } from "../_object.ts";
 import { ERROR_CODES, JsonRpcError } from "./errors.ts";
 import type {
   JsonRpcErrorObject,
@@ -19,7 +20,6 @@ import {
   errorObjectProblem,
   idProblem,
   isId,
-  isPlainObject,
   member,
   methodProblem,
   paramsProblem,
@@ -78,7 +78,7 @@ export function validateEnvelope(value: unknown): ClassifiedMessage {
       null,
     );
   }
-  if (!isPlainObject(value)) {
+  if (!isObject(value)) {
     throw invalid(`a message must be a JSON object, got ${describe(value)}`, null);
   }
   const id = member(value, "id");

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { isObject } from "../_object.ts";
 import { JsonRpcError } from "./errors.ts";
 import type {
   JsonRpcErrorObject,
@@ -22,8 +23,38 @@ function check(fn: string, problem: string | undefined): void {
   if (problem !== undefined) throw new TypeError(`${fn}(): ${problem}`);
 }
 
+/** The parts of a request, for {@linkcode makeRequest}. */
+export interface RequestParts {
+  /** The id the response will carry: a string or an integer. */
+  id: JsonRpcId;
+  /** The method to call. */
+  method: string;
+  /** The arguments, by position (array) or by name (object); omitted when undefined. */
+  params?: JsonRpcParams;
+}
+
 /**
  * Builds a request.
+ *
+ * @param parts The id the response will carry (a string or an integer), the method, and the
+ *   arguments by position (array) or by name (object), omitted when undefined.
+ * @returns The request.
+ * @throws {TypeError} When `id` is null, a float, or not a string or a number; when `method` is
+ *   not a string; when `params` is neither an object nor an array.
+ *
+ * @example
+ * ```ts
+ * import { makeRequest } from "@tool-estate/core";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(makeRequest({ id: 7, method: "tools/list" }), { jsonrpc: "2.0", id: 7, method: "tools/list" });
+ * assert.throws(() => makeRequest({ id: 1.5, method: "tools/list" }), TypeError);
+ * ```
+ */
+export function makeRequest(parts: RequestParts): JsonRpcRequest;
+/**
+ * Builds a request from its parts given one by one.
+ *
+ * @deprecated Give the parts as one object: `makeRequest({ id, method, params })`.
  *
  * @param id The id the response will carry: a string or an integer.
  * @param method The method to call.
@@ -37,10 +68,18 @@ function check(fn: string, problem: string | undefined): void {
  * import { makeRequest } from "@tool-estate/core";
  * import assert from "node:assert/strict";
  * assert.deepEqual(makeRequest(7, "tools/list"), { jsonrpc: "2.0", id: 7, method: "tools/list" });
- * assert.throws(() => makeRequest(1.5, "tools/list"), TypeError);
  * ```
  */
-export function makeRequest(id: JsonRpcId, method: string, params?: JsonRpcParams): JsonRpcRequest {
+export function makeRequest(id: JsonRpcId, method: string, params?: JsonRpcParams): JsonRpcRequest;
+export function makeRequest(
+  first: RequestParts | JsonRpcId,
+  ...rest: [method?: string, params?: JsonRpcParams]
+): JsonRpcRequest {
+  // One object whose shape is not an id: the parts. Anything else is the deprecated positional
+  // form, whose id check says what is wrong with it.
+  const { id, method, params } = rest.length === 0 && isObject(first)
+    ? first as RequestParts
+    : { id: first as JsonRpcId, method: rest[0] as string, params: rest[1] };
   check("makeRequest", idProblem(id));
   check("makeRequest", methodProblem(method));
   check("makeRequest", paramsProblem(params));

@@ -18,6 +18,12 @@ export type {
 } from "./types.ts";
 export { ERROR_CODES, JsonRpcError, MCP_ERROR_CODES } from "./errors.ts";
 export type { JsonRpcErrorOptions } from "./errors.ts";
-export { makeError, makeNotification, makeRequest, makeResult } from "./messages.ts";
+export {
+  makeError,
+  makeNotification,
+  makeRequest,
+  makeResult,
+  type RequestParts,
+} from "./messages.ts";
 export { parseMessage, validateEnvelope } from "./envelope.ts";
 export type { ClassifiedMessage } from "./envelope.ts";

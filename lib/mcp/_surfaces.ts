@@ -35,7 +35,7 @@ export function visibleItems<T>(
   principal: Principal,
   registry: ToolRegistry,
 ): T[] {
-  return items.filter((i) => meetsRequirement(i.requires, principal, registry)).map(wireForm);
+  return items.filter((i) => meetsRequirement(i.requires, principal, { registry })).map(wireForm);
 }
 
 /** Whether every principal sees every one of these items. */

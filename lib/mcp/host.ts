@@ -7,6 +7,12 @@
 import type { CallOutcome, McpClient, RequestOptions } from "./client.ts";
 import type { ListedTool } from "./protocol.ts";
 
+/** Options for {@linkcode McpHost.exposedName}. */
+export interface ExposedNameOptions {
+  /** Whether another server lists the same name (then the name is namespaced by server id). */
+  collides: boolean;
+}
+
 /** A tool as the host offers it to the model: the exposed name, and where it really lives. */
 export interface HostTool {
   /** The name the model sees (namespaced when two servers share a name). */
@@ -26,8 +32,8 @@ export interface HostTool {
  * ```ts
  * import { McpHost } from "@tool-estate/core";
  * import assert from "node:assert/strict";
- * assert.equal(McpHost.exposedName("crm", "search", true), "crm__search");
- * assert.equal(McpHost.exposedName("crm", "crm.customer.get", false), "crm.customer.get");
+ * assert.equal(McpHost.exposedName("crm", "search", { collides: true }), "crm__search");
+ * assert.equal(McpHost.exposedName("crm", "crm.customer.get", { collides: false }), "crm.customer.get");
  * ```
  */
 export class McpHost {
@@ -38,10 +44,23 @@ export class McpHost {
    *
    * @param server The server id.
    * @param name The tool's name on that server.
+   * @param options `collides`: whether another server lists the same name.
+   * @returns The exposed name.
+   */
+  static exposedName(server: string, name: string, options: ExposedNameOptions): string;
+  /**
+   * The name a tool is exposed under, the collision given on its own.
+   *
+   * @deprecated Give it as an option: `McpHost.exposedName(server, name, { collides })`.
+   *
+   * @param server The server id.
+   * @param name The tool's name on that server.
    * @param collides Whether another server lists the same name.
    * @returns The exposed name.
    */
-  static exposedName(server: string, name: string, collides: boolean): string {
+  static exposedName(server: string, name: string, collides: boolean): string;
+  static exposedName(server: string, name: string, options: ExposedNameOptions | boolean): string {
+    const collides = typeof options === "boolean" ? options : options.collides;
     return collides ? `${server}__${name}` : name;
   }
 
@@ -74,7 +93,7 @@ export class McpHost {
     ids.forEach((server, i) => {
       for (const tool of lists[i]) {
         out.push({
-          name: McpHost.exposedName(server, tool.name, count.get(tool.name)! > 1),
+          name: McpHost.exposedName(server, tool.name, { collides: count.get(tool.name)! > 1 }),
           server,
           tool,
         });

@@ -39,14 +39,21 @@ export interface ListCacheStore {
   delete(key: string): unknown;
 }
 
+/** Options for {@linkcode listCacheKey}: whose entry it is. */
+export interface ListCacheKeyOptions {
+  /** The entry's scope. */
+  scope: CacheScope;
+  /** The authorization context, for a private entry. Default: empty. */
+  partition?: string;
+}
+
 /**
  * The key of a list result in a shared store: the server, the list, and for a private result the
  * authorization context it belongs to.
  *
  * @param server Which server (its identity within the host).
  * @param method The list method, e.g. `tools/list`.
- * @param scope The entry's scope.
- * @param partition The authorization context (for private entries).
+ * @param options The entry's scope, and for a private entry its authorization context.
  * @returns The key.
  *
  * @example
@@ -54,18 +61,43 @@ export interface ListCacheStore {
  * import { listCacheKey } from "@tool-estate/core";
  * import assert from "node:assert/strict";
  * assert.notEqual(
- *   listCacheKey("s", "tools/list", "private", "alice"),
- *   listCacheKey("s", "tools/list", "private", "bob"),
+ *   listCacheKey("s", "tools/list", { scope: "private", partition: "alice" }),
+ *   listCacheKey("s", "tools/list", { scope: "private", partition: "bob" }),
+ * );
+ * assert.equal(
+ *   listCacheKey("s", "tools/list", { scope: "public", partition: "alice" }),
+ *   listCacheKey("s", "tools/list", { scope: "public" }),
  * );
  * ```
+ */
+export function listCacheKey(server: string, method: string, options: ListCacheKeyOptions): string;
+/**
+ * The key of a list result in a shared store, scope and partition given one by one.
+ *
+ * @deprecated Give them as options: `listCacheKey(server, method, { scope, partition })`.
+ *
+ * @param server Which server (its identity within the host).
+ * @param method The list method, e.g. `tools/list`.
+ * @param scope The entry's scope.
+ * @param partition The authorization context (for private entries).
+ * @returns The key.
  */
 export function listCacheKey(
   server: string,
   method: string,
   scope: CacheScope,
+  partition?: string,
+): string;
+export function listCacheKey(
+  server: string,
+  method: string,
+  scopeOrOptions: CacheScope | ListCacheKeyOptions,
   partition = "",
 ): string {
-  return JSON.stringify(scope === "public" ? [server, method] : [server, method, partition]);
+  const { scope, partition: part = "" } = typeof scopeOrOptions === "string"
+    ? { scope: scopeOrOptions, partition }
+    : scopeOrOptions;
+  return JSON.stringify(scope === "public" ? [server, method] : [server, method, part]);
 }
 
 /** The freshness of a walk of pages: the shortest `ttlMs`, and private if any page was. */

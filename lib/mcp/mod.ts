@@ -68,7 +68,8 @@ export {
   type Freshness,
   type ListCacheEntry,
   listCacheKey,
+  type ListCacheKeyOptions,
   type ListCacheStore,
 } from "./list_cache.ts";
-export { type HostTool, McpHost } from "./host.ts";
+export { type ExposedNameOptions, type HostTool, McpHost } from "./host.ts";
 export { createLinkedTransports, serveTransport, type Transport } from "./transport.ts";

@@ -8,11 +8,11 @@
  * `generateValidator` returns undefined and the closures serve both purposes.
  */
 import { jsonEqual } from "./_equal.ts";
-import { codePoints, findDuplicate, isInheritedName } from "./_values.ts";
+import { codePoints, findDuplicate } from "./_values.ts";
 import { multipleOfTest } from "./_decimal.ts";
 import { compilePattern } from "./_regex.ts";
 import { type Location, RefIndex } from "./_refs.ts";
-import { isObject } from "./_walk.ts";
+import { isObject } from "../_object.ts";
 import { FORMAT_CHECKS } from "./formats.ts";
 import type { JsonSchema, PathSegment } from "./types.ts";
 
@@ -24,7 +24,8 @@ interface Runtime {
   consts: unknown[];
 }
 
-const TYPE_CODE: Record<string, (x: string) => string> = {
+/** The test of each `type` name, as code on an expression. */
+export const TYPE_CODE: Record<string, (x: string) => string> = {
   null: (x) => `${x} === null`,
   boolean: (x) => `typeof ${x} === "boolean"`,
   object: (x) => `(typeof ${x} === "object" && ${x} !== null && !Array.isArray(${x}))`,
@@ -64,7 +65,11 @@ export class Generator {
     return `K[${this.#consts.length - 1}]`;
   }
 
-  /** The name of the function that validates `schema`, generating it on first use. */
+  /**
+   * The name of the function that validates `schema`, generating it on first use: `T` for the
+   * `true` schema and `F` for any other that is not an object (`false`), the two functions every
+   * program defines; a caller writes them as the literals `true` and `false` where it can.
+   */
   fn(schema: unknown, loc: Location): string {
     if (schema === true) return "T";
     if (!isObject(schema)) return "F";

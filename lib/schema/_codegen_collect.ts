@@ -10,43 +10,29 @@
  * front of the issues the child added, so a valid value costs no path bookkeeping at all. Applicators that
  * only ask "does it match" (`anyOf`, `oneOf`, `not`, `if`, `contains`, `propertyNames`) call the
  * boolean functions `fN` of the fast path, as the closures call themselves with no issue list.
+ *
+ * Each keyword family writes its code in its own module (`_collect_type.ts`,
+ * `_collect_applicator.ts`, `_collect_number.ts`, `_collect_string.ts`, `_collect_array.ts`,
+ * `_collect_object.ts`); this module names the functions, reaches subschemas and writes the program.
  */
 import { codePoints, findDuplicate } from "./_values.ts";
 import { jsonEqual } from "./_equal.ts";
-import { multipleOfTest } from "./_decimal.ts";
-import { compilePattern } from "./_regex.ts";
 import { type Location, RefIndex } from "./_refs.ts";
-import { isObject } from "./_walk.ts";
+import { isObject } from "../_object.ts";
 import { Generator } from "./_codegen.ts";
-import type { RawIssue } from "./_compile.ts";
-import { typeName } from "./_compile.ts";
-import { FORMAT_CHECKS } from "./formats.ts";
+import { type RawIssue, show, typeName } from "./_compile_context.ts";
+import { type CollectSite, q } from "./_collect_context.ts";
+import { collectType } from "./_collect_type.ts";
+import { collectApplicators } from "./_collect_applicator.ts";
+import { collectNumber } from "./_collect_number.ts";
+import { collectString } from "./_collect_string.ts";
+import { collectArray } from "./_collect_array.ts";
+import { collectObject } from "./_collect_object.ts";
 import { formatPath, formatSegment } from "./path.ts";
 import type { JsonSchema, PathSegment } from "./types.ts";
 
 /** A generated collector: the raw issues of a value (empty when it is valid). */
 export type CollectCheck = (value: unknown) => RawIssue[];
-
-const TYPE_CODE: Record<string, (x: string) => string> = {
-  null: (x) => `${x} === null`,
-  boolean: (x) => `typeof ${x} === "boolean"`,
-  object: (x) => `(typeof ${x} === "object" && ${x} !== null && !Array.isArray(${x}))`,
-  array: (x) => `Array.isArray(${x})`,
-  number: (x) => `(typeof ${x} === "number" && Number.isFinite(${x}))`,
-  integer: (x) => `Number.isInteger(${x})`,
-  string: (x) => `typeof ${x} === "string"`,
-};
-
-function show(v: unknown): string {
-  const s = JSON.stringify(v) ?? String(v);
-  return s.length > 60 ? s.slice(0, 57) + "..." : s;
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
-
-const q = (s: string): string => JSON.stringify(s);
 
 class CollectGenerator {
   readonly #index: RefIndex;
@@ -103,155 +89,50 @@ class CollectGenerator {
     return `${this.cfn(schema, loc)}(${v}, ${dd})`;
   }
 
-  /** Statements that descend into `v` at `seg` with the depth guard, clearing `ok` on failure. */
-  #descend(
-    schema: unknown,
-    loc: Location,
-    segs: PathSegment[],
-    falseKeyword: string,
-    v: string,
-    seg: string,
-    parentSpath: string,
-    indent: string,
-  ): string {
-    const sub = this.#inPlace(schema, this.#locOf(schema, loc, segs), falseKeyword, v, "d + 1");
-    // The path is built only on failure: the issues the child added get its segment in front.
-    return `${indent}if (d >= M) ok = R1("depth", DM, ${q(parentSpath)}, ${seg});\n` +
-      `${indent}else { const e = E.length; if (!(${sub})) { ok = false; PRE(e, ${seg}); } }`;
-  }
-
   /** The name of the collecting function of `schema`, generating it on first use. */
   cfn(schema: Record<string, unknown>, loc: Location): string {
     const known = this.#names.get(schema);
     if (known) return known;
     const name = `c${this.#names.size}`;
     this.#names.set(schema, name);
-    const body = this.#body(schema, loc);
+    const body = this.#body(this.#site(schema, loc));
     this.#functions.push(`function ${name}(x, d) {\n  let ok = true;\n${body}\n  return ok;\n}`);
     return name;
   }
 
-  #body(s: Record<string, unknown>, loc: Location): string {
-    const out: string[] = [];
+  /** The schema object at `loc`, as its keyword families write code for it. */
+  #site(s: Record<string, unknown>, loc: Location): CollectSite {
     const spath = formatPath(loc.segments);
-    const kw = (k: string): string => spath + formatSegment(k);
-    const has = (k: string): boolean => Object.hasOwn(s, k);
-    const fail = (cond: string, keyword: string, message: string, where: string): void => {
-      out.push(`  if (${cond}) ok = R(${q(keyword)}, ${q(message)}, ${q(where)});`);
+    return {
+      s,
+      spath,
+      formats: this.#formats,
+      has: (k) => Object.hasOwn(s, k),
+      kw: (k) => spath + formatSegment(k),
+      constant: (value) => this.#const(value),
+      probe: (schema, segs, v, dd) => this.#probe(schema, loc, segs, v, dd),
+      inPlace: (schema, segs, falseKeyword, v, dd) =>
+        this.#inPlace(schema, this.#locOf(schema, loc, segs), falseKeyword, v, dd),
+      refInPlace: (ref) => {
+        const target = this.#index.resolve(ref, loc);
+        return target && this.#inPlace(target.schema, target.location, "false", "x", "d + 1");
+      },
+      descend: (schema, segs, falseKeyword, v, seg, indent) => {
+        const sub = this.#inPlace(schema, this.#locOf(schema, loc, segs), falseKeyword, v, "d + 1");
+        // The path is built only on failure: the issues the child added get its segment in front.
+        return `${indent}if (d >= M) ok = R1("depth", DM, ${q(spath)}, ${seg});\n` +
+          `${indent}else { const e = E.length; if (!(${sub})) { ok = false; PRE(e, ${seg}); } }`;
+      },
     };
+  }
 
-    if (has("type")) {
-      const names = (Array.isArray(s.type) ? s.type : [s.type]).filter((t): t is string =>
-        typeof t === "string" && Object.hasOwn(TYPE_CODE, t)
-      );
-      const cond = names.length ? `!(${names.map((t) => TYPE_CODE[t]("x")).join(" || ")})` : "true";
-      out.push(
-        `  if (${cond}) return R("type", ${
-          q(`expected ${names.join(" or ")}`)
-        } + ", got " + TN(x), ${q(kw("type"))});`,
-      );
-    }
-
-    if (has("enum") && Array.isArray(s.enum)) {
-      const values = s.enum as unknown[];
-      const prims = values.filter((v) => v === null || typeof v !== "object");
-      const comps = values.filter((v) => v !== null && typeof v === "object");
-      const message = `must be one of ${values.slice(0, 10).map(show).join(", ")}${
-        values.length > 10 ? ", ..." : ""
-      }`;
-      const tests: string[] = [];
-      if (prims.length) tests.push(`${this.#const(new Set(prims))}.has(x)`);
-      if (comps.length) {
-        tests.push(
-          `(typeof x === "object" && x !== null && ${this.#const(comps)}.some((c) => EQ(c, x)))`,
-        );
-      }
-      fail(tests.length ? `!(${tests.join(" || ")})` : "true", "enum", message, kw("enum"));
-    }
-    if (has("const")) {
-      fail(
-        `!EQ(${this.#const(s.const)}, x)`,
-        "const",
-        `must be equal to ${show(s.const)}`,
-        kw("const"),
-      );
-    }
-    if (typeof s.$ref === "string") {
-      const where = kw("$ref");
-      const target = this.#index.resolve(s.$ref, loc);
-      if (!target) {
-        const message = `cannot resolve $ref ${
-          show(s.$ref)
-        }: only references inside this schema are followed`;
-        out.push(`  ok = R("$ref", ${q(message)}, ${q(where)});`);
-      } else {
-        const sub = this.#inPlace(target.schema, target.location, "false", "x", "d + 1");
-        out.push(`  if (d >= M) ok = R("depth", DM, ${q(where)});`);
-        out.push(`  else if (!(${sub})) ok = false;`);
-      }
-    }
-    if (Array.isArray(s.allOf)) {
-      s.allOf.forEach((sub, i) => {
-        out.push(
-          `  if (!(${
-            this.#inPlace(sub, this.#locOf(sub, loc, ["allOf", i]), "false", "x", "d")
-          })) ok = false;`,
-        );
-      });
-    }
-    if (Array.isArray(s.anyOf)) {
-      const branches = s.anyOf;
-      const probes = branches.map((b, i) => this.#probe(b, loc, ["anyOf", i], "x", "d"));
-      const branchTypes = branches.map((b) =>
-        isObject(b) && Object.keys(b).length === 1 && typeof b.type === "string"
-          ? b.type
-          : undefined
-      );
-      const allTyped = branchTypes.every((t) => t !== undefined);
-      const message = allTyped
-        ? `${q(`expected ${branchTypes.join(" or ")}, got `)} + TN(x)`
-        : q(`must match at least one of the ${branches.length} schemas in anyOf`);
-      out.push(
-        `  if (!(${probes.join(" || ") || "false"})) ok = R("anyOf", ${message}, ${
-          q(kw("anyOf"))
-        });`,
-      );
-    }
-    if (Array.isArray(s.oneOf)) {
-      const probes = s.oneOf.map((b, i) => this.#probe(b, loc, ["oneOf", i], "x", "d"));
-      out.push(`  { const m = [];`);
-      probes.forEach((p, i) => out.push(`    if (${p}) m.push(${i});`));
-      out.push(
-        `    if (m.length !== 1) ok = R("oneOf", ${
-          q(`must match exactly one of the ${probes.length} schemas in oneOf; `)
-        } + (m.length === 0 ? "matched none" : "matched schemas " + m.join(" and ")), ${
-          q(kw("oneOf"))
-        }); }`,
-      );
-    }
-    if (has("not")) {
-      fail(
-        this.#probe(s.not, loc, ["not"], "x", "d"),
-        "not",
-        "must not match the schema in not",
-        kw("not"),
-      );
-    }
-    if (has("if") && (has("then") || has("else"))) {
-      const cond = this.#probe(s.if, loc, ["if"], "x", "d");
-      const then = has("then")
-        ? this.#inPlace(s.then, this.#locOf(s.then, loc, ["then"]), "then", "x", "d")
-        : "true";
-      const otherwise = has("else")
-        ? this.#inPlace(s.else, this.#locOf(s.else, loc, ["else"]), "else", "x", "d")
-        : "true";
-      out.push(`  if (!(${cond} ? ${then} : ${otherwise})) ok = false;`);
-    }
-
-    const numeric = this.#numeric(s, kw);
-    const strings = this.#strings(s, kw);
-    const arrays = this.#arrays(s, loc, spath, kw);
-    const objects = this.#objects(s, loc, spath, kw);
+  /** One schema object's code, by family, in the order the closures run them. */
+  #body(site: CollectSite): string {
+    const out = [...collectType(site), ...collectApplicators(site)];
+    const numeric = collectNumber(site);
+    const strings = collectString(site);
+    const arrays = collectArray(site);
+    const objects = collectObject(site);
     const blocks: string[] = [];
     if (numeric.length) blocks.push(`if (typeof x === "number") {\n${numeric.join("\n")}\n  }`);
     if (strings.length) blocks.push(`if (typeof x === "string") {\n${strings.join("\n")}\n  }`);
@@ -265,309 +146,6 @@ class CollectGenerator {
     }
     if (blocks.length) out.push("  " + blocks.join(" else "));
     return out.join("\n");
-  }
-
-  #numeric(s: Record<string, unknown>, kw: (k: string) => string): string[] {
-    const out: string[] = [];
-    const bound = (k: string, op: string, text: string): void => {
-      if (typeof s[k] !== "number") return;
-      const b = s[k] as number;
-      out.push(
-        `    if (x ${op} ${b}) ok = R(${q(k)}, ${q(`must be ${text} ${b}`)}, ${q(kw(k))});`,
-      );
-    };
-    bound("minimum", "<", ">=");
-    bound("maximum", ">", "<=");
-    bound("exclusiveMinimum", "<=", ">");
-    bound("exclusiveMaximum", ">=", "<");
-    if (typeof s.multipleOf === "number" && s.multipleOf > 0) {
-      out.push(
-        `    if (Number.isFinite(x) && !${this.#const(multipleOfTest(s.multipleOf))}(x)) ok = R(${
-          q("multipleOf")
-        }, ${q(`must be a multiple of ${s.multipleOf}`)}, ${q(kw("multipleOf"))});`,
-      );
-    }
-    return out;
-  }
-
-  #strings(s: Record<string, unknown>, kw: (k: string) => string): string[] {
-    const out: string[] = [];
-    if (typeof s.minLength === "number") {
-      const n = s.minLength;
-      out.push(
-        `    if (!(x.length >= ${2 * n} || CP(x) >= ${n})) ok = R("minLength", ${
-          q(`must be at least ${plural(n, "character")} long`)
-        }, ${q(kw("minLength"))});`,
-      );
-    }
-    if (typeof s.maxLength === "number") {
-      const n = s.maxLength;
-      out.push(
-        `    if (!(x.length <= ${n} || CP(x) <= ${n})) ok = R("maxLength", ${
-          q(`must be at most ${plural(n, "character")} long`)
-        }, ${q(kw("maxLength"))});`,
-      );
-    }
-    if (typeof s.pattern === "string") {
-      const src = s.pattern;
-      const c = compilePattern(src);
-      out.push(
-        c.ok
-          ? `    if (!${this.#const(c.pattern)}.test(x)) ok = R("pattern", ${
-            q(`must match pattern ${src}`)
-          }, ${q(kw("pattern"))});`
-          : `    ok = R("pattern", ${
-            q(`pattern ${src} cannot be run safely (${c.reason}); value rejected`)
-          }, ${q(kw("pattern"))});`,
-      );
-    }
-    if (this.#formats && typeof s.format === "string" && Object.hasOwn(FORMAT_CHECKS, s.format)) {
-      out.push(
-        `    if (!${this.#const(FORMAT_CHECKS[s.format])}(x)) ok = R("format", ${
-          q(`must be a valid ${s.format}`)
-        }, ${q(kw("format"))});`,
-      );
-    }
-    return out;
-  }
-
-  #arrays(
-    s: Record<string, unknown>,
-    loc: Location,
-    spath: string,
-    kw: (k: string) => string,
-  ): string[] {
-    const out: string[] = [];
-    const has = (k: string): boolean => Object.hasOwn(s, k);
-    const prefix: { schema: unknown; segs: PathSegment[]; kw: string }[] = Array.isArray(
-        s.prefixItems,
-      )
-      ? s.prefixItems.map((x, i) => ({ schema: x, segs: ["prefixItems", i], kw: "prefixItems" }))
-      : Array.isArray(s.items)
-      ? s.items.map((x, i) => ({ schema: x, segs: ["items", i], kw: "items" }))
-      : [];
-    let rest: { schema: unknown; segs: PathSegment[]; kw: string } | undefined;
-    if (has("items") && !Array.isArray(s.items)) {
-      rest = { schema: s.items, segs: ["items"], kw: "items" };
-    } else if (Array.isArray(s.items) && has("additionalItems")) {
-      rest = { schema: s.additionalItems, segs: ["additionalItems"], kw: "additionalItems" };
-    }
-    prefix.forEach((p, i) => {
-      out.push(`    if (x.length > ${i}) {`);
-      out.push(this.#descend(p.schema, loc, p.segs, p.kw, `x[${i}]`, `${i}`, spath, "      "));
-      out.push(`    }`);
-    });
-    if (rest) {
-      out.push(`    for (let i = ${prefix.length}; i < x.length; i++) {`);
-      out.push(this.#descend(rest.schema, loc, rest.segs, rest.kw, "x[i]", "i", spath, "      "));
-      out.push(`    }`);
-    }
-    if (has("contains")) {
-      const probe = this.#probe(s.contains, loc, ["contains"], "x[i]", "d");
-      const min = typeof s.minContains === "number" ? s.minContains : 1;
-      const max = typeof s.maxContains === "number" ? s.maxContains : Infinity;
-      const minKw = "minContains" in s ? "minContains" : "contains";
-      const minWhere = "minContains" in s ? kw("minContains") : kw("contains");
-      out.push(`    { let n = 0; for (let i = 0; i < x.length; i++) if (${probe}) n++;`);
-      out.push(
-        `      if (n < ${min}) ok = R(${q(minKw)}, ${
-          q(`must contain at least ${plural(min, "item")} matching contains; found `)
-        } + n, ${q(minWhere)});`,
-      );
-      if (max !== Infinity) {
-        out.push(
-          `      else if (n > ${max}) ok = R("maxContains", ${
-            q(`must contain at most ${plural(max, "item")} matching contains; found `)
-          } + n, ${q(kw("maxContains"))});`,
-        );
-      }
-      out.push(`    }`);
-    }
-    if (typeof s.minItems === "number") {
-      out.push(
-        `    if (x.length < ${s.minItems}) ok = R("minItems", ${
-          q(`must have at least ${plural(s.minItems, "item")}`)
-        }, ${q(kw("minItems"))});`,
-      );
-    }
-    if (typeof s.maxItems === "number") {
-      out.push(
-        `    if (x.length > ${s.maxItems}) ok = R("maxItems", ${
-          q(`must have at most ${plural(s.maxItems, "item")}`)
-        }, ${q(kw("maxItems"))});`,
-      );
-    }
-    if (s.uniqueItems === true) {
-      out.push(
-        `    { const p = DUP(x); if (p) ok = R("uniqueItems", "items [" + p[0] + "] and [" + p[1] + "] are equal; items must be unique", ${
-          q(kw("uniqueItems"))
-        }); }`,
-      );
-    }
-    return out;
-  }
-
-  #objects(
-    s: Record<string, unknown>,
-    loc: Location,
-    spath: string,
-    kw: (k: string) => string,
-  ): string[] {
-    const out: string[] = [];
-    const has = (k: string): boolean => Object.hasOwn(s, k);
-    const props = isObject(s.properties) ? s.properties : {};
-    const propNames = Object.keys(props);
-    const required = Array.isArray(s.required)
-      ? [...new Set(s.required.filter((k): k is string => typeof k === "string"))]
-      : [];
-    const req = new Set(required);
-    const patterns = isObject(s.patternProperties) ? Object.keys(s.patternProperties) : [];
-    const hasAdditional = has("additionalProperties");
-    const hasNames = has("propertyNames");
-    const names = [...new Set([...propNames, ...required])];
-    if (names.length || patterns.length || hasAdditional || hasNames) {
-      if (required.length) out.push(`    let r = 0;`);
-      // Own keys only: a plain object (or one with no prototype) needs no own-key test per key
-      // while Object.prototype has no enumerable property; anything else gets one.
-      out.push(`    const own = PLAIN(x);`);
-      out.push(`    for (const k in x) {`);
-      out.push(`      if (!own && !HAS(x, k)) continue;`);
-      out.push(`      const v = x[k];`);
-      if (hasNames) {
-        const probe = this.#probe(s.propertyNames, loc, ["propertyNames"], "k", "d");
-        out.push(
-          `      if (!(${probe})) ok = R1("propertyNames", "property name " + SHOW(k) + " does not match propertyNames", ${
-            q(kw("propertyNames"))
-          }, k);`,
-        );
-      }
-      out.push(`      let m = true;`);
-      if (names.length) {
-        out.push(`      switch (k) {`);
-        for (const k of names) {
-          out.push(`        case ${q(k)}:`);
-          if (req.has(k)) out.push(`          if (v !== undefined) r++;`);
-          if (Object.hasOwn(props, k)) {
-            out.push(`          if (v !== undefined) {`);
-            out.push(
-              this.#descend(
-                props[k],
-                loc,
-                ["properties", k],
-                "false",
-                "v",
-                "k",
-                spath,
-                "            ",
-              ),
-            );
-            out.push(`          }`);
-          } else out.push(`          m = false;`);
-          out.push(`          break;`);
-        }
-        out.push(`        default: m = false;`);
-        out.push(`      }`);
-      } else out.push(`      m = false;`);
-      for (const p of patterns) {
-        const c = compilePattern(p);
-        const sub = (s.patternProperties as Record<string, unknown>)[p];
-        if (!c.ok) {
-          out.push(
-            `      ok = R1("patternProperties", ${
-              q(`pattern ${p} cannot be run safely (${c.reason}); value rejected`)
-            }, ${q(kw("patternProperties"))}, k); m = true;`,
-          );
-          continue;
-        }
-        out.push(`      if (${this.#const(c.pattern)}.test(k)) {`);
-        out.push(`        m = true;`);
-        out.push(
-          this.#descend(sub, loc, ["patternProperties", p], "false", "v", "k", spath, "        "),
-        );
-        out.push(`      }`);
-      }
-      if (hasAdditional) {
-        if (s.additionalProperties === false) {
-          out.push(
-            `      if (!m) ok = R1("additionalProperties", "property " + SHOW(k) + " is not allowed", ${
-              q(kw("additionalProperties"))
-            }, k);`,
-          );
-        } else {
-          out.push(`      if (!m) {`);
-          out.push(
-            this.#descend(
-              s.additionalProperties,
-              loc,
-              ["additionalProperties"],
-              "additionalProperties",
-              "v",
-              "k",
-              spath,
-              "        ",
-            ),
-          );
-          out.push(`      }`);
-        }
-      }
-      out.push(`    }`);
-      if (required.length) {
-        out.push(`    if (r !== ${required.length}) {`);
-        for (const k of required) {
-          const present = `(HAS(x, ${q(k)}) && x[${q(k)}] !== undefined)`;
-          out.push(
-            `      if (!${present}) ok = R1("required", "required property is missing", ${
-              q(kw("required"))
-            }, ${q(k)});`,
-          );
-        }
-        out.push(`    }`);
-      }
-    }
-    for (const key of ["dependentRequired", "dependencies", "dependentSchemas"]) {
-      const deps = s[key];
-      if (!isObject(deps)) continue;
-      for (const [name, d] of Object.entries(deps)) {
-        if (Array.isArray(d) && key !== "dependentSchemas") {
-          const where = kw(key) + formatSegment(name);
-          const needs = d.filter((k): k is string => typeof k === "string");
-          if (!needs.length) continue;
-          out.push(`    if (HAS(x, ${q(name)})) {`);
-          for (const k of needs) {
-            out.push(
-              `      if (!HAS(x, ${q(k)})) ok = R1("dependentRequired", ${
-                q(`required when ${show(name)} is present`)
-              }, ${q(where)}, ${q(k)});`,
-            );
-          }
-          out.push(`    }`);
-        } else if (key !== "dependentRequired" && (typeof d === "boolean" || isObject(d))) {
-          const sub = this.#inPlace(d, this.#locOf(d, loc, [key, name]), "false", "x", "d");
-          out.push(`    if (HAS(x, ${q(name)}) && !(${sub})) ok = false;`);
-        }
-      }
-    }
-    if (typeof s.minProperties === "number") {
-      out.push(
-        `    if (Object.keys(x).length < ${s.minProperties}) ok = R("minProperties", ${
-          q(`must have at least ${plural(s.minProperties, "property")}`.replace(
-            "propertys",
-            "properties",
-          ))
-        }, ${q(kw("minProperties"))});`,
-      );
-    }
-    if (typeof s.maxProperties === "number") {
-      out.push(
-        `    if (Object.keys(x).length > ${s.maxProperties}) ok = R("maxProperties", ${
-          q(`must have at most ${plural(s.maxProperties, "property")}`.replace(
-            "propertys",
-            "properties",
-          ))
-        }, ${q(kw("maxProperties"))});`,
-      );
-    }
-    return out;
   }
 
   /** The whole program: both sets of functions and the entry point. */

@@ -1,11 +1,6 @@
 /** Small facts about JSON values shared by the two validators (`_compile.ts`, `_codegen.ts`). */
 import { canonicalJson } from "./_equal.ts";
 
-/** Whether a name is inherited by plain objects (`constructor`, `toString`, `__proto__`, ...). */
-export function isInheritedName(key: string): boolean {
-  return key in Object.prototype;
-}
-
 /** Length in Unicode code points. */
 export function codePoints(s: string): number {
   let n = s.length;

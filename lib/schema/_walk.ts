@@ -4,11 +4,7 @@ import {
   SINGLE_SUBSCHEMA_KEYWORDS,
 } from "./keywords.ts";
 import type { JsonSchema, PathSegment } from "./types.ts";
-
-/** A plain object (not null, not an array). */
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
+import { isObject } from "../_object.ts";
 
 /** Whether a value can be a schema (an object or a boolean). */
 export function isSchema(v: unknown): v is JsonSchema {

@@ -1,6 +1,7 @@
 import { compilePattern } from "./_regex.ts";
 import { DEFAULT_BASE, type Location, RefIndex } from "./_refs.ts";
-import { forEachSubschema, isObject, isSchema } from "./_walk.ts";
+import { isObject } from "../_object.ts";
+import { forEachSubschema, isSchema } from "./_walk.ts";
 import { ANNOTATION_KEYWORDS, ENFORCED_KEYWORDS, UNSUPPORTED_KEYWORDS } from "./keywords.ts";
 import { formatPath, formatSegment, sortIssues } from "./path.ts";
 import type { JsonSchema, SchemaIssue } from "./types.ts";

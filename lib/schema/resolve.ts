@@ -1,5 +1,5 @@
 import { DEFAULT_BASE, type Location, RefIndex } from "./_refs.ts";
-import { isObject } from "./_walk.ts";
+import { isObject } from "../_object.ts";
 import type { JsonSchema } from "./types.ts";
 
 /** Follows a subschema's local `$ref` chain to the schema that describes its value. */

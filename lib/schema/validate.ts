@@ -1,4 +1,5 @@
-import { type Check, Compiler, type Ctx, type RawIssue } from "./_compile.ts";
+import { Compiler } from "./_compile.ts";
+import type { Check, CheckRun, RawIssue } from "./_compile_context.ts";
 import { generateValidator } from "./_codegen.ts";
 import { generateCheckedCollector } from "./_codegen_collect.ts";
 import { comparePathSegments, compareStrings, formatPath } from "./path.ts";
@@ -105,7 +106,7 @@ function build(
   const checked = generateCheckedCollector(schema, { formats, maxDepth }) ??
     ((value: unknown) => {
       if (fast(value)) return null;
-      const ctx: Ctx = { issues: [], path: [], depth: 0, maxDepth, formats };
+      const ctx: CheckRun = { issues: [], path: [], depth: 0, maxDepth, formats };
       closures()(value, ctx);
       return ctx.issues!;
     });

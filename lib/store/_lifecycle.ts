@@ -3,8 +3,9 @@
  * `{ "1.0.0": [{ "state": "active", "at": "…" }, { "state": "deprecated", "at": "…", "reason": "…" }] }`.
  * A history starts with `active` and only moves forward (active → deprecated → retired).
  */
+import { isObject } from "../_object.ts";
 import { compareVersions, Version } from "../compat/semver.ts";
-import type { LifecycleEntry, LifecycleState } from "../estate/registry.ts";
+import type { LifecycleEntry, LifecycleState } from "../estate/lifecycle.ts";
 import { dueRetirement, isCalendarDate, utcDate } from "../estate/retirement.ts";
 import { CorpusError } from "./corpus_error.ts";
 import { lineOf, parseJsonFile } from "./_json.ts";
@@ -27,7 +28,7 @@ const ENTRY_FIELDS = new Set(["state", "at", "reason", "retireAfter"]);
  */
 export function parseLifecycle(text: string, file: string): Lifecycle {
   const value = parseJsonFile(text, file);
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+  if (!isObject(value)) {
     throw new CorpusError(file, 'must be a JSON object: { "<version>": [lifecycle entries] }', {
       line: 1,
     });
@@ -50,7 +51,7 @@ export function parseLifecycle(text: string, file: string): Lifecycle {
     const entries: LifecycleEntry[] = [];
     (history as unknown[]).forEach((raw, i) => {
       const where = `entry ${i + 1}`;
-      if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+      if (!isObject(raw)) {
         fail(`${where} must be an object`);
       }
       const e = raw as Record<string, unknown>;

@@ -2,8 +2,9 @@
  * The shape of a stored call as `calls.jsonl` holds it: exactly `version`, `arguments`,
  * `principal` and `at`.
  */
+import { isObject } from "../_object.ts";
 import { Version } from "../compat/semver.ts";
-import type { StoredCall } from "../estate/registry.ts";
+import type { StoredCall } from "../estate/replay.ts";
 
 const FIELDS = new Set(["version", "arguments", "principal", "at"]);
 
@@ -15,7 +16,7 @@ const FIELDS = new Set(["version", "arguments", "principal", "at"]);
  * @returns One sentence per problem, each naming its field; empty when it is a stored call.
  */
 export function storedCallProblems(value: unknown, versions?: Set<string>): string[] {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+  if (!isObject(value)) {
     return ["a stored call must be a JSON object"];
   }
   const v = value as Record<string, unknown>;

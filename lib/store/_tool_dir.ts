@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { compareVersions } from "../compat/semver.ts";
-import type { LifecycleEntry } from "../estate/registry.ts";
+import type { LifecycleEntry } from "../estate/lifecycle.ts";
 import { parseToolSpec, type ToolSpec, ToolSpecError } from "../estate/spec.ts";
 import { CorpusError } from "./corpus_error.ts";
 import { lineOf, parseJsonFile } from "./_json.ts";

@@ -15,17 +15,17 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import type { LifecycleEntry, VersionRecord } from "../estate/lifecycle.ts";
 import {
-  type LifecycleEntry,
   PublishError,
+  publishError,
   type PublishPlan,
   type PublishResult,
-  type RetirementRules,
-  type StoredCall,
-  ToolRegistry,
-  type VersionRecord,
-} from "../estate/registry.ts";
-import { parseToolSpec, type ToolSpec } from "../estate/spec.ts";
+} from "../estate/publish_plan.ts";
+import { ToolRegistry } from "../estate/registry.ts";
+import type { StoredCall } from "../estate/replay.ts";
+import type { RetirementRules } from "../estate/retirement_plan.ts";
+import { parseToolSpec, specSubject, type ToolSpec } from "../estate/spec.ts";
 import { CorpusError } from "./corpus_error.ts";
 import { type EstatePrincipal, parsePrincipals } from "./principals.ts";
 import { readCallsFile, type TornLine } from "./read_calls.ts";
@@ -99,22 +99,6 @@ function instant(iso: string): Date {
   const d = new Date(iso);
   d.toISOString = () => iso;
   return d;
-}
-
-function subject(candidate: unknown): string {
-  const c = (typeof candidate === "object" && candidate !== null ? candidate : {}) as Record<
-    string,
-    unknown
-  >;
-  return typeof c.name === "string" ? `${c.name}@${c.version ?? "?"}` : "tool spec";
-}
-
-function refusal(plan: PublishPlan): PublishError {
-  return new PublishError(
-    plan.refusals[0].refusal,
-    plan.refusals.map((r) => r.message).join("\n"),
-    { changes: plan.changes, rejected: plan.rejected, issues: plan.schemaIssues },
-  );
 }
 
 /**
@@ -329,13 +313,13 @@ export class EstateDir {
   publish(specOrFile: ToolSpec | string): EstatePublishResult {
     const spec = typeof specOrFile === "string"
       ? parseVersionFile(fs.readFileSync(specOrFile, "utf8"), specOrFile)
-      : parseToolSpec(specOrFile, subject(specOrFile));
+      : parseToolSpec(specOrFile, specSubject(specOrFile));
     const dir = this.#writableToolDir(spec.name);
     const file = path.join(dir, `${spec.version}.json`);
     if (!fs.existsSync(dir)) {
       // A new tool: the rules depend on the spec alone, so refuse before making its folder.
       const plan = this.#registry.plan(spec);
-      if (!plan.alreadyPublished && plan.refusals.length) throw refusal(plan);
+      if (!plan.alreadyPublished && plan.refusals.length) throw publishError(plan);
       ensureDir(dir);
     }
     let catchUp = () => {};
@@ -373,7 +357,7 @@ export class EstateDir {
               }
               return { plan };
             }
-            throw refusal(plan);
+            throw publishError(plan);
           }),
       );
     } finally {

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { isObject } from "../_object.ts";
 import { DATA_CLASSIFICATIONS, type DataClassification, type Principal } from "../estate/spec.ts";
 import { CorpusError } from "./corpus_error.ts";
 import { parseJsonFile } from "./_json.ts";
@@ -98,7 +99,7 @@ export function parsePrincipals(text: string, file: string): EstatePrincipal[] {
         { line: lines[i] },
       );
     };
-    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) fail("must be an object");
+    if (!isObject(raw)) fail("must be an object");
     const p = raw as Record<string, unknown>;
     for (const k of Object.keys(p)) if (!FIELDS.has(k)) fail(`unknown field ${k}`);
     if (id === undefined || id === "") fail("id must be a non-empty string");

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { StoredCall } from "../estate/registry.ts";
+import type { StoredCall } from "../estate/replay.ts";
 import { CorpusError } from "./corpus_error.ts";
 import { locateJsonError } from "./_json.ts";
 import { DEFAULT_BUFFER_SIZE, readLines } from "./_lines.ts";

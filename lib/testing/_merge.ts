@@ -6,7 +6,7 @@
  */
 import { jsonEqual } from "../schema/_equal.ts";
 import { isMultipleOf } from "../schema/_decimal.ts";
-import { isObject } from "../schema/_walk.ts";
+import { isObject } from "../_object.ts";
 
 type Obj = Record<string, unknown>;
 

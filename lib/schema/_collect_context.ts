@@ -1,0 +1,61 @@
+/**
+ * The generated collector's vocabulary, shared by its generator (`_codegen_collect.ts`) and its
+ * keyword families (`_collect_<family>.ts`): the schema object a family writes code for, and how
+ * it writes the code that reaches a subschema.
+ *
+ * The code a family writes runs inside `cN(x, d)`: `x` is the value, `d` the depth, `ok` the
+ * verdict so far; `R(keyword, message, schemaPath)` reports an issue at `x` and `R1(...)` one at a
+ * member of `x` (a last argument, the segment), both returning false; `M` is the depth limit and
+ * `DM` its message; `K[i]` the constants; `HAS`, `EQ`, `CP`, `DUP`, `TN`, `SHOW`, `PLAIN` the
+ * helpers the program is given or defines.
+ */
+import type { PathSegment } from "./types.ts";
+
+/** A string as a JavaScript string literal. */
+export const q = (s: string): string => JSON.stringify(s);
+
+/** One schema object the collector writes code for, as a keyword family sees it. */
+export interface CollectSite {
+  /** The schema object. */
+  readonly s: Record<string, unknown>;
+  /** Its schema path, e.g. `$.properties.amount`. */
+  readonly spath: string;
+  /** Whether `format` is asserted. */
+  readonly formats: boolean;
+  /** Whether it has the keyword (as an own property). */
+  has(keyword: string): boolean;
+  /** The schema path of one of its keywords. */
+  kw(keyword: string): string;
+  /** A constant the code reads: the expression `K[i]`. */
+  constant(value: unknown): string;
+  /**
+   * The boolean verdict of the subschema at `segs` below it, as an expression on `v` at depth
+   * `dd` (the fast path's function: no issue is collected).
+   */
+  probe(schema: unknown, segs: PathSegment[], v: string, dd: string): string;
+  /**
+   * An expression that collects the issues of `v` against the subschema at `segs` in place (at
+   * the current path) and is its validity. A `false` subschema reports `falseKeyword`.
+   */
+  inPlace(
+    schema: unknown,
+    segs: PathSegment[],
+    falseKeyword: string,
+    v: string,
+    dd: string,
+  ): string;
+  /** As `inPlace`, for the target of a `$ref` one level deeper; undefined when it does not resolve. */
+  refInPlace(ref: string): string | undefined;
+  /**
+   * Statements (each line starting with `indent`) that descend into `v` at the segment expression
+   * `seg` with the depth guard, clearing `ok` on failure.
+   */
+  descend(
+    schema: unknown,
+    segs: PathSegment[],
+    falseKeyword: string,
+    v: string,
+    seg: string,
+    indent: string,
+  ): string;
+}

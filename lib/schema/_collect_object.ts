@@ -1,0 +1,161 @@
+/**
+ * The collector's code for the object keywords (run only on an object): one loop over the keys
+ * the value has for `properties`, `required`, `patternProperties`, `additionalProperties` and
+ * `propertyNames` (a `switch` on the name, required names counted), then the dependencies,
+ * `minProperties` and `maxProperties`.
+ */
+import { isObject } from "../_object.ts";
+import { compilePattern } from "./_regex.ts";
+import { formatSegment } from "./path.ts";
+import { plural, show } from "./_compile_context.ts";
+import { type CollectSite, q } from "./_collect_context.ts";
+
+/** The lines for the object keywords. */
+export function collectObject(site: CollectSite): string[] {
+  const { s } = site;
+  const out = keyLoop(site);
+  for (const key of ["dependentRequired", "dependencies", "dependentSchemas"]) {
+    const deps = s[key];
+    if (!isObject(deps)) continue;
+    for (const [name, d] of Object.entries(deps)) {
+      if (Array.isArray(d) && key !== "dependentSchemas") {
+        const where = site.kw(key) + formatSegment(name);
+        const needs = d.filter((k): k is string => typeof k === "string");
+        if (!needs.length) continue;
+        out.push(`    if (HAS(x, ${q(name)})) {`);
+        for (const k of needs) {
+          out.push(
+            `      if (!HAS(x, ${q(k)})) ok = R1("dependentRequired", ${
+              q(`required when ${show(name)} is present`)
+            }, ${q(where)}, ${q(k)});`,
+          );
+        }
+        out.push(`    }`);
+      } else if (key !== "dependentRequired" && (typeof d === "boolean" || isObject(d))) {
+        const sub = site.inPlace(d, [key, name], "false", "x", "d");
+        out.push(`    if (HAS(x, ${q(name)}) && !(${sub})) ok = false;`);
+      }
+    }
+  }
+  if (typeof s.minProperties === "number") {
+    out.push(
+      `    if (Object.keys(x).length < ${s.minProperties}) ok = R("minProperties", ${
+        q(`must have at least ${plural(s.minProperties, "property")}`.replace(
+          "propertys",
+          "properties",
+        ))
+      }, ${q(site.kw("minProperties"))});`,
+    );
+  }
+  if (typeof s.maxProperties === "number") {
+    out.push(
+      `    if (Object.keys(x).length > ${s.maxProperties}) ok = R("maxProperties", ${
+        q(`must have at most ${plural(s.maxProperties, "property")}`.replace(
+          "propertys",
+          "properties",
+        ))
+      }, ${q(site.kw("maxProperties"))});`,
+    );
+  }
+  return out;
+}
+
+/** The loop over the value's own keys, for the keywords that look at each property. */
+function keyLoop(site: CollectSite): string[] {
+  const { s } = site;
+  const out: string[] = [];
+  const props = isObject(s.properties) ? s.properties : {};
+  const propNames = Object.keys(props);
+  const required = Array.isArray(s.required)
+    ? [...new Set(s.required.filter((k): k is string => typeof k === "string"))]
+    : [];
+  const req = new Set(required);
+  const patterns = isObject(s.patternProperties) ? Object.keys(s.patternProperties) : [];
+  const hasAdditional = site.has("additionalProperties");
+  const hasNames = site.has("propertyNames");
+  const names = [...new Set([...propNames, ...required])];
+  if (!(names.length || patterns.length || hasAdditional || hasNames)) return out;
+  if (required.length) out.push(`    let r = 0;`);
+  // Own keys only: a plain object (or one with no prototype) needs no own-key test per key
+  // while Object.prototype has no enumerable property; anything else gets one.
+  out.push(`    const own = PLAIN(x);`);
+  out.push(`    for (const k in x) {`);
+  out.push(`      if (!own && !HAS(x, k)) continue;`);
+  out.push(`      const v = x[k];`);
+  if (hasNames) {
+    const probe = site.probe(s.propertyNames, ["propertyNames"], "k", "d");
+    out.push(
+      `      if (!(${probe})) ok = R1("propertyNames", "property name " + SHOW(k) + " does not match propertyNames", ${
+        q(site.kw("propertyNames"))
+      }, k);`,
+    );
+  }
+  out.push(`      let m = true;`);
+  if (names.length) {
+    out.push(`      switch (k) {`);
+    for (const k of names) {
+      out.push(`        case ${q(k)}:`);
+      if (req.has(k)) out.push(`          if (v !== undefined) r++;`);
+      if (Object.hasOwn(props, k)) {
+        out.push(`          if (v !== undefined) {`);
+        out.push(site.descend(props[k], ["properties", k], "false", "v", "k", "            "));
+        out.push(`          }`);
+      } else out.push(`          m = false;`);
+      out.push(`          break;`);
+    }
+    out.push(`        default: m = false;`);
+    out.push(`      }`);
+  } else out.push(`      m = false;`);
+  for (const p of patterns) {
+    const c = compilePattern(p);
+    const sub = (s.patternProperties as Record<string, unknown>)[p];
+    if (!c.ok) {
+      out.push(
+        `      ok = R1("patternProperties", ${
+          q(`pattern ${p} cannot be run safely (${c.reason}); value rejected`)
+        }, ${q(site.kw("patternProperties"))}, k); m = true;`,
+      );
+      continue;
+    }
+    out.push(`      if (${site.constant(c.pattern)}.test(k)) {`);
+    out.push(`        m = true;`);
+    out.push(site.descend(sub, ["patternProperties", p], "false", "v", "k", "        "));
+    out.push(`      }`);
+  }
+  if (hasAdditional) {
+    if (s.additionalProperties === false) {
+      out.push(
+        `      if (!m) ok = R1("additionalProperties", "property " + SHOW(k) + " is not allowed", ${
+          q(site.kw("additionalProperties"))
+        }, k);`,
+      );
+    } else {
+      out.push(`      if (!m) {`);
+      out.push(
+        site.descend(
+          s.additionalProperties,
+          ["additionalProperties"],
+          "additionalProperties",
+          "v",
+          "k",
+          "        ",
+        ),
+      );
+      out.push(`      }`);
+    }
+  }
+  out.push(`    }`);
+  if (required.length) {
+    out.push(`    if (r !== ${required.length}) {`);
+    for (const k of required) {
+      const present = `(HAS(x, ${q(k)}) && x[${q(k)}] !== undefined)`;
+      out.push(
+        `      if (!${present}) ok = R1("required", "required property is missing", ${
+          q(site.kw("required"))
+        }, ${q(k)});`,
+      );
+    }
+    out.push(`    }`);
+  }
+  return out;
+}
