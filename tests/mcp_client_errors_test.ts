@@ -1,8 +1,9 @@
 /**
  * How `McpClient` fails, by type rather than by text: an error answer is a `JsonRpcError` (and,
  * for code that still checks it, an `McpProtocolError`); no answer is a `PeerError` of kind
- * `timeout`, `cancelled` or `closed`; a missing resource a `ResourceNotFoundError`. The server
- * double is a `JsonRpcPeer`, which is also how a server asks its client (answered `-32601`).
+ * `timeout`, `cancelled` or `closed`; a missing resource a `ResourceNotFoundError`; MCP going
+ * wrong an `McpClientError` with a `kind`. The server double is a `JsonRpcPeer`, which is also how
+ * a server asks its client (answered `-32601`).
  */
 import assert from "node:assert/strict";
 import {
@@ -11,6 +12,7 @@ import {
   JsonRpcError,
   JsonRpcPeer,
   McpClient,
+  McpClientError,
   type McpClientOptions,
   McpProtocolError,
   PeerError,
@@ -198,4 +200,86 @@ Deno.test("UnsupportedResultError is neither a wire error nor a peer error", () 
   const e = new UnsupportedResultError("tools/call", "input_required");
   assert.ok(!(e instanceof JsonRpcError) && !(e instanceof PeerError));
   assert.match(e.message, /asked for input/);
+});
+
+function kind(k: McpClientError["kind"], message: RegExp) {
+  return (e: unknown): boolean => {
+    assert.ok(e instanceof McpClientError, `expected an McpClientError, got ${e}`);
+    assert.equal(e.kind, k);
+    assert.match(e.message, message);
+    return true;
+  };
+}
+
+Deno.test("McpClientError kinds: unsupported-revision, page-limit, malformed-result, wrong-era (messages kept)", async () => {
+  // A handshake-era server offering a revision this client does not speak.
+  const [near, far] = createLinkedTransports();
+  const odd = new JsonRpcPeer(far);
+  odd.onRequest("initialize", () => ({
+    protocolVersion: "1999-01-01",
+    capabilities: {},
+    serverInfo: { name: "odd", version: "0" },
+  }));
+  await assert.rejects(
+    new McpClient(near, { era: "legacy" }).connect(),
+    kind("unsupported-revision", /offered protocol 1999-01-01, which this client does not speak/),
+  );
+  // era: "modern" against a server without server/discover.
+  const [near2, far2] = createLinkedTransports();
+  new JsonRpcPeer(far2);
+  const modernOnly = new McpClient(near2, { era: "modern" });
+  await assert.rejects(modernOnly.connect(), (e) => {
+    kind("unsupported-revision", /not a 2026-07-28 server this client can speak/)(e);
+    assert.ok((e as Error).cause instanceof JsonRpcError, "the refusal is kept as the cause");
+    return true;
+  });
+  await modernOnly.close();
+
+  const { client, server } = await connected({ maxPages: 2 });
+  server.onRequest("tools/list", () => ({ tools: [], nextCursor: "again" }));
+  server.onRequest("prompts/list", () => ({ notPrompts: [] }));
+  await assert.rejects(
+    client.listTools(),
+    kind("page-limit", /^tools\/list did not end within 2 pages$/),
+  );
+  await assert.rejects(
+    client.listPrompts(),
+    kind("malformed-result", /^prompts\/list returned no prompts list$/),
+  );
+  await assert.rejects(
+    client.listen({ toolsListChanged: true }),
+    kind("wrong-era", /handshake era/),
+  );
+  await client.close();
+});
+
+Deno.test("listen(): not acknowledged in time is PeerError timeout, and the listen request is cancelled", async () => {
+  const [near, far] = createLinkedTransports();
+  const server = new JsonRpcPeer(far);
+  server.onRequest("server/discover", () => ({
+    supportedVersions: ["2026-07-28"],
+    capabilities: {},
+    resultType: "complete",
+    ttlMs: 0,
+    cacheScope: "public",
+  }));
+  let listening: AbortSignal | undefined;
+  server.onRequest("subscriptions/listen", (_params, ctx) =>
+    new Promise(() => {
+      listening = ctx.signal;
+    }));
+  const client = new McpClient(near, { requestTimeoutMs: 20 });
+  await client.connect();
+  assert.equal(client.era, "modern");
+  await assert.rejects(client.listen({ toolsListChanged: true }), (e) => {
+    assert.ok(e instanceof PeerError);
+    assert.deepEqual([e.kind, e.message], [
+      "timeout",
+      "subscriptions/listen was not acknowledged in time",
+    ]);
+    return true;
+  });
+  await new Promise((r) => setTimeout(r, 5));
+  assert.equal(listening?.aborted, true);
+  await client.close();
 });

@@ -8,7 +8,7 @@
  */
 import { JsonRpcError, MCP_ERROR_CODES } from "../jsonrpc/errors.ts";
 import { isPlainObject as isRecord } from "../jsonrpc/_rules.ts";
-import { checkResultType } from "./client_errors.ts";
+import { checkResultType, McpClientError } from "./client_errors.ts";
 import { MODERN_META, MODERN_PROTOCOL_VERSIONS } from "./modern.ts";
 import {
   type Implementation,
@@ -157,8 +157,8 @@ export interface NegotiationOptions extends ClientSelf {
  * @returns The server's answer.
  * @throws {JsonRpcError} When the server refuses (a modern server that needs a capability this
  *   client did not declare, or a refused `initialize`).
- * @throws {Error} When the server speaks no revision this client does (or, with `era: "modern"`,
- *   is not modern).
+ * @throws {McpClientError} Of kind `unsupported-revision` when the server speaks no revision
+ *   this client does (or, with `era: "modern"`, is not modern).
  */
 export async function negotiateEra(
   host: NegotiationHost,
@@ -179,7 +179,8 @@ export async function negotiateEra(
   }, {}) as InitializeResult;
   if (!LEGACY_PROTOCOL_VERSIONS.includes(result.protocolVersion)) {
     await host.close();
-    throw new Error(
+    throw new McpClientError(
+      "unsupported-revision",
       `the server offered protocol ${result.protocolVersion}, which this client does not speak`,
     );
   }
@@ -216,7 +217,8 @@ async function discover(
         e instanceof JsonRpcError && e.code === MCP_ERROR_CODES.MISSING_REQUIRED_CLIENT_CAPABILITY
       ) throw e; // a modern server that needs more than this client declared
       if (required || verdict.kind === "no-common-version") {
-        throw new Error(
+        throw new McpClientError(
+          "unsupported-revision",
           `server/discover: the server is not a 2026-07-28 server this client can speak (${
             e instanceof Error ? e.message : String(e)
           })`,
@@ -227,7 +229,10 @@ async function discover(
     }
     return discovered(version, isRecord(result) ? result : {});
   }
-  throw new Error("server/discover: the server kept refusing every version this client speaks");
+  throw new McpClientError(
+    "unsupported-revision",
+    "server/discover: the server kept refusing every version this client speaks",
+  );
 }
 
 /** A discover result in the shape of an `initialize` answer. */

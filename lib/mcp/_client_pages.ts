@@ -1,6 +1,7 @@
 // Walking a paginated list (tools/list, resources/list, prompts/list) to its end: cursors are
 // opaque ("" is a cursor, not the end), and a page cap stops a server that never ends.
 
+import { McpClientError } from "./client_errors.ts";
 import { foldFreshness, type Freshness } from "./list_cache.ts";
 
 /** Sends one page request. */
@@ -23,7 +24,8 @@ export interface Walked<T> {
  * @param request Sends one page request.
  * @param list The method, the result's item key, and the page cap.
  * @returns The items and their freshness.
- * @throws {Error} When a page has no list under `key`, or the pages do not end within `maxPages`.
+ * @throws {McpClientError} Of kind `malformed-result` when a page has no list under `key`, or
+ *   `page-limit` when the pages do not end within `maxPages`.
  */
 export async function walkPages<T>(
   request: PageRequest,
@@ -39,11 +41,13 @@ export async function walkPages<T>(
       unknown
     >;
     const items = result[key];
-    if (!Array.isArray(items)) throw new Error(`${method} returned no ${key} list`);
+    if (!Array.isArray(items)) {
+      throw new McpClientError("malformed-result", `${method} returned no ${key} list`);
+    }
     out.push(...items as T[]);
     freshness = foldFreshness(freshness, result);
     if (typeof result.nextCursor !== "string") return { items: out, freshness };
     cursor = result.nextCursor; // "" is a cursor, not the end
   }
-  throw new Error(`${method} did not end within ${maxPages} pages`);
+  throw new McpClientError("page-limit", `${method} did not end within ${maxPages} pages`);
 }

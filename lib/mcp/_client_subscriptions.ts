@@ -4,9 +4,11 @@
 // (its `notifications/cancelled`, or its answer to the listen request).
 
 import type { PeerCall } from "../jsonrpc/peer.ts";
+import { PeerError } from "../jsonrpc/peer_error.ts";
 import type { JsonRpcId } from "../jsonrpc/types.ts";
 import { isPlainObject as isRecord } from "../jsonrpc/_rules.ts";
 import { META } from "./_client_era.ts";
+import { McpClientError } from "./client_errors.ts";
 
 /** What `subscriptions/listen` asks the server to send (2026-07-28). */
 export interface ListenFilter {
@@ -107,13 +109,18 @@ export class Subscriptions {
     const closed = new Promise<void>((resolve) => (endSubscription = resolve));
     return new Promise<Subscription>((resolve, reject) => {
       let acked = false;
+      const call = this.#host.start({ notifications: { ...filter } }, controller.signal);
+      const id = call.id;
       const ackTimer = setTimeout(() => {
         if (acked) return;
         controller.abort("not acknowledged");
-        reject(new Error(`subscriptions/listen was not acknowledged in time`));
+        reject(
+          new PeerError("timeout", "subscriptions/listen was not acknowledged in time", {
+            method: "subscriptions/listen",
+            requestId: id,
+          }),
+        );
       }, this.#host.ackTimeoutMs);
-      const call = this.#host.start({ notifications: { ...filter } }, controller.signal);
-      const id = call.id;
       this.#open.set(id, {
         acknowledge: (acknowledged) => {
           if (acked) return;
@@ -135,7 +142,12 @@ export class Subscriptions {
       call.result.then(() => {
         clearTimeout(ackTimer);
         if (!acked) {
-          reject(new Error("the server answered subscriptions/listen without acknowledging it"));
+          reject(
+            new McpClientError(
+              "malformed-result",
+              "the server answered subscriptions/listen without acknowledging it",
+            ),
+          );
         }
       }, (e) => {
         clearTimeout(ackTimer);

@@ -34,7 +34,7 @@ import type {
 } from "./protocol.ts";
 import type { Transport } from "./transport.ts";
 import type { ListCacheStore } from "./list_cache.ts";
-import { checkResultType, ResourceNotFoundError } from "./client_errors.ts";
+import { checkResultType, McpClientError, ResourceNotFoundError } from "./client_errors.ts";
 import { envelope, type InitializeResult, type McpClientEra, negotiateEra } from "./_client_era.ts";
 import { type Walked, walkPages } from "./_client_pages.ts";
 import { ToolsCache } from "./_client_tools.ts";
@@ -42,6 +42,8 @@ import { type ListenFilter, type Subscription, Subscriptions } from "./_client_s
 import { type CallOutcome, errorOutcome, resultOutcome } from "./_client_outcome.ts";
 
 export {
+  McpClientError,
+  type McpClientErrorKind,
   McpProtocolError,
   ResourceNotFoundError,
   UnsupportedResultError,
@@ -194,8 +196,8 @@ export class McpClient {
    * @returns The server's answer (for a modern server, its discover result in the same shape).
    * @throws {JsonRpcError} When the server refuses.
    * @throws {PeerError} When the connection closes first, or `initialize` times out.
-   * @throws {Error} When the server speaks no revision this client does (or, with
-   *   `era: "modern"`, is not modern).
+   * @throws {McpClientError} Of kind `unsupported-revision` when the server speaks no revision
+   *   this client does (or, with `era: "modern"`, is not modern).
    */
   connect(): Promise<InitializeResult> {
     const options = this.#options;
@@ -327,7 +329,8 @@ export class McpClient {
    * `subscriptions/listen` stream says the list changed.
    *
    * @returns The tools.
-   * @throws {Error} When the server's pages do not end within the page cap.
+   * @throws {McpClientError} Of kind `page-limit` when the server's pages do not end within the
+   *   page cap, `malformed-result` when a page has no tool list.
    */
   listTools(): Promise<ListedTool[]> {
     return this.#tools.list();
@@ -340,13 +343,18 @@ export class McpClient {
    *
    * @param filter What to be told about.
    * @returns The open subscription.
-   * @throws {Error} In the handshake era (list_changed arrives on the session there), or when the
-   *   server refuses or ends the request before acknowledging it.
+   * @throws {McpClientError} Of kind `wrong-era` in the handshake era (list_changed arrives on
+   *   the session there), or `malformed-result` when the server answers the request without
+   *   acknowledging it.
+   * @throws {JsonRpcError} When the server refuses it.
+   * @throws {PeerError} Of kind `timeout` when it is not acknowledged within the request
+   *   timeout; `cancelled` or `closed` when it ends before.
    */
   listen(filter: ListenFilter): Promise<Subscription> {
     if (this.#era !== "modern") {
       return Promise.reject(
-        new Error(
+        new McpClientError(
+          "wrong-era",
           "subscriptions/listen is a 2026-07-28 request; this connection speaks the handshake era, where list_changed arrives without asking",
         ),
       );

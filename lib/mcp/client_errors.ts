@@ -1,6 +1,7 @@
 /**
  * What an `McpClient` throws besides the peer's errors: a missing resource, a result it cannot
- * use, and the deprecated name of the wire error.
+ * use, a failure of MCP itself ({@linkcode McpClientError}, with a `kind`), and the deprecated name
+ * of the wire error.
  *
  * Every error answer reaches the caller as a {@linkcode JsonRpcError} (code, message, data); no
  * answer at all is a `PeerError` (`timeout`, `cancelled`, `closed`).
@@ -60,6 +61,50 @@ export class ResourceNotFoundError extends JsonRpcError {
     super(code, message, data === undefined ? {} : { data });
     this.name = "ResourceNotFoundError";
     this.uri = uri;
+  }
+}
+
+/**
+ * Why the client gave up on an exchange that JSON-RPC carried fine:
+ * - `unsupported-revision`: the server speaks no protocol revision this client does (or, with
+ *   `era: "modern"`, is not a 2026-07-28 server);
+ * - `malformed-result`: a result lacks what the method promises (a page without its list, a
+ *   `subscriptions/listen` answered without being acknowledged);
+ * - `page-limit`: a list did not end within the client's `maxPages`;
+ * - `wrong-era`: the request does not exist in the era the connection speaks.
+ */
+export type McpClientErrorKind =
+  | "unsupported-revision"
+  | "malformed-result"
+  | "page-limit"
+  | "wrong-era";
+
+/**
+ * A failure of MCP itself, told apart by `kind` rather than by its message.
+ *
+ * @example
+ * ```ts
+ * import { McpClientError } from "@tool-estate/core";
+ * import assert from "node:assert/strict";
+ * const e = new McpClientError("page-limit", "tools/list did not end within 64 pages");
+ * assert.equal(e.kind, "page-limit");
+ * ```
+ */
+export class McpClientError extends Error {
+  /** Why the client gave up. */
+  readonly kind: McpClientErrorKind;
+
+  /**
+   * Makes the error.
+   *
+   * @param kind Why the client gave up.
+   * @param message What happened, and where.
+   * @param options The underlying error, if any.
+   */
+  constructor(kind: McpClientErrorKind, message: string, options: { cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "McpClientError";
+    this.kind = kind;
   }
 }
 
