@@ -21,8 +21,9 @@ export interface TransportSendOptions {
 /**
  * One end of a message channel.
  *
- * A transport delivers what arrives asynchronously: `onmessage` is never called from within
- * `send`.
+ * A transport delivers what arrives asynchronously: `onmessage` is never called synchronously
+ * by `send` (before `send` has returned its promise), so a sender can note a request's id before
+ * anything answering it arrives.
  */
 export interface Transport {
   /**
