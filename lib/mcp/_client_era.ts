@@ -1,12 +1,35 @@
 /**
- * What the client needs to know about the stateless 2026-07-28 revision: its version string, the
- * reserved `_meta` keys of the per-request envelope, its error codes, and how a `server/discover`
- * answer (or error) decides the era.
+ * The client's era negotiation: what it needs to know about the stateless 2026-07-28 revision
+ * (its version string, the reserved `_meta` keys of the per-request envelope, its error codes),
+ * how a `server/discover` answer (or error) decides the era, and {@linkcode negotiateEra}, which
+ * runs `server/discover` and falls back to the `initialize` handshake.
  *
  * @module
  */
-import { MCP_ERROR_CODES } from "../jsonrpc/errors.ts";
+import { JsonRpcError, MCP_ERROR_CODES } from "../jsonrpc/errors.ts";
+import { isPlainObject as isRecord } from "../jsonrpc/_rules.ts";
+import { checkResultType, McpClientError } from "./client_errors.ts";
 import { MODERN_META, MODERN_PROTOCOL_VERSIONS } from "./modern.ts";
+import {
+  type Implementation,
+  LATEST_LEGACY_PROTOCOL_VERSION,
+  LEGACY_PROTOCOL_VERSIONS,
+} from "./protocol.ts";
+
+/** Which generation of MCP a connection speaks: the `initialize` handshake, or stateless 2026-07-28. */
+export type McpClientEra = "legacy" | "modern";
+
+/** The server's answer to `initialize`. */
+export interface InitializeResult {
+  /** The negotiated revision. */
+  protocolVersion: string;
+  /** What the server offers. */
+  capabilities: Record<string, unknown>;
+  /** Who the server says it is. */
+  serverInfo: Implementation;
+  /** Instructions for the model. */
+  instructions?: string;
+}
 
 /** The stateless revisions this client speaks, newest first. */
 export const MODERN_VERSIONS: readonly string[] = MODERN_PROTOCOL_VERSIONS;
@@ -24,10 +47,6 @@ export type DiscoverVerdict =
   | { kind: "no-common-version"; supported: string[] }
   /** Anything else: the server is (treated as) a handshake-era one. */
   | { kind: "legacy" };
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 /**
  * Decides the era from a `server/discover` error. Only a recognized modern error makes the server
@@ -74,4 +93,160 @@ export function headerValue(value: string): string {
   let binary = "";
   for (const b of bytes) binary += String.fromCharCode(b);
   return `=?base64?${btoa(binary)}?=`;
+}
+
+/** What the client says about itself: the same in `initialize` and in every 2026-07-28 request. */
+export interface ClientSelf {
+  /** Its `clientInfo`. */
+  clientInfo: Implementation;
+  /** Its capabilities. */
+  capabilities: Record<string, unknown>;
+}
+
+/**
+ * The 2026-07-28 envelope every request carries.
+ *
+ * @param version The revision.
+ * @param self What the client says about itself.
+ * @returns The `_meta` members.
+ */
+export function envelope(version: string, self: ClientSelf): Record<string, unknown> {
+  return {
+    [META.protocolVersion]: version,
+    [META.clientCapabilities]: self.capabilities,
+    [META.clientInfo]: self.clientInfo,
+  };
+}
+
+/** What the negotiation asks of its client. */
+export interface NegotiationHost {
+  /** Sends a request (a JSON-RPC error answer rejects with {@linkcode JsonRpcError}). */
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    options: { timeoutMs?: number; meta?: Record<string, unknown> },
+  ): Promise<unknown>;
+  /** Sends a notification. */
+  notify(method: string): Promise<void>;
+  /** Whether the connection is closed (then nothing falls back). */
+  closed(): boolean;
+  /** Closes the connection. */
+  close(): Promise<void>;
+}
+
+/** How to negotiate (from the client's options). */
+export interface NegotiationOptions extends ClientSelf {
+  /** Which era to speak. */
+  era: "auto" | McpClientEra;
+  /** The revision asked for, if any. */
+  protocolVersion?: string;
+  /** How long `server/discover` may take before the server counts as handshake-era. */
+  discoverTimeoutMs: number;
+}
+
+/**
+ * Negotiates the era: `server/discover` first (unless `era` is `"legacy"`); a discover result
+ * means modern; an unsupported-version error naming a modern version this client speaks means
+ * modern at that version; any other error, or no answer in time, means a handshake-era server,
+ * which gets `initialize` (unless `era` is `"modern"`).
+ *
+ * @param host How to send.
+ * @param options The era, the revision, what the client says about itself, the discover timeout.
+ * @param onEra Called with the era and the server's answer as soon as they are known — before
+ *   `notifications/initialized` goes out in the handshake era.
+ * @returns The server's answer.
+ * @throws {JsonRpcError} When the server refuses (a modern server that needs a capability this
+ *   client did not declare, or a refused `initialize`).
+ * @throws {McpClientError} Of kind `unsupported-revision` when the server speaks no revision
+ *   this client does (or, with `era: "modern"`, is not modern).
+ */
+export async function negotiateEra(
+  host: NegotiationHost,
+  options: NegotiationOptions,
+  onEra: (era: McpClientEra, server: InitializeResult) => void,
+): Promise<InitializeResult> {
+  if (options.era !== "legacy") {
+    const modern = await discover(host, options, options.era === "modern");
+    if (modern) {
+      onEra("modern", modern);
+      return modern;
+    }
+  }
+  const result = await host.request("initialize", {
+    protocolVersion: options.protocolVersion ?? LATEST_LEGACY_PROTOCOL_VERSION,
+    capabilities: options.capabilities,
+    clientInfo: options.clientInfo,
+  }, {}) as InitializeResult;
+  if (!LEGACY_PROTOCOL_VERSIONS.includes(result.protocolVersion)) {
+    await host.close();
+    throw new McpClientError(
+      "unsupported-revision",
+      `the server offered protocol ${result.protocolVersion}, which this client does not speak`,
+    );
+  }
+  onEra("legacy", result);
+  await host.notify("notifications/initialized");
+  return result;
+}
+
+/** Tries the modern era; undefined means "fall back to the handshake". */
+async function discover(
+  host: NegotiationHost,
+  options: NegotiationOptions,
+  required: boolean,
+): Promise<InitializeResult | undefined> {
+  const asked = options.protocolVersion;
+  let version = asked !== undefined && MODERN_VERSIONS.includes(asked) ? asked : MODERN_VERSIONS[0];
+  for (let attempt = 0; attempt < MODERN_VERSIONS.length + 1; attempt++) {
+    let result: unknown;
+    try {
+      result = await host.request("server/discover", {}, {
+        timeoutMs: options.discoverTimeoutMs,
+        meta: envelope(version, options),
+      });
+    } catch (e) {
+      if (host.closed()) throw e;
+      const verdict = e instanceof JsonRpcError
+        ? verdictFromError(e.code, e.data, { asked: version, legacy: LEGACY_PROTOCOL_VERSIONS })
+        : { kind: "legacy" as const };
+      if (verdict.kind === "retry") {
+        version = verdict.version;
+        continue;
+      }
+      if (
+        e instanceof JsonRpcError && e.code === MCP_ERROR_CODES.MISSING_REQUIRED_CLIENT_CAPABILITY
+      ) throw e; // a modern server that needs more than this client declared
+      if (required || verdict.kind === "no-common-version") {
+        throw new McpClientError(
+          "unsupported-revision",
+          `server/discover: the server is not a 2026-07-28 server this client can speak (${
+            e instanceof Error ? e.message : String(e)
+          })`,
+          { cause: e },
+        );
+      }
+      return undefined;
+    }
+    return discovered(version, isRecord(result) ? result : {});
+  }
+  throw new McpClientError(
+    "unsupported-revision",
+    "server/discover: the server kept refusing every version this client speaks",
+  );
+}
+
+/** A discover result in the shape of an `initialize` answer. */
+function discovered(version: string, r: Record<string, unknown>): InitializeResult {
+  checkResultType("server/discover", r);
+  const meta = isRecord(r._meta) ? r._meta : {};
+  const rawInfo = isRecord(meta[META.serverInfo]) ? meta[META.serverInfo] : r.serverInfo;
+  const info: Implementation = isRecord(rawInfo) && typeof rawInfo.name === "string"
+    ? rawInfo as unknown as Implementation
+    : { name: "unknown", version: "" };
+  return {
+    protocolVersion: version,
+    capabilities: isRecord(r.capabilities) ? r.capabilities : {},
+    serverInfo: info,
+    ...(typeof r.instructions === "string" ? { instructions: r.instructions } : {}),
+  };
 }

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { ERROR_CODES } from "../jsonrpc/errors.ts";
 import type { CallOutcome, McpClient, RequestOptions } from "./client.ts";
 import type { ListedTool } from "./protocol.ts";
 
@@ -116,7 +117,13 @@ export class McpHost {
     options: RequestOptions & { version?: string } = {},
   ): Promise<CallOutcome> {
     const tool = (await this.tools()).find((t) => t.name === name);
-    if (!tool) return { kind: "protocol-error", code: -32602, message: `Unknown tool: ${name}` };
+    if (!tool) {
+      return {
+        kind: "protocol-error",
+        code: ERROR_CODES.INVALID_PARAMS,
+        message: `Unknown tool: ${name}`,
+      };
+    }
     return this.#clients.get(tool.server)!.callTool(tool.tool.name, args, options);
   }
 }

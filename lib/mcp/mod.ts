@@ -55,6 +55,8 @@ export {
   type ListenFilter,
   McpClient,
   type McpClientEra,
+  McpClientError,
+  type McpClientErrorKind,
   type McpClientOptions,
   McpProtocolError,
   type RequestOptions,

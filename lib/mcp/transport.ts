@@ -5,75 +5,15 @@
  *
  * @module
  */
-import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/types.ts";
+import type { JsonRpcMessage } from "../jsonrpc/types.ts";
+import type { Transport } from "../jsonrpc/transport.ts";
 import type { Principal } from "../estate/spec.ts";
 import type { McpServer, Session } from "./server.ts";
 
-/** One end of a message channel. */
-export interface Transport {
-  /** Sends one message to the other end. */
-  send(message: JsonRpcMessage): Promise<void>;
-  /** Called with each message that arrives (a parsed JSON value, not yet validated). */
-  onmessage?: (message: unknown) => void;
-  /** Called once when the channel closes, from either end. */
-  onclose?: () => void;
-  /** Closes the channel. */
-  close(): Promise<void>;
-  /**
-   * Cancels an outstanding request by the transport's own means (a Streamable HTTP client closes
-   * the request's response stream, which a 2026-07-28 server takes as cancellation).
-   *
-   * @param id The request's id.
-   * @returns True when the transport cancelled it; false (or no method) means the client should
-   *   send `notifications/cancelled`.
-   */
-  cancel?(id: JsonRpcId): boolean;
-}
-
-/**
- * Two transports linked in memory: what one sends, the other receives (asynchronously, and as a
- * JSON round trip, so values that are not JSON never cross).
- *
- * @returns The two ends.
- *
- * @example
- * ```ts
- * import { createLinkedTransports } from "@tool-estate/core";
- * import assert from "node:assert/strict";
- * const [a, b] = createLinkedTransports();
- * const got = new Promise((resolve) => (b.onmessage = resolve));
- * await a.send({ jsonrpc: "2.0", method: "ping", id: 1 });
- * assert.deepEqual(await got, { jsonrpc: "2.0", method: "ping", id: 1 });
- * ```
- */
-export function createLinkedTransports(): [Transport, Transport] {
-  let closed = false;
-  const make = (): Transport & { peer?: Transport } => ({
-    send(message) {
-      if (closed) return Promise.reject(new Error("transport is closed"));
-      const text = JSON.stringify(message);
-      const peer = this.peer!;
-      queueMicrotask(() => {
-        if (!closed) peer.onmessage?.(JSON.parse(text));
-      });
-      return Promise.resolve();
-    },
-    close() {
-      if (!closed) {
-        closed = true;
-        queueMicrotask(() => {
-          a.onclose?.();
-          b.onclose?.();
-        });
-      }
-      return Promise.resolve();
-    },
-  });
-  const a = make(), b = make();
-  a.peer = b;
-  b.peer = a;
-  return [a, b];
-}
+// The transport interface and the in-memory pair are JSON-RPC's (the peer runs over them); they
+// are re-exported here, where MCP code has always found them.
+export { createLinkedTransports } from "../jsonrpc/transport.ts";
+export type { Transport, TransportSendOptions } from "../jsonrpc/transport.ts";
 
 /**
  * Serves one connection: each message that arrives is handled by the server in the session, and

@@ -3,6 +3,10 @@
  * an MCP endpoint, reads JSON or SSE answers, keeps the session id and negotiated revision, and
  * listens on the session's GET stream for server notifications. Uses the global `fetch` only.
  *
+ * A plain transport: it moves messages and keeps nothing per request but the response streams
+ * still open, so that `cancel(id)` can close one. Ids, waiting, timeouts, progress and
+ * cancellation belong to the peer above it (`JsonRpcPeer`, under `McpClient`).
+ *
  * @module
  */
 import type { JsonRpcId, JsonRpcMessage } from "../../jsonrpc/types.ts";

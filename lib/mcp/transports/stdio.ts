@@ -213,7 +213,9 @@ export interface StdioClientOptions {
 
 /**
  * The client side of stdio: spawns the server and exchanges lines with it. `close()` ends its
- * stdin, then terminates it if it does not exit.
+ * stdin, then terminates it if it does not exit. A plain transport: ids, waiting, timeouts,
+ * progress and cancellation (`notifications/cancelled`) belong to the peer above it
+ * (`JsonRpcPeer`, under `McpClient`).
  */
 export class StdioClientTransport implements Transport {
   /** Called with each message from the server. */

@@ -1,0 +1,65 @@
+// How a `tools/call` ended, as a host's repair loop needs to know it: a result is ok or a tool
+// error, or carries rejected arguments (SEP-1303's `isError` result with the issues); an error
+// answer is rejected arguments (`-32602` with the issues, before 2025-11-25) or a protocol error.
+
+import { ERROR_CODES, type JsonRpcError } from "../jsonrpc/errors.ts";
+import { isPlainObject as isRecord } from "../jsonrpc/_rules.ts";
+import type { SchemaIssue } from "../schema/types.ts";
+import type { CallToolResult } from "./protocol.ts";
+
+/** How a `tools/call` ended, as a host's repair loop needs to know it. */
+export type CallOutcome =
+  | { kind: "ok"; result: CallToolResult }
+  /** The tool ran and failed: an observation for the model. */
+  | { kind: "tool-error"; result: CallToolResult; message: string }
+  /**
+   * The arguments were rejected before the tool ran, with the issues sorted — every one, or (from
+   * a server that limits its answers, as this library's does) the first ones and in `omitted` how
+   * many more there are.
+   */
+  | {
+    kind: "invalid-arguments";
+    issues: SchemaIssue[];
+    via: "protocol-error" | "tool-result";
+    /** How many issues the server left out of its answer; 0 when none (absent: not told). */
+    omitted?: number;
+  }
+  /** Any other JSON-RPC error (unknown tool, bad params, internal error). */
+  | { kind: "protocol-error"; code: number; message: string; data?: unknown };
+
+/** The `omitted` count an invalid-arguments answer carries beside its issues; 0 when absent. */
+function omittedOf(data: Record<string, unknown>): number {
+  const n = data.omitted;
+  return typeof n === "number" && Number.isSafeInteger(n) && n > 0 ? n : 0;
+}
+
+function looksLikeIssues(v: unknown): v is SchemaIssue[] {
+  return Array.isArray(v) &&
+    v.every((i) => isRecord(i) && typeof i.path === "string" && typeof i.keyword === "string");
+}
+
+/** The outcome of a call the server answered with a result. */
+export function resultOutcome(result: CallToolResult): CallOutcome {
+  if (!result.isError) return { kind: "ok", result };
+  const structured = isRecord(result.structuredContent)
+    ? result.structuredContent.issues
+    : undefined;
+  if (looksLikeIssues(structured)) {
+    const omitted = omittedOf(result.structuredContent as Record<string, unknown>);
+    return { kind: "invalid-arguments", issues: structured, via: "tool-result", omitted };
+  }
+  const text = (result.content ?? []).filter((c) => c.type === "text").map((c) =>
+    (c as { text: string }).text
+  ).join("\n");
+  return { kind: "tool-error", result, message: text };
+}
+
+/** The outcome of a call the server answered with an error. */
+export function errorOutcome(error: JsonRpcError): CallOutcome {
+  const data = isRecord(error.data) ? error.data : {};
+  const issues = data.issues;
+  if (error.code === ERROR_CODES.INVALID_PARAMS && looksLikeIssues(issues)) {
+    return { kind: "invalid-arguments", issues, via: "protocol-error", omitted: omittedOf(data) };
+  }
+  return { kind: "protocol-error", code: error.code, message: error.message, data: error.data };
+}
