@@ -7,7 +7,8 @@ import { makeError, makeNotification, makeResult } from "./messages.ts";
 import type { ProtocolErrorReport, RequestContext, RequestHandler } from "./peer.ts";
 import type { TransportSendOptions } from "./transport.ts";
 import type { JsonRpcId, JsonRpcMessage, JsonRpcRequest } from "./types.ts";
-import { isId, isPlainObject } from "./_rules.ts";
+import { isObject } from "../_object.ts";
+import { isId } from "./_rules.ts";
 
 interface Entry {
   controller: AbortController;
@@ -113,8 +114,8 @@ export class IncomingRequests {
 
   #context(request: JsonRpcRequest, entry: Entry): RequestContext {
     const { id, method } = request;
-    const params = isPlainObject(request.params) ? request.params : {};
-    const meta = isPlainObject(params._meta) ? params._meta : {};
+    const params = isObject(request.params) ? request.params : {};
+    const meta = isObject(params._meta) ? params._meta : {};
     const token = meta.progressToken;
     const progressToken = isId(token) ? token : undefined;
     return {

@@ -7,7 +7,8 @@ import { PeerError } from "./peer_error.ts";
 import type { PeerCall, PeerRequestOptions, PeerTimers, Progress } from "./peer.ts";
 import type { Transport, TransportSendOptions } from "./transport.ts";
 import type { JsonRpcId, JsonRpcMessage, JsonRpcParams, JsonRpcResponse } from "./types.ts";
-import { describe, isPlainObject } from "./_rules.ts";
+import { isObject } from "../_object.ts";
+import { describe } from "./_rules.ts";
 
 /** The longest delay a platform timer takes (2^31 − 1 ms, about 24.8 days); longer ones re-arm. */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -59,10 +60,10 @@ function timeoutProblem(ms: unknown): string | undefined {
 
 /** `params` with `_meta.progressToken` set, keeping the caller's other `_meta`. */
 function withProgressToken(params: JsonRpcParams | undefined, token: JsonRpcId): JsonRpcParams {
-  if (params !== undefined && !isPlainObject(params)) {
+  if (params !== undefined && !isObject(params)) {
     throw new TypeError("onProgress needs named params (an object) to carry _meta.progressToken");
   }
-  const meta = isPlainObject(params?._meta) ? params._meta : {};
+  const meta = isObject(params?._meta) ? params._meta : {};
   return { ...params, _meta: { ...meta, progressToken: token } };
 }
 

@@ -28,7 +28,7 @@ import type {
   JsonRpcParams,
   JsonRpcResponse,
 } from "./types.ts";
-import { isPlainObject } from "./_rules.ts";
+import { isObject } from "../_object.ts";
 import { OutgoingRequests } from "./_peer_outgoing.ts";
 import { IncomingRequests } from "./_peer_incoming.ts";
 
@@ -420,7 +420,7 @@ export class JsonRpcPeer {
       const error = e as JsonRpcError;
       this.#report({ kind: "invalid-message", error, message: value });
       if (this.#options.answerInvalid ?? true) {
-        const request = isPlainObject(value) && Object.hasOwn(value, "method");
+        const request = isObject(value) && Object.hasOwn(value, "method");
         this.#sendQuietly(makeError(request ? error.requestId : null, error));
       }
       return;
@@ -442,7 +442,7 @@ export class JsonRpcPeer {
   }
 
   #notification(n: JsonRpcNotification): void {
-    const params = isPlainObject(n.params) ? n.params : {};
+    const params = isObject(n.params) ? n.params : {};
     try {
       if (n.method === "notifications/cancelled") this.#incoming.cancelled(params);
       else if (n.method === "notifications/progress") this.#outgoing.progress(params);

@@ -7,7 +7,7 @@
  * @module
  */
 import { JsonRpcError, MCP_ERROR_CODES } from "../jsonrpc/errors.ts";
-import { isPlainObject as isRecord } from "../jsonrpc/_rules.ts";
+import { isObject } from "../_object.ts";
 import { checkResultType, McpClientError } from "./client_errors.ts";
 import { MODERN_META, MODERN_PROTOCOL_VERSIONS } from "./modern.ts";
 import {
@@ -63,7 +63,7 @@ export function verdictFromError(
   options: { asked: string; legacy: readonly string[] },
 ): DiscoverVerdict {
   const { asked, legacy } = options;
-  if (code !== MCP_ERROR_CODES.UNSUPPORTED_PROTOCOL_VERSION || !isRecord(data)) {
+  if (code !== MCP_ERROR_CODES.UNSUPPORTED_PROTOCOL_VERSION || !isObject(data)) {
     return { kind: "legacy" };
   }
   const supported = Array.isArray(data.supported)
@@ -227,7 +227,7 @@ async function discover(
       }
       return undefined;
     }
-    return discovered(version, isRecord(result) ? result : {});
+    return discovered(version, isObject(result) ? result : {});
   }
   throw new McpClientError(
     "unsupported-revision",
@@ -238,14 +238,14 @@ async function discover(
 /** A discover result in the shape of an `initialize` answer. */
 function discovered(version: string, r: Record<string, unknown>): InitializeResult {
   checkResultType("server/discover", r);
-  const meta = isRecord(r._meta) ? r._meta : {};
-  const rawInfo = isRecord(meta[META.serverInfo]) ? meta[META.serverInfo] : r.serverInfo;
-  const info: Implementation = isRecord(rawInfo) && typeof rawInfo.name === "string"
+  const meta = isObject(r._meta) ? r._meta : {};
+  const rawInfo = isObject(meta[META.serverInfo]) ? meta[META.serverInfo] : r.serverInfo;
+  const info: Implementation = isObject(rawInfo) && typeof rawInfo.name === "string"
     ? rawInfo as unknown as Implementation
     : { name: "unknown", version: "" };
   return {
     protocolVersion: version,
-    capabilities: isRecord(r.capabilities) ? r.capabilities : {},
+    capabilities: isObject(r.capabilities) ? r.capabilities : {},
     serverInfo: info,
     ...(typeof r.instructions === "string" ? { instructions: r.instructions } : {}),
   };

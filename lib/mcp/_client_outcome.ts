@@ -3,7 +3,7 @@
 // answer is rejected arguments (`-32602` with the issues, before 2025-11-25) or a protocol error.
 
 import { ERROR_CODES, type JsonRpcError } from "../jsonrpc/errors.ts";
-import { isPlainObject as isRecord } from "../jsonrpc/_rules.ts";
+import { isObject } from "../_object.ts";
 import type { SchemaIssue } from "../schema/types.ts";
 import type { CallToolResult } from "./protocol.ts";
 
@@ -35,13 +35,13 @@ function omittedOf(data: Record<string, unknown>): number {
 
 function looksLikeIssues(v: unknown): v is SchemaIssue[] {
   return Array.isArray(v) &&
-    v.every((i) => isRecord(i) && typeof i.path === "string" && typeof i.keyword === "string");
+    v.every((i) => isObject(i) && typeof i.path === "string" && typeof i.keyword === "string");
 }
 
 /** The outcome of a call the server answered with a result. */
 export function resultOutcome(result: CallToolResult): CallOutcome {
   if (!result.isError) return { kind: "ok", result };
-  const structured = isRecord(result.structuredContent)
+  const structured = isObject(result.structuredContent)
     ? result.structuredContent.issues
     : undefined;
   if (looksLikeIssues(structured)) {
@@ -56,7 +56,7 @@ export function resultOutcome(result: CallToolResult): CallOutcome {
 
 /** The outcome of a call the server answered with an error. */
 export function errorOutcome(error: JsonRpcError): CallOutcome {
-  const data = isRecord(error.data) ? error.data : {};
+  const data = isObject(error.data) ? error.data : {};
   const issues = data.issues;
   if (error.code === ERROR_CODES.INVALID_PARAMS && looksLikeIssues(issues)) {
     return { kind: "invalid-arguments", issues, via: "protocol-error", omitted: omittedOf(data) };

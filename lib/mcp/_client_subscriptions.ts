@@ -6,7 +6,7 @@
 import type { PeerCall } from "../jsonrpc/peer.ts";
 import { PeerError } from "../jsonrpc/peer_error.ts";
 import type { JsonRpcId } from "../jsonrpc/types.ts";
-import { isPlainObject as isRecord } from "../jsonrpc/_rules.ts";
+import { isObject } from "../_object.ts";
 import { META } from "./_client_era.ts";
 import { McpClientError } from "./client_errors.ts";
 
@@ -77,14 +77,14 @@ export class Subscriptions {
 
   /** Whether a notification's params name an open subscription (in their `_meta`). */
   owns(params: Record<string, unknown>): boolean {
-    const meta = isRecord(params._meta) ? params._meta : {};
+    const meta = isObject(params._meta) ? params._meta : {};
     return this.#find(meta[META.subscriptionId]) !== undefined;
   }
 
   /** `notifications/subscriptions/acknowledged`: resolves the stream it names. */
   acknowledged(params: Record<string, unknown>): void {
     const { _meta: meta, ...granted } = params;
-    this.#find(isRecord(meta) ? meta[META.subscriptionId] : undefined)?.acknowledge(granted);
+    this.#find(isObject(meta) ? meta[META.subscriptionId] : undefined)?.acknowledge(granted);
   }
 
   /** The server's `notifications/cancelled` for a listen request: the stream ends, no echo. */

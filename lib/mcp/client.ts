@@ -21,7 +21,7 @@ import {
   type Progress,
   type ProtocolErrorReport,
 } from "../jsonrpc/peer.ts";
-import { isPlainObject as isRecord } from "../jsonrpc/_rules.ts";
+import { isObject } from "../_object.ts";
 import { META_VERSION_KEY } from "../estate/spec.ts";
 import type {
   CallToolResult,
@@ -161,13 +161,13 @@ export class McpClient {
     // answers them -32601.
     this.#peer.onNotification(
       "notifications/tools/list_changed",
-      (params) => this.#toolsChanged(isRecord(params) ? params : {}),
+      (params) => this.#toolsChanged(isObject(params) ? params : {}),
     );
     this.#peer.onNotification("notifications/subscriptions/acknowledged", (params) => {
-      if (this.#era === "modern") this.#subscriptions.acknowledged(isRecord(params) ? params : {});
+      if (this.#era === "modern") this.#subscriptions.acknowledged(isObject(params) ? params : {});
     });
     this.#peer.onNotification("notifications/cancelled", (params) => {
-      if (this.#era === "modern") this.#subscriptions.cancelled(isRecord(params) ? params : {});
+      if (this.#era === "modern") this.#subscriptions.cancelled(isObject(params) ? params : {});
     });
     this.#tools = new ToolsCache({
       era: () => this.#era,
@@ -256,7 +256,7 @@ export class McpClient {
   onToolsChanged(listener: () => void): () => void {
     this.#listeners.add(listener);
     const tools = this.#init?.capabilities.tools;
-    if (this.#era === "modern" && isRecord(tools) && tools.listChanged === true) {
+    if (this.#era === "modern" && isObject(tools) && tools.listChanged === true) {
       this.#subscriptions.ensureToolsStream();
     }
     return () => this.#listeners.delete(listener);
@@ -287,7 +287,7 @@ export class McpClient {
 
   #start(method: string, params: Record<string, unknown>, options: RequestOptions): PeerCall {
     const meta: Record<string, unknown> = {
-      ...(isRecord(params._meta) ? params._meta : {}),
+      ...(isObject(params._meta) ? params._meta : {}),
       ...options.meta,
       ...(this.#modernVersion === undefined ? {} : envelope(this.#modernVersion, {
         capabilities: this.#options.capabilities ?? {},
@@ -304,7 +304,7 @@ export class McpClient {
     return {
       ...call,
       result: call.result.then((value) => {
-        if (isRecord(value)) checkResultType(method, value);
+        if (isObject(value)) checkResultType(method, value);
         return value;
       }),
     };

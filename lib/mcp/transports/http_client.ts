@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { isObject } from "../../_object.ts";
 import type { JsonRpcId, JsonRpcMessage } from "../../jsonrpc/types.ts";
 import type { Transport } from "../transport.ts";
 import { SseDecoder } from "./_sse_parser.ts";
@@ -60,15 +61,11 @@ export interface StreamableHttpClientOptions {
 
 const MAX_LINE_CHARS = 16 * 1024 * 1024;
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 /** The 2026-07-28 headers a message needs (none for a handshake-era message). */
 function modernHeaders(message: JsonRpcMessage): Record<string, string> | undefined {
-  if (!("method" in message) || !isRecord(message.params)) return undefined;
+  if (!("method" in message) || !isObject(message.params)) return undefined;
   const meta = message.params._meta;
-  const version = isRecord(meta) ? meta[META.protocolVersion] : undefined;
+  const version = isObject(meta) ? meta[META.protocolVersion] : undefined;
   if (typeof version !== "string") return undefined;
   const h: Record<string, string> = {
     "mcp-protocol-version": version,
@@ -87,7 +84,7 @@ function modernHeaders(message: JsonRpcMessage): Record<string, string> | undefi
 function errorResponseFor(text: string, id: JsonRpcId): unknown {
   try {
     const body = JSON.parse(text);
-    if (isRecord(body) && body.id === id && isRecord(body.error)) return body;
+    if (isObject(body) && body.id === id && isObject(body.error)) return body;
   } catch {
     // not JSON
   }
@@ -98,7 +95,7 @@ function errorResponseFor(text: string, id: JsonRpcId): unknown {
 function serverMessage(text: string): string | undefined {
   try {
     const body = JSON.parse(text);
-    if (isRecord(body) && isRecord(body.error) && typeof body.error.message === "string") {
+    if (isObject(body) && isObject(body.error) && typeof body.error.message === "string") {
       return body.error.message;
     }
   } catch {
@@ -368,8 +365,8 @@ export class StreamableHttpClientTransport implements Transport {
   #deliver(value: unknown): void {
     for (const message of Array.isArray(value) ? value : [value]) {
       if (
-        isRecord(message) && this.#initializeId !== undefined &&
-        message.id === this.#initializeId && isRecord(message.result) &&
+        isObject(message) && this.#initializeId !== undefined &&
+        message.id === this.#initializeId && isObject(message.result) &&
         typeof message.result.protocolVersion === "string"
       ) {
         this.#protocolVersion = message.result.protocolVersion;
