@@ -29,7 +29,7 @@ export {
   type ModernEnvelope,
   modernHeaderProblem,
   readModernEnvelope,
-} from "./modern.ts";
+} from "./rev2026_07_28.ts";
 export {
   type CallRecord,
   LOG_LEVELS,

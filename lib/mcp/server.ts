@@ -43,7 +43,7 @@ import {
   MODERN_META,
   MODERN_PROTOCOL_VERSIONS,
   type ModernEnvelope,
-} from "./modern.ts";
+} from "./rev2026_07_28.ts";
 import {
   type CallToolResult,
   type Implementation,

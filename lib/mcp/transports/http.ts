@@ -28,7 +28,7 @@ import {
   isModernMessage,
   MODERN_PROTOCOL_VERSIONS,
   modernHeaderProblem,
-} from "../modern.ts";
+} from "../rev2026_07_28.ts";
 import type { McpServer } from "../server.ts";
 import type { Authenticate, HttpRequestInfo } from "./bearer_tokens.ts";
 import { accepts, isJsonContentType, readBody } from "./_http_body.ts";
