@@ -22,7 +22,6 @@ export {
 export {
   checkModernRequest,
   decodeHeaderValue,
-  isModernMessage,
   MODERN_META,
   MODERN_METHODS,
   MODERN_PROTOCOL_VERSIONS,
@@ -30,6 +29,7 @@ export {
   modernHeaderProblem,
   readModernEnvelope,
 } from "./rev2026_07_28.ts";
+export { classifyEra, type ClassifyEraOptions, isModernMessage, type MessageEra } from "./era.ts";
 export {
   type CallRecord,
   LOG_LEVELS,

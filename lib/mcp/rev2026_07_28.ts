@@ -2,7 +2,8 @@
  * Revision 2026-07-28, the stateless one: its version strings, the reserved `_meta` keys of the
  * per-request envelope, the envelope's validation, the methods it has, and its HTTP header rules
  * (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`). Pure functions, used by the server, the
- * client and the transports. The handshake-era revisions are `rev2025_11_25.ts`.
+ * client and the transports. Which era an inbound message belongs to is `era.ts`'s one decision;
+ * the handshake-era revisions are `rev2025_11_25.ts`.
  *
  * @module
  */
@@ -72,31 +73,6 @@ export interface ModernEnvelope {
 function metaOf(message: unknown): Record<string, unknown> | undefined {
   if (!isPlainObject(message) || !isPlainObject(message.params)) return undefined;
   return isPlainObject(message.params._meta) ? message.params._meta : undefined;
-}
-
-/**
- * The era decision: whether a message belongs to the stateless revision, i.e. its
- * `params._meta` carries `io.modelcontextprotocol/protocolVersion` or
- * `io.modelcontextprotocol/clientCapabilities` (whatever their values: an incomplete or bad
- * envelope is the stateless path's -32602, not a reason to treat the message as handshake-era).
- *
- * @param message A parsed JSON-RPC message.
- * @returns True when the message is to be served statelessly.
- *
- * @example
- * ```ts
- * import { isModernMessage } from "@tool-estate/core";
- * import assert from "node:assert/strict";
- * const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28" };
- * assert.equal(isModernMessage({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta } }), true);
- * assert.equal(isModernMessage({ jsonrpc: "2.0", id: 1, method: "tools/list" }), false);
- * ```
- */
-export function isModernMessage(message: unknown): boolean {
-  const meta = metaOf(message);
-  return meta !== undefined &&
-    (Object.hasOwn(meta, MODERN_META.protocolVersion) ||
-      Object.hasOwn(meta, MODERN_META.clientCapabilities));
 }
 
 /**

@@ -23,9 +23,9 @@ import { makeError } from "../../jsonrpc/messages.ts";
 import type { JsonRpcId, JsonRpcResponse } from "../../jsonrpc/types.ts";
 import type { Principal } from "../../estate/spec.ts";
 import { LEGACY_PROTOCOL_VERSIONS } from "../protocol.ts";
+import { isModernMessage } from "../era.ts";
 import {
   checkModernRequest,
-  isModernMessage,
   MODERN_PROTOCOL_VERSIONS,
   modernHeaderProblem,
 } from "../rev2026_07_28.ts";

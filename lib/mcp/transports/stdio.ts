@@ -12,7 +12,7 @@ import type { Readable, Writable } from "node:stream";
 import { ERROR_CODES } from "../../jsonrpc/errors.ts";
 import type { JsonRpcId, JsonRpcMessage } from "../../jsonrpc/types.ts";
 import type { Principal } from "../../estate/spec.ts";
-import { isModernMessage } from "../rev2026_07_28.ts";
+import { isModernMessage } from "../era.ts";
 import type { McpServer, Session } from "../server.ts";
 import type { Transport } from "../transport.ts";
 
