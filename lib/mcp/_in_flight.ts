@@ -11,7 +11,7 @@
  */
 import { makeNotification } from "../jsonrpc/messages.ts";
 import type { JsonRpcId } from "../jsonrpc/types.ts";
-import type { Notify } from "./server.ts";
+import type { Notify } from "./tool_handler.ts";
 
 /** One request being served. */
 export interface InFlightRequest {

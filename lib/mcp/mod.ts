@@ -38,6 +38,7 @@ export {
   type McpServerOptions,
   MissingClientCapabilityError,
   type Notify,
+  type OpenSessionOptions,
   type ProbeRecord,
   PromptArgumentError,
   type PromptProvider,
