@@ -136,8 +136,8 @@ export type ArgumentsVerdict =
  * answer.
  *
  * @param spec The version that serves the call.
- * @param options The arguments, and the revision the caller speaks (undefined: the oldest
- *   handshake-era one's rule).
+ * @param options The arguments, and the revision the caller speaks (undefined: the newest
+ *   handshake-era revision's rule).
  * @returns The verdict.
  */
 export function checkArguments(
