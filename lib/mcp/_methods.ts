@@ -77,12 +77,10 @@ function toolsScope(registry: ToolRegistry): CacheScope {
     : "private";
 }
 
-const callToolMethod: Method = async (core, { caller, id, params, signal }) => ({
-  result: await callTool(core, { caller, requestId: id, params, signal }) as unknown as Record<
-    string,
-    unknown
-  >,
-});
+const callToolMethod: Method = async (core, { caller, id, params, signal }) => {
+  const result = await callTool(core, { caller, requestId: id, params, signal });
+  return { result: result as unknown as Record<string, unknown> };
+};
 
 function listMethod(
   key: string,

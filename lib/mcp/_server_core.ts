@@ -14,7 +14,7 @@ import type { McpServerOptions, ProbeRecord } from "./server_options.ts";
 import type { LogLevel, Notify } from "./tool_handler.ts";
 
 /** The `serverInfo` of a server whose options name none. */
-export const DEFAULT_SERVER_INFO: Implementation = { name: "tool-estate", version: "0.1.0" };
+const DEFAULT_SERVER_INFO: Readonly<Implementation> = { name: "tool-estate", version: "0.1.0" };
 
 /** Who a request is served for, and how to reach them: a session, or one stateless request. */
 export interface Caller {
@@ -75,10 +75,10 @@ export function protocolError(code: number, message: string, data?: unknown): Js
  * The server's `serverInfo`.
  *
  * @param options The server's options.
- * @returns The one they name, or the default.
+ * @returns The one they name, or (a copy of) the default.
  */
 export function serverInfo(options: McpServerOptions): Implementation {
-  return options.serverInfo ?? DEFAULT_SERVER_INFO;
+  return options.serverInfo ?? { ...DEFAULT_SERVER_INFO };
 }
 
 /**

@@ -5,8 +5,7 @@
  *
  * @module
  */
-import type { Principal } from "../estate/spec.ts";
-import type { McpTool } from "../estate/spec.ts";
+import type { McpTool, Principal } from "../estate/spec.ts";
 import { InFlightRequests } from "./_in_flight.ts";
 import type { Caller } from "./_server_core.ts";
 import type { Implementation } from "./protocol.ts";
