@@ -10,7 +10,7 @@
  */
 import { ERROR_CODES, type JsonRpcError, MCP_ERROR_CODES } from "../jsonrpc/errors.ts";
 import { makeNotification } from "../jsonrpc/messages.ts";
-import { isPlainObject } from "../jsonrpc/_rules.ts";
+import { isObject } from "../_object.ts";
 import type { JsonRpcId } from "../jsonrpc/types.ts";
 import { isValidConstraint } from "../compat/semver.ts";
 import { canSee, META_VERSION_KEY, type ToolSpec } from "../estate/spec.ts";
@@ -50,13 +50,13 @@ export function readCallParams(params: Record<string, unknown>): CallParams {
       "Invalid params: tools/call needs name (a string)",
     );
   }
-  if (params.arguments !== undefined && !isPlainObject(params.arguments)) {
+  if (params.arguments !== undefined && !isObject(params.arguments)) {
     throw protocolError(
       ERROR_CODES.INVALID_PARAMS,
       "Invalid params: arguments must be an object",
     );
   }
-  const meta = isPlainObject(params._meta) ? params._meta : {};
+  const meta = isObject(params._meta) ? params._meta : {};
   const pin = meta[META_VERSION_KEY];
   if (pin !== undefined && (typeof pin !== "string" || !isValidConstraint(pin))) {
     throw protocolError(
@@ -340,11 +340,11 @@ function issuesData(limited: LimitedIssues): Record<string, unknown> {
 
 /** Wraps a handler's return value as a `CallToolResult`. */
 function asResult(value: unknown): CallToolResult {
-  if (isPlainObject(value) && Array.isArray(value.content)) {
+  if (isObject(value) && Array.isArray(value.content)) {
     return value as unknown as CallToolResult;
   }
   const text = typeof value === "string" ? value : JSON.stringify(value ?? null);
   const result: CallToolResult = { content: [{ type: "text", text }] };
-  if (isPlainObject(value)) result.structuredContent = value;
+  if (isObject(value)) result.structuredContent = value;
   return result;
 }

@@ -9,7 +9,7 @@
  * @module
  */
 import { ERROR_CODES, MCP_ERROR_CODES } from "../jsonrpc/errors.ts";
-import { isPlainObject } from "../jsonrpc/_rules.ts";
+import { isObject } from "../_object.ts";
 import type { JsonRpcId } from "../jsonrpc/types.ts";
 import type { ToolRegistry } from "../estate/registry.ts";
 import { admitsEveryone, everyoneMeets, meetsRequirement } from "../estate/requirement.ts";
@@ -137,7 +137,7 @@ const getPrompt: Method = (core, { caller, params }) => {
     );
   }
   const args = params.arguments === undefined ? {} : params.arguments;
-  if (!isPlainObject(args) || !Object.values(args).every((v) => typeof v === "string")) {
+  if (!isObject(args) || !Object.values(args).every((v) => typeof v === "string")) {
     throw protocolError(
       ERROR_CODES.INVALID_PARAMS,
       "Invalid params: prompt arguments must be an object of strings",
@@ -164,8 +164,8 @@ const getPrompt: Method = (core, { caller, params }) => {
 
 /** `completion/complete`: a prompt the principal may not see completes to nothing. */
 const complete: Method = (core, { caller, params }) => {
-  const ref = isPlainObject(params.ref) ? params.ref : undefined;
-  const argument = isPlainObject(params.argument) ? params.argument : undefined;
+  const ref = isObject(params.ref) ? params.ref : undefined;
+  const argument = isObject(params.argument) ? params.argument : undefined;
   if (
     !ref || typeof ref.type !== "string" || !argument || typeof argument.name !== "string" ||
     typeof argument.value !== "string"

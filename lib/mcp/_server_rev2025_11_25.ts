@@ -11,7 +11,7 @@
 import { ERROR_CODES, JsonRpcError } from "../jsonrpc/errors.ts";
 import { validateEnvelope } from "../jsonrpc/envelope.ts";
 import { makeError, makeResult } from "../jsonrpc/messages.ts";
-import { isPlainObject } from "../jsonrpc/_rules.ts";
+import { isObject } from "../_object.ts";
 import type { JsonRpcId, JsonRpcNotification, JsonRpcResponse } from "../jsonrpc/types.ts";
 import type { SessionImpl } from "./_sessions.ts";
 import { type MethodCall, SHARED_METHODS } from "./_methods.ts";
@@ -134,7 +134,7 @@ function notification(
   options: { session: SessionImpl; notification: JsonRpcNotification },
 ): void {
   const { session: s, notification: n } = options;
-  const params = isPlainObject(n.params) ? n.params : {};
+  const params = isObject(n.params) ? n.params : {};
   if (n.method === "notifications/initialized") {
     if (s.state === "initializing") {
       s.state = "ready";
@@ -159,7 +159,7 @@ async function dispatch(
 ): Promise<unknown> {
   const { session: s, method } = request;
   const params = request.params === undefined ? {} : request.params;
-  if (!isPlainObject(params)) {
+  if (!isObject(params)) {
     throw protocolError(
       ERROR_CODES.INVALID_PARAMS,
       `Invalid params: ${method} takes named params (an object)`,
@@ -197,7 +197,7 @@ function initialize(
       "Invalid params: initialize needs protocolVersion (a string)",
     );
   }
-  if (params.capabilities !== undefined && !isPlainObject(params.capabilities)) {
+  if (params.capabilities !== undefined && !isObject(params.capabilities)) {
     throw protocolError(
       ERROR_CODES.INVALID_PARAMS,
       "Invalid params: capabilities must be an object",
@@ -205,7 +205,7 @@ function initialize(
   }
   s.protocolVersion = negotiateProtocolVersion(params.protocolVersion);
   s.clientCapabilities = (params.capabilities as Record<string, unknown>) ?? {};
-  if (isPlainObject(params.clientInfo)) {
+  if (isObject(params.clientInfo)) {
     s.clientInfo = params.clientInfo as unknown as Implementation;
   }
   s.state = "initializing";

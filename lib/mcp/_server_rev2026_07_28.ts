@@ -11,7 +11,7 @@
 import { ERROR_CODES, JsonRpcError } from "../jsonrpc/errors.ts";
 import { validateEnvelope } from "../jsonrpc/envelope.ts";
 import { makeError, makeNotification, makeResult } from "../jsonrpc/messages.ts";
-import { isPlainObject } from "../jsonrpc/_rules.ts";
+import { isObject } from "../_object.ts";
 import type { JsonRpcResponse } from "../jsonrpc/types.ts";
 import { type Answer, type MethodCall, SHARED_METHODS } from "./_methods.ts";
 import {
@@ -55,7 +55,7 @@ const discover: StatelessMethod = (core) => {
  */
 const listen: StatelessMethod = async (core, { caller, id, params, signal }) => {
   const asked = params.notifications;
-  if (!isPlainObject(asked)) {
+  if (!isObject(asked)) {
     throw protocolError(
       ERROR_CODES.INVALID_PARAMS,
       "Invalid params: subscriptions/listen needs notifications (an object)",
@@ -121,7 +121,7 @@ export async function handleStateless(
   const signal = options.signal ?? new AbortController().signal;
   try {
     const params = request.params === undefined ? {} : request.params;
-    if (!isPlainObject(params)) {
+    if (!isObject(params)) {
       throw protocolError(
         ERROR_CODES.INVALID_PARAMS,
         `Invalid params: ${request.method} takes named params (an object)`,
@@ -159,7 +159,7 @@ function shape(core: ServerCore, answer: Answer): Record<string, unknown> {
   const result = answer.scope === undefined
     ? answer.result
     : { ...answer.result, ttlMs: ttlMs(core), cacheScope: answer.scope() satisfies CacheScope };
-  const meta = isPlainObject(result._meta) ? result._meta : {};
+  const meta = isObject(result._meta) ? result._meta : {};
   return {
     ...result,
     resultType: "complete",

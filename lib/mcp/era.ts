@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { isPlainObject } from "../jsonrpc/_rules.ts";
+import { isObject } from "../_object.ts";
 import type { JsonRpcId } from "../jsonrpc/types.ts";
 import { cancelledRequestId } from "./_in_flight.ts";
 import { MODERN_META, MODERN_PROTOCOL_VERSIONS } from "./rev2026_07_28.ts";
@@ -95,9 +95,9 @@ export function isModernMessage(message: unknown): boolean {
 }
 
 function carriesEnvelope(message: unknown): boolean {
-  if (!isPlainObject(message) || !isPlainObject(message.params)) return false;
+  if (!isObject(message) || !isObject(message.params)) return false;
   const meta = message.params._meta;
-  return isPlainObject(meta) &&
+  return isObject(meta) &&
     (Object.hasOwn(meta, MODERN_META.protocolVersion) ||
       Object.hasOwn(meta, MODERN_META.clientCapabilities));
 }

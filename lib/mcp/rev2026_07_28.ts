@@ -8,7 +8,7 @@
  * @module
  */
 import { ERROR_CODES, JsonRpcError, MCP_ERROR_CODES } from "../jsonrpc/errors.ts";
-import { isPlainObject } from "../jsonrpc/_rules.ts";
+import { isObject } from "../_object.ts";
 import type { Implementation } from "./protocol.ts";
 
 /** The stateless revisions this library serves, newest first. */
@@ -71,8 +71,8 @@ export interface ModernEnvelope {
 }
 
 function metaOf(message: unknown): Record<string, unknown> | undefined {
-  if (!isPlainObject(message) || !isPlainObject(message.params)) return undefined;
-  return isPlainObject(message.params._meta) ? message.params._meta : undefined;
+  if (!isObject(message) || !isObject(message.params)) return undefined;
+  return isObject(message.params._meta) ? message.params._meta : undefined;
 }
 
 /**
@@ -93,7 +93,7 @@ function metaOf(message: unknown): Record<string, unknown> | undefined {
  * ```
  */
 export function readModernEnvelope(params: unknown): ModernEnvelope {
-  const meta = isPlainObject(params) && isPlainObject(params._meta) ? params._meta : {};
+  const meta = isObject(params) && isObject(params._meta) ? params._meta : {};
   const version = meta[MODERN_META.protocolVersion];
   if (typeof version !== "string") {
     throw new JsonRpcError(
@@ -102,7 +102,7 @@ export function readModernEnvelope(params: unknown): ModernEnvelope {
     );
   }
   const capabilities = meta[MODERN_META.clientCapabilities];
-  if (!isPlainObject(capabilities)) {
+  if (!isObject(capabilities)) {
     throw new JsonRpcError(
       ERROR_CODES.INVALID_PARAMS,
       `Invalid params: _meta["${MODERN_META.clientCapabilities}"] must be an object`,
@@ -119,7 +119,7 @@ export function readModernEnvelope(params: unknown): ModernEnvelope {
   }
   const envelope: ModernEnvelope = { protocolVersion: version, clientCapabilities: capabilities };
   const info = meta[MODERN_META.clientInfo];
-  if (isPlainObject(info)) envelope.clientInfo = info as unknown as Implementation;
+  if (isObject(info)) envelope.clientInfo = info as unknown as Implementation;
   const level = meta[MODERN_META.logLevel];
   if (typeof level === "string") envelope.logLevel = level;
   return envelope;
@@ -196,7 +196,7 @@ export function modernHeaderProblem(
   }
   const key = NAMED[request.method];
   if (key !== undefined) {
-    const expected = isPlainObject(request.params) ? request.params[key] : undefined;
+    const expected = isObject(request.params) ? request.params[key] : undefined;
     const raw = headers["mcp-name"];
     const name = raw === undefined ? undefined : decodeHeaderValue(raw);
     if (name === undefined || name !== expected) {
