@@ -119,9 +119,9 @@ function onLines(stream: Readable, line: (text: string) => void, end: () => void
 export interface ServeStdioOptions {
   /** Who is connected: stdio carries no credential, so the operator says. */
   principal: Principal;
-  /** Where requests come from. Default `process.stdin`. */
+  /** Where requests come from, e.g. `process.stdin` (required: the core picks no stream itself). */
   input: Readable;
-  /** Where responses go. Default `process.stdout`. */
+  /** Where responses go, e.g. `process.stdout` (required, as `input`). */
   output: Writable;
   /**
    * Stops serving when aborted, as when the input ends: no more lines are read, listen streams
