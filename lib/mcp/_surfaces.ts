@@ -1,8 +1,9 @@
 /**
  * The surfaces around the tools — prompts, resources, resource templates — answered relative to
  * the principal: which items a principal may see (their declared requirements), what the wire
- * carries of them (never the requirement), which requirements guard a URI, and whether an
- * answer is the same for every principal (`cacheScope`).
+ * carries of them (never the requirement), which requirements guard a URI, whether a prompt is
+ * visible, hidden or unlisted, and whether an answer is the same for every principal
+ * (`cacheScope`). The functions at the end ask a server's providers; those above are pure.
  *
  * @module
  */
@@ -14,7 +15,8 @@ import {
 } from "../estate/requirement.ts";
 import type { ToolRegistry } from "../estate/registry.ts";
 import type { Principal } from "../estate/spec.ts";
-import type { Resource, ResourceTemplate } from "./protocol.ts";
+import type { Prompt, Resource, ResourceTemplate } from "./protocol.ts";
+import type { PromptProvider, ResourceProvider } from "./providers.ts";
 
 /**
  * A 2026-07-28 result's `cacheScope`: `public` when the answer is the same for every principal
@@ -80,4 +82,92 @@ export function uriRequirements(
     ...resources.filter((r) => r.uri === uri).map((r) => r.requires),
     ...templates.filter((t) => uriTemplateMatches(t.uriTemplate, uri)).map((t) => t.requires),
   ];
+}
+
+/** What the surfaces are asked of: a server's providers and its estate. */
+export interface Surfaces {
+  /** The resources and templates; none when absent. */
+  readonly resources?: ResourceProvider;
+  /** The prompts; none when absent. */
+  readonly prompts?: PromptProvider;
+  /** The estate the requirements are met against. */
+  readonly registry: ToolRegistry;
+}
+
+/** A list as a principal sees it, and whether it is the same for every principal. */
+export interface SurfaceList<T> {
+  /** The items the principal may see, in wire form. */
+  items: T[];
+  /** `public` only when the provider ignores the principal and every item is for everyone. */
+  scope: CacheScope;
+}
+
+function surface<T>(
+  surfaces: Surfaces,
+  lists: {
+    provider: { variesByPrincipal?: boolean } | undefined;
+    all: Guarded<T>[];
+    principal: Principal;
+  },
+): SurfaceList<T> {
+  const { provider, all, principal } = lists;
+  const uniform = provider === undefined ||
+    (provider.variesByPrincipal === false && itemsForEveryone(all, surfaces.registry));
+  return {
+    items: visibleItems(all, principal, surfaces.registry),
+    scope: uniform ? "public" : "private",
+  };
+}
+
+/** The resources a principal may see (`resources/list`). */
+export function listResources(surfaces: Surfaces, principal: Principal): SurfaceList<Resource> {
+  const provider = surfaces.resources;
+  return surface(surfaces, { provider, all: provider?.list(principal) ?? [], principal });
+}
+
+/** The resource templates a principal may see (`resources/templates/list`). */
+export function listTemplates(
+  surfaces: Surfaces,
+  principal: Principal,
+): SurfaceList<ResourceTemplate> {
+  const provider = surfaces.resources;
+  return surface(surfaces, { provider, all: provider?.templates?.(principal) ?? [], principal });
+}
+
+/** The prompts a principal may see (`prompts/list`). */
+export function listPrompts(surfaces: Surfaces, principal: Principal): SurfaceList<Prompt> {
+  const provider = surfaces.prompts;
+  return surface(surfaces, { provider, all: provider?.list(principal) ?? [], principal });
+}
+
+/** The requirements that guard a resource URI for this principal's provider answers. */
+export function uriGuards(
+  surfaces: Surfaces,
+  asked: { uri: string; principal: Principal },
+): (Requirement | undefined)[] {
+  const p = surfaces.resources;
+  if (!p) return [];
+  return uriRequirements(asked.uri, p.list(asked.principal), p.templates?.(asked.principal) ?? []);
+}
+
+/** Whether a principal may read a resource URI: it meets every requirement guarding it. */
+export function mayRead(surfaces: Surfaces, asked: { uri: string; principal: Principal }): boolean {
+  return uriGuards(surfaces, asked).every((r) =>
+    meetsRequirement(r, asked.principal, surfaces.registry)
+  );
+}
+
+/**
+ * A prompt as the provider lists it for this principal: `visible` when listed and its
+ * requirement met, `hidden` when listed but not met, `unlisted` otherwise (the provider decides).
+ */
+export function promptStanding(
+  surfaces: Surfaces,
+  asked: { name: string; principal: Principal },
+): "visible" | "hidden" | "unlisted" {
+  const listed = surfaces.prompts?.list(asked.principal).find((p) => p.name === asked.name);
+  if (!listed) return "unlisted";
+  return meetsRequirement(listed.requires, asked.principal, surfaces.registry)
+    ? "visible"
+    : "hidden";
 }

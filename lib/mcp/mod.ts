@@ -22,14 +22,14 @@ export {
 export {
   checkModernRequest,
   decodeHeaderValue,
-  isModernMessage,
   MODERN_META,
   MODERN_METHODS,
   MODERN_PROTOCOL_VERSIONS,
   type ModernEnvelope,
   modernHeaderProblem,
   readModernEnvelope,
-} from "./modern.ts";
+} from "./rev2026_07_28.ts";
+export { classifyEra, type ClassifyEraOptions, isModernMessage, type MessageEra } from "./era.ts";
 export {
   type CallRecord,
   LOG_LEVELS,
@@ -38,6 +38,7 @@ export {
   type McpServerOptions,
   MissingClientCapabilityError,
   type Notify,
+  type OpenSessionOptions,
   type ProbeRecord,
   PromptArgumentError,
   type PromptProvider,

@@ -1,53 +1,19 @@
 /**
- * MCP protocol revisions, method names and result shapes this library serves (the
- * handshake-based revisions; the stateless 2026-07-28 revision, served beside them, is in
- * `modern.ts`).
+ * The MCP shapes both eras share: `serverInfo`/`clientInfo`, content blocks, tool results,
+ * resources, prompts, listed tools. The revisions' own rules are in `rev2025_11_25.ts` (the
+ * handshake era, re-exported here) and `rev2026_07_28.ts` (the stateless revision).
  *
  * @module
  */
 import type { JsonSchema } from "../schema/types.ts";
 import type { ToolAnnotations } from "../estate/spec.ts";
 
-/** The handshake-era revisions, newest first. */
-export const LEGACY_PROTOCOL_VERSIONS: readonly string[] = [
-  "2025-11-25",
-  "2025-06-18",
-  "2025-03-26",
-  "2024-11-05",
-];
-
-/** The newest handshake-era revision: what an unknown requested revision is offered instead. */
-export const LATEST_LEGACY_PROTOCOL_VERSION = "2025-11-25";
-
-/**
- * The revision an `initialize` negotiates: the requested one when supported, else the newest
- * supported one (lenient: an unknown revision never fails the handshake).
- *
- * @param requested The client's `protocolVersion`.
- * @returns The revision to answer with.
- *
- * @example
- * ```ts
- * import { negotiateProtocolVersion } from "@tool-estate/core";
- * import assert from "node:assert/strict";
- * assert.equal(negotiateProtocolVersion("2025-03-26"), "2025-03-26");
- * assert.equal(negotiateProtocolVersion("2099-01-01"), "2025-11-25");
- * ```
- */
-export function negotiateProtocolVersion(requested: string): string {
-  return LEGACY_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_LEGACY_PROTOCOL_VERSION;
-}
-
-/**
- * Whether a revision reports schema-invalid tool arguments as an `isError` tool result (SEP-1303,
- * from 2025-11-25) rather than a `-32602` protocol error.
- *
- * @param version A negotiated revision.
- * @returns True from 2025-11-25 on.
- */
-export function invalidArgumentsAsToolError(version: string): boolean {
-  return version >= "2025-11-25";
-}
+export {
+  invalidArgumentsAsToolError,
+  LATEST_LEGACY_PROTOCOL_VERSION,
+  LEGACY_PROTOCOL_VERSIONS,
+  negotiateProtocolVersion,
+} from "./rev2025_11_25.ts";
 
 /** Who is at each end: `serverInfo` / `clientInfo`. */
 export interface Implementation {

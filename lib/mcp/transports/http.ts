@@ -23,12 +23,8 @@ import { makeError } from "../../jsonrpc/messages.ts";
 import type { JsonRpcId, JsonRpcResponse } from "../../jsonrpc/types.ts";
 import type { Principal } from "../../estate/spec.ts";
 import { LEGACY_PROTOCOL_VERSIONS } from "../protocol.ts";
-import {
-  checkModernRequest,
-  isModernMessage,
-  MODERN_PROTOCOL_VERSIONS,
-  modernHeaderProblem,
-} from "../modern.ts";
+import { classifyEra } from "../era.ts";
+import { checkModernRequest, modernHeaderProblem } from "../rev2026_07_28.ts";
 import type { McpServer } from "../server.ts";
 import type { Authenticate, HttpRequestInfo } from "./bearer_tokens.ts";
 import { accepts, isJsonContentType, readBody } from "./_http_body.ts";
@@ -532,11 +528,8 @@ class Endpoint implements McpHttpServer {
         headers: cors,
       });
     }
-    const headerVersion = headers["mcp-protocol-version"]?.trim();
-    if (
-      isModernMessage(value) ||
-      (headerVersion !== undefined && MODERN_PROTOCOL_VERSIONS.includes(headerVersion))
-    ) {
+    const era = classifyEra(value, { protocolVersionHeader: headers["mcp-protocol-version"] });
+    if (era === "stateless") {
       return await this.#postStateless(res, credentials, cors, principal, value, kind, id, method);
     }
     const versionProblem = this.#versionProblem(headers);
@@ -770,7 +763,7 @@ class Endpoint implements McpHttpServer {
  * (503 when each has a request in flight or a GET stream), so no principal can lock the others out. `MCP-Protocol-Version`, when present, must be a supported revision (else 400);
  * when absent, the session's negotiated revision applies.
  *
- * Stateless requests (2026-07-28, see `isModernMessage`): no session (an `Mcp-Session-Id` is
+ * Stateless requests (2026-07-28, see `classifyEra`): no session (an `Mcp-Session-Id` is
  * ignored). A malformed envelope gets 400 with `-32602`; `MCP-Protocol-Version`, `Mcp-Method` and
  * (for `tools/call`, `resources/read`, `prompts/get`) `Mcp-Name` (plain, or the base64 sentinel
  * `=?base64?…?=`) must equal the body, else 400 with `-32020`; an unsupported revision gets 400

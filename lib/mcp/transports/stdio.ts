@@ -10,9 +10,10 @@ import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { ERROR_CODES } from "../../jsonrpc/errors.ts";
-import type { JsonRpcId, JsonRpcMessage } from "../../jsonrpc/types.ts";
+import type { JsonRpcMessage } from "../../jsonrpc/types.ts";
 import type { Principal } from "../../estate/spec.ts";
-import { isModernMessage } from "../modern.ts";
+import { cancelledRequestId, InFlightRequests } from "../_in_flight.ts";
+import { classifyEra } from "../era.ts";
 import type { McpServer, Session } from "../server.ts";
 import type { Transport } from "../transport.ts";
 
@@ -45,18 +46,11 @@ export async function handleLine(
   return response === undefined ? undefined : JSON.stringify(response);
 }
 
-/** Splits a byte stream into UTF-8 lines, whatever the chunk boundaries. */
-/** A stateless request in flight on stdio. */
-interface InFlight {
-  controller: AbortController;
-  /** A `subscriptions/listen`: ended when stdin closes. */
-  listen: boolean;
-}
-
 /**
- * One stdio line, either era: a message carrying the 2026-07-28 `_meta` envelope is served
- * statelessly for the principal stdio was started for (its notifications go straight to stdout);
- * anything else goes to the handshake-era session.
+ * One stdio line, either era (see `classifyEra`): a message of the 2026-07-28 revision is served
+ * statelessly for the principal stdio was started for (its notifications go straight to stdout),
+ * and a `notifications/cancelled` naming one of those requests cancels it; anything else goes to
+ * the handshake-era session.
  */
 async function handleStdioLine(
   server: McpServer,
@@ -65,7 +59,7 @@ async function handleStdioLine(
   context: {
     principal: Principal;
     write: (text: string) => void;
-    modern: Map<JsonRpcId, InFlight>;
+    stateless: InFlightRequests;
   },
 ): Promise<string | undefined> {
   if (line.trim() === "") return undefined;
@@ -75,41 +69,31 @@ async function handleStdioLine(
   } catch {
     return await handleLine(server, session, line); // answers the parse error
   }
-  const cancelled = cancelledRequestId(value);
-  if (cancelled !== undefined && context.modern.has(cancelled)) {
-    context.modern.get(cancelled)!.controller.abort();
-    return undefined;
-  }
-  if (!isModernMessage(value)) {
+  const stateless = context.stateless;
+  if (classifyEra(value, { isStatelessRequest: (id) => stateless.has(id) }) === "handshake") {
     const response = await server.handle(value, session);
     return response === undefined ? undefined : JSON.stringify(response);
   }
-  const id = (value as { id?: unknown }).id;
-  const trackable = (typeof id === "string" || typeof id === "number") &&
-    !context.modern.has(id) && typeof (value as { method?: unknown }).method === "string";
-  const controller = new AbortController();
-  const listen = (value as { method?: unknown }).method === "subscriptions/listen";
-  if (trackable) context.modern.set(id, { controller, listen });
+  const cancelled = cancelledRequestId(value);
+  if (cancelled !== undefined && stateless.cancel(cancelled)) return undefined;
+  const { id, method } = value as { id?: unknown; method?: unknown };
+  // A request whose id is already in flight is served, but cannot be cancelled by its id.
+  const inFlight = (typeof id === "string" || typeof id === "number") && typeof method === "string"
+    ? stateless.begin(id, method)
+    : undefined;
   try {
     const response = await server.handleStateless(value, {
       principal: context.principal,
       notify: (m) => context.write(JSON.stringify(m)),
-      signal: controller.signal,
+      signal: inFlight?.signal ?? new AbortController().signal,
     });
     return response === undefined ? undefined : JSON.stringify(response);
   } finally {
-    if (trackable) context.modern.delete(id);
+    inFlight?.end();
   }
 }
 
-function cancelledRequestId(value: unknown): JsonRpcId | undefined {
-  if (typeof value !== "object" || value === null) return undefined;
-  const m = value as { method?: unknown; id?: unknown; params?: { requestId?: unknown } };
-  if (m.method !== "notifications/cancelled" || m.id !== undefined) return undefined;
-  const id = m.params?.requestId;
-  return typeof id === "string" || typeof id === "number" ? id : undefined;
-}
-
+/** Splits a byte stream into UTF-8 lines, whatever the chunk boundaries. */
 function onLines(stream: Readable, line: (text: string) => void, end: () => void): void {
   const decoder = new TextDecoder();
   let buffer = "";
@@ -135,9 +119,9 @@ function onLines(stream: Readable, line: (text: string) => void, end: () => void
 export interface ServeStdioOptions {
   /** Who is connected: stdio carries no credential, so the operator says. */
   principal: Principal;
-  /** Where requests come from. Default `process.stdin`. */
+  /** Where requests come from, e.g. `process.stdin` (required: the core picks no stream itself). */
   input: Readable;
-  /** Where responses go. Default `process.stdout`. */
+  /** Where responses go, e.g. `process.stdout` (required, as `input`). */
   output: Writable;
   /**
    * Stops serving when aborted, as when the input ends: no more lines are read, listen streams
@@ -166,13 +150,13 @@ export function serveStdio(server: McpServer, options: ServeStdioOptions): Promi
   });
   const pending = new Set<Promise<void>>();
   // Stateless (2026-07-28) requests in flight, by id: notifications/cancelled aborts them.
-  const modern = new Map<JsonRpcId, InFlight>();
+  const stateless = new InFlightRequests();
   return new Promise((resolve) => {
     let stopped = false;
     const stop = () => {
       if (stopped) return;
       stopped = true;
-      for (const f of modern.values()) if (f.listen) f.controller.abort(); // listens end
+      stateless.abortAll((method) => method === "subscriptions/listen"); // listens end
       Promise.all(pending).then(() => {
         server.closeSession(session);
         resolve();
@@ -186,7 +170,7 @@ export function serveStdio(server: McpServer, options: ServeStdioOptions): Promi
       const p = handleStdioLine(server, session, line, {
         principal: session.principal,
         write,
-        modern,
+        stateless,
       }).then((out) => {
         if (out !== undefined) write(out);
       }, () => {

@@ -1,0 +1,350 @@
+/**
+ * `tools/call`, both eras, as five named steps: **shape** (the params a call needs), **visibility**
+ * (a tool the caller may not see is answered exactly as one that does not exist), **version** (a
+ * pin may reach a deprecated version the caller may see), **schema** (invalid arguments never
+ * reach the handler) and **handler** (run it, with progress, log messages and cancellation).
+ * Each step throws the protocol error that ends the call, or hands on what the next step needs;
+ * {@linkcode callTool} runs them in order and logs the call once it reached a version.
+ *
+ * @module
+ */
+import { ERROR_CODES, type JsonRpcError, MCP_ERROR_CODES } from "../jsonrpc/errors.ts";
+import { makeNotification } from "../jsonrpc/messages.ts";
+import { isObject } from "../_object.ts";
+import type { JsonRpcId } from "../jsonrpc/types.ts";
+import { isValidConstraint } from "../compat/semver.ts";
+import { canSee, META_VERSION_KEY, type ToolSpec } from "../estate/spec.ts";
+import { type LimitedIssues, limitIssues, shortenText } from "../schema/issue_limit.ts";
+import { validateSchema } from "../schema/validate.ts";
+import { progressReporter } from "./_in_flight.ts";
+import { type Caller, logProbe, protocolError, type ServerCore } from "./_server_core.ts";
+import { type CallToolResult, invalidArgumentsAsToolError } from "./protocol.ts";
+import { LEGACY_PROTOCOL_VERSIONS } from "./rev2025_11_25.ts";
+import type { CallRecord } from "./server_options.ts";
+import { LOG_LEVELS, type LogLevel, MissingClientCapabilityError } from "./tool_handler.ts";
+
+/** A `tools/call`'s params, once their shape is right. */
+export interface CallParams {
+  /** The tool's name. */
+  name: string;
+  /** The arguments (`{}` when none were sent). */
+  args: Record<string, unknown>;
+  /** The version constraint of `_meta["dev.tool-estate/version"]`, when pinned. */
+  pin: string | undefined;
+  /** The request's `_meta` (`{}` when none). */
+  meta: Record<string, unknown>;
+}
+
+/**
+ * Step 1, shape: `name` a string, `arguments` an object when present, a pin a valid version
+ * constraint when present — checked in that order.
+ *
+ * @param params The request's params.
+ * @returns What the next steps need.
+ * @throws {JsonRpcError} `-32602` naming the first param that is wrong.
+ */
+export function readCallParams(params: Record<string, unknown>): CallParams {
+  if (typeof params.name !== "string") {
+    throw protocolError(
+      ERROR_CODES.INVALID_PARAMS,
+      "Invalid params: tools/call needs name (a string)",
+    );
+  }
+  if (params.arguments !== undefined && !isObject(params.arguments)) {
+    throw protocolError(
+      ERROR_CODES.INVALID_PARAMS,
+      "Invalid params: arguments must be an object",
+    );
+  }
+  const meta = isObject(params._meta) ? params._meta : {};
+  const pin = meta[META_VERSION_KEY];
+  if (pin !== undefined && (typeof pin !== "string" || !isValidConstraint(pin))) {
+    throw protocolError(
+      ERROR_CODES.INVALID_PARAMS,
+      `Invalid params: _meta["${META_VERSION_KEY}"] must be a version constraint such as ^1.2.0`,
+    );
+  }
+  return {
+    name: params.name,
+    args: (params.arguments as Record<string, unknown>) ?? {},
+    pin: pin as string | undefined,
+    meta,
+  };
+}
+
+/**
+ * Step 2, visibility: the version discovery gives the caller for this name. A tool the caller
+ * may not see is answered byte for byte as one that does not exist, and logged as a probe.
+ *
+ * @param core The server.
+ * @param asked Who calls, and the tool's name.
+ * @returns The newest version the caller may see.
+ * @throws {JsonRpcError} `-32602` `Unknown tool: <name>`.
+ */
+export function visibleTool(core: ServerCore, asked: { caller: Caller; name: string }): ToolSpec {
+  const { caller, name } = asked;
+  const registry = core.options.registry;
+  const visible = registry.visible(name, caller.principal); // = discover(), one name
+  if (visible) return visible;
+  const hidden = registry.versions(name).length > 0;
+  logProbe(core, { caller, probe: { method: "tools/call", name, hidden } });
+  throw protocolError(ERROR_CODES.INVALID_PARAMS, `Unknown tool: ${shortenText(name)}`);
+}
+
+/**
+ * Step 3, version: an unpinned call gets the visible (newest active) version; a pinned one the
+ * newest version satisfying the pin, deprecated ones included, when the caller may see it.
+ *
+ * @param core The server.
+ * @param asked Who calls, the visible version, and the pin.
+ * @returns The version that serves the call.
+ * @throws {JsonRpcError} `-32602` `No version of <name> satisfies <pin>` (logged as a probe).
+ */
+export function resolveVersion(
+  core: ServerCore,
+  asked: { caller: Caller; visible: ToolSpec; pin: string | undefined },
+): ToolSpec {
+  const { caller, visible, pin } = asked;
+  if (pin === undefined) return visible;
+  const name = visible.name;
+  const pinned = core.options.registry.resolve(name, pin);
+  if (!pinned || !canSee(pinned, caller.principal)) {
+    logProbe(core, {
+      caller,
+      probe: { method: "tools/call", name, version: pin, hidden: pinned !== undefined },
+    });
+    throw protocolError(
+      ERROR_CODES.INVALID_PARAMS,
+      `No version of ${name} satisfies ${shortenText(pin)}`,
+    );
+  }
+  return pinned;
+}
+
+/** What the schema step says of a call's arguments. */
+export type ArgumentsVerdict =
+  /** They conform: run the handler. */
+  | { kind: "valid" }
+  /** They do not, in a revision that answers with a tool error (2025-11-25 on, SEP-1303). */
+  | { kind: "tool-error"; result: CallToolResult }
+  /** They do not, in a revision that answers with a protocol error (up to 2025-06-18). */
+  | { kind: "protocol-error"; error: JsonRpcError };
+
+/**
+ * Step 4, schema: the arguments against the version's `inputSchema`. A rejection carries the
+ * first issues only (`limitIssues`): a request with 92,000 forbidden keys must not get a 19 MB
+ * answer.
+ *
+ * @param spec The version that serves the call.
+ * @param options The arguments, and the revision the caller speaks (undefined: the newest
+ *   handshake-era revision's rule).
+ * @returns The verdict.
+ */
+export function checkArguments(
+  spec: ToolSpec,
+  options: { args: Record<string, unknown>; protocolVersion: string | undefined },
+): ArgumentsVerdict {
+  const issues = validateSchema(spec.inputSchema, options.args);
+  if (!issues.length) return { kind: "valid" };
+  const limited = limitIssues(issues);
+  if (!invalidArgumentsAsToolError(options.protocolVersion ?? LEGACY_PROTOCOL_VERSIONS[0])) {
+    return {
+      kind: "protocol-error",
+      error: protocolError(
+        ERROR_CODES.INVALID_PARAMS,
+        `Invalid arguments for ${spec.name}`,
+        issuesData(limited),
+      ),
+    };
+  }
+  return {
+    kind: "tool-error",
+    result: {
+      content: [{ type: "text", text: issuesText(spec.name, limited) }],
+      structuredContent: issuesData(limited),
+      isError: true,
+    },
+  };
+}
+
+/** Logs how a call that reached a version ended (see `McpServerOptions.onCall`). */
+export type RecordOutcome = (outcome: CallRecord["outcome"]) => void;
+
+/** What the handler step runs. */
+export interface HandlerRun {
+  /** Who calls. */
+  caller: Caller;
+  /** The request's id: its progress and log messages are related to it. */
+  requestId: JsonRpcId;
+  /** Aborted when the caller cancels. */
+  signal: AbortSignal;
+  /** The version that serves the call. */
+  spec: ToolSpec;
+  /** The (valid) arguments and the request's `_meta`. */
+  request: CallParams;
+  /** Logs the outcome. */
+  record: RecordOutcome;
+}
+
+/**
+ * Step 5, handler: runs the version's handler with a context (principal, signal, progress when
+ * the caller sent a token, log messages at the caller's level, its capabilities). A missing
+ * handler, a throw or an `isError` value is a tool error the model reads (never a stack trace);
+ * a cancelled call answers `{content: []}` (its response is dropped).
+ *
+ * @param core The server.
+ * @param run The call.
+ * @returns The result.
+ * @throws {JsonRpcError} `-32021` with `data.requiredCapabilities` when the handler throws
+ *   {@linkcode MissingClientCapabilityError}.
+ */
+export async function runHandler(core: ServerCore, run: HandlerRun): Promise<CallToolResult> {
+  const { caller, requestId, signal, spec, request, record } = run;
+  const handler = core.options.handlerFor(spec);
+  if (!handler) {
+    record("tool-error");
+    return {
+      content: [{
+        type: "text",
+        text: `${spec.name}@${spec.version} is not available right now`,
+      }],
+      isError: true,
+    };
+  }
+  const progress = progressReporter({
+    token: request.meta.progressToken,
+    requestId,
+    notify: caller.notify,
+    signal,
+  });
+  const log = (level: LogLevel, data: unknown, logger?: string): void => {
+    if (
+      signal.aborted || caller.logLevel === undefined ||
+      LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(caller.logLevel)
+    ) return;
+    const p: Record<string, unknown> = { level, data };
+    if (logger !== undefined) p.logger = logger;
+    caller.notify(makeNotification("notifications/message", p), requestId);
+  };
+  try {
+    const value = await handler(request.args, {
+      principal: caller.principal,
+      spec,
+      signal,
+      progress,
+      log,
+      clientCapabilities: caller.clientCapabilities ?? {},
+    });
+    if (signal.aborted) {
+      record("cancelled");
+      return { content: [] };
+    }
+    const result = asResult(value);
+    record(result.isError ? "tool-error" : "ok");
+    return result;
+  } catch (e) {
+    if (e instanceof MissingClientCapabilityError) {
+      record("tool-error");
+      throw protocolError(MCP_ERROR_CODES.MISSING_REQUIRED_CLIENT_CAPABILITY, e.message, {
+        requiredCapabilities: e.requiredCapabilities,
+      });
+    }
+    record(signal.aborted ? "cancelled" : "tool-error");
+    const message = e instanceof Error ? e.message : String(e);
+    return {
+      content: [{ type: "text", text: `${spec.name} failed: ${message}` }],
+      isError: true,
+    };
+  }
+}
+
+/** One `tools/call` to serve. */
+export interface ToolCall {
+  /** Who calls. */
+  caller: Caller;
+  /** The request's id. */
+  requestId: JsonRpcId;
+  /** The request's params. */
+  params: Record<string, unknown>;
+  /** Aborted when the caller cancels. */
+  signal: AbortSignal;
+}
+
+/**
+ * Serves a `tools/call`: shape → visibility → version → schema → handler. A call that reached a
+ * version is logged once (`onCall`), with the time from then to its end.
+ *
+ * @param core The server.
+ * @param call The call.
+ * @returns The result (an `isError` one for tool errors and, from 2025-11-25, invalid arguments).
+ * @throws {JsonRpcError} The protocol errors of the steps.
+ */
+export async function callTool(core: ServerCore, call: ToolCall): Promise<CallToolResult> {
+  const { caller } = call;
+  const request = readCallParams(call.params);
+  const visible = visibleTool(core, { caller, name: request.name });
+  const spec = resolveVersion(core, { caller, visible, pin: request.pin });
+  const record = recorder(core, { caller, spec, args: request.args });
+  const verdict = checkArguments(spec, {
+    args: request.args,
+    protocolVersion: caller.protocolVersion,
+  });
+  if (verdict.kind !== "valid") {
+    record("invalid-arguments");
+    if (verdict.kind === "protocol-error") throw verdict.error;
+    return verdict.result;
+  }
+  return await runHandler(core, {
+    caller,
+    requestId: call.requestId,
+    signal: call.signal,
+    spec,
+    request,
+    record,
+  });
+}
+
+/** The call's logger, timed from now. */
+function recorder(
+  core: ServerCore,
+  call: { caller: Caller; spec: ToolSpec; args: Record<string, unknown> },
+): RecordOutcome {
+  const { caller, spec, args } = call;
+  const started = core.now();
+  return (outcome) => {
+    core.options.onCall?.({
+      principal: caller.principal.id,
+      tool: spec.name,
+      version: spec.version,
+      outcome,
+      durationMs: core.now() - started,
+      at: new Date(started).toISOString(),
+      arguments: args,
+    });
+  };
+}
+
+function issuesText(tool: string, limited: LimitedIssues): string {
+  const n = limited.omitted;
+  return `Invalid arguments for ${tool}:\n` +
+    limited.issues.map((i) => `${i.path}: ${i.message} (${i.keyword})`).join("\n") +
+    (n ? `\n… and ${n} more issue${n === 1 ? "" : "s"}` : "");
+}
+
+/** What an invalid-arguments answer carries: the first issues, and how many more (when any). */
+function issuesData(limited: LimitedIssues): Record<string, unknown> {
+  return limited.omitted
+    ? { issues: limited.issues, omitted: limited.omitted }
+    : { issues: limited.issues };
+}
+
+/** Wraps a handler's return value as a `CallToolResult`. */
+function asResult(value: unknown): CallToolResult {
+  if (isObject(value) && Array.isArray(value.content)) {
+    return value as unknown as CallToolResult;
+  }
+  const text = typeof value === "string" ? value : JSON.stringify(value ?? null);
+  const result: CallToolResult = { content: [{ type: "text", text }] };
+  if (isObject(value)) result.structuredContent = value;
+  return result;
+}

@@ -1,0 +1,220 @@
+/**
+ * The methods both eras serve, written once: `tools/list`, `tools/call`, `resources/list`,
+ * `resources/templates/list`, `resources/read`, `prompts/list`, `prompts/get` and
+ * `completion/complete`. Each answers with its result and, for a list or a read, whether the
+ * answer is the same for every principal; each era's wrapper adds the rest (the session gate in
+ * `_server_rev2025_11_25.ts`; `resultType`, `ttlMs` and `cacheScope` in
+ * `_server_rev2026_07_28.ts`), and its own methods.
+ *
+ * @module
+ */
+import { ERROR_CODES, MCP_ERROR_CODES } from "../jsonrpc/errors.ts";
+import { isObject } from "../_object.ts";
+import type { JsonRpcId } from "../jsonrpc/types.ts";
+import type { ToolRegistry } from "../estate/registry.ts";
+import { admitsEveryone, everyoneMeets, meetsRequirement } from "../estate/requirement.ts";
+import { toMcpTool } from "../estate/spec.ts";
+import { callTool } from "./_call_tool.ts";
+import { page } from "./_pages.ts";
+import { type Caller, logProbe, protocolError, type ServerCore } from "./_server_core.ts";
+import {
+  type CacheScope,
+  listPrompts,
+  listResources,
+  listTemplates,
+  promptStanding,
+  uriGuards,
+} from "./_surfaces.ts";
+import { PromptArgumentError } from "./providers.ts";
+import { MODERN_PROTOCOL_VERSIONS } from "./rev2026_07_28.ts";
+
+/** One request to a method: who asks, its id and params, and its cancel signal. */
+export interface MethodCall {
+  /** Who the request is served for. */
+  readonly caller: Caller;
+  /** The request's id. */
+  readonly id: JsonRpcId;
+  /** The request's params (an object: the wrappers answer anything else with `-32602`). */
+  readonly params: Record<string, unknown>;
+  /** Aborted when the caller cancels. */
+  readonly signal: AbortSignal;
+}
+
+/** A method's answer, before its era's wrapper shapes it. */
+export interface Answer {
+  /** The result. */
+  readonly result: Record<string, unknown>;
+  /**
+   * For a list or a read: whether the answer is the same for every principal (2026-07-28's
+   * `cacheScope`), asked only by the era that says so. Absent for the other methods.
+   */
+  readonly scope?: () => CacheScope;
+}
+
+/** A method both eras serve. */
+export type Method = (core: ServerCore, call: MethodCall) => Answer | Promise<Answer>;
+
+const listTools: Method = (core, { caller, params }) => {
+  const registry = core.options.registry;
+  // Deterministic order; a session reuses its list across pages until the estate changes.
+  caller.tools ??= registry.discover(caller.principal).map(toMcpTool);
+  return {
+    result: page("tools", caller.tools, { cursor: params.cursor, pageSize: core.pageSize }),
+    scope: () => toolsScope(registry),
+  };
+};
+
+/**
+ * `tools/list` is the same for every principal exactly when each tool's newest active version
+ * admits everyone: then discovery lists that version to all; otherwise someone sees less.
+ */
+function toolsScope(registry: ToolRegistry): CacheScope {
+  return registry.names().every((n) => {
+      const latest = registry.latest(n);
+      return latest === undefined || admitsEveryone(latest);
+    })
+    ? "public"
+    : "private";
+}
+
+const callToolMethod: Method = async (core, { caller, id, params, signal }) => {
+  const result = await callTool(core, { caller, requestId: id, params, signal });
+  return { result: result as unknown as Record<string, unknown> };
+};
+
+function listMethod(
+  key: string,
+  list: typeof listResources | typeof listTemplates | typeof listPrompts,
+): Method {
+  return (core, { caller, params }) => {
+    const { items, scope } = list(core.options, caller.principal);
+    return {
+      result: page<unknown>(key, items, { cursor: params.cursor, pageSize: core.pageSize }),
+      scope: () => scope,
+    };
+  };
+}
+
+/**
+ * `resources/read`: a URI whose requirements the principal does not meet is answered as one
+ * that does not exist, without asking the provider. The result is `public` only when the
+ * provider ignores the principal and every requirement guarding the URI is for everyone.
+ */
+const readResource: Method = (core, { caller, params }) => {
+  if (typeof params.uri !== "string") {
+    throw protocolError(
+      ERROR_CODES.INVALID_PARAMS,
+      "Invalid params: resources/read needs uri (a string)",
+    );
+  }
+  const { registry, resources } = core.options;
+  const uri = params.uri;
+  const guards = uriGuards(core.options, { uri, principal: caller.principal });
+  const hidden = !guards.every((r) => meetsRequirement(r, caller.principal, registry));
+  const contents = hidden ? undefined : resources?.read(uri, caller.principal);
+  if (!contents || contents.length === 0) {
+    logProbe(core, { caller, probe: { method: "resources/read", name: uri, hidden } });
+    // 2026-07-28 answers an unknown resource with -32602 (it must not emit -32002).
+    const stateless = MODERN_PROTOCOL_VERSIONS.includes(caller.protocolVersion ?? "");
+    throw protocolError(
+      stateless ? ERROR_CODES.INVALID_PARAMS : MCP_ERROR_CODES.RESOURCE_NOT_FOUND,
+      `Resource not found: ${uri}`,
+      { uri },
+    );
+  }
+  const uniform = resources?.variesByPrincipal === false &&
+    guards.every((r) => everyoneMeets(r, registry));
+  const scope: CacheScope = uniform ? "public" : "private";
+  return { result: { contents }, scope: () => scope };
+};
+
+/** `prompts/get`: a prompt the principal may not see is answered as one that does not exist. */
+const getPrompt: Method = (core, { caller, params }) => {
+  if (typeof params.name !== "string") {
+    throw protocolError(
+      ERROR_CODES.INVALID_PARAMS,
+      "Invalid params: prompts/get needs name (a string)",
+    );
+  }
+  const args = params.arguments === undefined ? {} : params.arguments;
+  if (!isObject(args) || !Object.values(args).every((v) => typeof v === "string")) {
+    throw protocolError(
+      ERROR_CODES.INVALID_PARAMS,
+      "Invalid params: prompt arguments must be an object of strings",
+    );
+  }
+  const name = params.name;
+  const hidden = promptStanding(core.options, { name, principal: caller.principal }) === "hidden";
+  try {
+    const prompt = hidden
+      ? undefined
+      : core.options.prompts?.get(name, args as Record<string, string>, caller.principal);
+    if (!prompt) {
+      logProbe(core, { caller, probe: { method: "prompts/get", name, hidden } });
+      throw protocolError(ERROR_CODES.INVALID_PARAMS, `Unknown prompt: ${name}`);
+    }
+    return { result: prompt as unknown as Record<string, unknown> };
+  } catch (e) {
+    if (e instanceof PromptArgumentError) {
+      throw protocolError(ERROR_CODES.INVALID_PARAMS, `Invalid params: ${e.message}`);
+    }
+    throw e;
+  }
+};
+
+/** `completion/complete`: a prompt the principal may not see completes to nothing. */
+const complete: Method = (core, { caller, params }) => {
+  const ref = isObject(params.ref) ? params.ref : undefined;
+  const argument = isObject(params.argument) ? params.argument : undefined;
+  if (
+    !ref || typeof ref.type !== "string" || !argument || typeof argument.name !== "string" ||
+    typeof argument.value !== "string"
+  ) {
+    throw protocolError(
+      ERROR_CODES.INVALID_PARAMS,
+      "Invalid params: completion/complete needs ref and argument {name, value}",
+    );
+  }
+  let values: string[] = [];
+  if (ref.type === "ref/prompt" && typeof ref.name === "string") {
+    const name = ref.name;
+    const standing = promptStanding(core.options, { name, principal: caller.principal });
+    if (standing !== "hidden") {
+      values =
+        core.options.prompts?.complete?.(name, argument.name, argument.value, caller.principal) ??
+          [];
+    }
+    if (standing !== "visible" && values.length === 0) {
+      logProbe(core, {
+        caller,
+        probe: { method: "completion/complete", name, hidden: standing === "hidden" },
+      });
+    }
+  } else if (ref.type !== "ref/resource") {
+    throw protocolError(
+      ERROR_CODES.INVALID_PARAMS,
+      `Invalid params: unknown ref type ${JSON.stringify(ref.type)}`,
+    );
+  }
+  return {
+    result: {
+      completion: {
+        values: values.slice(0, 100),
+        total: values.length,
+        hasMore: values.length > 100,
+      },
+    },
+  };
+};
+
+/** The methods both eras serve, by name. */
+export const SHARED_METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
+  ["tools/list", listTools],
+  ["tools/call", callToolMethod],
+  ["resources/list", listMethod("resources", listResources)],
+  ["resources/templates/list", listMethod("resourceTemplates", listTemplates)],
+  ["resources/read", readResource],
+  ["prompts/list", listMethod("prompts", listPrompts)],
+  ["prompts/get", getPrompt],
+  ["completion/complete", complete],
+]);

@@ -1,0 +1,174 @@
+/**
+ * The server's stateless revision 2026-07-28: no session, no connection history — the request
+ * alone and the principal the transport authenticated for it decide the answer. What this
+ * revision adds around the shared methods (`_methods.ts`): the per-request envelope (checked
+ * before anything else), the methods only it has (`server/discover`, `subscriptions/listen`), and
+ * the shape of every result — `resultType: "complete"` and `_meta` naming the server, and on a
+ * list, a read or `server/discover` also `ttlMs` and `cacheScope`.
+ *
+ * @module
+ */
+import { ERROR_CODES, JsonRpcError } from "../jsonrpc/errors.ts";
+import { validateEnvelope } from "../jsonrpc/envelope.ts";
+import { makeError, makeNotification, makeResult } from "../jsonrpc/messages.ts";
+import { isObject } from "../_object.ts";
+import type { JsonRpcResponse } from "../jsonrpc/types.ts";
+import { type Answer, type MethodCall, SHARED_METHODS } from "./_methods.ts";
+import {
+  type Caller,
+  type Listener,
+  protocolError,
+  type ServerCore,
+  serverInfo,
+  visibleSignature,
+} from "./_server_core.ts";
+import type { CacheScope } from "./_surfaces.ts";
+import { checkModernRequest, MODERN_META, MODERN_PROTOCOL_VERSIONS } from "./rev2026_07_28.ts";
+import type { StatelessOptions } from "./server_options.ts";
+import { LOG_LEVELS, type LogLevel } from "./tool_handler.ts";
+
+/** What the server declares in `server/discover`. */
+function capabilities(): Record<string, unknown> {
+  return { tools: { listChanged: true }, resources: {}, prompts: {}, completions: {} };
+}
+
+/** A method only this revision has; undefined: no response (the request was cancelled). */
+type StatelessMethod = (
+  core: ServerCore,
+  call: MethodCall,
+) => Answer | undefined | Promise<Answer | undefined>;
+
+/** `server/discover`: the revisions, the capabilities, the instructions; the same for everyone. */
+const discover: StatelessMethod = (core) => {
+  const result: Record<string, unknown> = {
+    supportedVersions: [...MODERN_PROTOCOL_VERSIONS],
+    capabilities: capabilities(),
+  };
+  if (core.options.instructions) result.instructions = core.options.instructions;
+  return { result, scope: () => "public" };
+};
+
+/**
+ * `subscriptions/listen`: acknowledges at once, then (when asked with `toolsListChanged: true`)
+ * tells of each change to the principal's visible tools, until cancelled (no response) or the
+ * server closes (a response ends the stream).
+ */
+const listen: StatelessMethod = async (core, { caller, id, params, signal }) => {
+  const asked = params.notifications;
+  if (!isObject(asked)) {
+    throw protocolError(
+      ERROR_CODES.INVALID_PARAMS,
+      "Invalid params: subscriptions/listen needs notifications (an object)",
+    );
+  }
+  const accepted: Record<string, unknown> = {};
+  if (asked.toolsListChanged === true) accepted.toolsListChanged = true;
+  const tag = { [MODERN_META.subscriptionId]: id };
+  caller.notify(
+    makeNotification("notifications/subscriptions/acknowledged", {
+      _meta: tag,
+      notifications: accepted,
+    }),
+    id,
+  );
+  const listener: Listener = {
+    principal: caller.principal,
+    id,
+    notify: caller.notify,
+    visible: visibleSignature(core.options.registry, caller.principal),
+  };
+  const remove = accepted.toolsListChanged ? core.addListener(listener) : () => {};
+  try {
+    await new Promise<void>((resolve) => {
+      if (signal.aborted || core.closed.aborted) return resolve();
+      signal.addEventListener("abort", () => resolve(), { once: true });
+      core.closed.addEventListener("abort", () => resolve(), { once: true });
+    });
+  } finally {
+    remove();
+  }
+  // Cancelled: no response. Ended by the server: a successful response ends the stream.
+  return signal.aborted ? undefined : { result: { _meta: tag } };
+};
+
+/** The methods only the stateless revision has. */
+const STATELESS_METHODS: ReadonlyMap<string, StatelessMethod> = new Map([
+  ["server/discover", discover],
+  ["subscriptions/listen", listen],
+]);
+
+/**
+ * Handles one parsed message of the stateless revision (see `McpServer.handleStateless`).
+ *
+ * @param core The server.
+ * @param options The message, and who sent it with what channel and signal.
+ * @returns The response; undefined for a notification, a response, or a cancelled request.
+ */
+export async function handleStateless(
+  core: ServerCore,
+  options: StatelessOptions & { message: unknown },
+): Promise<JsonRpcResponse | undefined> {
+  let classified;
+  try {
+    classified = validateEnvelope(options.message);
+  } catch (e) {
+    if (e instanceof JsonRpcError) return makeError(e.requestId, e);
+    throw e;
+  }
+  // Notifications (cancellation included) belong to the transport, which owns the signals.
+  if (classified.kind !== "request") return undefined;
+  const request = classified.message;
+  const signal = options.signal ?? new AbortController().signal;
+  try {
+    const params = request.params === undefined ? {} : request.params;
+    if (!isObject(params)) {
+      throw protocolError(
+        ERROR_CODES.INVALID_PARAMS,
+        `Invalid params: ${request.method} takes named params (an object)`,
+      );
+    }
+    const envelope = checkModernRequest(request.method, params);
+    const level = envelope.logLevel as LogLevel | undefined;
+    const caller: Caller = {
+      principal: options.principal,
+      protocolVersion: envelope.protocolVersion,
+      clientCapabilities: envelope.clientCapabilities,
+      notify: options.notify ?? (() => {}),
+      logLevel: level !== undefined && LOG_LEVELS.includes(level) ? level : undefined,
+      tools: undefined,
+    };
+    const method = STATELESS_METHODS.get(request.method) ?? SHARED_METHODS.get(request.method);
+    if (!method) {
+      throw protocolError(ERROR_CODES.METHOD_NOT_FOUND, `Method not found: ${request.method}`);
+    }
+    const answer = await method(core, { caller, id: request.id, params, signal });
+    if (answer === undefined || signal.aborted) return undefined;
+    return makeResult(request.id, shape(core, answer));
+  } catch (e) {
+    if (signal.aborted) return undefined;
+    if (e instanceof JsonRpcError) return makeError(request.id, e);
+    return makeError(request.id, protocolError(ERROR_CODES.INTERNAL_ERROR, "Internal error"));
+  }
+}
+
+/**
+ * A result as this revision sends it: `ttlMs` and `cacheScope` on a list, a read or
+ * `server/discover`; then `resultType: "complete"` and the server named in `_meta`.
+ */
+function shape(core: ServerCore, answer: Answer): Record<string, unknown> {
+  const result = answer.scope === undefined
+    ? answer.result
+    : { ...answer.result, ttlMs: ttlMs(core), cacheScope: answer.scope() satisfies CacheScope };
+  const meta = isObject(result._meta) ? result._meta : {};
+  return {
+    ...result,
+    resultType: "complete",
+    _meta: { ...meta, [MODERN_META.serverInfo]: serverInfo(core.options) },
+  };
+}
+
+/** How long a client may cache a list, read or discover result (`cacheTtlMs`, default 0). */
+function ttlMs(core: ServerCore): number {
+  const ttl = core.options.cacheTtlMs ?? 0;
+  return Number.isSafeInteger(ttl) && ttl > 0 ? ttl : 0;
+}

@@ -1,0 +1,88 @@
+/**
+ * What a server offers beside the estate's tools: resources ({@linkcode ResourceProvider}) and
+ * prompts ({@linkcode PromptProvider}), each item guarded by the tools it needs (`requires`).
+ *
+ * @module
+ */
+import type { Guarded } from "../estate/requirement.ts";
+import type { Principal } from "../estate/spec.ts";
+import type {
+  Prompt,
+  PromptMessage,
+  Resource,
+  ResourceContents,
+  ResourceTemplate,
+} from "./protocol.ts";
+
+/**
+ * Resources a server offers; `read` returns undefined for an unknown URI.
+ *
+ * A resource or template that serves a tool's data declares it in `requires` (e.g.
+ * `{ tools: ["payments.lookup"] }`): the server lists it, reads it, and sends its updates only to
+ * principals who meet that, and answers everyone else exactly as for a URI that does not exist.
+ * A URI is guarded by the requirement of the listed resource with that URI and of every template
+ * it matches.
+ */
+export interface ResourceProvider {
+  /** The resources offered (the server drops those whose `requires` the principal lacks). */
+  list(principal: Principal): Guarded<Resource>[];
+  /** The resource templates (the server drops those whose `requires` the principal lacks). */
+  templates?(principal: Principal): Guarded<ResourceTemplate>[];
+  /** A resource's contents, or undefined when there is no such resource (for this principal). */
+  read(uri: string, principal: Principal): ResourceContents[] | undefined;
+  /**
+   * Whether `list`, `templates` and `read` may answer differently for different principals beyond
+   * the `requires` the server applies. Default true, the safe assumption: answers are
+   * `cacheScope: "private"`. Set false for a provider that ignores the principal; its answers are
+   * then `public` where every item involved is for everyone.
+   */
+  variesByPrincipal?: boolean;
+}
+
+/** A prompt's arguments were wrong: the message says which. */
+export class PromptArgumentError extends Error {
+  /**
+   * Makes the error.
+   *
+   * @param message Which argument is missing or wrong.
+   */
+  constructor(message: string) {
+    super(message);
+    this.name = "PromptArgumentError";
+  }
+}
+
+/**
+ * Prompts a server offers; `get` returns undefined for an unknown prompt.
+ *
+ * A prompt whose text names tools, or whose arguments complete to a tool's data, declares them in
+ * `requires` (e.g. `{ tools: ["payments.lookup", "policy.search"] }`): the server lists it,
+ * gets it and completes its arguments only for principals who meet that, and answers everyone
+ * else exactly as for a prompt that does not exist — without calling `get` or `complete`.
+ */
+export interface PromptProvider {
+  /** The prompts offered (the server drops those whose `requires` the principal does not meet). */
+  list(principal: Principal): Guarded<Prompt>[];
+  /**
+   * A prompt's messages, or undefined when there is no such prompt.
+   * @throws {PromptArgumentError} When a required argument is missing.
+   */
+  get(
+    name: string,
+    args: Record<string, string>,
+    principal: Principal,
+  ): { description?: string; messages: PromptMessage[] } | undefined;
+  /**
+   * Completions for a prompt argument's partial value (`completion/complete`); none when absent.
+   * The values must be ones the principal may see (the example system filters by tenant and
+   * scopes); none for a prompt it does not have.
+   */
+  complete?(name: string, argument: string, value: string, principal: Principal): string[];
+  /**
+   * Whether `list` may answer differently for different principals beyond the `requires` the
+   * server applies. Default true: `prompts/list` is `cacheScope: "private"`. Set false for a
+   * provider that ignores the principal; the list is then `public` when every prompt is for
+   * everyone.
+   */
+  variesByPrincipal?: boolean;
+}

@@ -1,0 +1,118 @@
+/**
+ * How an `McpServer` is set up and what it reports: {@linkcode McpServerOptions}, the timers it
+ * takes, the options of one stateless request, and the records of calls and probes it logs.
+ *
+ * @module
+ */
+import type { ToolRegistry } from "../estate/registry.ts";
+import type { Principal, ToolSpec } from "../estate/spec.ts";
+import type { Implementation } from "./protocol.ts";
+import type { PromptProvider, ResourceProvider } from "./providers.ts";
+import type { Notify, ToolHandler } from "./tool_handler.ts";
+
+/** One tool call, as logged: what `impact` and corpus replay learn from. */
+export interface CallRecord {
+  /** The principal's id. */
+  principal: string;
+  /** The tool. */
+  tool: string;
+  /** The version that served (or would have served) it. */
+  version: string;
+  /** How it ended. */
+  outcome: "ok" | "tool-error" | "invalid-arguments" | "cancelled";
+  /** Wall time in milliseconds. */
+  durationMs: number;
+  /** When it arrived (ISO 8601). */
+  at: string;
+  /** The arguments as received. */
+  arguments: unknown;
+}
+
+/**
+ * A probe, as logged: a request that named a tool, prompt or resource the server then answered as
+ * nonexistent — because there is none, or because the principal may not see it. The client's
+ * bytes are the same either way; only this record says which.
+ */
+export interface ProbeRecord {
+  /** The principal's id. */
+  principal: string;
+  /** The request: `tools/call`, `prompts/get`, `resources/read` or `completion/complete`. */
+  method: string;
+  /** The tool or prompt name, or the resource URI, as sent. */
+  name: string;
+  /** For a `tools/call` pinned with `_meta["dev.tool-estate/version"]`: the constraint. */
+  version?: string;
+  /**
+   * True when it exists but the principal may not see it (the estate has the tool; a requirement
+   * kept the prompt or resource away); false when nothing by that name exists.
+   */
+  hidden: boolean;
+  /** When it arrived (ISO 8601). */
+  at: string;
+}
+
+/** Options for an {@linkcode McpServer}. */
+export interface McpServerOptions {
+  /** The estate: it decides what each principal sees and which version serves a call. */
+  registry: ToolRegistry;
+  /** The handler for a tool version, or undefined when none is deployed. */
+  handlerFor: (spec: ToolSpec) => ToolHandler | undefined;
+  /** Resources; none when absent. */
+  resources?: ResourceProvider;
+  /** Prompts; none when absent. */
+  prompts?: PromptProvider;
+  /** This server's `serverInfo`. */
+  serverInfo?: Implementation;
+  /** Instructions for the model, sent in the `initialize` result. */
+  instructions?: string;
+  /** Items per page of `tools/list`, `resources/list`, `prompts/list`. Default 50. */
+  pageSize?: number;
+  /** Called once per `tools/call` that reached a tool version (see {@linkcode CallRecord}). */
+  onCall?: (record: CallRecord) => void;
+  /**
+   * Called once per probe (see {@linkcode ProbeRecord}): a `tools/call`, `prompts/get`,
+   * `resources/read` or `completion/complete` for a hidden or nonexistent name. Nothing the
+   * client receives changes.
+   */
+  onProbe?: (probe: ProbeRecord) => void;
+  /**
+   * The clock: call timings, and when the next retirement on its date is due for the timer.
+   * Default `Date.now`.
+   */
+  now?: () => number;
+  /**
+   * Timers, for the retirement timer: while sessions or `subscriptions/listen` streams are open
+   * the server keeps one timer set for the registry's next retirement on its date
+   * (`registry.nextRetirement()`); when it fires the registry retires what is due, and every
+   * session or stream that could see a retired version hears `notifications/tools/list_changed`.
+   * Default: the platform's `setTimeout`/`clearTimeout`. Tests pass their own and move the clock.
+   */
+  timers?: ServerTimers;
+  /**
+   * How long a stateless (2026-07-28) client may cache a list, read or `server/discover` result
+   * (`ttlMs`), in milliseconds. Default 0: re-fetch each time (the estate changes under
+   * governance; a `subscriptions/listen` stream says when).
+   */
+  cacheTtlMs?: number;
+}
+
+/** Setting and clearing one timer (see `McpServerOptions.timers`). */
+export interface ServerTimers {
+  /** Calls `fn` once after `ms` milliseconds; returns a handle for `clearTimeout`. */
+  setTimeout(fn: () => void, ms: number): unknown;
+  /** Cancels a timer set with `setTimeout`. */
+  clearTimeout(handle: unknown): void;
+}
+
+/** Options for {@linkcode McpServer.handleStateless}: who is calling and how to reach them. */
+export interface StatelessOptions {
+  /** The principal the transport authenticated for this request. */
+  principal: Principal;
+  /**
+   * Sends a notification related to this request (progress, log messages, and a
+   * `subscriptions/listen` stream's notifications). Default: none are sent.
+   */
+  notify?: Notify;
+  /** Aborted when the caller cancels (closes the HTTP stream, sends `notifications/cancelled`). */
+  signal?: AbortSignal;
+}

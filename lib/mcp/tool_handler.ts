@@ -1,0 +1,85 @@
+/**
+ * What a tool version's handler is and what it gets: {@linkcode ToolHandler}, its
+ * {@linkcode ToolContext} (principal, cancel signal, progress, log messages, the client's
+ * capabilities), the log levels, and the error that asks for a client capability.
+ *
+ * @module
+ */
+import type { JsonRpcId, JsonRpcNotification } from "../jsonrpc/types.ts";
+import type { Principal, ToolSpec } from "../estate/spec.ts";
+
+/** What a tool handler gets besides its (validated) arguments. */
+export interface ToolContext {
+  /** Who is calling. */
+  principal: Principal;
+  /** The version being called. */
+  spec: ToolSpec;
+  /** Aborted when the caller cancels the request. */
+  signal: AbortSignal;
+  /** Reports progress, when the caller asked for it (a no-op otherwise); `progress` must increase. */
+  progress(progress: number, total?: number, message?: string): void;
+  /**
+   * Sends a log message to the client (`notifications/message`), when its level is at or above
+   * the level the client set with `logging/setLevel` (everything, until it sets one).
+   */
+  log(level: LogLevel, data: unknown, logger?: string): void;
+  /**
+   * The capabilities the client declared (in the handshake, or in the request's 2026-07-28
+   * envelope). A handler that needs one it lacks throws {@linkcode MissingClientCapabilityError}.
+   */
+  clientCapabilities: Record<string, unknown>;
+}
+
+/**
+ * Thrown by a tool handler that needs a client capability the client did not declare: the call is
+ * answered with the protocol error `-32021` (MissingRequiredClientCapability, 2026-07-28) carrying
+ * `data.requiredCapabilities`, instead of an `isError` result.
+ */
+export class MissingClientCapabilityError extends Error {
+  /** The capabilities needed, e.g. `{ sampling: {} }`. */
+  readonly requiredCapabilities: Record<string, unknown>;
+
+  /**
+   * Makes the error.
+   *
+   * @param requiredCapabilities The capabilities the tool needs, e.g. `{ sampling: {} }`.
+   */
+  constructor(requiredCapabilities: Record<string, unknown>) {
+    super(`Missing required client capability: ${Object.keys(requiredCapabilities).join(", ")}`);
+    this.name = "MissingClientCapabilityError";
+    this.requiredCapabilities = requiredCapabilities;
+  }
+}
+
+/** Syslog severities, as MCP's logging uses them, least severe first. */
+export type LogLevel =
+  | "debug"
+  | "info"
+  | "notice"
+  | "warning"
+  | "error"
+  | "critical"
+  | "alert"
+  | "emergency";
+
+/** The log levels, least severe first. */
+export const LOG_LEVELS: readonly LogLevel[] = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency",
+];
+
+/** Sends a notification; `relatedRequestId` names the request it belongs to (progress, logs). */
+export type Notify = (message: JsonRpcNotification, relatedRequestId?: JsonRpcId) => void;
+
+/**
+ * Runs one tool version. Return a `CallToolResult`, or any other value to have it sent as JSON
+ * text (and as `structuredContent` when it is an object). Throw to report a tool error: the model
+ * sees the message, never a stack trace.
+ */
+export type ToolHandler = (args: Record<string, unknown>, context: ToolContext) => unknown;
