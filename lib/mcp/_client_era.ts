@@ -9,7 +9,7 @@
 import { JsonRpcError, MCP_ERROR_CODES } from "../jsonrpc/errors.ts";
 import { isObject } from "../_object.ts";
 import { checkResultType, McpClientError } from "./client_errors.ts";
-import { MODERN_META, MODERN_PROTOCOL_VERSIONS } from "./modern.ts";
+import { MODERN_META, MODERN_PROTOCOL_VERSIONS } from "./rev2026_07_28.ts";
 import {
   type Implementation,
   LATEST_LEGACY_PROTOCOL_VERSION,

@@ -110,7 +110,7 @@ const readResource: Method = (core, { caller, params }) => {
   const { registry, resources } = core.options;
   const uri = params.uri;
   const guards = uriGuards(core.options, { uri, principal: caller.principal });
-  const hidden = !guards.every((r) => meetsRequirement(r, caller.principal, registry));
+  const hidden = !guards.every((r) => meetsRequirement(r, caller.principal, { registry }));
   const contents = hidden ? undefined : resources?.read(uri, caller.principal);
   if (!contents || contents.length === 0) {
     logProbe(core, { caller, probe: { method: "resources/read", name: uri, hidden } });

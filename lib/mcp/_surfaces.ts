@@ -153,7 +153,7 @@ export function uriGuards(
 /** Whether a principal may read a resource URI: it meets every requirement guarding it. */
 export function mayRead(surfaces: Surfaces, asked: { uri: string; principal: Principal }): boolean {
   return uriGuards(surfaces, asked).every((r) =>
-    meetsRequirement(r, asked.principal, surfaces.registry)
+    meetsRequirement(r, asked.principal, { registry: surfaces.registry })
   );
 }
 
@@ -167,7 +167,7 @@ export function promptStanding(
 ): "visible" | "hidden" | "unlisted" {
   const listed = surfaces.prompts?.list(asked.principal).find((p) => p.name === asked.name);
   if (!listed) return "unlisted";
-  return meetsRequirement(listed.requires, asked.principal, surfaces.registry)
+  return meetsRequirement(listed.requires, asked.principal, { registry: surfaces.registry })
     ? "visible"
     : "hidden";
 }
