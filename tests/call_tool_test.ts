@@ -8,8 +8,12 @@ import {
   visibleTool,
 } from "../lib/mcp/_call_tool.ts";
 import type { Caller, ServerCore } from "../lib/mcp/_server_core.ts";
+import { PeerExchange } from "../lib/jsonrpc/_exchange.ts";
+import type { RequestContext } from "../lib/jsonrpc/peer.ts";
+import type { CallToolResult } from "../lib/mcp/protocol.ts";
 import {
   type CallRecord,
+  type JsonRpcId,
   type JsonRpcNotification,
   type McpServerOptions,
   MissingClientCapabilityError,
@@ -217,15 +221,39 @@ async function run(
   const outcomes: CallRecord["outcome"][] = [];
   const { core: c } = core(estate(), { handlerFor: () => handler });
   const who = options.caller ?? caller(OPERATOR);
-  const result = await runHandler(c, {
-    caller: who,
-    requestId: "r1",
-    signal: options.signal ?? new AbortController().signal,
-    spec: spec("policy.search", "1.0.0"),
-    request: { name: "policy.search", args: { q: 1 }, pin: undefined, meta: options.meta ?? {} },
-    record: (o) => outcomes.push(o),
+  const meta = options.meta ?? {};
+  // The handler step runs inside a real peer, as a server's sessions run it: the request's
+  // progress token, cancellation and related notifications are the peer's.
+  let result: CallToolResult | undefined;
+  let thrown: unknown;
+  const exchange = new PeerExchange({
+    send: (m, related) => who.notify(m as JsonRpcNotification, related),
+    handler: async (_params, context) => {
+      if (options.signal?.aborted) exchange.cancel("r1"); // cancelled as it starts
+      try {
+        result = await runHandler(c, {
+          caller: who,
+          context,
+          spec: spec("policy.search", "1.0.0"),
+          request: { name: "policy.search", args: { q: 1 }, pin: undefined, meta },
+          record: (o) => outcomes.push(o),
+        });
+      } catch (e) {
+        thrown = e;
+        throw e;
+      }
+      return result;
+    },
   });
-  return { result, outcomes };
+  options.signal?.addEventListener("abort", () => exchange.cancel("r1"), { once: true });
+  await exchange.exchange({
+    jsonrpc: "2.0",
+    id: "r1",
+    method: "tools/call",
+    params: { name: "policy.search", arguments: { q: 1 }, _meta: meta },
+  });
+  if (thrown !== undefined) throw thrown;
+  return { result: result!, outcomes };
 }
 
 Deno.test("handler: values become results; throws and missing handlers are tool errors the model reads", async () => {
@@ -339,9 +367,8 @@ Deno.test("callTool(): the steps in order; a call is logged once it reached a ve
   const call = (params: Record<string, unknown>, protocolVersion = "2025-11-25") =>
     callTool(c, {
       caller: caller(OPERATOR, { protocolVersion }),
-      requestId: 1,
       params,
-      signal: new AbortController().signal,
+      context: idleContext(1),
     });
   await assert.rejects(call({ name: "nope", arguments: { reference: 1 } }), { code: -32602 });
   assert.equal(calls.length, 0); // never reached a version
@@ -362,3 +389,16 @@ Deno.test("callTool(): the steps in order; a call is logged once it reached a ve
     ],
   );
 });
+
+/** A request context outside any peer: never cancelled, no progress token, nothing related. */
+function idleContext(id: JsonRpcId): RequestContext {
+  return {
+    id,
+    method: "tools/call",
+    signal: new AbortController().signal,
+    progressToken: undefined,
+    progress: () => {},
+    notify: () => Promise.resolve(),
+    request: () => Promise.reject(new Error("no client in this test")),
+  };
+}

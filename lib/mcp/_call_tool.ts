@@ -11,12 +11,11 @@
 import { ERROR_CODES, type JsonRpcError, MCP_ERROR_CODES } from "../jsonrpc/errors.ts";
 import { makeNotification } from "../jsonrpc/messages.ts";
 import { isObject } from "../_object.ts";
-import type { JsonRpcId } from "../jsonrpc/types.ts";
 import { isValidConstraint } from "../compat/semver.ts";
 import { canSee, META_VERSION_KEY, type ToolSpec } from "../estate/spec.ts";
 import { type LimitedIssues, limitIssues, shortenText } from "../schema/issue_limit.ts";
 import { validateSchema } from "../schema/validate.ts";
-import { progressReporter } from "./_in_flight.ts";
+import type { RequestContext } from "../jsonrpc/peer.ts";
 import { type Caller, logProbe, protocolError, type ServerCore } from "./_server_core.ts";
 import { type CallToolResult, invalidArgumentsAsToolError } from "./protocol.ts";
 import { LEGACY_PROTOCOL_VERSIONS } from "./rev2025_11_25.ts";
@@ -174,10 +173,11 @@ export type RecordOutcome = (outcome: CallRecord["outcome"]) => void;
 export interface HandlerRun {
   /** Who calls. */
   caller: Caller;
-  /** The request's id: its progress and log messages are related to it. */
-  requestId: JsonRpcId;
-  /** Aborted when the caller cancels. */
-  signal: AbortSignal;
+  /**
+   * The request as its peer serves it: its id (progress and log messages are related to it), its
+   * signal (aborted when the caller cancels), its progress, and requests to the client.
+   */
+  context: RequestContext;
   /** The version that serves the call. */
   spec: ToolSpec;
   /** The (valid) arguments and the request's `_meta`. */
@@ -199,7 +199,8 @@ export interface HandlerRun {
  *   {@linkcode MissingClientCapabilityError}.
  */
 export async function runHandler(core: ServerCore, run: HandlerRun): Promise<CallToolResult> {
-  const { caller, requestId, signal, spec, request, record } = run;
+  const { caller, context, spec, request, record } = run;
+  const { id: requestId, signal } = context;
   const handler = core.options.handlerFor(spec);
   if (!handler) {
     record("tool-error");
@@ -211,12 +212,8 @@ export async function runHandler(core: ServerCore, run: HandlerRun): Promise<Cal
       isError: true,
     };
   }
-  const progress = progressReporter({
-    token: request.meta.progressToken,
-    requestId,
-    notify: caller.notify,
-    signal,
-  });
+  const progress = (value: number, total?: number, message?: string): void =>
+    context.progress({ progress: value, total, message });
   const log = (level: LogLevel, data: unknown, logger?: string): void => {
     if (
       signal.aborted || caller.logLevel === undefined ||
@@ -262,12 +259,10 @@ export async function runHandler(core: ServerCore, run: HandlerRun): Promise<Cal
 export interface ToolCall {
   /** Who calls. */
   caller: Caller;
-  /** The request's id. */
-  requestId: JsonRpcId;
   /** The request's params. */
   params: Record<string, unknown>;
-  /** Aborted when the caller cancels. */
-  signal: AbortSignal;
+  /** The request as its peer serves it (id, signal, progress, requests to the client). */
+  context: RequestContext;
 }
 
 /**
@@ -296,8 +291,7 @@ export async function callTool(core: ServerCore, call: ToolCall): Promise<CallTo
   }
   return await runHandler(core, {
     caller,
-    requestId: call.requestId,
-    signal: call.signal,
+    context: call.context,
     spec,
     request,
     record,

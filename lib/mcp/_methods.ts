@@ -11,6 +11,7 @@
 import { ERROR_CODES, MCP_ERROR_CODES } from "../jsonrpc/errors.ts";
 import { isObject } from "../_object.ts";
 import type { JsonRpcId } from "../jsonrpc/types.ts";
+import type { RequestContext } from "../jsonrpc/peer.ts";
 import type { ToolRegistry } from "../estate/registry.ts";
 import { admitsEveryone, everyoneMeets, meetsRequirement } from "../estate/requirement.ts";
 import { toMcpTool } from "../estate/spec.ts";
@@ -38,6 +39,11 @@ export interface MethodCall {
   readonly params: Record<string, unknown>;
   /** Aborted when the caller cancels. */
   readonly signal: AbortSignal;
+  /**
+   * The request as the peer serving it sees it: its progress, related notifications, and the
+   * server's own requests to the client on its behalf.
+   */
+  readonly context: RequestContext;
 }
 
 /** A method's answer, before its era's wrapper shapes it. */
@@ -77,8 +83,8 @@ function toolsScope(registry: ToolRegistry): CacheScope {
     : "private";
 }
 
-const callToolMethod: Method = async (core, { caller, id, params, signal }) => {
-  const result = await callTool(core, { caller, requestId: id, params, signal });
+const callToolMethod: Method = async (core, { caller, params, context }) => {
+  const result = await callTool(core, { caller, params, context });
   return { result: result as unknown as Record<string, unknown> };
 };
 

@@ -13,6 +13,12 @@ import type { Implementation } from "./protocol.ts";
 import type { McpServerOptions, ProbeRecord } from "./server_options.ts";
 import type { LogLevel, Notify } from "./tool_handler.ts";
 
+/**
+ * Each server's core, for the modules that serve a server's messages without being the server
+ * (a connection's stateless peer): `McpServer`'s constructor registers its own.
+ */
+export const CORES: WeakMap<object, ServerCore> = new WeakMap();
+
 /** The `serverInfo` of a server whose options name none. */
 const DEFAULT_SERVER_INFO: Readonly<Implementation> = { name: "tool-estate", version: "0.1.0" };
 

@@ -2,18 +2,18 @@
  * The server's handshake era (revisions 2024-11-05 to 2025-11-25): one session per connection.
  * What this era adds around the shared methods (`_methods.ts`): the handshake (`initialize`, then
  * `notifications/initialized`), the session-state gate (only `ping` and `initialize` before the
- * session is ready), the requests in flight and their cancellation, and the methods only this
- * era has (`ping`, `logging/setLevel`, `resources/subscribe`, `resources/unsubscribe`). Results go
+ * session is ready), the session's peer (the requests in flight, their cancellation and
+ * progress, and the server's own requests to the client), and the methods only this era has (`ping`, `logging/setLevel`, `resources/subscribe`, `resources/unsubscribe`). Results go
  * out as the methods answer them.
  *
  * @module
  */
 import { ERROR_CODES, JsonRpcError } from "../jsonrpc/errors.ts";
 import { validateEnvelope } from "../jsonrpc/envelope.ts";
-import { makeError, makeResult } from "../jsonrpc/messages.ts";
+import { makeError } from "../jsonrpc/messages.ts";
 import { isObject } from "../_object.ts";
-import type { JsonRpcId, JsonRpcNotification, JsonRpcResponse } from "../jsonrpc/types.ts";
-import type { SessionImpl } from "./_sessions.ts";
+import type { JsonRpcResponse } from "../jsonrpc/types.ts";
+import type { SessionImpl, SessionRequestHandler } from "./_sessions.ts";
 import { type MethodCall, SHARED_METHODS } from "./_methods.ts";
 import { protocolError, type ServerCore, serverInfo, visibleSignature } from "./_server_core.ts";
 import type { Implementation } from "./protocol.ts";
@@ -69,7 +69,10 @@ const SESSION_METHODS: ReadonlyMap<string, SessionMethod> = new Map<string, Sess
 ]);
 
 /**
- * Handles one parsed message from a session's client.
+ * Handles one parsed message from a session's client: a request is served by the session's peer
+ * (which keeps the ids in use, cancellation and progress) and answered here; a response answers
+ * one of the server's own requests to the client; a notification ends the handshake or is the
+ * peer's (`notifications/cancelled`, `notifications/progress`).
  *
  * @param core The server.
  * @param options The message (anything: invalid messages get the right error) and the session.
@@ -88,11 +91,15 @@ export async function handleInSession(
     if (e instanceof JsonRpcError) return makeError(e.requestId, e);
     throw e;
   }
-  if (classified.kind === "response") return undefined; // this server sends no requests
   if (classified.kind === "notification") {
-    notification(core, { session: s, notification: classified.message });
-    return undefined;
+    const n = classified.message;
+    if (n.method === "notifications/initialized" && s.state === "initializing") {
+      s.state = "ready";
+      s.visible = visibleSignature(core.options.registry, s.principal);
+    }
+    // Any other notification (roots/list_changed, ...) needs nothing from this server.
   }
+  if (classified.kind !== "request") return await s.exchange.exchange(classified.message);
   const request = classified.message;
   if (s.state === "closed") {
     return makeError(
@@ -100,8 +107,7 @@ export async function handleInSession(
       protocolError(ERROR_CODES.INVALID_REQUEST, "Invalid Request: the session is closed"),
     );
   }
-  const inFlight = s.inFlight.begin(request.id, request.method);
-  if (!inFlight) {
+  if (s.exchange.busy(request.id)) {
     return makeError(
       request.id,
       protocolError(
@@ -110,73 +116,47 @@ export async function handleInSession(
       ),
     );
   }
-  try {
-    const result = await dispatch(core, {
-      session: s,
-      method: request.method,
-      id: request.id,
-      params: request.params,
-      signal: inFlight.signal,
-    });
-    return inFlight.cancelled ? undefined : makeResult(request.id, result);
-  } catch (e) {
-    if (inFlight.cancelled) return undefined;
-    if (e instanceof JsonRpcError) return makeError(request.id, e);
-    return makeError(request.id, protocolError(ERROR_CODES.INTERNAL_ERROR, "Internal error"));
-  } finally {
-    inFlight.end();
-  }
+  return await s.exchange.exchange(request);
 }
 
-/** A session's notification: the handshake's last step, or a cancellation. */
-function notification(
-  core: ServerCore,
-  options: { session: SessionImpl; notification: JsonRpcNotification },
-): void {
-  const { session: s, notification: n } = options;
-  const params = isObject(n.params) ? n.params : {};
-  if (n.method === "notifications/initialized") {
-    if (s.state === "initializing") {
-      s.state = "ready";
-      s.visible = visibleSignature(core.options.registry, s.principal);
+/**
+ * Serves one request of a session (the session's peer calls it): this era's methods, the gate,
+ * then the shared ones. Returns the result, or throws the `JsonRpcError` to answer with.
+ *
+ * @param core The server.
+ * @returns The handler for the sessions' peers.
+ */
+export function sessionRequests(core: ServerCore): SessionRequestHandler {
+  return async (s, { params: raw, context }) => {
+    const method = context.method;
+    const params = raw === undefined ? {} : raw;
+    if (!isObject(params)) {
+      throw protocolError(
+        ERROR_CODES.INVALID_PARAMS,
+        `Invalid params: ${method} takes named params (an object)`,
+      );
     }
-  } else if (n.method === "notifications/cancelled") {
-    s.inFlight.cancel(params.requestId as JsonRpcId, params.reason);
-  }
-  // Any other notification (roots/list_changed, progress, ...) needs nothing from this server.
-}
-
-/** Routes a request: this era's methods, the gate, then the shared ones. */
-async function dispatch(
-  core: ServerCore,
-  request: {
-    session: SessionImpl;
-    method: string;
-    id: JsonRpcId;
-    params: unknown;
-    signal: AbortSignal;
-  },
-): Promise<unknown> {
-  const { session: s, method } = request;
-  const params = request.params === undefined ? {} : request.params;
-  if (!isObject(params)) {
-    throw protocolError(
-      ERROR_CODES.INVALID_PARAMS,
-      `Invalid params: ${method} takes named params (an object)`,
-    );
-  }
-  const call = { caller: s, session: s, method, id: request.id, params, signal: request.signal };
-  if (!BEFORE_READY.has(method) && s.state !== "ready") {
-    throw protocolError(
-      ERROR_CODES.INVALID_REQUEST,
-      `Invalid Request: ${method} before initialization; send initialize, then notifications/initialized`,
-    );
-  }
-  const own = SESSION_METHODS.get(method);
-  if (own) return own(core, call);
-  const shared = SHARED_METHODS.get(method);
-  if (shared) return (await shared(core, call)).result;
-  throw protocolError(ERROR_CODES.METHOD_NOT_FOUND, `Method not found: ${method}`);
+    const call = {
+      caller: s,
+      session: s,
+      method,
+      id: context.id,
+      params,
+      signal: context.signal,
+      context,
+    };
+    if (!BEFORE_READY.has(method) && s.state !== "ready") {
+      throw protocolError(
+        ERROR_CODES.INVALID_REQUEST,
+        `Invalid Request: ${method} before initialization; send initialize, then notifications/initialized`,
+      );
+    }
+    const own = SESSION_METHODS.get(method);
+    if (own) return own(core, call);
+    const shared = SHARED_METHODS.get(method);
+    if (shared) return (await shared(core, call)).result;
+    throw protocolError(ERROR_CODES.METHOD_NOT_FOUND, `Method not found: ${method}`);
+  };
 }
 
 /** `initialize`: negotiates the revision, keeps what the client declared, names the server. */

@@ -10,7 +10,10 @@
  */
 import { ERROR_CODES, JsonRpcError } from "../jsonrpc/errors.ts";
 import { validateEnvelope } from "../jsonrpc/envelope.ts";
-import { makeError, makeNotification, makeResult } from "../jsonrpc/messages.ts";
+import { makeError, makeNotification } from "../jsonrpc/messages.ts";
+import { PeerExchange } from "../jsonrpc/_exchange.ts";
+import type { RequestHandler } from "../jsonrpc/peer.ts";
+import type { Principal } from "../estate/spec.ts";
 import { isObject } from "../_object.ts";
 import type { JsonRpcResponse } from "../jsonrpc/types.ts";
 import { type Answer, type MethodCall, SHARED_METHODS } from "./_methods.ts";
@@ -25,7 +28,7 @@ import {
 import type { CacheScope } from "./_surfaces.ts";
 import { checkModernRequest, MODERN_META, MODERN_PROTOCOL_VERSIONS } from "./rev2026_07_28.ts";
 import type { StatelessOptions } from "./server_options.ts";
-import { LOG_LEVELS, type LogLevel } from "./tool_handler.ts";
+import { LOG_LEVELS, type LogLevel, type Notify } from "./tool_handler.ts";
 
 /** What the server declares in `server/discover`. */
 function capabilities(): Record<string, unknown> {
@@ -97,8 +100,61 @@ const STATELESS_METHODS: ReadonlyMap<string, StatelessMethod> = new Map([
   ["subscriptions/listen", listen],
 ]);
 
+/** Who a stateless request is served for, and where its notifications go. */
+export interface StatelessCaller {
+  /** The principal the transport authenticated (asked for each request: it may change). */
+  readonly principal: () => Principal;
+  /** Sends a notification related to the request (progress, logs, a listen stream's news). */
+  readonly notify: Notify;
+}
+
 /**
- * Handles one parsed message of the stateless revision (see `McpServer.handleStateless`).
+ * Serves stateless requests (a peer calls it with each): the envelope, then this revision's
+ * methods and the shared ones. Returns the shaped result, or throws the `JsonRpcError` to answer
+ * with; a request cancelled meanwhile gets no answer (its peer sends none).
+ *
+ * @param core The server.
+ * @param who Who the requests are served for.
+ * @returns The handler for a peer.
+ */
+export function statelessRequests(core: ServerCore, who: StatelessCaller): RequestHandler {
+  return async (raw, context) => {
+    const params = raw === undefined ? {} : raw;
+    if (!isObject(params)) {
+      throw protocolError(
+        ERROR_CODES.INVALID_PARAMS,
+        `Invalid params: ${context.method} takes named params (an object)`,
+      );
+    }
+    const envelope = checkModernRequest(context.method, params);
+    const level = envelope.logLevel as LogLevel | undefined;
+    const caller: Caller = {
+      principal: who.principal(),
+      protocolVersion: envelope.protocolVersion,
+      clientCapabilities: envelope.clientCapabilities,
+      notify: who.notify,
+      logLevel: level !== undefined && LOG_LEVELS.includes(level) ? level : undefined,
+      tools: undefined,
+    };
+    const method = STATELESS_METHODS.get(context.method) ?? SHARED_METHODS.get(context.method);
+    if (!method) {
+      throw protocolError(ERROR_CODES.METHOD_NOT_FOUND, `Method not found: ${context.method}`);
+    }
+    const answer = await method(core, {
+      caller,
+      id: context.id,
+      params,
+      signal: context.signal,
+      context,
+    });
+    // Cancelled (a listen stream, say): whatever is returned is not sent.
+    return answer === undefined ? {} : shape(core, answer);
+  };
+}
+
+/**
+ * Handles one parsed message of the stateless revision (see `McpServer.handleStateless`): a
+ * request is served by a peer of its own, which its signal cancels.
  *
  * @param core The server.
  * @param options The message, and who sent it with what channel and signal.
@@ -118,36 +174,22 @@ export async function handleStateless(
   // Notifications (cancellation included) belong to the transport, which owns the signals.
   if (classified.kind !== "request") return undefined;
   const request = classified.message;
-  const signal = options.signal ?? new AbortController().signal;
+  const notify = options.notify ?? (() => {});
+  const exchange = new PeerExchange({
+    send: (message, related) => {
+      if ("method" in message && !("id" in message)) notify(message, related);
+    },
+    handler: statelessRequests(core, { principal: () => options.principal, notify }),
+  });
+  const signal = options.signal;
+  const cancel = () => exchange.cancel(request.id);
+  signal?.addEventListener("abort", cancel, { once: true });
   try {
-    const params = request.params === undefined ? {} : request.params;
-    if (!isObject(params)) {
-      throw protocolError(
-        ERROR_CODES.INVALID_PARAMS,
-        `Invalid params: ${request.method} takes named params (an object)`,
-      );
-    }
-    const envelope = checkModernRequest(request.method, params);
-    const level = envelope.logLevel as LogLevel | undefined;
-    const caller: Caller = {
-      principal: options.principal,
-      protocolVersion: envelope.protocolVersion,
-      clientCapabilities: envelope.clientCapabilities,
-      notify: options.notify ?? (() => {}),
-      logLevel: level !== undefined && LOG_LEVELS.includes(level) ? level : undefined,
-      tools: undefined,
-    };
-    const method = STATELESS_METHODS.get(request.method) ?? SHARED_METHODS.get(request.method);
-    if (!method) {
-      throw protocolError(ERROR_CODES.METHOD_NOT_FOUND, `Method not found: ${request.method}`);
-    }
-    const answer = await method(core, { caller, id: request.id, params, signal });
-    if (answer === undefined || signal.aborted) return undefined;
-    return makeResult(request.id, shape(core, answer));
-  } catch (e) {
-    if (signal.aborted) return undefined;
-    if (e instanceof JsonRpcError) return makeError(request.id, e);
-    return makeError(request.id, protocolError(ERROR_CODES.INTERNAL_ERROR, "Internal error"));
+    const answered = exchange.exchange(request);
+    if (signal?.aborted) cancel();
+    return await answered;
+  } finally {
+    signal?.removeEventListener("abort", cancel);
   }
 }
 

@@ -6,7 +6,9 @@
  * @module
  */
 import type { McpTool, Principal } from "../estate/spec.ts";
-import { InFlightRequests } from "./_in_flight.ts";
+import { PeerExchange } from "../jsonrpc/_exchange.ts";
+import type { RequestContext } from "../jsonrpc/peer.ts";
+import type { JsonRpcParams } from "../jsonrpc/types.ts";
 import type { Caller } from "./_server_core.ts";
 import type { Implementation } from "./protocol.ts";
 import type { OpenSessionOptions, Session, SessionState } from "./session.ts";
@@ -28,9 +30,21 @@ export interface SessionImpl extends Session, Caller {
   tools: McpTool[] | undefined;
   /** What the principal could see when last told: `name@version` joined. */
   visible: string;
-  /** The requests being served. */
-  inFlight: InFlightRequests;
+  /**
+   * The session's JSON-RPC peer, driven one message at a time by `McpServer.handle`: the requests
+   * being served (ids in use, cancellation, progress), and the requests the server sends the
+   * client (sampling, elicitation, roots) with their timeouts.
+   */
+  exchange: PeerExchange;
+  /** Whether the transport gave the session a channel for requests to the client. */
+  readonly canRequest: boolean;
 }
+
+/** Serves one request of a session (the handshake era's method table). */
+export type SessionRequestHandler = (
+  session: SessionImpl,
+  request: { params: JsonRpcParams | undefined; context: RequestContext },
+) => unknown;
 
 function randomId(): string {
   const bytes = new Uint8Array(16);
@@ -49,9 +63,10 @@ export class SessionTable {
    * Opens a session.
    *
    * @param options Who is connected, how to reach them, the id.
+   * @param serve Serves its requests.
    * @returns The new session, state `new`.
    */
-  open(options: OpenSessionOptions): SessionImpl {
+  open(options: OpenSessionOptions, serve: SessionRequestHandler): SessionImpl {
     const s: SessionImpl = {
       id: options.id ?? randomId(),
       principal: options.principal,
@@ -64,7 +79,15 @@ export class SessionTable {
       subscriptions: new Set(),
       tools: undefined,
       visible: "",
-      inFlight: new InFlightRequests(),
+      exchange: new PeerExchange({
+        send: (message, related) => {
+          if ("method" in message && "id" in message) options.request?.(message, related);
+          else if ("method" in message) options.notify(message, related);
+        },
+        handler: (params, context) => serve(s, { params, context }),
+        peer: { requestTimeoutMs: options.requestTimeoutMs },
+      }),
+      canRequest: options.request !== undefined,
     };
     this.#own.set(s, s);
     this.#open.add(s);
@@ -88,7 +111,7 @@ export class SessionTable {
    */
   close(s: SessionImpl): void {
     s.state = "closed";
-    s.inFlight.abortAll();
+    s.exchange.close("the session is closed");
     this.#open.delete(s);
   }
 

@@ -8,7 +8,6 @@
  */
 import { isObject } from "../_object.ts";
 import type { JsonRpcId } from "../jsonrpc/types.ts";
-import { cancelledRequestId } from "./_in_flight.ts";
 import { MODERN_META, MODERN_PROTOCOL_VERSIONS } from "./rev2026_07_28.ts";
 
 /**
@@ -100,4 +99,12 @@ function carriesEnvelope(message: unknown): boolean {
   return isObject(meta) &&
     (Object.hasOwn(meta, MODERN_META.protocolVersion) ||
       Object.hasOwn(meta, MODERN_META.clientCapabilities));
+}
+
+/** The request a `notifications/cancelled` names, when the message is one. */
+function cancelledRequestId(message: unknown): JsonRpcId | undefined {
+  if (!isObject(message) || message.method !== "notifications/cancelled") return undefined;
+  if (Object.hasOwn(message, "id") || !isObject(message.params)) return undefined;
+  const id = message.params.requestId;
+  return typeof id === "string" || typeof id === "number" ? id : undefined;
 }

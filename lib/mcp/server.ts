@@ -17,10 +17,10 @@ import type { JsonRpcResponse } from "../jsonrpc/types.ts";
 import type { EstateEvent } from "../estate/registry.ts";
 import { canSee, type Principal } from "../estate/spec.ts";
 import { RetirementTimer } from "./_retirement_timer.ts";
-import { handleInSession } from "./_server_rev2025_11_25.ts";
+import { handleInSession, sessionRequests } from "./_server_rev2025_11_25.ts";
 import { handleStateless } from "./_server_rev2026_07_28.ts";
-import { type Listener, type ServerCore, visibleSignature } from "./_server_core.ts";
-import { SessionTable } from "./_sessions.ts";
+import { CORES, type Listener, type ServerCore, visibleSignature } from "./_server_core.ts";
+import { type SessionRequestHandler, SessionTable } from "./_sessions.ts";
 import { mayRead } from "./_surfaces.ts";
 import { MODERN_META } from "./rev2026_07_28.ts";
 import type { McpServerOptions, ServerTimers, StatelessOptions } from "./server_options.ts";
@@ -82,6 +82,8 @@ export class McpServer {
   readonly #retirement: RetirementTimer;
   /** What the methods and era wrappers see of this server. */
   readonly #core: ServerCore;
+  /** Serves the requests of this server's sessions. */
+  readonly #serveSession: SessionRequestHandler;
 
   /**
    * Makes a server and subscribes it to the registry's changes.
@@ -115,6 +117,8 @@ export class McpServer {
         };
       },
     };
+    this.#serveSession = sessionRequests(this.#core);
+    CORES.set(this, this.#core);
     this.#unsubscribe = options.registry.subscribe((e) => this.#estateChanged(e));
   }
 
@@ -125,7 +129,7 @@ export class McpServer {
    * @returns The session to pass to {@linkcode McpServer.handle}.
    */
   openSession(options: OpenSessionOptions): Session {
-    const s = this.#sessions.open(options);
+    const s = this.#sessions.open(options, this.#serveSession);
     this.#retirement.arm();
     return s;
   }

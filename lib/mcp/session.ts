@@ -6,6 +6,7 @@
  */
 import type { Principal } from "../estate/spec.ts";
 import type { Implementation } from "./protocol.ts";
+import type { JsonRpcId, JsonRpcRequest } from "../jsonrpc/types.ts";
 import type { Notify } from "./tool_handler.ts";
 
 /** Where a session is in the handshake. */
@@ -38,4 +39,16 @@ export interface OpenSessionOptions {
   notify: Notify;
   /** The session's id. Default: 128 random bits, hex. */
   id?: string;
+  /**
+   * Sends the server's requests to the client (`sampling/createMessage`, `elicitation/create`,
+   * `roots/list`), each with the client request it is made on behalf of; the client's answers
+   * come back through `McpServer.handle`. Without it the session cannot ask its client anything:
+   * such a request fails at once. The transports (`serveTransport`, stdio, HTTP) set it.
+   */
+  request?: (message: JsonRpcRequest, relatedRequestId?: JsonRpcId) => void;
+  /**
+   * How long a request to the client waits for its answer, in milliseconds (`Infinity`: no limit).
+   * Default 30 s; a request may ask for longer (a user answering an elicitation).
+   */
+  requestTimeoutMs?: number;
 }

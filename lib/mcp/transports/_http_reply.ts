@@ -7,7 +7,12 @@
  */
 import type { ServerResponse } from "node:http";
 import { ERROR_CODES } from "../../jsonrpc/errors.ts";
-import type { JsonRpcId, JsonRpcNotification, JsonRpcResponse } from "../../jsonrpc/types.ts";
+import type {
+  JsonRpcId,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+} from "../../jsonrpc/types.ts";
 import { SseWriter } from "./_sse_writer.ts";
 import type { RequestChannel } from "./_http_session.ts";
 
@@ -95,7 +100,7 @@ export class PostReply implements RequestChannel {
    *
    * @param message The notification.
    */
-  notify(message: JsonRpcNotification): void {
+  notify(message: JsonRpcNotification | JsonRpcRequest): void {
     this.#stream().send(message);
   }
 

@@ -5,15 +5,18 @@
  *
  * @module
  */
-import type { JsonRpcId, JsonRpcNotification } from "../../jsonrpc/types.ts";
+import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest } from "../../jsonrpc/types.ts";
 import type { Session } from "../server.ts";
 import type { HttpRequestInfo } from "./bearer_tokens.ts";
 import type { SseWriter } from "./_sse_writer.ts";
 
 /** Where the notifications about one in-flight request go (its POST's response). */
 export interface RequestChannel {
-  /** Sends a notification on the request's own response, switching it to SSE if need be. */
-  notify(message: JsonRpcNotification): void;
+  /**
+   * Sends a notification (or a server→client request) on the request's own response, switching
+   * it to SSE if need be.
+   */
+  notify(message: JsonRpcNotification | JsonRpcRequest): void;
 }
 
 /** The most notifications kept for a session while it has no GET stream open. */
@@ -38,7 +41,7 @@ export class HttpSession {
   /** How many of its requests are being handled (a busy session never expires). */
   busy = 0;
   #stream: SseWriter | undefined;
-  #queue: JsonRpcNotification[] = [];
+  #queue: (JsonRpcNotification | JsonRpcRequest)[] = [];
   readonly #requests = new Map<JsonRpcId, RequestChannel>();
 
   /**
@@ -65,15 +68,16 @@ export class HttpSession {
   }
 
   /**
-   * Routes a notification from the server: one that belongs to an in-flight request (progress,
-   * logs) goes on that request's response; anything else on the GET stream, or into a bounded
+   * Routes a notification (or a request to the client: sampling, elicitation, roots) from the
+   * server: one that belongs to an in-flight request (progress, logs, a request made on its
+   * behalf) goes on that request's response; anything else on the GET stream, or into a bounded
    * queue until one opens (a `list_changed` already queued is not queued twice; past the bound the
    * oldest is dropped).
    *
    * @param message The notification.
    * @param relatedRequestId The request it belongs to, if any.
    */
-  notify(message: JsonRpcNotification, relatedRequestId?: JsonRpcId): void {
+  notify(message: JsonRpcNotification | JsonRpcRequest, relatedRequestId?: JsonRpcId): void {
     if (this.ended) return;
     if (relatedRequestId !== undefined) {
       const channel = this.#requests.get(relatedRequestId);

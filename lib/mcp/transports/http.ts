@@ -719,6 +719,7 @@ class Endpoint implements McpHttpServer {
       principal,
       id: s.id,
       notify: (m, related) => s.notify(m, related),
+      request: (m, related) => s.notify(m, related),
     });
     this.#sessions.set(s.id, s);
     return s;

@@ -12,23 +12,73 @@ import type { Readable, Writable } from "node:stream";
 import { ERROR_CODES } from "../../jsonrpc/errors.ts";
 import type { JsonRpcMessage } from "../../jsonrpc/types.ts";
 import type { Principal } from "../../estate/spec.ts";
-import { cancelledRequestId, InFlightRequests } from "../_in_flight.ts";
-import { classifyEra } from "../era.ts";
+import { ServerConnection } from "../_connection.ts";
 import type { McpServer, Session } from "../server.ts";
 import type { Transport } from "../transport.ts";
 
+/** Options for {@linkcode handleLine}. */
+export interface HandleLineOptions {
+  /** The server. */
+  server: McpServer;
+  /** The connection's session. */
+  session: Session;
+  /** One line, without its newline. */
+  line: string;
+}
+
+/** The answer to a line that is not JSON. */
+function parseError(e: unknown): string {
+  return JSON.stringify({
+    jsonrpc: "2.0",
+    id: null,
+    error: { code: ERROR_CODES.PARSE_ERROR, message: `Parse error: ${(e as Error).message}` },
+  });
+}
+
 /**
- * Handles one line of a stdio stream: a parse error for text that is not JSON, nothing for a
- * blank line, otherwise whatever the server answers (nothing for a notification).
+ * Handles one line of a stdio stream in a session: a parse error for text that is not JSON,
+ * nothing for a blank line, otherwise whatever the server answers (nothing for a notification).
+ *
+ * @param options The server, the session, the line.
+ * @returns The line to write back (no newline), or undefined.
+ */
+export function handleLine(options: HandleLineOptions): Promise<string | undefined>;
+/**
+ * Handles one line of a stdio stream in a session.
  *
  * @param server The server.
  * @param session The connection's session.
  * @param line One line, without its newline.
  * @returns The line to write back (no newline), or undefined.
+ * @deprecated Pass one options object: `handleLine({ server, session, line })`.
  */
-export async function handleLine(
+export function handleLine(
   server: McpServer,
   session: Session,
+  line: string,
+): Promise<string | undefined>;
+export async function handleLine(
+  first: McpServer | HandleLineOptions,
+  session?: Session,
+  line?: string,
+): Promise<string | undefined> {
+  const o: HandleLineOptions = "line" in first && "session" in first
+    ? first
+    : { server: first as McpServer, session: session!, line: line! };
+  if (o.line.trim() === "") return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(o.line);
+  } catch (e) {
+    return parseError(e);
+  }
+  const response = await o.server.handle(value, o.session);
+  return response === undefined ? undefined : JSON.stringify(response);
+}
+
+/** One stdio line, either era (see `ServerConnection`). */
+async function handleStdioLine(
+  connection: ServerConnection,
   line: string,
 ): Promise<string | undefined> {
   if (line.trim() === "") return undefined;
@@ -36,61 +86,10 @@ export async function handleLine(
   try {
     value = JSON.parse(line);
   } catch (e) {
-    return JSON.stringify({
-      jsonrpc: "2.0",
-      id: null,
-      error: { code: ERROR_CODES.PARSE_ERROR, message: `Parse error: ${(e as Error).message}` },
-    });
+    return parseError(e);
   }
-  const response = await server.handle(value, session);
+  const response = await connection.receive(value);
   return response === undefined ? undefined : JSON.stringify(response);
-}
-
-/**
- * One stdio line, either era (see `classifyEra`): a message of the 2026-07-28 revision is served
- * statelessly for the principal stdio was started for (its notifications go straight to stdout),
- * and a `notifications/cancelled` naming one of those requests cancels it; anything else goes to
- * the handshake-era session.
- */
-async function handleStdioLine(
-  server: McpServer,
-  session: Session,
-  line: string,
-  context: {
-    principal: Principal;
-    write: (text: string) => void;
-    stateless: InFlightRequests;
-  },
-): Promise<string | undefined> {
-  if (line.trim() === "") return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    return await handleLine(server, session, line); // answers the parse error
-  }
-  const stateless = context.stateless;
-  if (classifyEra(value, { isStatelessRequest: (id) => stateless.has(id) }) === "handshake") {
-    const response = await server.handle(value, session);
-    return response === undefined ? undefined : JSON.stringify(response);
-  }
-  const cancelled = cancelledRequestId(value);
-  if (cancelled !== undefined && stateless.cancel(cancelled)) return undefined;
-  const { id, method } = value as { id?: unknown; method?: unknown };
-  // A request whose id is already in flight is served, but cannot be cancelled by its id.
-  const inFlight = (typeof id === "string" || typeof id === "number") && typeof method === "string"
-    ? stateless.begin(id, method)
-    : undefined;
-  try {
-    const response = await server.handleStateless(value, {
-      principal: context.principal,
-      notify: (m) => context.write(JSON.stringify(m)),
-      signal: inFlight?.signal ?? new AbortController().signal,
-    });
-    return response === undefined ? undefined : JSON.stringify(response);
-  } finally {
-    inFlight?.end();
-  }
 }
 
 /** Splits a byte stream into UTF-8 lines, whatever the chunk boundaries. */
@@ -144,21 +143,20 @@ export function serveStdio(server: McpServer, options: ServeStdioOptions): Promi
   const write = (text: string): void => {
     if (!output.writableEnded) output.write(text + "\n");
   };
-  const session = server.openSession({
+  const connection = new ServerConnection(server, {
     principal: options.principal,
-    notify: (m) => write(JSON.stringify(m)),
+    send: (m) => write(JSON.stringify(m)),
+    stateless: true,
   });
   const pending = new Set<Promise<void>>();
-  // Stateless (2026-07-28) requests in flight, by id: notifications/cancelled aborts them.
-  const stateless = new InFlightRequests();
   return new Promise((resolve) => {
     let stopped = false;
     const stop = () => {
       if (stopped) return;
       stopped = true;
-      stateless.abortAll((method) => method === "subscriptions/listen"); // listens end
+      connection.endListens();
       Promise.all(pending).then(() => {
-        server.closeSession(session);
+        connection.close();
         resolve();
       });
     };
@@ -166,15 +164,10 @@ export function serveStdio(server: McpServer, options: ServeStdioOptions): Promi
     if (options.signal?.aborted) stop();
     onLines(input, (line) => {
       if (stopped) return;
-      // The session's principal: it follows McpServer.updatePrincipal.
-      const p = handleStdioLine(server, session, line, {
-        principal: session.principal,
-        write,
-        stateless,
-      }).then((out) => {
+      const p = handleStdioLine(connection, line).then((out) => {
         if (out !== undefined) write(out);
       }, () => {
-        // handle() answers every failure itself; nothing reaches here but a bug.
+        // receive() answers every failure itself; nothing reaches here but a bug.
       }).finally(() => pending.delete(p));
       pending.add(p);
     }, stop); // stdin closed
