@@ -17,6 +17,6 @@ if (import.meta.main) {
     cwd: process.cwd(),
   };
   process.exitCode = argv[0] === "serve"
-    ? await runServe(argv.slice(1), io, { system: exampleBank })
+    ? await runServe(argv.slice(1), io, { system: (estate) => exampleBank(estate) })
     : runCli(argv, io);
 }

@@ -15,7 +15,10 @@ import type {
   ToolHandler,
   ToolSpec,
 } from "../mod.ts";
-import { PromptArgumentError } from "../mod.ts";
+import { checkDraft, parseToolSpec, PromptArgumentError, type ToolRegistry } from "../mod.ts";
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 interface Payment {
   reference: string;
@@ -116,9 +119,90 @@ const RATES: Record<string, number> = {
   JPY: 162.38,
 };
 
+/** Options for a {@linkcode BankSystem}. */
+export interface BankSystemOptions {
+  /** The estate, for `drafts.review` (without it, that tool has no handler). */
+  registry?: ToolRegistry;
+}
+
+/** The policies that best match a query's words (3 letters or more), best first. */
+function searchPolicies(
+  options: { query: unknown; area: unknown; limit: unknown },
+): (typeof POLICIES)[number][] {
+  const words = String(options.query).toLowerCase().split(/\W+/).filter((w) => w.length > 2);
+  return POLICIES.filter((p) => options.area === undefined || p.area === options.area)
+    .map((p) => ({
+      p,
+      score: words.filter((w) => `${p.title} ${p.text}`.toLowerCase().includes(w)).length,
+    }))
+    .filter((h) => h.score > 0)
+    .sort((a, b) => b.score - a.score || (a.p.id < b.p.id ? -1 : 1))
+    .slice(0, (options.limit as number | undefined) ?? 5)
+    .map((h) => h.p);
+}
+
+/**
+ * `drafts.review`: roots for a real reason — the drafts live in the caller's workspace, which only
+ * the client knows. Asks for the roots, lets the user pick one when there are several (form
+ * elicitation), then checks each `*.tool.json` there against the estate.
+ */
+function reviewDrafts(registry: ToolRegistry): ToolHandler {
+  return async (args, ctx) => {
+    const roots = (await ctx.listRoots()).filter((r) => r.uri.startsWith("file://"));
+    if (!roots.length) return { reviewed: [], note: "The client exposes no file:// root." };
+    let root = roots[0].uri;
+    if (roots.length > 1) {
+      const choice = await ctx.elicit({
+        message: "Which workspace folder should I review the draft tool files of?",
+        requestedSchema: {
+          type: "object",
+          properties: {
+            root: { type: "string", title: "Folder", enum: roots.map((r) => r.uri) },
+          },
+          required: ["root"],
+        },
+      });
+      if (choice.action !== "accept") {
+        return { reviewed: [], note: `The user chose ${choice.action}.` };
+      }
+      root = String(choice.content?.root);
+    }
+    const dir = fileURLToPath(root);
+    const max = (args.maxFiles as number | undefined) ?? 50;
+    const names = (await readdir(dir)).filter((n) => n.endsWith(".tool.json")).sort().slice(0, max);
+    const reviewed = [];
+    for (const name of names) {
+      try {
+        const draft = parseToolSpec(JSON.parse(await readFile(join(dir, name), "utf8")), name);
+        const report = checkDraft(draft, registry);
+        reviewed.push({
+          file: name,
+          tool: `${report.name}@${report.version}`,
+          bump: report.bump,
+          ok: report.ok,
+          findings: report.findings.filter((f) => f.severity === "error").map((f) => f.message),
+        });
+      } catch (e) {
+        reviewed.push({ file: name, ok: false, findings: [(e as Error).message] });
+      }
+    }
+    return { root, reviewed };
+  };
+}
+
 /** The example system: state shared by the handlers of one server. */
 export class BankSystem {
   readonly payments: Map<string, Payment> = payments();
+  readonly #registry: ToolRegistry | undefined;
+
+  /**
+   * Makes the system.
+   *
+   * @param options The estate, for the tool that reviews drafts against it.
+   */
+  constructor(options: BankSystemOptions = {}) {
+    this.#registry = options.registry;
+  }
 
   /**
    * The system of record's own entitlement check: a principal sees a payment of its own tenant,
@@ -200,26 +284,43 @@ export class BankSystem {
           };
         };
       case "policy.search":
-        return (args) => {
-          const words = String(args.query).toLowerCase().split(/\W+/).filter((w) => w.length > 2);
-          const hits = POLICIES.filter((p) => args.area === undefined || p.area === args.area)
-            .map((p) => ({
-              p,
-              score: words.filter((w) => `${p.title} ${p.text}`.toLowerCase().includes(w)).length,
-            }))
-            .filter((h) => h.score > 0).sort((a, b) =>
-              b.score - a.score || (a.p.id < b.p.id ? -1 : 1)
-            )
-            .slice(0, (args.limit as number | undefined) ?? 5);
-          return {
-            passages: hits.map(({ p }) => ({
-              policyId: p.id,
-              title: p.title,
-              effective: p.effective,
-              text: p.text,
-            })),
-          };
+        return (args) => ({
+          passages: searchPolicies({ query: args.query, area: args.area, limit: args.limit }).map((
+            p,
+          ) => ({ policyId: p.id, title: p.title, effective: p.effective, text: p.text })),
+        });
+      case "policy.summarize":
+        // Sampling for a real reason: the caller's own model drafts the summary, from the
+        // passages only (includeContext "none": nothing else of the conversation is asked for).
+        return async (args, ctx: ToolContext) => {
+          const hits = searchPolicies({ query: args.question, area: args.area, limit: 3 });
+          if (!hits.length) {
+            return { summary: "No published policy matches the question.", policyIds: [] };
+          }
+          const passages = hits.map((p) =>
+            `[${p.id}] ${p.title} (effective ${p.effective}): ${p.text}`
+          );
+          const answer = await ctx.sample({
+            messages: [{
+              role: "user",
+              content: {
+                type: "text",
+                text:
+                  `Summarise, in at most three sentences for a relationship manager, what these bank policies say about: ${args.question}\nCite each policy id you use.\n\n${
+                    passages.join("\n")
+                  }`,
+              },
+            }],
+            systemPrompt:
+              "You summarise bank policy passages faithfully. Use only the passages given.",
+            includeContext: "none",
+            maxTokens: 300,
+          });
+          const text = answer.content.type === "text" ? String(answer.content.text) : "";
+          return { summary: text, policyIds: hits.map((p) => p.id), model: answer.model };
         };
+      case "drafts.review":
+        return this.#registry && reviewDrafts(this.#registry);
       case "fx.quote":
         return async (args, ctx: ToolContext) => {
           ctx.progress(1, 2, "pricing");
@@ -372,13 +473,14 @@ export class BankSystem {
  * The example bank as `estate serve` runs it (`cli.ts` gives it to `runServe`): a fresh system's
  * handlers, resources and prompts, with the server's name and instructions.
  *
+ * @param estate The estate (for `drafts.review`, which checks drafts against it).
  * @returns The options of an MCP server that runs the example estate's tools over a new system.
  */
-export function exampleBank(): Pick<
+export function exampleBank(estate: BankSystemOptions = {}): Pick<
   McpServerOptions,
   "handlerFor" | "resources" | "prompts" | "serverInfo" | "instructions"
 > {
-  const bank = new BankSystem();
+  const bank = new BankSystem(estate);
   return {
     handlerFor: (spec) => bank.handlerFor(spec),
     resources: bank.resources(),

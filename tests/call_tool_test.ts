@@ -9,6 +9,7 @@ import {
 } from "../lib/mcp/_call_tool.ts";
 import type { Caller, ServerCore } from "../lib/mcp/_server_core.ts";
 import { PeerExchange } from "../lib/jsonrpc/_exchange.ts";
+import { RequestStateSeal } from "../lib/mcp/_request_state.ts";
 import type { RequestContext } from "../lib/jsonrpc/peer.ts";
 import type { CallToolResult } from "../lib/mcp/protocol.ts";
 import {
@@ -25,6 +26,7 @@ import {
 import { estate, OPERATOR, RETAIL, spec } from "./_mcp_fixtures.ts";
 
 const PIN = "dev.tool-estate/version";
+const seal = new RequestStateSeal(new Uint8Array(32));
 
 /** A server core over `registry`, with every call, probe and notification kept. */
 function core(
@@ -47,6 +49,7 @@ function core(
       now: () => (t += 10),
       closed: new AbortController().signal,
       addListener: () => () => {},
+      requestStates: () => seal,
     },
     calls,
     probes,
@@ -292,17 +295,26 @@ Deno.test("handler: values become results; throws and missing handlers are tool 
   });
 });
 
-Deno.test("handler: a missing client capability is -32021 with requiredCapabilities, not a tool error", async () => {
+Deno.test("handler: a missing client capability is -32021 in 2026-07-28, a tool error naming it before", async () => {
+  const missing = () => {
+    throw new MissingClientCapabilityError({ sampling: {} });
+  };
   await assert.rejects(
-    run(() => {
-      throw new MissingClientCapabilityError({ sampling: {} });
-    }),
+    run(missing, { caller: caller(OPERATOR, { protocolVersion: "2026-07-28" }) }),
     (e: { code: number; data: unknown }) => {
       assert.equal(e.code, -32021);
       assert.deepEqual(e.data, { requiredCapabilities: { sampling: {} } });
       return true;
     },
   );
+  // The handshake era has no such code: the model reads which capability was missing.
+  const { result, outcomes } = await run(missing);
+  assert.equal(result.isError, true);
+  assert.match(
+    (result.content[0] as { text: string }).text,
+    /needs the client capability \{"sampling":\{\}\}/,
+  );
+  assert.deepEqual(outcomes, ["tool-error"]);
 });
 
 Deno.test("handler: a cancelled call ends as cancelled, and sends no more progress or logs", async () => {
@@ -364,12 +376,12 @@ Deno.test("handler: the context carries the principal, the version and the clien
 
 Deno.test("callTool(): the steps in order; a call is logged once it reached a version, timed from there", async () => {
   const { core: c, calls } = core(estate());
-  const call = (params: Record<string, unknown>, protocolVersion = "2025-11-25") =>
-    callTool(c, {
+  const call = async (params: Record<string, unknown>, protocolVersion = "2025-11-25") =>
+    await callTool(c, {
       caller: caller(OPERATOR, { protocolVersion }),
       params,
       context: idleContext(1),
-    });
+    }) as CallToolResult;
   await assert.rejects(call({ name: "nope", arguments: { reference: 1 } }), { code: -32602 });
   assert.equal(calls.length, 0); // never reached a version
   const rejected = await call({ name: "policy.search", arguments: { reference: 1 } });

@@ -490,7 +490,7 @@ Deno.test("stdio: a modern line is served statelessly beside the legacy session;
   assert.equal(lines.some((l) => l.id === "sub"), false); // cancelled: no response
 });
 
-Deno.test("a tool needing a capability the client did not declare is -32021 with requiredCapabilities", async () => {
+Deno.test("a tool needing a capability the client did not declare: -32021 in 2026-07-28, a tool error before", async () => {
   const { server: s } = server(estate(), {
     handlerFor: () => (_args, ctx) => {
       if (!Object.hasOwn(ctx.clientCapabilities, "sampling")) {
@@ -515,7 +515,8 @@ Deno.test("a tool needing a capability the client did not declare is -32021 with
     type: "text",
     text: "sampled",
   }]);
-  // The handshake era sees the capabilities declared in initialize.
+  // The handshake era sees the capabilities declared in initialize, and has no -32021: the
+  // refusal is a tool error naming the capability.
   const session = await ready(s, OPERATOR);
   const legacy = await s.handle({
     jsonrpc: "2.0",
@@ -523,5 +524,10 @@ Deno.test("a tool needing a capability the client did not declare is -32021 with
     method: "tools/call",
     params: { name: "policy.search", arguments: { reference: "PMT-000001" } },
   }, session);
-  assert.equal(errorOf(legacy).code, -32021);
+  const refused = resultOf(legacy);
+  assert.equal(refused.isError, true);
+  assert.match(
+    (refused.content as { text: string }[])[0].text,
+    /needs the client capability \{"sampling":\{\}\}, which this client did not declare/,
+  );
 });

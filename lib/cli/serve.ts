@@ -11,7 +11,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import process from "node:process";
-import { type CallRecord, McpServer, type McpServerOptions, type ProbeRecord } from "../../mod.ts";
+import {
+  type CallRecord,
+  McpServer,
+  type McpServerOptions,
+  type ProbeRecord,
+  type ToolRegistry,
+} from "../../mod.ts";
 import { EstateDir, tornLineMessage } from "../store/mod.ts";
 import { serveStdio } from "../mcp/transports/stdio.ts";
 import { HTTP_LIMITS } from "../mcp/transports/_http_limits.ts";
@@ -83,13 +89,17 @@ export interface EstateServerOptions {
 
 /** Options for {@linkcode runServe}. */
 export interface RunServeOptions {
-  /** Makes the system the server runs over (its state is that server's). */
-  system: () => ServedSystem;
+  /**
+   * Makes the system the server runs over (its state is that server's), given the estate it
+   * serves.
+   */
+  system: (estate: { registry: ToolRegistry }) => ServedSystem;
 }
 
 /**
  * Builds the server for an estate: the system's handlers, resources and prompts, and the call log
- * — every call (`call PRINCIPAL TOOL@VERSION OUTCOME N ms`) and every probe for a hidden or
+ * — every call (`call PRINCIPAL TOOL@VERSION OUTCOME N ms`, with the user's confirmation when the
+ * estate asked for one) and every probe for a hidden or
  * nonexistent name (`probe PRINCIPAL METHOD NAME (hidden|nonexistent)`), neither of which the
  * client can tell apart.
  */
@@ -98,9 +108,17 @@ export function estateServer(estate: EstateDir, options: EstateServerOptions): M
     registry: estate.registry,
     ...options.system,
     onCall: (r: CallRecord) => {
-      options.log(`call ${r.principal} ${r.tool}@${r.version} ${r.outcome} ${r.durationMs} ms`);
-      // Only calls whose arguments were accepted join the stored calls that replay checks.
-      if (options.recordCalls && r.outcome !== "invalid-arguments") {
+      const confirmed = r.confirmation
+        ? ` (confirmation: ${r.confirmation.action} by ${r.confirmation.by} at ${r.confirmation.at})`
+        : "";
+      options.log(
+        `call ${r.principal} ${r.tool}@${r.version} ${r.outcome} ${r.durationMs} ms${confirmed}`,
+      );
+      // Only calls whose arguments were accepted join the stored calls that replay checks; a
+      // 2026-07-28 round that asked the client for input is stored once, when the retry ends.
+      if (
+        options.recordCalls && r.outcome !== "invalid-arguments" && r.outcome !== "input-required"
+      ) {
         try {
           estate.appendCalls(r.tool, [{
             version: r.version,
@@ -208,7 +226,7 @@ export async function runServe(
     return 2;
   }
   const server = estateServer(estate, {
-    system: options.system(),
+    system: options.system({ registry: estate.registry }),
     log,
     recordCalls: args.flags.has("record-calls"),
   });

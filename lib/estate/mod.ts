@@ -8,6 +8,8 @@ export {
   annotationsFor,
   canSee,
   classificationRank,
+  CLIENT_DIRECTIONS,
+  type ClientDirection,
   DATA_CLASSIFICATIONS,
   type DataClassification,
   isToolName,

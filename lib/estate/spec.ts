@@ -122,7 +122,26 @@ export interface ToolSpec {
   tenants: string[];
   /** The accountable team; required. */
   owner: string;
+  /**
+   * What the handler asks of the client (`sampling`, `elicitation`, `roots`): discovery hides the
+   * tool from clients that did not declare each, and the handler may ask for nothing else.
+   */
+  uses?: ClientDirection[];
+  /**
+   * Asks the user to confirm each call before the handler runs (form elicitation), on top of what
+   * the side-effect class requires (see `CONFIRMATION`): a spec can make the policy stricter,
+   * never looser. `message` is the question, with `{argument}` placeholders filled from the
+   * call's top-level string, number and boolean arguments: `"Release payment {reference} of
+   * {amount} {currency}?"`.
+   */
+  confirm?: { message?: string };
 }
+
+/** A direction in which a server asks its client: for a completion, for user input, for roots. */
+export type ClientDirection = "sampling" | "elicitation" | "roots";
+
+/** Every {@linkcode ClientDirection}. */
+export const CLIENT_DIRECTIONS: readonly ClientDirection[] = ["sampling", "elicitation", "roots"];
 
 /** A caller: whoever an agent acts for, as the authenticator established it. */
 export interface Principal {
@@ -170,6 +189,8 @@ export const TOOL_SPEC_FIELDS: readonly (keyof ToolSpec)[] = [
   "dataClassification",
   "tenants",
   "owner",
+  "uses",
+  "confirm",
 ];
 
 /** A tool spec that was refused, with every problem found (each names its field). */
@@ -312,6 +333,28 @@ export function parseToolSpec(value: unknown, subject = "tool spec"): ToolSpec {
     for (const p of notJson) problems.push(`${k} at ${formatPath(p.path)}: ${p.message}`);
     return notJson.length ? undefined : s as JsonSchema;
   };
+  const uses = list("uses");
+  for (const u of uses) {
+    if (!CLIENT_DIRECTIONS.includes(u as ClientDirection)) {
+      problems.push(
+        `uses must list only ${CLIENT_DIRECTIONS.join(", ")}, got ${JSON.stringify(u)}`,
+      );
+    }
+  }
+  let confirm: { message?: string } | undefined;
+  if (Object.hasOwn(v, "confirm") && v.confirm !== undefined) {
+    const c = v.confirm;
+    if (!isObject(c)) problems.push("confirm must be an object: { message?: string }");
+    else {
+      for (const k of Object.keys(c)) {
+        if (k !== "message") problems.push(`unknown field confirm.${k}`);
+      }
+      if (c.message !== undefined && (typeof c.message !== "string" || c.message.trim() === "")) {
+        problems.push("confirm.message must be a non-empty string");
+      }
+      confirm = typeof c.message === "string" ? { message: c.message } : {};
+    }
+  }
   const inputSchema = schema("inputSchema", true);
   const outputSchema = schema("outputSchema", false);
   const known = new Set([...TOOL_SPEC_FIELDS, "$schema"]);
@@ -330,6 +373,10 @@ export function parseToolSpec(value: unknown, subject = "tool spec"): ToolSpec {
     owner,
   };
   if (outputSchema !== undefined) spec.outputSchema = outputSchema;
+  if (Object.hasOwn(v, "uses") && v.uses !== undefined) {
+    spec.uses = [...new Set(uses as ClientDirection[])].sort();
+  }
+  if (confirm !== undefined) spec.confirm = confirm;
   return spec;
 }
 

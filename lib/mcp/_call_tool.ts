@@ -1,8 +1,9 @@
 /**
- * `tools/call`, both eras, as five named steps: **shape** (the params a call needs), **visibility**
+ * `tools/call`, both eras, as six named steps: **shape** (the params a call needs), **visibility**
  * (a tool the caller may not see is answered exactly as one that does not exist), **version** (a
  * pin may reach a deprecated version the caller may see), **schema** (invalid arguments never
- * reach the handler) and **handler** (run it, with progress, log messages and cancellation).
+ * reach the handler), **confirm** (the user confirms what the estate says must be confirmed) and
+ * **handler** (run it, with progress, log messages, cancellation and its asks of the client).
  * Each step throws the protocol error that ends the call, or hands on what the next step needs;
  * {@linkcode callTool} runs them in order and logs the call once it reached a version.
  *
@@ -19,7 +20,10 @@ import type { RequestContext } from "../jsonrpc/peer.ts";
 import { type Caller, logProbe, protocolError, type ServerCore } from "./_server_core.ts";
 import { type CallToolResult, invalidArgumentsAsToolError } from "./protocol.ts";
 import { LEGACY_PROTOCOL_VERSIONS } from "./rev2025_11_25.ts";
-import type { CallRecord } from "./server_options.ts";
+import type { CallRecord, ConfirmationRecord } from "./server_options.ts";
+import { type Asker, askerFor, InputRequired, inputRequiredResult, openRounds } from "./_asks.ts";
+import { CONFIRMATION_SCHEMA, confirmationMessage, needsConfirmation } from "./asks.ts";
+import { MODERN_PROTOCOL_VERSIONS } from "./rev2026_07_28.ts";
 import { LOG_LEVELS, type LogLevel, MissingClientCapabilityError } from "./tool_handler.ts";
 
 /** A `tools/call`'s params, once their shape is right. */
@@ -184,23 +188,66 @@ export interface HandlerRun {
   request: CallParams;
   /** Logs the outcome. */
   record: RecordOutcome;
+  /** How the handler asks the client (sampling, elicitation, roots). Default: it cannot. */
+  asker?: Asker;
+}
+
+/** An asker for a call that may not ask anything. */
+const NO_ASKS: Asker = {
+  sample: () => Promise.reject(new Error("this call cannot ask the client")),
+  elicit: () => Promise.reject(new Error("this call cannot ask the client")),
+  listRoots: () => Promise.reject(new Error("this call cannot ask the client")),
+};
+
+/**
+ * The answer to a call that needs a client capability it lacks: `-32021` with
+ * `data.requiredCapabilities` in 2026-07-28; before that, a tool error naming the capability
+ * (those revisions have no such code).
+ */
+function missingCapability(
+  caller: Caller,
+  spec: ToolSpec,
+  e: MissingClientCapabilityError,
+): CallToolResult {
+  if (isStateless(caller)) {
+    throw protocolError(MCP_ERROR_CODES.MISSING_REQUIRED_CLIENT_CAPABILITY, e.message, {
+      requiredCapabilities: e.requiredCapabilities,
+    });
+  }
+  return {
+    content: [{
+      type: "text",
+      text: `${spec.name} needs the client capability ${
+        JSON.stringify(e.requiredCapabilities)
+      }, which this client did not declare in initialize`,
+    }],
+    isError: true,
+  };
+}
+
+/** Whether the caller speaks the stateless revision. */
+function isStateless(caller: Caller): boolean {
+  return caller.protocolVersion !== undefined &&
+    MODERN_PROTOCOL_VERSIONS.includes(caller.protocolVersion);
 }
 
 /**
- * Step 5, handler: runs the version's handler with a context (principal, signal, progress when
- * the caller sent a token, log messages at the caller's level, its capabilities). A missing
- * handler, a throw or an `isError` value is a tool error the model reads (never a stack trace);
- * a cancelled call answers `{content: []}` (its response is dropped).
+ * Step 6, handler: runs the version's handler with a context (principal, signal, progress when
+ * the caller sent a token, log messages at the caller's level, its capabilities, and its asks of
+ * the client). A missing handler, a throw or an `isError` value is a tool error the model reads
+ * (never a stack trace); a cancelled call answers `{content: []}` (its response is dropped). In
+ * 2026-07-28, the first ask the client has not answered yet stops the handler (its signal aborts)
+ * and ends the call with that ask (see `_asks.ts`).
  *
  * @param core The server.
  * @param run The call.
  * @returns The result.
+ * @throws {InputRequired} When a 2026-07-28 ask is still open.
  * @throws {JsonRpcError} `-32021` with `data.requiredCapabilities` when the handler throws
- *   {@linkcode MissingClientCapabilityError}.
+ *   {@linkcode MissingClientCapabilityError} in 2026-07-28.
  */
 export async function runHandler(core: ServerCore, run: HandlerRun): Promise<CallToolResult> {
   const { caller, context, spec, request, record } = run;
-  const { id: requestId, signal } = context;
   const handler = core.options.handlerFor(spec);
   if (!handler) {
     record("tool-error");
@@ -212,6 +259,20 @@ export async function runHandler(core: ServerCore, run: HandlerRun): Promise<Cal
       isError: true,
     };
   }
+  const requestId = context.id;
+  // Aborted when the caller cancels, or when an ask must wait for the client's next round.
+  const waiting = new AbortController();
+  const signal = AbortSignal.any([context.signal, waiting.signal]);
+  let open: InputRequired | undefined;
+  const asker = run.asker ?? NO_ASKS;
+  const asking = <T>(ask: () => Promise<T>): Promise<T> =>
+    ask().catch((e) => {
+      if (e instanceof InputRequired) {
+        open = e;
+        waiting.abort(e);
+      }
+      throw e;
+    });
   const progress = (value: number, total?: number, message?: string): void =>
     context.progress({ progress: value, total, message });
   const log = (level: LogLevel, data: unknown, logger?: string): void => {
@@ -231,8 +292,12 @@ export async function runHandler(core: ServerCore, run: HandlerRun): Promise<Cal
       progress,
       log,
       clientCapabilities: caller.clientCapabilities ?? {},
+      sample: (r, o) => asking(() => asker.sample(r, o)),
+      elicit: (r, o) => asking(() => asker.elicit(r, o)),
+      listRoots: (o) => asking(() => asker.listRoots(o)),
     });
-    if (signal.aborted) {
+    if (open) throw open;
+    if (context.signal.aborted) {
       record("cancelled");
       return { content: [] };
     }
@@ -240,13 +305,15 @@ export async function runHandler(core: ServerCore, run: HandlerRun): Promise<Cal
     record(result.isError ? "tool-error" : "ok");
     return result;
   } catch (e) {
+    if (open) {
+      record("input-required");
+      throw open;
+    }
     if (e instanceof MissingClientCapabilityError) {
       record("tool-error");
-      throw protocolError(MCP_ERROR_CODES.MISSING_REQUIRED_CLIENT_CAPABILITY, e.message, {
-        requiredCapabilities: e.requiredCapabilities,
-      });
+      return missingCapability(caller, spec, e);
     }
-    record(signal.aborted ? "cancelled" : "tool-error");
+    record(context.signal.aborted ? "cancelled" : "tool-error");
     const message = e instanceof Error ? e.message : String(e);
     return {
       content: [{ type: "text", text: `${spec.name} failed: ${message}` }],
@@ -255,7 +322,7 @@ export async function runHandler(core: ServerCore, run: HandlerRun): Promise<Cal
   }
 }
 
-/** One `tools/call` to serve. */
+/** One `tools/call`, as the pipeline gets it. */
 export interface ToolCall {
   /** Who calls. */
   caller: Caller;
@@ -265,21 +332,73 @@ export interface ToolCall {
   context: RequestContext;
 }
 
+/** A 2026-07-28 call that ends asking the client for input. */
+export interface InputRequiredAnswer {
+  /** Marks it. */
+  readonly resultType: "input_required";
+  /** `inputRequests` and `requestState`. */
+  readonly result: Record<string, unknown>;
+}
+
 /**
- * Serves a `tools/call`: shape → visibility → version → schema → handler. A call that reached a
- * version is logged once (`onCall`), with the time from then to its end.
+ * Step 5, confirm: a version whose calls need the user's confirmation (`needsConfirmation`) asks
+ * for it by form elicitation before its handler runs. Accepted with `confirm: true`, the call goes
+ * on; declined, dismissed or accepted without `confirm: true`, it ends as a tool error the model
+ * reads and the handler is never reached. The answer is logged with the call.
+ *
+ * @param asker The estate's asker for the call.
+ * @param options The call.
+ * @returns Undefined to go on; the result that ends the call otherwise.
+ */
+async function confirmStep(
+  asker: Asker,
+  options: { caller: Caller; spec: ToolSpec; args: Record<string, unknown>; details: Details },
+): Promise<CallToolResult | undefined> {
+  const { caller, spec, args, details } = options;
+  if (!needsConfirmation(spec)) return undefined;
+  const message = confirmationMessage(spec, args);
+  const answer = await asker.elicit(
+    { mode: "form", message, requestedSchema: structuredClone(CONFIRMATION_SCHEMA) },
+    { timeoutMs: 10 * 60_000 },
+  );
+  const confirmed = answer.action === "accept" && answer.content?.confirm === true;
+  details.confirmation = {
+    by: caller.principal.id,
+    at: new Date(details.now()).toISOString(),
+    action: answer.action === "accept" && !confirmed ? "decline" : answer.action,
+  };
+  if (confirmed) return undefined;
+  const how = answer.action === "cancel" ? "dismissed" : "declined";
+  return {
+    content: [{
+      type: "text",
+      text: `${spec.name}: the user ${how} the confirmation ("${message}"); nothing was done`,
+    }],
+    isError: true,
+  };
+}
+
+/**
+ * Serves a `tools/call`: shape → visibility → version → schema → confirm → handler. A call that
+ * reached a version is logged once (`onCall`), with the time from then to its end and the user's
+ * confirmation when one was asked.
  *
  * @param core The server.
  * @param call The call.
- * @returns The result (an `isError` one for tool errors and, from 2025-11-25, invalid arguments).
+ * @returns The result (an `isError` one for tool errors and, from 2025-11-25, invalid arguments),
+ *   or, in 2026-07-28, the input the call still needs from the client.
  * @throws {JsonRpcError} The protocol errors of the steps.
  */
-export async function callTool(core: ServerCore, call: ToolCall): Promise<CallToolResult> {
+export async function callTool(
+  core: ServerCore,
+  call: ToolCall,
+): Promise<CallToolResult | InputRequiredAnswer> {
   const { caller } = call;
   const request = readCallParams(call.params);
   const visible = visibleTool(core, { caller, name: request.name });
   const spec = resolveVersion(core, { caller, visible, pin: request.pin });
-  const record = recorder(core, { caller, spec, args: request.args });
+  const details: Details = { now: core.now };
+  const record = recorder(core, { caller, spec, args: request.args, details });
   const verdict = checkArguments(spec, {
     args: request.args,
     protocolVersion: caller.protocolVersion,
@@ -289,24 +408,82 @@ export async function callTool(core: ServerCore, call: ToolCall): Promise<CallTo
     if (verdict.kind === "protocol-error") throw verdict.error;
     return verdict.result;
   }
-  return await runHandler(core, {
+  const rounds = isStateless(caller)
+    ? await openRounds(core, { caller, spec, args: request.args, params: call.params })
+    : undefined;
+  const ask = {
     caller,
     context: call.context,
     spec,
-    request,
-    record,
-  });
+    rounds,
+    canRequest: caller.canRequest ?? false,
+  };
+  try {
+    let ended: CallToolResult | undefined;
+    try {
+      ended = await confirmStep(askerFor({ ...ask, estate: true }), {
+        caller,
+        spec,
+        args: request.args,
+        details,
+      });
+    } catch (e) {
+      if (e instanceof MissingClientCapabilityError) {
+        record("tool-error");
+        return missingCapability(caller, spec, e);
+      }
+      if (e instanceof InputRequired) {
+        record("input-required");
+        throw e;
+      }
+      record(call.context.signal.aborted ? "cancelled" : "tool-error");
+      return {
+        content: [{
+          type: "text",
+          text: `${spec.name}: the confirmation failed (${(e as Error).message}); nothing was done`,
+        }],
+        isError: true,
+      };
+    }
+    if (ended) {
+      record("declined");
+      return ended;
+    }
+    const result = await runHandler(core, {
+      caller,
+      context: call.context,
+      spec,
+      request,
+      record,
+      asker: askerFor(ask),
+    });
+    // The rounds that led here are spent: the same state cannot run the call again.
+    if (rounds?.state) core.requestStates().spend(rounds.state);
+    return result;
+  } catch (e) {
+    if (!(e instanceof InputRequired) || !rounds) throw e;
+    return {
+      resultType: "input_required",
+      result: await inputRequiredResult(core, { caller, spec, args: request.args, rounds }),
+    };
+  }
+}
+
+/** What the log adds to a call as it goes: the confirmation. */
+interface Details {
+  now: () => number;
+  confirmation?: ConfirmationRecord;
 }
 
 /** The call's logger, timed from now. */
 function recorder(
   core: ServerCore,
-  call: { caller: Caller; spec: ToolSpec; args: Record<string, unknown> },
+  call: { caller: Caller; spec: ToolSpec; args: Record<string, unknown>; details: Details },
 ): RecordOutcome {
-  const { caller, spec, args } = call;
+  const { caller, spec, args, details } = call;
   const started = core.now();
   return (outcome) => {
-    core.options.onCall?.({
+    const record: CallRecord = {
       principal: caller.principal.id,
       tool: spec.name,
       version: spec.version,
@@ -314,7 +491,9 @@ function recorder(
       durationMs: core.now() - started,
       at: new Date(started).toISOString(),
       arguments: args,
-    });
+    };
+    if (details.confirmation) record.confirmation = details.confirmation;
+    core.options.onCall?.(record);
   };
 }
 

@@ -14,7 +14,8 @@ import type { JsonRpcId } from "../jsonrpc/types.ts";
 import type { RequestContext } from "../jsonrpc/peer.ts";
 import type { ToolRegistry } from "../estate/registry.ts";
 import { admitsEveryone, everyoneMeets, meetsRequirement } from "../estate/requirement.ts";
-import { toMcpTool } from "../estate/spec.ts";
+import { toMcpTool, type ToolSpec } from "../estate/spec.ts";
+import { clientCan } from "./_asks.ts";
 import { callTool } from "./_call_tool.ts";
 import { page } from "./_pages.ts";
 import { type Caller, logProbe, protocolError, type ServerCore } from "./_server_core.ts";
@@ -55,6 +56,8 @@ export interface Answer {
    * `cacheScope`), asked only by the era that says so. Absent for the other methods.
    */
   readonly scope?: () => CacheScope;
+  /** `input_required` for a 2026-07-28 call that needs the client's input first. */
+  readonly resultType?: "input_required";
 }
 
 /** A method both eras serve. */
@@ -62,13 +65,24 @@ export type Method = (core: ServerCore, call: MethodCall) => Answer | Promise<An
 
 const listTools: Method = (core, { caller, params }) => {
   const registry = core.options.registry;
-  // Deterministic order; a session reuses its list across pages until the estate changes.
-  caller.tools ??= registry.discover(caller.principal).map(toMcpTool);
+  // Deterministic order; a session reuses its list across pages until the estate changes. A tool
+  // that asks the client for what it did not declare is not listed to it.
+  let hidden = false;
+  caller.tools ??= registry.discover(caller.principal).filter((spec) => {
+    const served = servable(spec, caller.clientCapabilities);
+    hidden ||= !served;
+    return served;
+  }).map(toMcpTool);
   return {
     result: page("tools", caller.tools, { cursor: params.cursor, pageSize: core.pageSize }),
-    scope: () => toolsScope(registry),
+    scope: () => hidden ? "private" : toolsScope(registry),
   };
 };
+
+/** Whether the client declared every direction a version asks of it (`uses`). */
+function servable(spec: ToolSpec, capabilities: Record<string, unknown> | undefined): boolean {
+  return (spec.uses ?? []).every((direction) => clientCan(capabilities, direction));
+}
 
 /**
  * `tools/list` is the same for every principal exactly when each tool's newest active version
@@ -85,6 +99,9 @@ function toolsScope(registry: ToolRegistry): CacheScope {
 
 const callToolMethod: Method = async (core, { caller, params, context }) => {
   const result = await callTool(core, { caller, params, context });
+  if ("resultType" in result && result.resultType === "input_required") {
+    return { result: result.result, resultType: "input_required" };
+  }
   return { result: result as unknown as Record<string, unknown> };
 };
 

@@ -12,6 +12,7 @@ import type { McpTool, Principal } from "../estate/spec.ts";
 import type { Implementation } from "./protocol.ts";
 import type { McpServerOptions, ProbeRecord } from "./server_options.ts";
 import type { LogLevel, Notify } from "./tool_handler.ts";
+import type { RequestStateSeal } from "./_request_state.ts";
 
 /**
  * Each server's core, for the modules that serve a server's messages without being the server
@@ -36,6 +37,8 @@ export interface Caller {
    * the estate or the principal changes; a stateless request starts without.
    */
   tools: McpTool[] | undefined;
+  /** Whether requests can be sent to the client (a session whose transport carries them). */
+  readonly canRequest?: boolean;
 }
 
 /** An open `subscriptions/listen` (2026-07-28): what it asked for, and what it last saw. */
@@ -63,6 +66,8 @@ export interface ServerCore {
    * @returns Removes it again (idempotent).
    */
   addListener(listener: Listener): () => void;
+  /** Seals and opens the `requestState` of input-required results (one per server). */
+  requestStates(): RequestStateSeal;
 }
 
 /**

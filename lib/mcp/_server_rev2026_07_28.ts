@@ -204,7 +204,7 @@ function shape(core: ServerCore, answer: Answer): Record<string, unknown> {
   const meta = isObject(result._meta) ? result._meta : {};
   return {
     ...result,
-    resultType: "complete",
+    resultType: answer.resultType ?? "complete",
     _meta: { ...meta, [MODERN_META.serverInfo]: serverInfo(core.options) },
   };
 }

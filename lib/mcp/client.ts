@@ -46,6 +46,7 @@ export {
   type McpClientErrorKind,
   McpProtocolError,
   ResourceNotFoundError,
+  type ResourceNotFoundErrorOptions,
   UnsupportedResultError,
 } from "./client_errors.ts";
 export type { InitializeResult, McpClientEra } from "./_client_era.ts";
@@ -418,7 +419,7 @@ export class McpClient {
         e instanceof JsonRpcError &&
         (e.code === MCP_ERROR_CODES.RESOURCE_NOT_FOUND || e.code === ERROR_CODES.INVALID_PARAMS)
       ) {
-        throw new ResourceNotFoundError(uri, e.code, e.message, e.data);
+        throw new ResourceNotFoundError({ uri, code: e.code, message: e.message, data: e.data });
       }
       throw e;
     }

@@ -44,6 +44,18 @@ export class McpProtocolError extends JsonRpcError {
   }
 }
 
+/** Options for a {@linkcode ResourceNotFoundError}: the URI and the server's error. */
+export interface ResourceNotFoundErrorOptions {
+  /** The URI asked for. */
+  uri: string;
+  /** The code the server used (-32002 or -32602). */
+  code: number;
+  /** The server's message. */
+  message: string;
+  /** The error's data. */
+  data?: unknown;
+}
+
 /** A resource the server does not have: `-32002` (handshake era) or `-32602` (2026-07-28). */
 export class ResourceNotFoundError extends JsonRpcError {
   /** The URI asked for. */
@@ -52,15 +64,31 @@ export class ResourceNotFoundError extends JsonRpcError {
   /**
    * Makes the error from the server's error.
    *
+   * @param options The URI, the code, the message, the data.
+   */
+  constructor(options: ResourceNotFoundErrorOptions);
+  /**
+   * Makes the error from the server's error.
+   *
    * @param uri The URI asked for.
    * @param code The code the server used (-32002 or -32602).
    * @param message The server's message.
    * @param data The error's data.
+   * @deprecated Pass one options object: `new ResourceNotFoundError({ uri, code, message, data })`.
    */
-  constructor(uri: string, code: number, message: string, data?: unknown) {
-    super(code, message, data === undefined ? {} : { data });
+  constructor(uri: string, code: number, message: string, data?: unknown);
+  constructor(
+    first: string | ResourceNotFoundErrorOptions,
+    code?: number,
+    message?: string,
+    data?: unknown,
+  ) {
+    const o: ResourceNotFoundErrorOptions = typeof first === "string"
+      ? { uri: first, code: code!, message: message!, data }
+      : first;
+    super(o.code, o.message, o.data === undefined ? {} : { data: o.data });
     this.name = "ResourceNotFoundError";
-    this.uri = uri;
+    this.uri = o.uri;
   }
 }
 

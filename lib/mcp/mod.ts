@@ -22,6 +22,7 @@ export {
 export {
   checkModernRequest,
   decodeHeaderValue,
+  type HeaderCheckedRequest,
   MODERN_META,
   MODERN_METHODS,
   MODERN_PROTOCOL_VERSIONS,
@@ -32,6 +33,7 @@ export {
 export { classifyEra, type ClassifyEraOptions, isModernMessage, type MessageEra } from "./era.ts";
 export {
   type CallRecord,
+  type ConfirmationRecord,
   LOG_LEVELS,
   type LogLevel,
   McpServer,
@@ -62,6 +64,7 @@ export {
   McpProtocolError,
   type RequestOptions,
   ResourceNotFoundError,
+  type ResourceNotFoundErrorOptions,
   type Subscription,
   UnsupportedResultError,
 } from "./client.ts";
@@ -75,4 +78,24 @@ export {
   type ListCacheStore,
 } from "./list_cache.ts";
 export { type ExposedNameOptions, type HostTool, McpHost } from "./host.ts";
-export { createLinkedTransports, serveTransport, type Transport } from "./transport.ts";
+export {
+  type AskOptions,
+  CONFIRMATION,
+  CONFIRMATION_SCHEMA,
+  confirmationMessage,
+  type ElicitationRequest,
+  type ElicitationResult,
+  type FormElicitation,
+  needsConfirmation,
+  type Root,
+  type SamplingMessage,
+  type SamplingRequest,
+  type SamplingResult,
+  type UrlElicitation,
+} from "./asks.ts";
+export {
+  createLinkedTransports,
+  serveTransport,
+  type ServeTransportOptions,
+  type Transport,
+} from "./transport.ts";

@@ -168,6 +168,14 @@ export function decodeHeaderValue(value: string): string | undefined {
   }
 }
 
+/** The part of a request {@linkcode modernHeaderProblem} checks the headers against. */
+export interface HeaderCheckedRequest {
+  /** The request's method. */
+  method: string;
+  /** Its params (where the envelope, the tool's name or the resource's URI are). */
+  params?: unknown;
+}
+
 /**
  * Checks the Streamable HTTP headers of a stateless request against its body: `MCP-Protocol-Version`
  * must equal the envelope's revision, `Mcp-Method` the method, and `Mcp-Name` the name or URI of
@@ -179,7 +187,7 @@ export function decodeHeaderValue(value: string): string | undefined {
  */
 export function modernHeaderProblem(
   headers: Record<string, string | undefined>,
-  request: { method: string; params?: unknown },
+  request: HeaderCheckedRequest,
 ): string | undefined {
   const meta = metaOf(request) ?? {};
   const version = headers["mcp-protocol-version"];

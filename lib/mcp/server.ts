@@ -17,6 +17,7 @@ import type { JsonRpcResponse } from "../jsonrpc/types.ts";
 import type { EstateEvent } from "../estate/registry.ts";
 import { canSee, type Principal } from "../estate/spec.ts";
 import { RetirementTimer } from "./_retirement_timer.ts";
+import { RequestStateSeal } from "./_request_state.ts";
 import { handleInSession, sessionRequests } from "./_server_rev2025_11_25.ts";
 import { handleStateless } from "./_server_rev2026_07_28.ts";
 import { CORES, type Listener, type ServerCore, visibleSignature } from "./_server_core.ts";
@@ -28,6 +29,7 @@ import type { OpenSessionOptions, Session } from "./session.ts";
 
 export type {
   CallRecord,
+  ConfirmationRecord,
   McpServerOptions,
   ProbeRecord,
   ServerTimers,
@@ -104,7 +106,12 @@ export class McpServer {
       wanted: () =>
         !this.#closed.signal.aborted && (this.#sessions.size > 0 || this.#listeners.size > 0),
     });
+    let seal: RequestStateSeal | undefined;
     this.#core = {
+      requestStates: () =>
+        seal ??= new RequestStateSeal(
+          options.requestStateKey ?? crypto.getRandomValues(new Uint8Array(32)),
+        ),
       options,
       pageSize: options.pageSize ?? 50,
       now,

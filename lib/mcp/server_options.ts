@@ -18,14 +18,30 @@ export interface CallRecord {
   tool: string;
   /** The version that served (or would have served) it. */
   version: string;
-  /** How it ended. */
-  outcome: "ok" | "tool-error" | "invalid-arguments" | "cancelled";
+  /**
+   * How it ended: `declined` when the user declined (or dismissed) the confirmation the estate
+   * asked for, so the handler never ran; `input-required` when a 2026-07-28 round ended asking
+   * the client for input (the client's retry is logged again).
+   */
+  outcome: "ok" | "tool-error" | "invalid-arguments" | "cancelled" | "declined" | "input-required";
   /** Wall time in milliseconds. */
   durationMs: number;
   /** When it arrived (ISO 8601). */
   at: string;
   /** The arguments as received. */
   arguments: unknown;
+  /** The user's answer to the confirmation the estate asked for, when it asked. */
+  confirmation?: ConfirmationRecord;
+}
+
+/** A confirmation, as logged: who answered, when, and what. */
+export interface ConfirmationRecord {
+  /** The principal whose user answered. */
+  by: string;
+  /** When the answer arrived (ISO 8601). */
+  at: string;
+  /** `accept` (confirmed), `decline` or `cancel`. */
+  action: "accept" | "decline" | "cancel";
 }
 
 /**
@@ -94,6 +110,14 @@ export interface McpServerOptions {
    * governance; a `subscriptions/listen` stream says when).
    */
   cacheTtlMs?: number;
+  /**
+   * The key that seals a 2026-07-28 input-required result's `requestState` (HMAC-SHA-256; 32
+   * random bytes or more). Replicas that may serve each other's retries share it. Default: a
+   * random key per server, so a retry must reach the server that asked.
+   */
+  requestStateKey?: Uint8Array;
+  /** How long a `requestState` stays valid, in milliseconds. Default 10 minutes. */
+  requestStateTtlMs?: number;
 }
 
 /** Setting and clearing one timer (see `McpServerOptions.timers`). */

@@ -7,6 +7,14 @@
  */
 import type { JsonRpcId, JsonRpcNotification } from "../jsonrpc/types.ts";
 import type { Principal, ToolSpec } from "../estate/spec.ts";
+import type {
+  AskOptions,
+  ElicitationRequest,
+  ElicitationResult,
+  Root,
+  SamplingRequest,
+  SamplingResult,
+} from "./asks.ts";
 
 /** What a tool handler gets besides its (validated) arguments. */
 export interface ToolContext {
@@ -28,6 +36,20 @@ export interface ToolContext {
    * envelope). A handler that needs one it lacks throws {@linkcode MissingClientCapabilityError}.
    */
   clientCapabilities: Record<string, unknown>;
+  /**
+   * Asks the client's model for a completion (`sampling/createMessage`). The tool must declare
+   * `uses: ["sampling"]` and the client the `sampling` capability. Same code in both eras: in
+   * 2026-07-28 the call ends with an input-required result and the handler runs again, from the
+   * start, when the client calls back with the answer — so ask before acting.
+   */
+  sample(request: SamplingRequest, options?: AskOptions): Promise<SamplingResult>;
+  /**
+   * Asks the user for input (`elicitation/create`): a flat form, or a URL to visit. The tool must
+   * declare `uses: ["elicitation"]`; an accepted form's content is checked against the form.
+   */
+  elicit(request: ElicitationRequest, options?: AskOptions): Promise<ElicitationResult>;
+  /** Asks the client for its roots (`roots/list`); the tool must declare `uses: ["roots"]`. */
+  listRoots(options?: AskOptions): Promise<Root[]>;
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 export {
   handleLine,
+  type HandleLineOptions,
   serveStdio,
   type ServeStdioOptions,
   type StdioClientOptions,

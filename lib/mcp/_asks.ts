@@ -1,0 +1,394 @@
+/**
+ * How one tool call asks its client (sampling, elicitation, roots), in either era, and what the
+ * estate checks on the way: that the tool declared the direction (`uses`), that the client declared
+ * the capability, that the request is well formed (a form is MCP's flat schema), and that the
+ * client's answer has the shape its method promises (an accepted form's content satisfies the form:
+ * a client cannot answer what it was not asked).
+ *
+ * Handshake era: each ask is a JSON-RPC request to the client on the session's peer, related to the
+ * `tools/call` (on HTTP it goes out on that POST's SSE stream). 2026-07-28: each ask is answered
+ * from the rounds the client already completed (`requestState`, sealed, plus `inputResponses`);
+ * the first ask without an answer ends the call with an input-required result.
+ *
+ * @module
+ */
+import { ERROR_CODES } from "../jsonrpc/errors.ts";
+import type { RequestContext } from "../jsonrpc/peer.ts";
+import { isObject } from "../_object.ts";
+import type { ClientDirection, ToolSpec } from "../estate/spec.ts";
+import { validateSchema } from "../schema/validate.ts";
+import type { JsonSchema } from "../schema/types.ts";
+import { argumentsDigest, randomNonce, type RequestState } from "./_request_state.ts";
+import { type Caller, protocolError, type ServerCore } from "./_server_core.ts";
+import type {
+  AskOptions,
+  ElicitationRequest,
+  ElicitationResult,
+  Root,
+  SamplingRequest,
+  SamplingResult,
+} from "./asks.ts";
+import { MissingClientCapabilityError } from "./tool_handler.ts";
+
+/** The asks one call may make. */
+export interface Asker {
+  /** `sampling/createMessage`. */
+  sample(request: SamplingRequest, options?: AskOptions): Promise<SamplingResult>;
+  /** `elicitation/create`. */
+  elicit(request: ElicitationRequest, options?: AskOptions): Promise<ElicitationResult>;
+  /** `roots/list`. */
+  listRoots(options?: AskOptions): Promise<Root[]>;
+}
+
+/** An ask the client has not answered yet (2026-07-28): the call ends with it. */
+export interface PendingInput {
+  /** The key in `inputRequests`. */
+  readonly key: string;
+  /** The request. */
+  readonly method: string;
+  /** Its params. */
+  readonly params: Record<string, unknown>;
+}
+
+/** Thrown inside a handler at the first ask the client has not answered yet. */
+export class InputRequired extends Error {
+  /**
+   * @param pending The ask.
+   */
+  constructor(readonly pending: PendingInput) {
+    super(`waiting for the client's answer to ${pending.method}`);
+    this.name = "InputRequired";
+  }
+}
+
+/** The rounds of a 2026-07-28 call: the answers so far, and the ask still open. */
+export class InputRounds {
+  /** The answers, in the order asked. */
+  readonly answers: unknown[];
+  /** The verified state the client presented, if any. */
+  readonly state: RequestState | undefined;
+  /** The first ask without an answer, once made. */
+  pending: PendingInput | undefined;
+  #next = 0;
+
+  /**
+   * @param answers The answers so far.
+   * @param state The verified state they came with.
+   */
+  constructor(answers: unknown[], state: RequestState | undefined) {
+    this.answers = answers;
+    this.state = state;
+  }
+
+  /** The answer to the next ask, or {@linkcode InputRequired}. */
+  next(method: string, params: Record<string, unknown>): unknown {
+    const index = this.#next++;
+    if (index < this.answers.length) return this.answers[index];
+    this.pending ??= { key: `ask-${index}`, method, params };
+    throw new InputRequired(this.pending);
+  }
+}
+
+/** The methods, by direction. */
+const METHOD: Readonly<Record<ClientDirection, string>> = {
+  sampling: "sampling/createMessage",
+  elicitation: "elicitation/create",
+  roots: "roots/list",
+};
+
+/** The capability a request needs, as `-32021` names it. */
+function needed(direction: ClientDirection, mode?: "form" | "url"): Record<string, unknown> {
+  if (direction !== "elicitation") return { [direction]: {} };
+  return { elicitation: { [mode ?? "form"]: {} } };
+}
+
+/**
+ * Whether the client declared what a request needs. An `elicitation: {}` with neither mode named
+ * means form mode (as the specification says for older clients).
+ *
+ * @param capabilities What the client declared.
+ * @param direction The direction.
+ * @param mode For elicitation, the mode.
+ * @returns True when it may be asked.
+ */
+export function clientCan(
+  capabilities: Record<string, unknown> | undefined,
+  direction: ClientDirection,
+  mode: "form" | "url" = "form",
+): boolean {
+  const c = capabilities?.[direction];
+  if (!isObject(c)) return false;
+  if (direction !== "elicitation") return true;
+  if (c.form === undefined && c.url === undefined) return mode === "form";
+  return isObject(c[mode]);
+}
+
+/** The primitive property types a form may have. */
+const FORM_FORMATS = new Set(["email", "uri", "date", "date-time"]);
+
+/**
+ * The problems of a form's schema: MCP's restricted schema is an object whose properties are
+ * each a string (with an optional `email`/`uri`/`date`/`date-time` format), number, integer,
+ * boolean, a single-select enum (`enum`, or `oneOf` of `{const, title}`), or a multi-select
+ * (`array` whose `items` is such an enum); nothing nested.
+ *
+ * @param schema The `requestedSchema`.
+ * @returns One sentence per problem; empty when it is a valid form.
+ */
+export function formProblems(schema: unknown): string[] {
+  if (!isObject(schema) || schema.type !== "object" || !isObject(schema.properties)) {
+    return ['requestedSchema must be {"type": "object", "properties": {...}}'];
+  }
+  const problems: string[] = [];
+  for (const [name, p] of Object.entries(schema.properties)) {
+    if (!isObject(p)) {
+      problems.push(`property ${name} must be a schema object`);
+      continue;
+    }
+    const enumLike = Array.isArray(p.enum) || Array.isArray(p.oneOf) || Array.isArray(p.anyOf);
+    if (p.type === "string") {
+      if (p.format !== undefined && !FORM_FORMATS.has(String(p.format))) {
+        problems.push(`property ${name}: format ${JSON.stringify(p.format)} is not allowed`);
+      }
+    } else if (p.type === "array") {
+      if (!isObject(p.items) || !(Array.isArray(p.items.enum) || Array.isArray(p.items.anyOf))) {
+        problems.push(
+          `property ${name}: an array must be a multi-select (items with enum or anyOf)`,
+        );
+      }
+    } else if (!["number", "integer", "boolean"].includes(String(p.type)) && !enumLike) {
+      problems.push(
+        `property ${name}: type ${
+          JSON.stringify(p.type)
+        } is not allowed (string, number, integer, boolean, enums)`,
+      );
+    }
+    if (isObject(p.properties) || isObject(p.additionalProperties)) {
+      problems.push(`property ${name}: nested objects are not allowed`);
+    }
+  }
+  if (schema.required !== undefined && !Array.isArray(schema.required)) {
+    problems.push("required must be a list of property names");
+  }
+  return problems;
+}
+
+/** Checks a request before it is sent: a handler bug is the handler's error, not the client's. */
+function checkRequest(direction: ClientDirection, params: Record<string, unknown>): void {
+  if (direction === "sampling") {
+    if (!Array.isArray(params.messages) || !Number.isInteger(params.maxTokens)) {
+      throw new TypeError("sample() needs messages (a list) and maxTokens (an integer)");
+    }
+  } else if (direction === "elicitation") {
+    if (typeof params.message !== "string") throw new TypeError("elicit() needs a message");
+    if (params.mode === "url") {
+      if (typeof params.url !== "string" || typeof params.elicitationId !== "string") {
+        throw new TypeError("elicit() in url mode needs url and elicitationId");
+      }
+      let url: URL;
+      try {
+        url = new URL(params.url);
+      } catch {
+        throw new TypeError(`elicit(): ${JSON.stringify(params.url)} is not a URL`);
+      }
+      if (
+        url.protocol !== "https:" && url.hostname !== "localhost" && url.hostname !== "127.0.0.1"
+      ) {
+        throw new TypeError(`elicit(): the URL must be https, got ${url.protocol}`);
+      }
+    } else {
+      const problems = formProblems(params.requestedSchema);
+      if (problems.length) throw new TypeError(`elicit(): ${problems.join("; ")}`);
+    }
+  }
+}
+
+/**
+ * Checks the client's answer against what its method promises; an accepted form's content must
+ * satisfy the form.
+ *
+ * @param direction The direction asked.
+ * @param params The request as sent.
+ * @param answer The client's answer.
+ * @returns The answer, typed.
+ * @throws {Error} Naming what is wrong with the answer.
+ */
+export function checkAnswer(
+  direction: ClientDirection,
+  params: Record<string, unknown>,
+  answer: unknown,
+): unknown {
+  const bad = (what: string): never => {
+    throw new Error(`the client's answer to ${METHOD[direction]} is not valid: ${what}`);
+  };
+  if (!isObject(answer)) return bad("not an object");
+  if (direction === "sampling") {
+    if (
+      answer.role !== "assistant" || !isObject(answer.content) || typeof answer.model !== "string"
+    ) {
+      bad("it needs role assistant, content and model");
+    }
+  } else if (direction === "roots") {
+    if (
+      !Array.isArray(answer.roots) ||
+      !answer.roots.every((r) => isObject(r) && typeof r.uri === "string")
+    ) bad("roots must be a list of {uri, name?}");
+  } else {
+    if (!["accept", "decline", "cancel"].includes(answer.action as string)) {
+      bad("action must be accept, decline or cancel");
+    }
+    if (answer.action === "accept" && params.mode !== "url") {
+      if (!isObject(answer.content)) bad("an accepted form needs its content");
+      const issues = validateSchema(params.requestedSchema as JsonSchema, answer.content);
+      if (issues.length) {
+        bad(
+          `the content does not fit the form: ${
+            issues.map((i) => `${i.path} ${i.message}`).join("; ")
+          }`,
+        );
+      }
+    }
+  }
+  return answer;
+}
+
+/** What an asker needs to know about its call. */
+export interface AskerOptions {
+  /** Who calls. */
+  caller: Caller;
+  /** The request, as its peer serves it (handshake era: the asks go out through it). */
+  context: RequestContext;
+  /** The version called. */
+  spec: ToolSpec;
+  /** 2026-07-28: the rounds so far. Absent in the handshake era. */
+  rounds?: InputRounds;
+  /** Whether the session can carry requests to the client (handshake era). */
+  canRequest: boolean;
+  /**
+   * Whether the estate is asking (the confirmation step), not the handler: no `uses` is needed.
+   * Default false.
+   */
+  estate?: boolean;
+}
+
+/**
+ * The asks one call may make, in its era.
+ *
+ * @param options The call.
+ * @returns Its asker.
+ */
+export function askerFor(options: AskerOptions): Asker {
+  const { caller, context, spec, rounds } = options;
+  const ask = async (
+    direction: ClientDirection,
+    params: Record<string, unknown>,
+    askOptions: AskOptions = {},
+  ): Promise<unknown> => {
+    if (!options.estate && !(spec.uses ?? []).includes(direction)) {
+      throw new Error(
+        `${spec.name}@${spec.version} does not declare uses: ["${direction}"], so it may not ask the client for it`,
+      );
+    }
+    const mode = direction === "elicitation" && params.mode === "url" ? "url" : "form";
+    if (!clientCan(caller.clientCapabilities, direction, mode)) {
+      throw new MissingClientCapabilityError(needed(direction, mode));
+    }
+    checkRequest(direction, params);
+    const method = METHOD[direction];
+    if (rounds) return checkAnswer(direction, params, rounds.next(method, params));
+    if (!options.canRequest) {
+      throw new Error(`this connection cannot carry ${method} to the client`);
+    }
+    const answer = await context.request(method, params, {
+      timeoutMs: askOptions.timeoutMs,
+      signal: context.signal,
+    });
+    return checkAnswer(direction, params, answer);
+  };
+  return {
+    sample: async (request, o) =>
+      await ask("sampling", request as unknown as Record<string, unknown>, o) as SamplingResult,
+    elicit: async (request, o) =>
+      await ask(
+        "elicitation",
+        request as unknown as Record<string, unknown>,
+        o,
+      ) as ElicitationResult,
+    listRoots: async (o) => ((await ask("roots", {}, o)) as { roots: Root[] }).roots,
+  };
+}
+
+/** Options for {@linkcode openRounds}. */
+export interface OpenRoundsOptions {
+  /** Who calls. */
+  caller: Caller;
+  /** The version called. */
+  spec: ToolSpec;
+  /** The call's arguments. */
+  args: Record<string, unknown>;
+  /** The `tools/call` params (`requestState`, `inputResponses`). */
+  params: Record<string, unknown>;
+}
+
+/**
+ * The rounds a 2026-07-28 call arrives with: none on a first call; on a retry, the answers its
+ * sealed `requestState` carries plus the one `inputResponses` gives for the open ask.
+ *
+ * @param core The server.
+ * @param options The call.
+ * @returns The rounds.
+ * @throws {JsonRpcError} `-32602` when the state fails verification (forged, expired, another
+ *   principal's or another call's, or already spent).
+ */
+export async function openRounds(
+  core: ServerCore,
+  options: OpenRoundsOptions,
+): Promise<InputRounds> {
+  const { caller, spec, args, params } = options;
+  if (params.requestState === undefined) return new InputRounds([], undefined);
+  const opened = await core.requestStates().open(params.requestState, {
+    principal: caller.principal.id,
+    tool: spec.name,
+    digest: await argumentsDigest(args),
+    now: core.now(),
+  });
+  if (typeof opened === "string") {
+    throw protocolError(
+      ERROR_CODES.INVALID_PARAMS,
+      `Invalid params: requestState refused (${opened}); call again without it to start over`,
+    );
+  }
+  const answers = [...opened.answers];
+  const responses = isObject(params.inputResponses) ? params.inputResponses : {};
+  const key = `ask-${answers.length}`;
+  if (Object.hasOwn(responses, key)) answers.push(responses[key]);
+  return new InputRounds(answers, opened);
+}
+
+/**
+ * The input-required result for a call whose rounds ended at an open ask: the ask, and the sealed
+ * state of the answers so far.
+ *
+ * @param core The server.
+ * @param options The call and its rounds.
+ * @returns The result (without `resultType`, which the era's wrapper adds).
+ */
+export async function inputRequiredResult(
+  core: ServerCore,
+  options: { caller: Caller; spec: ToolSpec; args: Record<string, unknown>; rounds: InputRounds },
+): Promise<Record<string, unknown>> {
+  const { caller, spec, args, rounds } = options;
+  const pending = rounds.pending!;
+  const requestState = await core.requestStates().seal({
+    principal: caller.principal.id,
+    tool: spec.name,
+    digest: await argumentsDigest(args),
+    expires: core.now() + (core.options.requestStateTtlMs ?? 600_000),
+    answers: rounds.answers.slice(0, Number(pending.key.slice(4))),
+    nonce: randomNonce(),
+  });
+  return {
+    inputRequests: { [pending.key]: { method: pending.method, params: pending.params } },
+    requestState,
+  };
+}

@@ -1,0 +1,443 @@
+// The server-initiated directions, server side: a handler's sample/elicit/listRoots, the estate's
+// confirmation of irreversible calls, and the 2026-07-28 input-required rounds — over a linked
+// pair, stdio and HTTP, answered by a plain JSON-RPC peer playing the client.
+import assert from "node:assert/strict";
+import { PassThrough } from "node:stream";
+import {
+  type CallRecord,
+  createLinkedTransports,
+  JsonRpcPeer,
+  McpServer,
+  type Principal,
+  serveTransport,
+  type ToolHandler,
+  ToolRegistry,
+  type ToolSpec,
+  type Transport,
+} from "../mod.ts";
+import { serveStdio } from "../lib/mcp/transports/stdio.ts";
+import {
+  bearerTokens,
+  serveHttp,
+  StreamableHttpClientTransport,
+} from "../lib/mcp/transports/http_mod.ts";
+import { MODERN_META } from "../lib/mcp/rev2026_07_28.ts";
+import { OPERATOR, spec } from "./_mcp_fixtures.ts";
+
+const RELEASE = spec("payments.release", "1.0.1", {
+  sideEffect: "irreversible",
+  requiredScopes: ["payments:release"],
+  dataClassification: "restricted",
+  tenants: ["wholesale"],
+  confirm: { message: "Release payment {reference} of {amount} GBP?" },
+});
+const SUMMARIZE = spec("policy.summarize", "1.0.0", { uses: ["sampling"] });
+const ROOTS = spec("drafts.review", "1.0.0", { uses: ["roots", "elicitation"] });
+const SNEAKY = spec("policy.sneaky", "1.0.0"); // asks without declaring it
+
+function registry(...specs: ToolSpec[]): ToolRegistry {
+  const r = new ToolRegistry();
+  for (const s of specs) r.publish(s);
+  return r;
+}
+
+const HANDLERS: Record<string, ToolHandler> = {
+  "payments.release": (args) => ({ released: args.reference }),
+  "policy.summarize": async (_args, ctx) => {
+    const answer = await ctx.sample({
+      messages: [{ role: "user", content: { type: "text", text: "Summarise policy P-7" } }],
+      maxTokens: 100,
+    });
+    return { summary: (answer.content as { text: string }).text, model: answer.model };
+  },
+  "drafts.review": async (_args, ctx) => {
+    const roots = await ctx.listRoots();
+    const form = await ctx.elicit({
+      message: "Which root?",
+      requestedSchema: {
+        type: "object",
+        properties: { root: { type: "string", enum: roots.map((r) => r.uri) } },
+        required: ["root"],
+      },
+    });
+    return { roots: roots.length, action: form.action, chosen: form.content?.root ?? null };
+  },
+  "policy.sneaky": async (_args, ctx) => {
+    await ctx.sample({ messages: [], maxTokens: 1 });
+    return "never";
+  },
+};
+
+function bank(options: { specs?: ToolSpec[] } = {}) {
+  const calls: CallRecord[] = [];
+  const ran: string[] = [];
+  const server = new McpServer({
+    registry: registry(...(options.specs ?? [RELEASE, SUMMARIZE, ROOTS, SNEAKY])),
+    handlerFor: (s) => {
+      const h = HANDLERS[s.name];
+      return h && ((args, ctx) => {
+        ran.push(s.name);
+        return h(args, ctx);
+      });
+    },
+    onCall: (r) => calls.push(r),
+  });
+  return { server, calls, ran };
+}
+
+/** What the playing client answers. */
+interface ClientAnswers {
+  capabilities?: Record<string, unknown>;
+  confirm?: "accept" | "decline" | "cancel" | "accept-no";
+  sample?: unknown;
+  form?: unknown;
+}
+
+/** A plain JSON-RPC peer playing an MCP client that answers the server's requests. */
+async function client(
+  transport: Transport,
+  answers: ClientAnswers = {},
+): Promise<{ peer: JsonRpcPeer; asked: string[] }> {
+  const peer = new JsonRpcPeer(transport);
+  const asked: string[] = [];
+  peer.onRequest("sampling/createMessage", (params) => {
+    asked.push("sampling/createMessage");
+    return answers.sample ?? {
+      role: "assistant",
+      content: { type: "text", text: `summary of ${JSON.stringify(params)}`.slice(0, 40) },
+      model: "test-model",
+    };
+  });
+  peer.onRequest("elicitation/create", (params) => {
+    const p = params as {
+      message: string;
+      requestedSchema: { properties: Record<string, unknown> };
+    };
+    asked.push(`elicitation/create: ${p.message}`);
+    if (p.requestedSchema.properties.confirm) {
+      const how = answers.confirm ?? "accept";
+      if (how === "accept-no") return { action: "accept", content: { confirm: false } };
+      return how === "accept" ? { action: "accept", content: { confirm: true } } : { action: how };
+    }
+    return answers.form ?? { action: "accept", content: { root: "file:///work/a" } };
+  });
+  peer.onRequest("roots/list", () => {
+    asked.push("roots/list");
+    return { roots: [{ uri: "file:///work/a", name: "a" }, { uri: "file:///work/b" }] };
+  });
+  await peer.request("initialize", {
+    protocolVersion: "2025-11-25",
+    capabilities: answers.capabilities ?? { sampling: {}, elicitation: {}, roots: {} },
+    clientInfo: { name: "playing-client", version: "1" },
+  });
+  await peer.notify("notifications/initialized");
+  return { peer, asked };
+}
+
+function linked(server: McpServer, principal: Principal = OPERATOR): Transport {
+  const [near, far] = createLinkedTransports();
+  serveTransport({ server, transport: far, principal });
+  return near;
+}
+
+type Result = {
+  content: { text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+};
+
+async function call(
+  peer: JsonRpcPeer,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<Result> {
+  return await peer.request("tools/call", { name, arguments: args }) as Result;
+}
+
+Deno.test("handshake era: a handler samples, lists roots and elicits through its context, over the session", async () => {
+  const { server, calls } = bank();
+  const { peer, asked } = await client(linked(server));
+  const summary = await call(peer, "policy.summarize", { reference: "PMT-000001" });
+  assert.equal(summary.isError, undefined);
+  assert.equal(summary.structuredContent?.model, "test-model");
+  const review = await call(peer, "drafts.review", { reference: "PMT-000001" });
+  assert.deepEqual(review.structuredContent, {
+    roots: 2,
+    action: "accept",
+    chosen: "file:///work/a",
+  });
+  assert.deepEqual(asked, [
+    "sampling/createMessage",
+    "roots/list",
+    "elicitation/create: Which root?",
+  ]);
+  assert.deepEqual(calls.map((c) => c.outcome), ["ok", "ok"]);
+  await peer.close();
+  server.close();
+});
+
+Deno.test("handshake era: a tool may ask only for what it declared, and an answer must fit its form", async () => {
+  const { server } = bank();
+  const { peer, asked } = await client(linked(server), {
+    form: { action: "accept", content: { root: "file:///etc" } }, // not one of the enum
+  });
+  const sneaky = await call(peer, "policy.sneaky", { reference: "PMT-000001" });
+  assert.equal(sneaky.isError, true);
+  assert.match(sneaky.content[0].text, /does not declare uses: \["sampling"\]/);
+  const forged = await call(peer, "drafts.review", { reference: "PMT-000001" });
+  assert.equal(forged.isError, true);
+  assert.match(
+    forged.content[0].text,
+    /answer to elicitation\/create is not valid: the content does not fit the form/,
+  );
+  assert.deepEqual(asked, ["roots/list", "elicitation/create: Which root?"]);
+  await peer.close();
+  server.close();
+});
+
+Deno.test("handshake era: tools that ask for what the client did not declare are not listed, and a call is refused naming it", async () => {
+  const { server, ran } = bank();
+  const { peer } = await client(linked(server), { capabilities: {} });
+  const listed = await peer.request("tools/list") as { tools: { name: string }[] };
+  assert.deepEqual(listed.tools.map((t) => t.name).sort(), ["payments.release", "policy.sneaky"]);
+  const refused = await call(peer, "policy.summarize", { reference: "PMT-000001" });
+  assert.equal(refused.isError, true);
+  assert.match(refused.content[0].text, /needs the client capability \{"sampling":\{\}\}/);
+  // The confirmation needs elicitation: refused before the handler.
+  const release = await call(peer, "payments.release", { reference: "PMT-000042", amount: 1200 });
+  assert.equal(release.isError, true);
+  assert.match(
+    release.content[0].text,
+    /needs the client capability \{"elicitation":\{"form":\{\}\}\}/,
+  );
+  assert.deepEqual(ran, ["policy.summarize"]); // reached, then refused at its ask
+  await peer.close();
+  server.close();
+});
+
+Deno.test("confirmation: an irreversible call runs only after the user accepts; every answer is logged", async () => {
+  for (
+    const [how, runs, action] of [
+      ["accept", true, "accept"],
+      ["decline", false, "decline"],
+      ["cancel", false, "cancel"],
+      ["accept-no", false, "decline"],
+    ] as const
+  ) {
+    const { server, calls, ran } = bank();
+    const { peer, asked } = await client(linked(server), { confirm: how });
+    const result = await call(peer, "payments.release", { reference: "PMT-000042", amount: 1200 });
+    assert.deepEqual(asked, ["elicitation/create: Release payment PMT-000042 of 1200 GBP?"], how);
+    assert.equal(ran.length, runs ? 1 : 0, how);
+    assert.equal(result.isError, runs ? undefined : true, how);
+    if (!runs) assert.match(result.content[0].text, /nothing was done/);
+    assert.equal(calls.length, 1);
+    assert.equal(calls[0].outcome, runs ? "ok" : "declined");
+    assert.equal(calls[0].confirmation?.by, OPERATOR.id);
+    assert.equal(calls[0].confirmation?.action, action);
+    assert.ok(!Number.isNaN(Date.parse(calls[0].confirmation!.at)));
+    await peer.close();
+    server.close();
+  }
+});
+
+Deno.test("stdio: the server's requests go out as lines and the client's answers come back the same way", async () => {
+  const { server, calls } = bank();
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const done = serveStdio(server, { principal: OPERATOR, input, output });
+  // The client end: lines in, lines out.
+  let buffer = "";
+  const transport: Transport = {
+    send: (m) => {
+      input.write(JSON.stringify(m) + "\n");
+      return Promise.resolve();
+    },
+    close: () => {
+      input.end();
+      return Promise.resolve();
+    },
+  };
+  output.on("data", (chunk: Uint8Array) => {
+    buffer += new TextDecoder().decode(chunk);
+    let nl;
+    while ((nl = buffer.indexOf("\n")) !== -1) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      transport.onmessage?.(JSON.parse(line));
+    }
+  });
+  const { peer } = await client(transport);
+  const result = await call(peer, "payments.release", { reference: "PMT-000042", amount: 1200 });
+  assert.deepEqual(result.structuredContent, { released: "PMT-000042" });
+  assert.equal(calls[0].confirmation?.action, "accept");
+  await peer.close();
+  await done;
+  server.close();
+});
+
+Deno.test("HTTP: the server's requests go out on the POST's SSE stream; the answers come back as POSTs", async () => {
+  const { server, calls } = bank();
+  const http = await serveHttp(server, {
+    authenticate: bearerTokens([{ ...OPERATOR, token: "operator-token-000000000000000000" }]),
+  });
+  try {
+    const transport = new StreamableHttpClientTransport(new URL(http.url), {
+      token: "operator-token-000000000000000000",
+      listen: false,
+    });
+    const { peer, asked } = await client(transport);
+    const result = await call(peer, "payments.release", { reference: "PMT-000042", amount: 1200 });
+    assert.deepEqual(result.structuredContent, { released: "PMT-000042" });
+    const summary = await call(peer, "policy.summarize", { reference: "PMT-000001" });
+    assert.equal(summary.structuredContent?.model, "test-model");
+    assert.deepEqual(asked, [
+      "elicitation/create: Release payment PMT-000042 of 1200 GBP?",
+      "sampling/createMessage",
+    ]);
+    assert.deepEqual(calls.map((c) => c.outcome), ["ok", "ok"]);
+    await peer.close();
+  } finally {
+    await http.close();
+    server.close();
+  }
+});
+
+// --- 2026-07-28: input-required results -------------------------------------------------------
+
+const CAPS = { elicitation: {}, sampling: {}, roots: {} };
+
+function modern(
+  id: number,
+  name: string,
+  args: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+  caps: Record<string, unknown> = CAPS,
+) {
+  return {
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: {
+      name,
+      arguments: args,
+      ...extra,
+      _meta: {
+        [MODERN_META.protocolVersion]: "2026-07-28",
+        [MODERN_META.clientCapabilities]: caps,
+      },
+    },
+  };
+}
+
+type Wire = {
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+};
+
+Deno.test("2026-07-28: a confirmation is an input-required result; the retry with the answer runs the call once", async () => {
+  const { server, calls, ran } = bank();
+  const args = { reference: "PMT-000042", amount: 1200 };
+  const first = await server.handleStateless(modern(1, "payments.release", args), {
+    principal: OPERATOR,
+  }) as Wire;
+  assert.equal(first.result?.resultType, "input_required");
+  const requests = first.result?.inputRequests as Record<
+    string,
+    { method: string; params: { message: string } }
+  >;
+  assert.deepEqual(Object.keys(requests), ["ask-0"]);
+  assert.equal(requests["ask-0"].method, "elicitation/create");
+  assert.equal(requests["ask-0"].params.message, "Release payment PMT-000042 of 1200 GBP?");
+  const requestState = first.result?.requestState as string;
+  assert.equal(typeof requestState, "string");
+  assert.deepEqual(ran, []);
+
+  const retry = (id: number, extra: Record<string, unknown>, principal = OPERATOR, a = args) =>
+    server.handleStateless(modern(id, "payments.release", a, extra), { principal }) as Promise<
+      Wire
+    >;
+  const accepted = {
+    requestState,
+    inputResponses: { "ask-0": { action: "accept", content: { confirm: true } } },
+  };
+  const done = await retry(2, accepted);
+  assert.equal(done.result?.resultType, "complete");
+  assert.deepEqual(done.result?.structuredContent, { released: "PMT-000042" });
+  assert.deepEqual(ran, ["payments.release"]);
+  assert.deepEqual(calls.map((c) => c.outcome), ["input-required", "ok"]);
+  assert.equal(calls[1].confirmation?.action, "accept");
+
+  // A replayed confirmation is refused: the state is spent.
+  const replay = await retry(3, accepted);
+  assert.equal(replay.error?.code, -32602);
+  assert.match(replay.error!.message, /requestState refused \(spent\)/);
+  // A forged or re-bound state is refused too.
+  const forged = await retry(4, { ...accepted, requestState: requestState.slice(0, -2) + "AA" });
+  assert.match(forged.error!.message, /\((forged|malformed)\)/);
+  const other = await retry(5, accepted, { ...OPERATOR, id: "someone-else" });
+  assert.match(other.error!.message, /\(other-principal\)/);
+  const changed = await retry(6, accepted, OPERATOR, { ...args, amount: 1_200_000 });
+  assert.match(changed.error!.message, /\(other-call\)/);
+  assert.deepEqual(ran, ["payments.release"]); // once, whatever was replayed
+  server.close();
+});
+
+Deno.test("2026-07-28: a declined confirmation ends the call; sampling and roots rounds chain; undeclared capabilities are -32021", async () => {
+  const { server, ran } = bank();
+  const args = { reference: "PMT-000042", amount: 1200 };
+  const first = await server.handleStateless(modern(1, "payments.release", args), {
+    principal: OPERATOR,
+  }) as Wire;
+  const declined = await server.handleStateless(
+    modern(2, "payments.release", args, {
+      requestState: first.result?.requestState,
+      inputResponses: { "ask-0": { action: "decline" } },
+    }),
+    { principal: OPERATOR },
+  ) as Wire;
+  assert.equal(declined.result?.isError, true);
+  assert.deepEqual(ran, []);
+
+  // Two asks: roots first, then the form — each round carries the answers so far.
+  const r1 = await server.handleStateless(modern(3, "drafts.review", { reference: "PMT-000001" }), {
+    principal: OPERATOR,
+  }) as Wire;
+  assert.equal(
+    (r1.result?.inputRequests as Record<string, { method: string }>)["ask-0"].method,
+    "roots/list",
+  );
+  const r2 = await server.handleStateless(
+    modern(4, "drafts.review", { reference: "PMT-000001" }, {
+      requestState: r1.result?.requestState,
+      inputResponses: { "ask-0": { roots: [{ uri: "file:///work/a" }] } },
+    }),
+    { principal: OPERATOR },
+  ) as Wire;
+  assert.equal(
+    (r2.result?.inputRequests as Record<string, { method: string }>)["ask-1"].method,
+    "elicitation/create",
+  );
+  const r3 = await server.handleStateless(
+    modern(5, "drafts.review", { reference: "PMT-000001" }, {
+      requestState: r2.result?.requestState,
+      inputResponses: { "ask-1": { action: "accept", content: { root: "file:///work/a" } } },
+    }),
+    { principal: OPERATOR },
+  ) as Wire;
+  assert.deepEqual(r3.result?.structuredContent, {
+    roots: 1,
+    action: "accept",
+    chosen: "file:///work/a",
+  });
+
+  // A client without elicitation: -32021 naming it, the handler never reached.
+  const noCaps = await server.handleStateless(
+    modern(6, "payments.release", args, {}, {}),
+    { principal: OPERATOR },
+  ) as Wire;
+  assert.equal(noCaps.error?.code, -32021);
+  assert.deepEqual(noCaps.error?.data, { requiredCapabilities: { elicitation: { form: {} } } });
+  assert.deepEqual(ran, ["drafts.review", "drafts.review", "drafts.review"]);
+  server.close();
+});
