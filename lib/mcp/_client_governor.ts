@@ -101,6 +101,13 @@ export class ServerRequestGovernor {
   constructor(host: GovernorHost) {
     this.#host = host;
     this.#limits = { ...DEFAULT_SERVER_REQUEST_LIMITS, ...definedOnly(host.policy.limits ?? {}) };
+    for (const [name, value] of Object.entries(this.#limits)) {
+      if (!Number.isInteger(value) || value < 0) {
+        throw new RangeError(
+          `ServerRequestPolicy: limits.${name} must be a non-negative integer, got ${value}`,
+        );
+      }
+    }
   }
 
   /** The caps in force. */

@@ -178,7 +178,8 @@ export class McpClient {
    * Makes a client on a transport (not yet connected).
    *
    * @param transport The connection; the client takes over its `onmessage` and `onclose`.
-   * @param options Client info, revision, timeouts, page cap.
+   * @param options Client info, revision, timeouts, page cap, the policy for server requests.
+   * @throws {RangeError} When a limit of `serverRequests.limits` is not a non-negative integer.
    */
   constructor(transport: Transport, options: McpClientOptions = {}) {
     this.#options = options;
