@@ -595,6 +595,8 @@ export class McpClient {
       ? AbortSignal.any([options.signal, this.#closing.signal])
       : this.#closing.signal;
     try {
+      // The handshake era has no input_required results: a request is answered once.
+      if (this.#era !== "modern") return await this.#start(method, params, options).result;
       return await fulfilInputRequired(method, params, {
         send: (p) => this.#start(method, p, options, true).result,
         serve: (m, p) => this.#governor.serve(m, p, { via: "input-required", signal, call }),
