@@ -316,7 +316,10 @@ export class BankSystem {
             includeContext: "none",
             maxTokens: 300,
           });
-          const text = answer.content.type === "text" ? String(answer.content.text) : "";
+          const blocks = [answer.content].flat() as { type?: string; text?: unknown }[];
+          const text = blocks.filter((b) => b?.type === "text").map((b) => String(b.text)).join(
+            "\n",
+          );
           return { summary: text, policyIds: hits.map((p) => p.id), model: answer.model };
         };
       case "drafts.review":

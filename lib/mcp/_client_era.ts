@@ -142,6 +142,8 @@ export interface NegotiationOptions extends ClientSelf {
   protocolVersion?: string;
   /** How long `server/discover` may take before the server counts as handshake-era. */
   discoverTimeoutMs: number;
+  /** The capabilities `initialize` declares, when they differ from the envelope's. */
+  legacyCapabilities?: Record<string, unknown>;
 }
 
 /**
@@ -174,7 +176,7 @@ export async function negotiateEra(
   }
   const result = await host.request("initialize", {
     protocolVersion: options.protocolVersion ?? LATEST_LEGACY_PROTOCOL_VERSION,
-    capabilities: options.capabilities,
+    capabilities: options.legacyCapabilities ?? options.capabilities,
     clientInfo: options.clientInfo,
   }, {}) as InitializeResult;
   if (!LEGACY_PROTOCOL_VERSIONS.includes(result.protocolVersion)) {

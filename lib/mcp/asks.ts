@@ -14,52 +14,15 @@
  */
 import type { SideEffect, ToolSpec } from "../estate/spec.ts";
 
-/** One message of a sampling conversation. */
-export interface SamplingMessage {
-  /** Who speaks. */
-  role: "user" | "assistant";
-  /** What is said: `{type: "text", text}`, an image, audio, ... */
-  content: Record<string, unknown>;
-}
-
-/** `sampling/createMessage` params: what the server wants the client's model to complete. */
-export interface SamplingRequest {
-  /** The conversation. */
-  messages: SamplingMessage[];
-  /** The most tokens to sample (the client may lower it, never raise it). */
-  maxTokens: number;
-  /** A system prompt the server asks for (the client may change or ignore it). */
-  systemPrompt?: string;
-  /** Context from MCP servers the server asks to include (clients may refuse anything but `none`). */
-  includeContext?: "none" | "thisServer" | "allServers";
-  /** Sampling temperature. */
-  temperature?: number;
-  /** Stop sequences. */
-  stopSequences?: string[];
-  /** Model preferences (advisory; the client chooses the model). */
-  modelPreferences?: Record<string, unknown>;
-  /** Provider-specific metadata. */
-  metadata?: Record<string, unknown>;
-}
-
-/** What the client's model answered. */
-export interface SamplingResult {
-  /** Always `assistant`. */
-  role: "assistant";
-  /** The completion. */
-  content: Record<string, unknown>;
-  /** The model the client used. */
-  model: string;
-  /** Why sampling stopped (`endTurn`, `maxTokens`, ...). */
-  stopReason?: string;
-}
+// The sampling and roots shapes are the ones the client side answers (`server_requests.ts`).
+export type { Root, SamplingMessage, SamplingRequest, SamplingResult } from "./server_requests.ts";
 
 /**
  * Form-mode elicitation: a message and a flat form — the restricted schema MCP allows: an object of
  * string (optionally `email`, `uri`, `date`, `date-time`), number, integer, boolean and enum
  * properties, nothing nested.
  */
-export interface FormElicitation {
+export interface FormElicitationRequest {
   /** `form` (the default when absent). */
   mode?: "form";
   /** What the user is asked, shown as the server's words. */
@@ -69,7 +32,7 @@ export interface FormElicitation {
 }
 
 /** URL-mode elicitation: the user is sent to a URL (out of band: credentials never cross MCP). */
-export interface UrlElicitation {
+export interface UrlElicitationRequest {
   /** `url`. */
   mode: "url";
   /** Why the user should go there. */
@@ -81,7 +44,7 @@ export interface UrlElicitation {
 }
 
 /** `elicitation/create` params. */
-export type ElicitationRequest = FormElicitation | UrlElicitation;
+export type ElicitationRequest = FormElicitationRequest | UrlElicitationRequest;
 
 /** What the user did: accepted (with the form's content), declined, or dismissed it. */
 export interface ElicitationResult {
@@ -89,14 +52,6 @@ export interface ElicitationResult {
   action: "accept" | "decline" | "cancel";
   /** The form's values, for an accepted form (checked against the form's schema). */
   content?: Record<string, unknown>;
-}
-
-/** One root the client exposes. */
-export interface Root {
-  /** A `file://` URI. */
-  uri: string;
-  /** A name for it. */
-  name?: string;
 }
 
 /** Options for one ask. */

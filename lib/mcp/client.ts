@@ -10,7 +10,9 @@
  * a {@linkcode JsonRpcError}; no answer (a timeout, a cancellation, a closed connection) with a
  * {@linkcode PeerError}. Its parts have their own modules: the era negotiation
  * (`_client_era.ts`), the tools cache (`_client_tools.ts`, over `list_cache.ts`), the listen
- * streams (`_client_subscriptions.ts`), the call outcomes (`_client_outcome.ts`).
+ * streams (`_client_subscriptions.ts`), the call outcomes (`_client_outcome.ts`), the host's
+ * policy for what the server asks of it (`server_requests.ts`, enforced by `_client_governor.ts`;
+ * 2026-07-28 `input_required` results in `_client_input_required.ts`).
  *
  * @module
  */
@@ -40,8 +42,14 @@ import { type Walked, walkPages } from "./_client_pages.ts";
 import { ToolsCache } from "./_client_tools.ts";
 import { type ListenFilter, type Subscription, Subscriptions } from "./_client_subscriptions.ts";
 import { type CallOutcome, errorOutcome, resultOutcome } from "./_client_outcome.ts";
+import { serverRequestCapabilities, type ServerRequestPolicy } from "./server_requests.ts";
+import { ServerRequestLog, type ServerRequestRecord } from "./server_request_log.ts";
+import { type CallCharge, ServerRequestGovernor } from "./_client_governor.ts";
+import { fulfilInputRequired } from "./_client_input_required.ts";
 
 export {
+  type InputRequestRefusal,
+  InputRequestRefusedError,
   McpClientError,
   type McpClientErrorKind,
   McpProtocolError,
@@ -59,8 +67,30 @@ export interface McpClientOptions {
   clientInfo?: Implementation;
   /** The revision to ask for. Default the newest handshake-era one. */
   protocolVersion?: string;
-  /** Capabilities to declare. Default none. */
+  /**
+   * Capabilities to declare. Default none. `sampling`, `elicitation` and `roots` are declared from
+   * `serverRequests` only (what its policy allows); the same keys here are ignored.
+   */
   capabilities?: Record<string, unknown>;
+  /**
+   * What the server may ask of this client — sampling, elicitation (form, URL), roots — and the
+   * caps on it. Default: everything refused, nothing declared (the default for a third-party
+   * server). See {@linkcode ServerRequestPolicy}.
+   */
+  serverRequests?: ServerRequestPolicy;
+  /**
+   * The server's name in the server-request log and in what callbacks are given (the server's
+   * words are attributed to it). Default its self-reported `serverInfo` name (`McpHost` gives its
+   * server id).
+   */
+  serverName?: string;
+  /** Told about every server-initiated request (served, refused or failed). */
+  onServerRequest?: (record: ServerRequestRecord) => void;
+  /**
+   * The log server-initiated requests are kept in (a host shares one among its clients). Default
+   * one of this client's own, of 1000 records.
+   */
+  serverRequestLog?: ServerRequestLog;
   /** How long a request may take. Default 30 s. */
   requestTimeoutMs?: number;
   /** The most pages a list is walked before giving up. Default 64. */
@@ -137,6 +167,10 @@ export class McpClient {
   readonly #tools: ToolsCache;
   readonly #subscriptions: Subscriptions;
   readonly #listeners = new Set<() => void>();
+  readonly #requestListeners = new Set<(record: ServerRequestRecord) => void>();
+  readonly #governor: ServerRequestGovernor;
+  readonly #log: ServerRequestLog;
+  readonly #closing = new AbortController();
   #init: InitializeResult | undefined;
   #era: McpClientEra | undefined;
   #modernVersion: string | undefined;
@@ -145,7 +179,8 @@ export class McpClient {
    * Makes a client on a transport (not yet connected).
    *
    * @param transport The connection; the client takes over its `onmessage` and `onclose`.
-   * @param options Client info, revision, timeouts, page cap.
+   * @param options Client info, revision, timeouts, page cap, the policy for server requests.
+   * @throws {RangeError} When a limit of `serverRequests.limits` is not a non-negative integer.
    */
   constructor(transport: Transport, options: McpClientOptions = {}) {
     this.#options = options;
@@ -158,8 +193,22 @@ export class McpClient {
       answerInvalid: false,
       ...(options.onProtocolError ? { onProtocolError: options.onProtocolError } : {}),
     });
-    // No server-to-client requests are served (no sampling, elicitation or roots): the peer
-    // answers them -32601.
+    // Server-to-client requests are served only as the host's policy allows (by default none:
+    // each is answered -32601); every one is logged. A ping is answered as the handshake era
+    // requires, and not logged.
+    this.#log = options.serverRequestLog ?? new ServerRequestLog();
+    this.#governor = new ServerRequestGovernor({
+      policy: options.serverRequests ?? {},
+      server: () => this.#serverName(),
+      era: () => this.#era,
+      now: () => (options.now ?? Date.now)(),
+      record: (record) => this.#recordServerRequest(record),
+    });
+    this.#peer.onRequest("ping", () => ({}));
+    this.#peer.onOtherRequest((params, context) =>
+      this.#governor.serve(context.method, params, { via: "request", signal: context.signal })
+    );
+    this.#peer.onClose(() => this.#closing.abort(new Error("the client is closed")));
     this.#peer.onNotification(
       "notifications/tools/list_changed",
       (params) => this.#toolsChanged(isObject(params) ? params : {}),
@@ -210,7 +259,8 @@ export class McpClient {
     }, {
       era: options.era ?? "auto",
       protocolVersion: options.protocolVersion,
-      capabilities: options.capabilities ?? {},
+      capabilities: this.#capabilities("modern"),
+      legacyCapabilities: this.#capabilities("legacy"),
       clientInfo: this.#clientInfo(),
       discoverTimeoutMs: options.discoverTimeoutMs ?? 3000,
     }, (era, server) => {
@@ -222,6 +272,58 @@ export class McpClient {
 
   #clientInfo(): Implementation {
     return this.#options.clientInfo ?? { name: "tool-estate-client", version: "0.1.0" };
+  }
+
+  /** The capabilities declared: the caller's, with the server-request ones from the policy. */
+  #capabilities(era: McpClientEra): Record<string, unknown> {
+    const own = { ...this.#options.capabilities };
+    delete own.sampling;
+    delete own.elicitation;
+    delete own.roots;
+    return { ...own, ...serverRequestCapabilities(this.#options.serverRequests ?? {}, { era }) };
+  }
+
+  #serverName(): string {
+    return this.#options.serverName ?? this.#init?.serverInfo.name ?? "server";
+  }
+
+  #recordServerRequest(record: ServerRequestRecord): void {
+    this.#log.add(record);
+    this.#options.onServerRequest?.(record);
+    for (const listener of [...this.#requestListeners]) listener(record);
+  }
+
+  /**
+   * The server-initiated requests this client handled (or, with a shared `serverRequestLog`,
+   * those of every client sharing it), oldest first.
+   */
+  get serverRequestLog(): ServerRequestLog {
+    return this.#log;
+  }
+
+  /**
+   * Subscribes to the record of every server-initiated request (served, refused or failed).
+   *
+   * @param listener Called with each record.
+   * @returns A function that unsubscribes.
+   */
+  onServerRequest(listener: (record: ServerRequestRecord) => void): () => void {
+    this.#requestListeners.add(listener);
+    return () => this.#requestListeners.delete(listener);
+  }
+
+  /**
+   * Tells the server the host's roots changed (`notifications/roots/list_changed`), so it asks
+   * `roots/list` again. Only in the handshake era and when the policy allows roots (then
+   * `roots.listChanged` was declared); 2026-07-28 has no such notification (the server asks again
+   * through its next `input_required` result).
+   *
+   * @returns Whether the notification was sent.
+   */
+  async rootsChanged(): Promise<boolean> {
+    if (this.#era !== "legacy" || !this.#options.serverRequests?.roots) return false;
+    await this.notify("notifications/roots/list_changed");
+    return true;
   }
 
   /** The server's `initialize` answer (or discover result), once connected. */
@@ -286,12 +388,17 @@ export class McpClient {
     return this.#start(method, params, options).result;
   }
 
-  #start(method: string, params: Record<string, unknown>, options: RequestOptions): PeerCall {
+  #start(
+    method: string,
+    params: Record<string, unknown>,
+    options: RequestOptions,
+    inputRequired = false,
+  ): PeerCall {
     const meta: Record<string, unknown> = {
       ...(isObject(params._meta) ? params._meta : {}),
       ...options.meta,
       ...(this.#modernVersion === undefined ? {} : envelope(this.#modernVersion, {
-        capabilities: this.#options.capabilities ?? {},
+        capabilities: this.#capabilities("modern"),
         clientInfo: this.#clientInfo(),
       })),
     };
@@ -305,7 +412,9 @@ export class McpClient {
     return {
       ...call,
       result: call.result.then((value) => {
-        if (isObject(value)) checkResultType(method, value);
+        if (isObject(value) && !(inputRequired && value.resultType === "input_required")) {
+          checkResultType(method, value);
+        }
         return value;
       }),
     };
@@ -372,6 +481,10 @@ export class McpClient {
    * @returns The outcome: ok, a tool error, rejected arguments (with the issues the server sent, and
    *   how many it left out), or a protocol error.
    * @throws {PeerError} When no answer came (timeout, cancellation, closed connection).
+   * @throws {InputRequestRefusedError} When a 2026-07-28 server asked for input (an
+   *   `input_required` result) that the host's policy refuses, or asked more often than
+   *   `maxInputRounds`: the call is not retried. Input the policy allows is given and the call
+   *   sent again, up to that cap.
    */
   async callTool(
     name: string,
@@ -382,10 +495,10 @@ export class McpClient {
     if (options.version !== undefined) meta[META_VERSION_KEY] = options.version;
     let result: CallToolResult;
     try {
-      result = await this.request("tools/call", { name, arguments: args }, {
+      result = await this.#withInput("tools/call", { name, arguments: args }, {
         ...options,
         meta,
-      }) as CallToolResult;
+      }, `tools/call ${name}`) as CallToolResult;
     } catch (e) {
       if (e instanceof JsonRpcError) return errorOutcome(e);
       throw e;
@@ -409,11 +522,15 @@ export class McpClient {
    * @returns Its contents.
    * @throws {ResourceNotFoundError} When it does not exist: code -32002 (handshake era) or -32602
    *   (2026-07-28; both accepted in either era).
+   * @throws {InputRequestRefusedError} When the server asked for input the host's policy refuses
+   *   (as for {@linkcode McpClient.callTool}).
    */
   async readResource(uri: string): Promise<ResourceContents[]> {
     let result: { contents: ResourceContents[] };
     try {
-      result = await this.request("resources/read", { uri }) as { contents: ResourceContents[] };
+      result = await this.#withInput("resources/read", { uri }, {}, `resources/read ${uri}`) as {
+        contents: ResourceContents[];
+      };
     } catch (e) {
       if (
         e instanceof JsonRpcError &&
@@ -441,12 +558,19 @@ export class McpClient {
    * @param name The prompt.
    * @param args Its arguments.
    * @returns Its messages.
+   * @throws {InputRequestRefusedError} When the server asked for input the host's policy refuses
+   *   (as for {@linkcode McpClient.callTool}).
    */
   async getPrompt(
     name: string,
     args: Record<string, string> = {},
   ): Promise<{ description?: string; messages: PromptMessage[] }> {
-    return await this.request("prompts/get", { name, arguments: args }) as {
+    return await this.#withInput(
+      "prompts/get",
+      { name, arguments: args },
+      {},
+      `prompts/get ${name}`,
+    ) as {
       description?: string;
       messages: PromptMessage[];
     };
@@ -455,6 +579,33 @@ export class McpClient {
   /** Closes the connection; pending requests fail (a {@linkcode PeerError} of kind `closed`). */
   async close(): Promise<void> {
     await this.#peer.close("the client is closed");
+  }
+
+  /**
+   * Sends a request that may be answered `input_required` (2026-07-28) and fulfils those results
+   * through the policy; counts the server-initiated requests made during it (`maxPerCall`).
+   */
+  async #withInput(
+    method: string,
+    params: Record<string, unknown>,
+    options: RequestOptions,
+    label: string,
+  ): Promise<unknown> {
+    const call: CallCharge = this.#governor.openCall(label);
+    const signal = options.signal
+      ? AbortSignal.any([options.signal, this.#closing.signal])
+      : this.#closing.signal;
+    try {
+      // The handshake era has no input_required results: a request is answered once.
+      if (this.#era !== "modern") return await this.#start(method, params, options).result;
+      return await fulfilInputRequired(method, params, {
+        send: (p) => this.#start(method, p, options, true).result,
+        serve: (m, p) => this.#governor.serve(m, p, { via: "input-required", signal, call }),
+        maxRounds: this.#governor.limits.maxInputRounds,
+      });
+    } finally {
+      this.#governor.closeCall(call);
+    }
   }
 
   #walk<T>(method: string, key: string): Promise<Walked<T>> {

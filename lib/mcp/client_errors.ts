@@ -171,3 +171,74 @@ export function checkResultType(method: string, result: Record<string, unknown>)
   const t = result.resultType;
   if (t !== undefined && t !== "complete") throw new UnsupportedResultError(method, t);
 }
+
+/** Why a client gave up on a 2026-07-28 `input_required` result. */
+export interface InputRequestRefusal {
+  /** The key of the input request refused, when one was. */
+  key?: string;
+  /** Its method (`sampling/createMessage`, `elicitation/create`, `roots/list`), when one was. */
+  inputMethod?: string;
+  /**
+   * The JSON-RPC code a handshake-era server would have been answered with (`-32601` a direction
+   * not allowed, `-32602` a request the policy cannot serve, `-1` a cap or a host that said no).
+   */
+  code?: number;
+  /** Why, in words. */
+  reason: string;
+}
+
+/**
+ * A 2026-07-28 `input_required` result the client would not (or could not) fulfil: an input
+ * request the host's policy refused (a direction not allowed, a cap passed, a request outside the
+ * restricted forms, a callback that said no), more round trips than `maxInputRounds`, or a result
+ * with nothing to answer. The request is not retried. It is an {@linkcode UnsupportedResultError}
+ * whose `resultType` is `"input_required"`.
+ *
+ * @example
+ * ```ts
+ * import { InputRequestRefusedError, UnsupportedResultError } from "@tool-estate/core";
+ * import assert from "node:assert/strict";
+ * const e = new InputRequestRefusedError("tools/call", {
+ *   key: "q",
+ *   inputMethod: "sampling/createMessage",
+ *   code: -32601,
+ *   reason: "sampling is not allowed for this server by the host's policy",
+ * });
+ * assert.ok(e instanceof UnsupportedResultError);
+ * assert.equal(e.resultType, "input_required");
+ * assert.equal(e.inputMethod, "sampling/createMessage");
+ * ```
+ */
+export class InputRequestRefusedError extends UnsupportedResultError {
+  /** The request whose result asked for input (`tools/call`, `prompts/get`, `resources/read`). */
+  readonly method: string;
+  /** The key of the input request refused, when one was. */
+  readonly key: string | undefined;
+  /** Its method, when one was. */
+  readonly inputMethod: string | undefined;
+  /** The code a handshake-era server would have been answered with, when one applies. */
+  readonly code: number | undefined;
+  /** Why, in words. */
+  readonly reason: string;
+
+  /**
+   * Makes the error.
+   *
+   * @param method The request whose result asked for input.
+   * @param refusal What was refused and why.
+   */
+  constructor(method: string, refusal: InputRequestRefusal) {
+    super(method, "input_required");
+    this.name = "InputRequestRefusedError";
+    this.method = method;
+    this.key = refusal.key;
+    this.inputMethod = refusal.inputMethod;
+    this.code = refusal.code;
+    this.reason = refusal.reason;
+    this.message = refusal.key === undefined
+      ? `${method}: gave up on the server's input_required result: ${refusal.reason}`
+      : `${method}: the server asked for ${refusal.inputMethod} (input request ${
+        JSON.stringify(refusal.key)
+      }), which the client refused: ${refusal.reason}; the request is not retried`;
+  }
+}

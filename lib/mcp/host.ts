@@ -1,12 +1,41 @@
 /**
  * The host side: one client per server, their tools aggregated into one list for the model, with
- * colliding names namespaced stably by server id.
+ * colliding names namespaced stably by server id, and the host's policy for what each server may
+ * ask of it (sampling, elicitation, roots), with one log of what they asked.
  *
  * @module
  */
 import { ERROR_CODES } from "../jsonrpc/errors.ts";
-import type { CallOutcome, McpClient, RequestOptions } from "./client.ts";
+import {
+  type CallOutcome,
+  McpClient,
+  type McpClientOptions,
+  type RequestOptions,
+} from "./client.ts";
 import type { ListedTool } from "./protocol.ts";
+import type { Transport } from "./transport.ts";
+import type { ServerRequestPolicy } from "./server_requests.ts";
+import { ServerRequestLog, type ServerRequestRecord } from "./server_request_log.ts";
+
+/** Options for an {@linkcode McpHost}. */
+export interface McpHostOptions {
+  /**
+   * What each server may ask of the host, by server id. A server not named here is refused
+   * everything (the default for a third-party server): no sampling, elicitation or roots is
+   * declared to it, and what it asks anyway is refused and logged.
+   */
+  serverRequests?: Record<string, ServerRequestPolicy>;
+  /** Told about every server-initiated request of every server (served, refused or failed). */
+  onServerRequest?: (record: ServerRequestRecord) => void;
+  /** How many server-request records the host keeps. Default 1000. */
+  serverRequestLogCapacity?: number;
+}
+
+/** Options for {@linkcode McpHost.connect}: a client's options, less what the host decides. */
+export type HostClientOptions = Omit<
+  McpClientOptions,
+  "serverRequests" | "serverName" | "serverRequestLog" | "onServerRequest"
+>;
 
 /** Options for {@linkcode McpHost.exposedName}. */
 export interface ExposedNameOptions {
@@ -39,6 +68,38 @@ export interface HostTool {
  */
 export class McpHost {
   readonly #clients = new Map<string, McpClient>();
+  readonly #options: McpHostOptions;
+  readonly #log: ServerRequestLog;
+
+  /**
+   * Makes a host with no servers yet.
+   *
+   * @param options The policy per server for what servers may ask, and the log hook.
+   */
+  constructor(options: McpHostOptions = {}) {
+    this.#options = options;
+    this.#log = new ServerRequestLog(
+      options.serverRequestLogCapacity === undefined
+        ? {}
+        : { capacity: options.serverRequestLogCapacity },
+    );
+  }
+
+  /** Every server-initiated request of every server, oldest first (records name the server id). */
+  get serverRequestLog(): ServerRequestLog {
+    return this.#log;
+  }
+
+  /**
+   * The policy for one server: the one named in `serverRequests`, or refuse-all.
+   *
+   * @param server The server id.
+   * @returns Its policy.
+   */
+  policyFor(server: string): ServerRequestPolicy {
+    const policies = this.#options.serverRequests ?? {};
+    return Object.hasOwn(policies, server) ? policies[server] : {};
+  }
 
   /**
    * The name a tool is exposed under.
@@ -73,11 +134,80 @@ export class McpHost {
    * @throws {TypeError} When the id is taken or not a valid name part.
    */
   add(server: string, client: McpClient): void {
+    this.#checkId(server);
+    this.#attach(server, client);
+  }
+
+  /**
+   * Connects to a server and adds its client under a server id. The client declares and serves
+   * only what the host's policy for that id allows (refuse-all when it names none); its
+   * server-initiated requests are logged in {@linkcode McpHost.serverRequestLog} under the id, and
+   * callbacks see the id as the server's name.
+   *
+   * A client added with {@linkcode McpHost.add} keeps the policy it was made with (refuse-all by
+   * default); its requests are logged here too.
+   *
+   * @param server The id (letters, digits, `_`, `-`, `.`).
+   * @param transport The connection to the server.
+   * @param options The client's other options.
+   * @returns The connected client.
+   * @throws {TypeError} When the id is taken or not a valid name part.
+   * @throws {JsonRpcError} When the server refuses the connection (the client is closed).
+   * @throws {PeerError} When the connection closes or times out first (the client is closed).
+   */
+  async connect(
+    server: string,
+    transport: Transport,
+    options: HostClientOptions = {},
+  ): Promise<McpClient> {
+    this.#checkId(server);
+    const client = new McpClient(transport, {
+      ...options,
+      serverName: server,
+      serverRequests: this.policyFor(server),
+      serverRequestLog: this.#log,
+    });
+    try {
+      await client.connect();
+    } catch (e) {
+      await client.close();
+      throw e;
+    }
+    this.#checkId(server);
+    this.#attach(server, client);
+    return client;
+  }
+
+  /**
+   * Tells every server allowed to list roots that the host's roots changed (handshake era: each
+   * gets `notifications/roots/list_changed`).
+   *
+   * @returns The ids of the servers told.
+   */
+  async rootsChanged(): Promise<string[]> {
+    const ids = [...this.#clients.keys()].sort();
+    const sent = await Promise.all(ids.map((id) => this.#clients.get(id)!.rootsChanged()));
+    return ids.filter((_, i) => sent[i]);
+  }
+
+  #checkId(server: string): void {
     if (!/^[A-Za-z0-9_.-]+$/.test(server)) {
       throw new TypeError(`server id ${JSON.stringify(server)} must be [A-Za-z0-9_.-]+`);
     }
     if (this.#clients.has(server)) throw new TypeError(`server id ${server} is already in use`);
+  }
+
+  #attach(server: string, client: McpClient): void {
     this.#clients.set(server, client);
+    const shared = client.serverRequestLog === this.#log;
+    client.onServerRequest((record) => {
+      if (!shared) this.#log.add(record.server === server ? record : { ...record, server });
+      try {
+        this.#options.onServerRequest?.(record.server === server ? record : { ...record, server });
+      } catch {
+        // a log hook that throws must not change the answer
+      }
+    });
   }
 
   /**

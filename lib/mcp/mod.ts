@@ -55,6 +55,8 @@ export {
 export {
   type CallOutcome,
   type InitializeResult,
+  type InputRequestRefusal,
+  InputRequestRefusedError,
   type ListenFilter,
   McpClient,
   type McpClientEra,
@@ -77,7 +79,50 @@ export {
   type ListCacheKeyOptions,
   type ListCacheStore,
 } from "./list_cache.ts";
-export { type ExposedNameOptions, type HostTool, McpHost } from "./host.ts";
+export {
+  type ExposedNameOptions,
+  type HostClientOptions,
+  type HostTool,
+  McpHost,
+  type McpHostOptions,
+} from "./host.ts";
+export {
+  DEFAULT_SAMPLING_MAX_TOKENS,
+  DEFAULT_SERVER_REQUEST_LIMITS,
+  type ElicitationPolicy,
+  type ElicitationValue,
+  type FormElicitation,
+  type FormElicitationAnswer,
+  type ModelPreferences,
+  type Root,
+  type RootsPolicy,
+  type SamplingMessage,
+  type SamplingPolicy,
+  type SamplingRequest,
+  type SamplingResult,
+  SERVER_REQUEST_ERROR_CODES,
+  type ServerMessage,
+  serverRequestCapabilities,
+  type ServerRequestCapabilitiesOptions,
+  type ServerRequestContext,
+  type ServerRequestLimits,
+  type ServerRequestMethod,
+  type ServerRequestPolicy,
+  type UrlElicitation,
+  type UrlElicitationDecision,
+} from "./server_requests.ts";
+export {
+  ServerRequestLog,
+  type ServerRequestLogOptions,
+  type ServerRequestOutcome,
+  type ServerRequestRecord,
+  type ServerRequestVia,
+} from "./server_request_log.ts";
+export {
+  checkElicitationContent,
+  checkElicitationSchema,
+  type ElicitationSchemaIssue,
+} from "./elicitation_schema.ts";
 export {
   type AskOptions,
   CONFIRMATION,
@@ -85,13 +130,9 @@ export {
   confirmationMessage,
   type ElicitationRequest,
   type ElicitationResult,
-  type FormElicitation,
+  type FormElicitationRequest,
   needsConfirmation,
-  type Root,
-  type SamplingMessage,
-  type SamplingRequest,
-  type SamplingResult,
-  type UrlElicitation,
+  type UrlElicitationRequest,
 } from "./asks.ts";
 export {
   createLinkedTransports,
