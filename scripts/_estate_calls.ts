@@ -59,6 +59,23 @@ export function argumentsFor(name: string, version: string, r: () => number): Ar
       }
       return a;
     }
+    case "policy.summarize": {
+      const a: Args = {
+        question: pick([
+          "what must be checked before releasing a held payment",
+          "when is customer due diligence refreshed",
+          "how are vulnerable customers supported",
+          "what is the cut-off for same-day sterling payments",
+        ]),
+      };
+      if (maybe(0.4)) a.area = pick(["payments", "lending", "kyc", "conduct", "operations"]);
+      return a;
+    }
+    case "drafts.review": {
+      const a: Args = {};
+      if (maybe(0.3)) a.maxFiles = 1 + Math.floor(r() * 200);
+      return a;
+    }
     case "policy.search": {
       const a: Args = {
         query: pick([

@@ -275,6 +275,55 @@ export const PUBLISHED: ToolSpec[] = [
     tenants: ["group"],
     owner: "group-risk",
   },
+  {
+    name: "policy.summarize",
+    version: "1.0.0",
+    title: "Summarise bank policies on a question",
+    description:
+      "Find the bank's published policies that bear on a question and have the caller's own model summarise them in plain words, citing each policy id. Reads the policy library; the summary is drafted by the client's model (sampling) from the passages only, never from other context. Not legal advice.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        question: { type: "string", minLength: 3, maxLength: 200 },
+        area: { type: "string", enum: ["payments", "lending", "kyc", "conduct", "operations"] },
+      },
+      required: ["question"],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: "object",
+      properties: {
+        summary: { type: "string" },
+        policyIds: { type: "array", items: { type: "string" } },
+        model: { type: "string" },
+      },
+      required: ["summary", "policyIds"],
+    },
+    sideEffect: "read",
+    requiredScopes: ["policy:read"],
+    dataClassification: "internal",
+    tenants: [],
+    owner: "group-compliance",
+    uses: ["sampling"],
+  },
+  {
+    name: "drafts.review",
+    version: "1.0.0",
+    title: "Review draft tool files in the workspace",
+    description:
+      "Check the draft tool files (*.tool.json) in a folder of the caller's workspace against the estate and report the version bump each needs. Asks the client for its roots (file:// folders on this machine) and, when there are several, which one to review. Reads the files and the estate; changes nothing.",
+    inputSchema: {
+      type: "object",
+      properties: { maxFiles: { type: "integer", minimum: 1, maximum: 200, default: 50 } },
+      additionalProperties: false,
+    },
+    sideEffect: "read",
+    requiredScopes: [],
+    dataClassification: "internal",
+    tenants: [],
+    owner: "platform-governance",
+    uses: ["elicitation", "roots"],
+  },
 ];
 
 /** Lifecycle changes after publishing: which versions were deprecated, when and why. */

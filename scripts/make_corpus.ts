@@ -61,6 +61,9 @@ const PUBLISHED_AT: Record<string, string> = {
   "policy.search@1.0.0": "2026-03-02T09:00:00.000Z",
   "fx.quote@1.0.0": "2026-03-23T09:00:00.000Z",
   "risk.exposure.get@1.0.0": "2026-04-13T09:00:00.000Z",
+  // The tools that ask their client (sampling; roots and elicitation) came last.
+  "policy.summarize@1.0.0": "2026-11-16T09:00:00.000Z",
+  "drafts.review@1.0.0": "2026-11-23T09:00:00.000Z",
 };
 const END = Date.parse("2026-11-29T18:00:00.000Z");
 const CALLS_PER_TOOL = 300;

@@ -186,7 +186,14 @@ Deno.test("estate list shows what each principal discovers, side by side differe
   assert.match(retail.out, /retail\.transfers\.lookup@1\.1\.0/);
   assert.doesNotMatch(retail.out, /payments\./);
   const tools = JSON.parse(wholesale.out).tools.map((t: { name: string }) => t.name);
-  assert.deepEqual(tools, ["fx.quote", "payments.lookup", "payments.release", "policy.search"]);
+  assert.deepEqual(tools, [
+    "drafts.review",
+    "fx.quote",
+    "payments.lookup",
+    "payments.release",
+    "policy.search",
+    "policy.summarize",
+  ]);
   assert.match(
     run(["list", "--estate", CORPUS], Deno.cwd(), false, CORPUS_NOW).out,
     /payments\.lookup +1\.0\.0 \(deprecated\), 1\.1\.0, 2\.0\.0/,

@@ -34,10 +34,12 @@ Deno.test("the example estate has several versions of payments.lookup, one depre
   const tools = fs.readdirSync(path.join(CORPUS, "tools")).sort();
   assert.deepEqual(tools, [
     "crm.customer.get",
+    "drafts.review",
     "fx.quote",
     "payments.lookup",
     "payments.release",
     "policy.search",
+    "policy.summarize",
     "retail.transfers.lookup",
     "risk.exposure.get",
   ]);

@@ -189,7 +189,7 @@ Deno.test("the README's CLI examples run as printed, in order, with the exit cod
       outputs.push(stdout);
     }
     // What the examples say they show.
-    assert.match(outputs[0], /^retail-agent .* sees 3 tools:/);
+    assert.match(outputs[0], /^retail-agent .* sees 5 tools:/);
     assert.match(outputs.at(-1)!, /fx\.quote@1\.1\.0/, "the published draft is discovered");
     assert.equal(
       fs.existsSync(path.join(where.repo, "corpus", "tools", "fx.quote", "1.1.0.json")),

@@ -123,7 +123,7 @@ Deno.test("serve, estate and demo work on a fresh copy with only their npm packa
       env: offline,
     });
     assert.equal(list.code, 0, list.stderr);
-    assert.match(list.stdout, /^retail-agent .* sees 3 tools:/);
+    assert.match(list.stdout, /^retail-agent .* sees 5 tools:/);
 
     const demo = await deno(["task", "demo"], { cwd: repo, env: offline });
     assert.equal(demo.code, 0, demo.stderr);

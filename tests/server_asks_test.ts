@@ -441,3 +441,52 @@ Deno.test("2026-07-28: a declined confirmation ends the call; sampling and roots
   assert.deepEqual(ran, ["drafts.review", "drafts.review", "drafts.review"]);
   server.close();
 });
+
+Deno.test("handshake era: an answer to a request the server never sent, or a second answer, changes nothing", async () => {
+  const { server, ran, calls } = bank();
+  const asked: { id: string | number; method: string }[] = [];
+  const session = server.openSession({
+    principal: OPERATOR,
+    notify: () => {},
+    request: (m) => asked.push({ id: m.id, method: m.method }),
+  });
+  await server.handle({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-11-25",
+      capabilities: { elicitation: {} },
+      clientInfo: { name: "c", version: "1" },
+    },
+  }, session);
+  await server.handle({ jsonrpc: "2.0", method: "notifications/initialized" }, session);
+  const accept = { action: "accept", content: { confirm: true } };
+  // A confirmation sent before anything asked for it answers nothing.
+  assert.equal(await server.handle({ jsonrpc: "2.0", id: 0, result: accept }, session), undefined);
+  const pending = server.handle({
+    jsonrpc: "2.0",
+    id: 2,
+    method: "tools/call",
+    params: { name: "payments.release", arguments: { reference: "PMT-000042", amount: 1200 } },
+  }, session);
+  while (asked.length === 0) await new Promise((r) => setTimeout(r, 1));
+  assert.equal(asked[0].method, "elicitation/create");
+  // A forged answer to another id is ignored; the call still waits for the user's.
+  assert.equal(
+    await server.handle({ jsonrpc: "2.0", id: "forged", result: accept }, session),
+    undefined,
+  );
+  assert.equal(ran.length, 0);
+  await server.handle({ jsonrpc: "2.0", id: asked[0].id, result: { action: "decline" } }, session);
+  const answered = await pending as { result: { isError?: boolean } };
+  assert.equal(answered.result.isError, true);
+  // Replaying an acceptance with the confirmation's id afterwards runs nothing.
+  await server.handle({ jsonrpc: "2.0", id: asked[0].id, result: accept }, session);
+  assert.equal(ran.length, 0);
+  assert.deepEqual(calls.map((c) => [c.outcome, c.confirmation?.action]), [[
+    "declined",
+    "decline",
+  ]]);
+  server.close();
+});

@@ -96,7 +96,8 @@ export function needsConfirmation(spec: Pick<ToolSpec, "sideEffect" | "confirm">
 /**
  * The question a confirmation asks: the spec's `confirm.message` with each `{name}` replaced by
  * the call's top-level argument of that name (strings, numbers and booleans only; anything else
- * stays as written), or a plain question naming the tool and its arguments.
+ * stays as written); without one, the tool's title, name and arguments, and for an irreversible
+ * tool that it cannot be undone.
  *
  * @param spec The version.
  * @param args The call's (valid) arguments.
@@ -111,15 +112,27 @@ export function needsConfirmation(spec: Pick<ToolSpec, "sideEffect" | "confirm">
  *   confirmationMessage(spec, { reference: "PMT-000042", amount: 1200, currency: "GBP" }),
  *   "Release payment PMT-000042 of 1200 GBP?",
  * );
+ * assert.equal(
+ *   confirmationMessage(
+ *     { name: "payments.release", title: "Release a held payment", sideEffect: "irreversible" },
+ *     { reference: "PMT-004211", approvedAmount: 2450000, currency: "EUR" },
+ *   ),
+ *   "Release a held payment (payments.release) — reference PMT-004211, approvedAmount 2450000, currency EUR. This cannot be undone. Go ahead?",
+ * );
  * ```
  */
 export function confirmationMessage(
-  spec: Pick<ToolSpec, "name" | "title" | "confirm">,
+  spec: Pick<ToolSpec, "name" | "title" | "confirm"> & { sideEffect?: SideEffect },
   args: Record<string, unknown>,
 ): string {
   const template = spec.confirm?.message;
   if (template === undefined) {
-    return `${spec.title} (${spec.name}) with ${JSON.stringify(args)}: go ahead?`;
+    const shown = Object.entries(args).map(([k, v]) =>
+      `${k} ${typeof v === "string" ? v : JSON.stringify(v)}`
+    );
+    const what = shown.length ? ` — ${shown.join(", ")}` : "";
+    const undone = spec.sideEffect === "irreversible" ? " This cannot be undone." : "";
+    return `${spec.title} (${spec.name})${what}.${undone} Go ahead?`;
   }
   return template.replace(/\{([A-Za-z0-9_.-]+)\}/g, (whole, name: string) => {
     const v = Object.hasOwn(args, name) ? args[name] : undefined;
