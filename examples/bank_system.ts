@@ -326,10 +326,10 @@ export class BankSystem {
         return this.#registry && reviewDrafts(this.#registry);
       case "fx.quote":
         return async (args, ctx: ToolContext) => {
-          ctx.progress(1, 2, "pricing");
+          ctx.progress({ progress: 1, total: 2, message: "pricing" });
           await Promise.resolve();
           const rate = RATES[args.buy as string] / RATES[args.sell as string];
-          ctx.progress(2, 2, "priced");
+          ctx.progress({ progress: 2, total: 2, message: "priced" });
           return {
             sell: args.sell,
             buy: args.buy,
@@ -453,12 +453,12 @@ export class BankSystem {
     return {
       list: () => prompts,
       variesByPrincipal: false,
-      complete: (name, argument, value, principal) =>
+      completeArgument: ({ name, argument, value, principal }) =>
         name === "investigate-payment" && argument === "reference"
           ? [...this.payments.values()].filter((p) => this.#entitled(principal, p))
             .map((p) => p.reference).filter((r) => r.startsWith(value)).sort()
           : [],
-      get: (name, args) => {
+      getPrompt: ({ name, args }) => {
         const prompt = prompts.find((p) => p.name === name);
         if (!prompt) return undefined;
         const missing = prompt.arguments.find((a) => a.required && !args[a.name]);

@@ -16,7 +16,7 @@ import { isValidConstraint } from "../compat/semver.ts";
 import { canSee, META_VERSION_KEY, type ToolSpec } from "../estate/spec.ts";
 import { type LimitedIssues, limitIssues, shortenText } from "../schema/issue_limit.ts";
 import { validateSchema } from "../schema/validate.ts";
-import type { RequestContext } from "../jsonrpc/peer.ts";
+import type { Progress, RequestContext } from "../jsonrpc/peer.ts";
 import { type Caller, logProbe, protocolError, type ServerCore } from "./_server_core.ts";
 import { type CallToolResult, invalidArgumentsAsToolError } from "./protocol.ts";
 import { LEGACY_PROTOCOL_VERSIONS } from "./rev2025_11_25.ts";
@@ -24,7 +24,12 @@ import type { CallRecord, ConfirmationRecord } from "./server_options.ts";
 import { type Asker, askerFor, InputRequired, inputRequiredResult, openRounds } from "./_asks.ts";
 import { CONFIRMATION_SCHEMA, confirmationMessage, needsConfirmation } from "./asks.ts";
 import { MODERN_PROTOCOL_VERSIONS } from "./rev2026_07_28.ts";
-import { LOG_LEVELS, type LogLevel, MissingClientCapabilityError } from "./tool_handler.ts";
+import {
+  LOG_LEVELS,
+  type LogEntry,
+  type LogLevel,
+  MissingClientCapabilityError,
+} from "./tool_handler.ts";
 
 /** A `tools/call`'s params, once their shape is right. */
 export interface CallParams {
@@ -273,14 +278,17 @@ export async function runHandler(core: ServerCore, run: HandlerRun): Promise<Cal
       }
       throw e;
     });
-  const progress = (value: number, total?: number, message?: string): void =>
-    context.progress({ progress: value, total, message });
-  const log = (level: LogLevel, data: unknown, logger?: string): void => {
+  const progress = (value: number | Progress, total?: number, message?: string): void =>
+    context.progress(typeof value === "number" ? { progress: value, total, message } : value);
+  const log = (first: LogLevel | LogEntry, data?: unknown, name?: string): void => {
+    const { level, data: what, logger } = typeof first === "string"
+      ? { level: first, data, logger: name }
+      : first;
     if (
       signal.aborted || caller.logLevel === undefined ||
       LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(caller.logLevel)
     ) return;
-    const p: Record<string, unknown> = { level, data };
+    const p: Record<string, unknown> = { level, data: what };
     if (logger !== undefined) p.logger = logger;
     caller.notify(makeNotification("notifications/message", p), requestId);
   };

@@ -27,7 +27,11 @@ import {
   promptStanding,
   uriGuards,
 } from "./_surfaces.ts";
-import { PromptArgumentError } from "./providers.ts";
+import {
+  PromptArgumentError,
+  type PromptCompletionRequest,
+  type PromptRequest,
+} from "./providers.ts";
 import { MODERN_PROTOCOL_VERSIONS } from "./rev2026_07_28.ts";
 
 /** One request to a method: who asks, its id and params, and its cancel signal. */
@@ -151,6 +155,20 @@ const readResource: Method = (core, { caller, params }) => {
   return { result: { contents }, scope: () => scope };
 };
 
+/** A prompt from the provider: its `getPrompt`, or the older `get`. */
+function promptOf(core: ServerCore, request: PromptRequest) {
+  const p = core.options.prompts;
+  if (p?.getPrompt) return p.getPrompt(request);
+  return p?.get?.(request.name, request.args, request.principal);
+}
+
+/** Completions from the provider: its `completeArgument`, or the older `complete`. */
+function completionsOf(core: ServerCore, request: PromptCompletionRequest): string[] | undefined {
+  const p = core.options.prompts;
+  if (p?.completeArgument) return p.completeArgument(request);
+  return p?.complete?.(request.name, request.argument, request.value, request.principal);
+}
+
 /** `prompts/get`: a prompt the principal may not see is answered as one that does not exist. */
 const getPrompt: Method = (core, { caller, params }) => {
   if (typeof params.name !== "string") {
@@ -171,7 +189,7 @@ const getPrompt: Method = (core, { caller, params }) => {
   try {
     const prompt = hidden
       ? undefined
-      : core.options.prompts?.get(name, args as Record<string, string>, caller.principal);
+      : promptOf(core, { name, args: args as Record<string, string>, principal: caller.principal });
     if (!prompt) {
       logProbe(core, { caller, probe: { method: "prompts/get", name, hidden } });
       throw protocolError(ERROR_CODES.INVALID_PARAMS, `Unknown prompt: ${name}`);
@@ -203,9 +221,13 @@ const complete: Method = (core, { caller, params }) => {
     const name = ref.name;
     const standing = promptStanding(core.options, { name, principal: caller.principal });
     if (standing !== "hidden") {
-      values =
-        core.options.prompts?.complete?.(name, argument.name, argument.value, caller.principal) ??
-          [];
+      values = completionsOf(core, {
+        name,
+        argument: argument.name,
+        value: argument.value,
+        principal: caller.principal,
+      }) ??
+        [];
     }
     if (standing !== "visible" && values.length === 0) {
       logProbe(core, {

@@ -52,8 +52,31 @@ export class PromptArgumentError extends Error {
   }
 }
 
+/** What {@linkcode PromptProvider.getPrompt} is asked: a prompt, its arguments, for whom. */
+export interface PromptRequest {
+  /** The prompt's name. */
+  name: string;
+  /** Its arguments. */
+  args: Record<string, string>;
+  /** Who asks. */
+  principal: Principal;
+}
+
+/** What {@linkcode PromptProvider.completeArgument} is asked. */
+export interface PromptCompletionRequest {
+  /** The prompt's name. */
+  name: string;
+  /** The argument being completed. */
+  argument: string;
+  /** Its partial value. */
+  value: string;
+  /** Who asks. */
+  principal: Principal;
+}
+
 /**
- * Prompts a server offers; `get` returns undefined for an unknown prompt.
+ * Prompts a server offers; `getPrompt` (or the older `get`) returns undefined for an unknown
+ * prompt.
  *
  * A prompt whose text names tools, or whose arguments complete to a tool's data, declares them in
  * `requires` (e.g. `{ tools: ["payments.lookup", "policy.search"] }`): the server lists it,
@@ -66,18 +89,33 @@ export interface PromptProvider {
   /**
    * A prompt's messages, or undefined when there is no such prompt.
    * @throws {PromptArgumentError} When a required argument is missing.
+   * @deprecated Implement {@linkcode PromptProvider.getPrompt}, which takes one options object;
+   *   the server calls `get` only for a provider without it.
    */
-  get(
+  get?(
     name: string,
     args: Record<string, string>,
     principal: Principal,
   ): { description?: string; messages: PromptMessage[] } | undefined;
   /**
+   * A prompt's messages, or undefined when there is no such prompt. (Preferred to `get`.)
+   * @throws {PromptArgumentError} When a required argument is missing.
+   */
+  getPrompt?(
+    request: PromptRequest,
+  ): { description?: string; messages: PromptMessage[] } | undefined;
+  /**
+   * Completions for a prompt argument's partial value.
+   * @deprecated Implement {@linkcode PromptProvider.completeArgument}, which takes one options
+   *   object; the server calls `complete` only for a provider without it.
+   */
+  complete?(name: string, argument: string, value: string, principal: Principal): string[];
+  /**
    * Completions for a prompt argument's partial value (`completion/complete`); none when absent.
    * The values must be ones the principal may see (the example system filters by tenant and
    * scopes); none for a prompt it does not have.
    */
-  complete?(name: string, argument: string, value: string, principal: Principal): string[];
+  completeArgument?(request: PromptCompletionRequest): string[];
   /**
    * Whether `list` may answer differently for different principals beyond the `requires` the
    * server applies. Default true: `prompts/list` is `cacheScope: "private"`. Set false for a

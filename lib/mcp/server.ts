@@ -38,13 +38,20 @@ export type {
 export type { OpenSessionOptions, Session, SessionState } from "./session.ts";
 export {
   LOG_LEVELS,
+  type LogEntry,
   type LogLevel,
   MissingClientCapabilityError,
   type Notify,
   type ToolContext,
   type ToolHandler,
 } from "./tool_handler.ts";
-export { PromptArgumentError, type PromptProvider, type ResourceProvider } from "./providers.ts";
+export {
+  PromptArgumentError,
+  type PromptCompletionRequest,
+  type PromptProvider,
+  type PromptRequest,
+  type ResourceProvider,
+} from "./providers.ts";
 
 /**
  * An MCP server over a governed estate: handshake-era revisions 2024-11-05 to 2025-11-25 through

@@ -7,6 +7,7 @@
  */
 import type { JsonRpcId, JsonRpcNotification } from "../jsonrpc/types.ts";
 import type { Principal, ToolSpec } from "../estate/spec.ts";
+import type { Progress } from "../jsonrpc/peer.ts";
 import type {
   AskOptions,
   ElicitationRequest,
@@ -24,11 +25,23 @@ export interface ToolContext {
   spec: ToolSpec;
   /** Aborted when the caller cancels the request. */
   signal: AbortSignal;
-  /** Reports progress, when the caller asked for it (a no-op otherwise); `progress` must increase. */
+  /**
+   * Reports progress, when the caller asked for it (a no-op otherwise); `progress` must increase.
+   */
+  progress(update: Progress): void;
+  /**
+   * Reports progress.
+   * @deprecated Pass one object: `progress({ progress, total, message })`.
+   */
   progress(progress: number, total?: number, message?: string): void;
   /**
    * Sends a log message to the client (`notifications/message`), when its level is at or above
    * the level the client set with `logging/setLevel` (everything, until it sets one).
+   */
+  log(entry: LogEntry): void;
+  /**
+   * Sends a log message to the client.
+   * @deprecated Pass one object: `log({ level, data, logger })`.
    */
   log(level: LogLevel, data: unknown, logger?: string): void;
   /**
@@ -71,6 +84,16 @@ export class MissingClientCapabilityError extends Error {
     this.name = "MissingClientCapabilityError";
     this.requiredCapabilities = requiredCapabilities;
   }
+}
+
+/** One log message a handler sends (see {@linkcode ToolContext.log}). */
+export interface LogEntry {
+  /** Its severity. */
+  level: LogLevel;
+  /** What to log: any JSON value. */
+  data: unknown;
+  /** The logger's name. */
+  logger?: string;
 }
 
 /** Syslog severities, as MCP's logging uses them, least severe first. */

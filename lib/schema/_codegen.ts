@@ -66,13 +66,13 @@ export class Generator {
   }
 
   /**
-   * The name of the function that validates `schema`, generating it on first use: `T` for the
-   * `true` schema and `F` for any other that is not an object (`false`), the two functions every
+   * The name of the function that validates `schema`, generating it on first use: `acceptAny` for the
+   * `true` schema and `rejectAny` for any other that is not an object (`false`), the two functions every
    * program defines; a caller writes them as the literals `true` and `false` where it can.
    */
   fn(schema: unknown, loc: Location): string {
-    if (schema === true) return "T";
-    if (!isObject(schema)) return "F";
+    if (schema === true) return "acceptAny";
+    if (!isObject(schema)) return "rejectAny";
     const known = this.#names.get(schema);
     if (known) return known;
     const name = `f${this.#names.size}`;
@@ -89,8 +89,8 @@ export class Generator {
 
   /** A call that goes one level deeper, failing (like the closures) past the depth limit. */
   #deeper(fn: string, x: string): string {
-    if (fn === "T") return "true";
-    if (fn === "F") return "false";
+    if (fn === "acceptAny") return "true";
+    if (fn === "rejectAny") return "false";
     return `(d < M && ${fn}(${x}, d + 1))`;
   }
 
@@ -174,7 +174,7 @@ export class Generator {
   }
 
   #call(fn: string): string {
-    return fn === "T" ? "true" : fn === "F" ? "false" : `${fn}(x, d)`;
+    return fn === "acceptAny" ? "true" : fn === "rejectAny" ? "false" : `${fn}(x, d)`;
   }
 
   #numeric(s: Record<string, unknown>): string[] {
@@ -234,7 +234,7 @@ export class Generator {
     prefix.forEach((fn, i) =>
       out.push(`    if (x.length > ${i} && !${this.#deeper(fn, `x[${i}]`)}) return false;`)
     );
-    if (rest !== undefined && rest !== "T") {
+    if (rest !== undefined && rest !== "acceptAny") {
       out.push(
         `    for (let i = ${prefix.length}; i < x.length; i++) if (!${
           this.#deeper(rest, "x[i]")
@@ -292,7 +292,7 @@ export class Generator {
           if (req.has(k)) body.push(`if (v !== undefined) r++;`);
           if (Object.hasOwn(props, k)) {
             const fn = this.#sub(props[k], loc, ["properties", k]);
-            if (fn !== "T") {
+            if (fn !== "acceptAny") {
               body.push(`if (v !== undefined && !${this.#deeper(fn, "v")}) return false;`);
             }
           }
@@ -321,7 +321,9 @@ export class Generator {
       }
       if (hasAdditional) {
         const fn = this.#sub(s.additionalProperties, loc, ["additionalProperties"]);
-        if (fn !== "T") out.push(`      if (!m && !${this.#deeper(fn, "v")}) return false;`);
+        if (fn !== "acceptAny") {
+          out.push(`      if (!m && !${this.#deeper(fn, "v")}) return false;`);
+        }
       }
       out.push(`    }`);
       if (required.length) out.push(`    if (r !== ${required.length}) return false;`);
@@ -356,8 +358,8 @@ export class Generator {
   /** The whole program: the functions, and the entry point. */
   source(rootFn: string): { code: string; runtime: Runtime } {
     const code = `"use strict";
-function T() { return true; }
-function F() { return false; }
+function acceptAny() { return true; }
+function rejectAny() { return false; }
 ${this.#functions.join("\n")}
 return (x) => ${rootFn}(x, 0);`;
     return { code, runtime: { consts: this.#consts } };

@@ -67,7 +67,7 @@ class CollectGenerator {
   /** The boolean function of a subschema (for probes), as an expression on `v` at depth `dd`. */
   #probe(schema: unknown, loc: Location, segs: PathSegment[], v: string, dd: string): string {
     const fn = this.#fast.fn(schema, this.#locOf(schema, loc, segs));
-    return fn === "T" ? "true" : fn === "F" ? "false" : `${fn}(${v}, ${dd})`;
+    return fn === "acceptAny" ? "true" : fn === "rejectAny" ? "false" : `${fn}(${v}, ${dd})`;
   }
 
   /**
@@ -189,8 +189,8 @@ function SEGS(chain) {
   for (let c = chain; c !== null; c = c[1]) out.push(c[0]);
   return out;
 }
-function T() { return true; }
-function F() { return false; }
+function acceptAny() { return true; }
+function rejectAny() { return false; }
 ${this.#fast.functions()}
 ${this.#functions.join("\n")}
 return (x) => {
