@@ -6,7 +6,7 @@
  * `input_required` results it fulfils and retries) — and by our own `McpClient` in both eras,
  * answering only through its host's policy.
  *
- * The example bank's `payments.release@1.0.1` is irreversible, so the estate asks the user to
+ * The example bank's `payments.release` is irreversible, so the estate asks the user to
  * confirm it (form elicitation) before its handler runs; `policy.summarize@1.0.0` drafts its summary
  * with the client's model (sampling). Each test checks the system of record (`payments.lookup`)
  * and the server's call log, not only what the client was told.
@@ -54,8 +54,9 @@ import { ROOT, SEES, serveArgs, startHttpServe, withEstate } from "./_serve.ts";
 const OPERATOR = "wholesale-operator";
 /** The held payment of the example bank, with the amount the user approves. */
 const HELD = { reference: "PMT-004211", approvedAmount: 2_450_000, currency: "EUR" };
-/** payments.release@1.0.1's confirm message, filled in with HELD. */
-const QUESTION = "Release held payment PMT-004211 of 2450000 EUR? This cannot be recalled.";
+/** The question the estate asks before payments.release (its default: title, arguments, cannot be undone). */
+const QUESTION =
+  "Release a held wholesale payment (payments.release) — reference PMT-004211, approvedAmount 2450000, currency EUR. This cannot be undone. Go ahead?";
 /** What the clients' model "answers" when policy.summarize samples it. */
 const SUMMARY =
   "POL-PAY-012: a held payment is released only after the approver confirms the amount and the sanctions screening.";
@@ -150,7 +151,7 @@ function releasesLogged(log: string): string[] {
   const out: string[] = [];
   for (const line of log.split("\n")) {
     const m =
-      /^\[estate serve\] call (\S+) payments\.release@1\.0\.1 (\S+) \d+ ms(?: \(confirmation: (\S+) by (\S+) at (\S+)\))?$/
+      /^\[estate serve\] call (\S+) payments\.release@1\.0\.0 (\S+) \d+ ms(?: \(confirmation: (\S+) by (\S+) at (\S+)\))?$/
         .exec(line.trim());
     if (!m) continue;
     assert.equal(m[1], OPERATOR);
