@@ -209,7 +209,8 @@ export async function httpConnection(
     if (!(res.headers.get("content-type") ?? "").includes("text/event-stream")) {
       return JSON.parse(body);
     }
-    const events = new SseDecoder().push(body + "\n\n").map((e) => JSON.parse(e.data));
+    const events = new SseDecoder().push(body + "\n\n").filter((e) => e.data !== "") // priming
+      .map((e) => JSON.parse(e.data));
     return events.find((e) => e.id === id && e.method === undefined);
   };
   const stream = (open: (signal: AbortSignal) => Promise<Response>, surface: string) => {

@@ -174,7 +174,7 @@ async function readEvents(
       const { done, value } = await reader.read();
       if (done) break;
       for (const e of decoder.push(text.decode(value, { stream: true }))) {
-        messages.push(JSON.parse(e.data));
+        if (e.data !== "") messages.push(JSON.parse(e.data)); // "": a priming event
       }
     }
   } finally {

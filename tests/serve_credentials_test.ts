@@ -141,7 +141,7 @@ class Events {
           const { done, value } = await reader.read();
           if (done) break;
           for (const e of decoder.push(text.decode(value, { stream: true }))) {
-            this.messages.push(JSON.parse(e.data));
+            if (e.data !== "") this.messages.push(JSON.parse(e.data)); // "": a priming event
           }
         }
       } catch { /* cancelled */ }

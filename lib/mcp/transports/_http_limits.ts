@@ -21,4 +21,10 @@ export const HTTP_LIMITS = {
   requestTimeoutMs: 30_000,
   /** The largest request body (bytes). */
   maxBodyBytes: 1024 * 1024,
+  /** SSE events one session keeps for resumption (`Last-Event-ID`). */
+  replayMaxEvents: 256,
+  /** Bytes of SSE event data one session keeps for resumption. */
+  replayMaxBytes: 1024 * 1024,
+  /** How long kept events stay resumable (ms). */
+  replayWindowMs: 60_000,
 } as const;

@@ -9,12 +9,14 @@ import type { ServerResponse } from "node:http";
 import { ERROR_CODES } from "../../jsonrpc/errors.ts";
 import type {
   JsonRpcId,
+  JsonRpcMessage,
   JsonRpcNotification,
   JsonRpcRequest,
   JsonRpcResponse,
 } from "../../jsonrpc/types.ts";
 import { SseWriter } from "./_sse_writer.ts";
 import type { RequestChannel } from "./_http_session.ts";
+import type { ReplayStream } from "./_sse_replay.ts";
 
 /**
  * Writes a complete JSON answer (a no-op when an answer was already started).
@@ -74,13 +76,17 @@ export function writeRefusal(
 /**
  * The answer to one POSTed request. It stays JSON unless a notification about the request (its
  * progress) is sent before the response: then it becomes an SSE stream carrying those
- * notifications and, last, the response.
+ * notifications and, last, the response. In a session the stream is resumable: its events carry
+ * ids and are kept, and they keep being kept after the connection drops, for a GET with
+ * `Last-Event-ID` to pick up.
  */
 export class PostReply implements RequestChannel {
   readonly #res: ServerResponse;
   readonly #keepAliveMs: number;
   readonly #headers: Record<string, string>;
+  readonly #resumable: ((writer: SseWriter) => ReplayStream) | undefined;
   #sse: SseWriter | undefined;
+  #replay: ReplayStream | undefined;
 
   /**
    * Prepares the answer (nothing is written yet).
@@ -88,11 +94,19 @@ export class PostReply implements RequestChannel {
    * @param res The response.
    * @param headers Headers for the answer (CORS, `Mcp-Session-Id`).
    * @param keepAliveMs The keep-alive interval, should it become a stream.
+   * @param resumable Opens the resumable stream, should it become one (the session's
+   *   `openStream`); without it the stream's events carry no ids.
    */
-  constructor(res: ServerResponse, headers: Record<string, string>, keepAliveMs: number) {
+  constructor(
+    res: ServerResponse,
+    headers: Record<string, string>,
+    keepAliveMs: number,
+    resumable?: (writer: SseWriter) => ReplayStream,
+  ) {
     this.#res = res;
     this.#headers = headers;
     this.#keepAliveMs = keepAliveMs;
+    this.#resumable = resumable;
   }
 
   /**
@@ -101,7 +115,7 @@ export class PostReply implements RequestChannel {
    * @param message The notification.
    */
   notify(message: JsonRpcNotification | JsonRpcRequest): void {
-    this.#stream().send(message);
+    this.#send(message);
   }
 
   /**
@@ -121,14 +135,22 @@ export class PostReply implements RequestChannel {
       return;
     }
     const stream = this.#stream(headers);
-    if (response !== undefined) stream.send(response);
+    if (response !== undefined) this.#send(response);
+    this.#replay?.complete();
     stream.end();
+  }
+
+  #send(message: JsonRpcMessage): void {
+    const stream = this.#stream();
+    if (this.#replay) this.#replay.send(message);
+    else stream.send(message);
   }
 
   #stream(headers: Record<string, string> = {}): SseWriter {
     if (this.#sse === undefined) {
       this.#sse = new SseWriter(this.#res, this.#keepAliveMs);
       if (!this.#res.headersSent) this.#sse.open({ ...this.#headers, ...headers });
+      this.#replay = this.#resumable?.(this.#sse);
     }
     return this.#sse;
   }

@@ -1,7 +1,7 @@
 /**
  * One MCP session as the HTTP transport keeps it: the server session, the principal it belongs
- * to, its standalone (GET) stream, the notifications waiting for that stream, and the response
- * stream of each in-flight request.
+ * to, its standalone (GET) stream, the notifications waiting for that stream, the response
+ * stream of each in-flight request, and the replay buffer that makes its streams resumable.
  *
  * @module
  */
@@ -9,6 +9,7 @@ import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest } from "../../jsonr
 import type { Session } from "../server.ts";
 import type { HttpRequestInfo } from "./bearer_tokens.ts";
 import type { SseWriter } from "./_sse_writer.ts";
+import { type ReplayLimits, ReplayLog, type ReplayStream } from "./_sse_replay.ts";
 
 /** Where the notifications about one in-flight request go (its POST's response). */
 export interface RequestChannel {
@@ -40,7 +41,9 @@ export class HttpSession {
   ended = false;
   /** How many of its requests are being handled (a busy session never expires). */
   busy = 0;
-  #stream: SseWriter | undefined;
+  /** The session's resumable streams and the events kept for them. */
+  readonly replay: ReplayLog;
+  #stream: ReplayStream | undefined;
   #queue: (JsonRpcNotification | JsonRpcRequest)[] = [];
   readonly #requests = new Map<JsonRpcId, RequestChannel>();
 
@@ -50,11 +53,18 @@ export class HttpSession {
    * @param id The session id.
    * @param principalId Whose session it is.
    * @param now The current time.
+   * @param replay The bounds of its replay buffer (`maxEvents` 0: streams are not resumable).
    */
-  constructor(id: string, principalId: string, now: number) {
+  constructor(
+    id: string,
+    principalId: string,
+    now: number,
+    replay: ReplayLimits = { maxEvents: 0, maxBytes: 0, windowMs: 0 },
+  ) {
     this.id = id;
     this.principalId = principalId;
     this.lastSeen = now;
+    this.replay = new ReplayLog(replay);
   }
 
   /** Whether it may be ended to make room: no request in flight, no GET stream open. */
@@ -64,7 +74,21 @@ export class HttpSession {
 
   /** Whether a GET stream is open. */
   get listening(): boolean {
-    return this.#stream !== undefined && !this.#stream.ended;
+    return this.#stream?.connected ?? false;
+  }
+
+  /**
+   * Opens a resumable stream for a POST's answer on its connection, primed with an event id
+   * when the client's revision expects one.
+   *
+   * @param writer The opened connection.
+   * @returns The stream: send the answer's messages through it, and complete it.
+   */
+  openStream(writer: SseWriter): ReplayStream {
+    const stream = this.replay.open(false);
+    stream.attach(writer, 0);
+    if (this.#primes) stream.prime();
+    return stream;
   }
 
   /**
@@ -84,7 +108,7 @@ export class HttpSession {
       if (channel) channel.notify(message);
       return; // about a request that is no longer in flight: nowhere to go
     }
-    if (this.#stream && this.#stream.send(message)) return;
+    if (this.#stream?.connected && this.#stream.send(message)) return; // written, or kept
     const repeated = message.params === undefined &&
       this.#queue.some((q) => q.method === message.method && q.params === undefined);
     if (repeated) return;
@@ -93,22 +117,35 @@ export class HttpSession {
   }
 
   /**
-   * Attaches a GET stream, ending the previous one (a message goes on one stream only, and a
-   * client reconnecting before the server noticed the old stream drop is not locked out), and
-   * flushes the queue onto it.
+   * Attaches a GET connection. With a `Last-Event-ID` of a POST's stream still kept, it
+   * continues that stream: the events after the id, then the rest of the request's messages,
+   * ending after its response. Otherwise it becomes the session's standalone stream, ending the
+   * previous one's connection (a message goes on one connection only, and a client reconnecting
+   * before the server noticed the old connection drop is not locked out): a `Last-Event-ID` of a
+   * standalone stream still kept continues it after the id; none, or one unknown, malformed or
+   * whose later events were evicted, starts a fresh stream without replay. Then the queued
+   * notifications go out.
    *
-   * @param stream The opened stream.
+   * @param writer The opened connection.
+   * @param lastEventId The request's `Last-Event-ID`, if any.
+   * @returns Whether an earlier stream was resumed.
    */
-  attach(stream: SseWriter): void {
+  attach(writer: SseWriter, lastEventId?: string): boolean {
+    const found = lastEventId === undefined ? undefined : this.replay.find(lastEventId);
+    if (found && !found.stream.standalone) {
+      found.stream.attach(writer, found.after);
+      return true;
+    }
+    const stream = found?.stream ?? this.replay.open(true);
     const previous = this.#stream;
     this.#stream = stream;
-    previous?.end();
-    stream.onEnd(() => {
-      if (this.#stream === stream) this.#stream = undefined;
-    });
+    if (previous !== stream) previous?.disconnect();
+    stream.attach(writer, found?.after ?? 0);
+    if (!found && this.#primes) stream.prime();
     const queued = this.#queue;
     this.#queue = [];
     for (const m of queued) this.notify(m);
+    return found !== undefined;
   }
 
   /**
@@ -126,12 +163,21 @@ export class HttpSession {
     };
   }
 
-  /** Ends the GET stream and drops the queue; the caller closes the server session. */
+  /** Ends the GET stream and drops the queue and the replay buffer; the caller closes the server session. */
   end(): void {
     this.ended = true;
     this.#queue = [];
     this.#requests.clear();
-    this.#stream?.end();
+    this.#stream?.disconnect();
     this.#stream = undefined;
+    this.replay.close();
+  }
+
+  /**
+   * Whether streams start with a priming event: only for revision 2025-11-25 and later (older
+   * clients may fail on its empty data).
+   */
+  get #primes(): boolean {
+    return (this.session?.protocolVersion ?? "") >= "2025-11-25";
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Writing one Server-Sent Events stream to a `node:http` response: JSON-RPC messages as
- * `message` events, keep-alive comments on a timer, and a hard stop when the client reads too
- * slowly.
+ * `message` events (with an event id when the stream is resumable), keep-alive comments on a
+ * timer, and a hard stop when the client reads too slowly.
  *
  * @module
  */
@@ -61,11 +61,24 @@ export class SseWriter {
   /**
    * Sends one message as a `message` event.
    *
-   * @param message The message.
+   * @param message The message, or its JSON text.
+   * @param id The event's id (for `Last-Event-ID`), if the stream is resumable.
    * @returns False when the stream has ended and the message was not sent.
    */
-  send(message: JsonRpcMessage): boolean {
-    return this.#write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  send(message: JsonRpcMessage | string, id?: string): boolean {
+    const data = typeof message === "string" ? message : JSON.stringify(message);
+    return this.#write(`event: message\n${id === undefined ? "" : `id: ${id}\n`}data: ${data}\n\n`);
+  }
+
+  /**
+   * Sends a priming event: an id and empty data, so the client has a `Last-Event-ID` to resume
+   * from before any message arrived (clients of revision 2025-11-25 skip it; older ones may not).
+   *
+   * @param id The event id.
+   * @returns False when the stream has ended.
+   */
+  prime(id: string): boolean {
+    return this.#write(`id: ${id}\ndata: \n\n`);
   }
 
   /**

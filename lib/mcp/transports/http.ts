@@ -93,6 +93,18 @@ export interface ServeHttpOptions {
   /** How often an SSE stream gets a keep-alive comment, in milliseconds; 0 for never. Default 15 s. */
   keepAliveMs?: number;
   /**
+   * The most SSE events a session keeps for resumption (`Last-Event-ID`), all its streams
+   * together; 0 makes streams not resumable (their events carry no ids). Default 256.
+   */
+  replayMaxEvents?: number;
+  /** The most bytes of event data a session keeps for resumption. Default 1 MiB. */
+  replayMaxBytes?: number;
+  /**
+   * How long events stay resumable, in milliseconds: a POST's stream after its request was
+   * answered, the GET stream's after each was sent. Default 60 s.
+   */
+  replayWindowMs?: number;
+  /**
    * How long a session may go unused (no request, no open GET stream) before it is ended, in
    * milliseconds; 0 for never. Default 30 minutes.
    */
@@ -562,7 +574,13 @@ class Endpoint implements McpHttpServer {
       res.end();
       return;
     }
-    const reply = new PostReply(res, cors, this.#options.keepAliveMs ?? 15_000);
+    const s = session;
+    const reply = new PostReply(
+      res,
+      cors,
+      this.#options.keepAliveMs ?? 15_000,
+      (writer) => s.openStream(writer),
+    );
     const release = session.routeRequest(id!, reply);
     session.busy++;
     let response: JsonRpcResponse | undefined;
@@ -695,7 +713,7 @@ class Endpoint implements McpHttpServer {
     stream.comment("listening");
     stream.onEnd(() => this.#touch(session));
     if (session.ended) stream.end();
-    else session.attach(stream);
+    else session.attach(stream, headers["last-event-id"]);
   }
 
   #delete(
@@ -712,7 +730,12 @@ class Endpoint implements McpHttpServer {
   }
 
   #open(principal: Principal, credentials: HttpRequestInfo): HttpSession {
-    const s = new HttpSession(newSessionId(), principal.id, Date.now());
+    const o = this.#options;
+    const s = new HttpSession(newSessionId(), principal.id, Date.now(), {
+      maxEvents: o.replayMaxEvents ?? HTTP_LIMITS.replayMaxEvents,
+      maxBytes: o.replayMaxBytes ?? HTTP_LIMITS.replayMaxBytes,
+      windowMs: o.replayWindowMs ?? HTTP_LIMITS.replayWindowMs,
+    });
     s.credentials = credentials;
     this.#touch(s);
     s.session = this.#server.openSession({
@@ -753,8 +776,18 @@ class Endpoint implements McpHttpServer {
  * - **GET** (`Accept: text/event-stream`) the session's stream of server notifications
  *   (`notifications/tools/list_changed`), with keep-alive comments. A new GET replaces the
  *   session's previous stream. Notifications sent while no stream is open wait in a small queue.
- *   Streams are not resumable (`Last-Event-ID` is ignored).
+ *   A GET with `Last-Event-ID` resumes the stream that id belongs to (below).
  * - **DELETE** ends the session: 204.
+ *
+ * Resumption (handshake-era sessions): every SSE event carries an id `<stream>-<seq>`, unique
+ * within the session, and streams of revision 2025-11-25 start with a priming event (an id, empty
+ * data). A session keeps the events it sent, at most `replayMaxEvents` and `replayMaxBytes` (past
+ * them completed streams go first, then the oldest events), each for `replayWindowMs` after its
+ * POST was answered or, on the GET stream, after it was sent. A GET with `Last-Event-ID` of a
+ * POST's stream gets the events after that id, then the request's further messages up to its
+ * response, and ends; one of a GET stream continues that stream after the id. Events of other
+ * streams are never replayed. An id that is malformed, unknown, or from before evicted events
+ * starts a fresh GET stream without replay. Stateless (2026-07-28) streams are not resumable.
  *
  * Sessions: `initialize` without `Mcp-Session-Id` opens one for the authenticated principal and
  * returns its id in `Mcp-Session-Id` (192 random bits, base64url). Every other request needs it:
