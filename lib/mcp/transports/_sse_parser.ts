@@ -27,6 +27,7 @@ export class SseDecoder {
   #data: string[] = [];
   #event = "";
   #id: string | undefined;
+  #lastEventId: string | undefined;
   #retry: number | undefined;
 
   /**
@@ -63,6 +64,15 @@ export class SseDecoder {
     return this.#buffer.length;
   }
 
+  /**
+   * The stream's last event id, as a reconnection sends it in `Last-Event-ID`: the latest `id:`
+   * field as of the latest blank line, even one that ended an event without data (a priming
+   * event); undefined before any, `""` after an empty `id:` (then no header is sent).
+   */
+  get lastEventId(): string | undefined {
+    return this.#lastEventId;
+  }
+
   /** The reconnection delay the server asked for with `retry:`, in milliseconds, if it did. */
   get retry(): number | undefined {
     return this.#retry;
@@ -70,6 +80,7 @@ export class SseDecoder {
 
   #line(line: string, events: SseEvent[]): void {
     if (line === "") {
+      if (this.#id !== undefined) this.#lastEventId = this.#id;
       if (this.#data.length > 0) {
         const event: SseEvent = { event: this.#event || "message", data: this.#data.join("\n") };
         if (this.#id !== undefined) event.id = this.#id;

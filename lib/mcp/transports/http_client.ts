@@ -12,7 +12,7 @@
 import { isObject } from "../../_object.ts";
 import type { JsonRpcId, JsonRpcMessage } from "../../jsonrpc/types.ts";
 import type { Transport } from "../transport.ts";
-import { SseDecoder } from "./_sse_parser.ts";
+import { SseCursor } from "./_sse_cursor.ts";
 import { headerValue, META } from "../_client_era.ts";
 
 /** An HTTP answer the transport could not use: its status, and the server's message. */
@@ -47,9 +47,15 @@ export interface StreamableHttpClientOptions {
   headers?: Record<string, string>;
   /** Open the session's GET stream (for `list_changed`) after initialization. Default true. */
   listen?: boolean;
-  /** How many times in a row the GET stream is reopened after failing. Default 5. */
+  /**
+   * How many times in a row a stream is reopened after failing: the GET stream, and a request's
+   * answer stream being resumed (an attempt that brings nothing new counts). Default 5.
+   */
   maxReconnects?: number;
-  /** The first delay before reopening it, doubled each time up to 30 s. Default 1000 ms. */
+  /**
+   * The first delay before reopening a stream whose server gave no `retry`, doubled each time
+   * up to 30 s. Default 1000 ms.
+   */
   reconnectDelayMs?: number;
   /** How long `close()` waits for the server to answer the DELETE. Default 5000 ms. */
   closeTimeoutMs?: number;
@@ -60,6 +66,38 @@ export interface StreamableHttpClientOptions {
 }
 
 const MAX_LINE_CHARS = 16 * 1024 * 1024;
+/** The longest reconnection delay a server's `retry:` is followed to, in milliseconds. */
+const MAX_RETRY_MS = 60_000;
+
+/** A handshake-era request whose answer is an SSE stream, resumed until its response arrived. */
+interface Awaiting {
+  readonly id: JsonRpcId;
+  /** Its response was delivered (a second one is dropped). */
+  answered: boolean;
+  /** Aborted when the response arrived, the request was cancelled, or the transport closed. */
+  readonly stop: AbortController;
+}
+
+/** How reading one connection of an SSE stream ended. */
+interface ReadOutcome {
+  /** Anything at all arrived (an event or a comment). */
+  readonly received: boolean;
+  /** Something new arrived: an event id not seen before, or a message. */
+  readonly progressed: boolean;
+  /** It was stopped on purpose (aborted, answered, a line too long): not to be resumed. */
+  readonly stopped: boolean;
+}
+
+const NOTHING: ReadOutcome = { received: false, progressed: false, stopped: false };
+
+/** The JSON-RPC response id of a message, if it is a response. */
+function responseId(message: unknown): JsonRpcId | undefined {
+  if (!isObject(message) || "method" in message || !("result" in message || "error" in message)) {
+    return undefined;
+  }
+  const id = message.id;
+  return typeof id === "string" || typeof id === "number" ? id : undefined;
+}
 
 /** The 2026-07-28 headers a message needs (none for a handshake-era message). */
 function modernHeaders(message: JsonRpcMessage): Record<string, string> | undefined {
@@ -136,12 +174,13 @@ export class StreamableHttpClientTransport implements Transport {
   readonly #controllers = new Set<AbortController>();
   readonly #tasks = new Set<Promise<void>>();
   readonly #streams = new Map<JsonRpcId, AbortController>();
+  readonly #awaiting = new Map<JsonRpcId, Awaiting>();
+  readonly #wakers = new Set<() => void>();
   #sessionId: string | undefined;
   #protocolVersion: string | undefined;
   #initializeId: JsonRpcId | undefined;
   #closed = false;
   #listening = false;
-  #wake: (() => void) | undefined;
 
   /**
    * Makes the transport (nothing is sent yet).
@@ -244,11 +283,20 @@ export class StreamableHttpClientTransport implements Transport {
       }
       this.#deliver(value);
     } else if (type === "text/event-stream") {
-      // Only a 2026-07-28 server takes a closed stream as cancellation (legacy: it does not).
+      // Only a 2026-07-28 server takes a closed stream as cancellation (legacy: it does not);
+      // only a handshake-era stream is resumed (2026-07-28 has no resumption).
       if (requestId !== undefined && modern) this.#streams.set(requestId, controller);
+      let awaiting: Awaiting | undefined;
+      if (requestId !== undefined && !modern) {
+        awaiting = { id: requestId, answered: false, stop: new AbortController() };
+        this.#awaiting.set(requestId, awaiting);
+      }
       this.#spawn(
-        this.#read(res.body, controller).then(() => {}).finally(() => {
+        this.#answer(res.body, controller, awaiting, method!).finally(() => {
           if (this.#streams.get(requestId!) === controller) this.#streams.delete(requestId!);
+          if (awaiting && this.#awaiting.get(awaiting.id) === awaiting) {
+            this.#awaiting.delete(awaiting.id);
+          }
         }),
       );
     } else {
@@ -265,12 +313,14 @@ export class StreamableHttpClientTransport implements Transport {
   /**
    * Cancels a 2026-07-28 request whose answer is still streaming by closing its SSE response
    * (what a 2026-07-28 server takes as cancellation; e.g. ending a `subscriptions/listen`).
-   * Handshake-era requests are not cancelled this way (a disconnect is no cancellation there).
+   * Handshake-era requests are not cancelled this way (a disconnect is no cancellation there):
+   * their answer stream is just no longer resumed.
    *
    * @param id The request's id.
    * @returns True when a 2026-07-28 stream was open for it (and is now closed).
    */
   cancel(id: JsonRpcId): boolean {
+    this.#awaiting.get(id)?.stop.abort();
     const controller = this.#streams.get(id);
     if (!controller) return false;
     this.#streams.delete(id);
@@ -328,7 +378,33 @@ export class StreamableHttpClientTransport implements Transport {
   #stopStreams(): void {
     for (const c of this.#controllers) c.abort();
     this.#controllers.clear();
-    this.#wake?.();
+    for (const a of this.#awaiting.values()) a.stop.abort();
+    for (const wake of [...this.#wakers]) wake();
+  }
+
+  /** Waits `ms`, or less when the transport closes or `signal` aborts. */
+  #sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.#wakers.delete(done);
+        signal?.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.#wakers.add(done);
+      signal?.addEventListener("abort", done);
+    });
+  }
+
+  /**
+   * The delay before reopening a stream: the server's `retry` (at most a minute), else
+   * `reconnectDelayMs` doubled for each failure in a row, at most 30 s.
+   */
+  #delay(retry: number | undefined, failures: number): number {
+    if (retry !== undefined) return Math.min(retry, MAX_RETRY_MS);
+    const base = this.#options.reconnectDelayMs ?? 1000;
+    return Math.min(30_000, base * 2 ** Math.max(0, failures - 1));
   }
 
   /** Turns a refusal into an error; a 404 for our session also closes the transport. */
@@ -364,6 +440,13 @@ export class StreamableHttpClientTransport implements Transport {
 
   #deliver(value: unknown): void {
     for (const message of Array.isArray(value) ? value : [value]) {
+      const answers = responseId(message);
+      const awaiting = answers === undefined ? undefined : this.#awaiting.get(answers);
+      if (awaiting) {
+        if (awaiting.answered) continue; // the same response again (a replay): deliver it once
+        awaiting.answered = true;
+        awaiting.stop.abort();
+      }
       if (
         isObject(message) && this.#initializeId !== undefined &&
         message.id === this.#initializeId && isObject(message.result) &&
@@ -377,24 +460,108 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   /**
-   * Reads an SSE body to its end, delivering each `message` event.
-   *
-   * @returns Whether anything at all (an event or a comment) arrived, and the server's `retry`.
+   * Reads a POST's SSE answer. A handshake-era answer that ends before its response arrived is
+   * resumed (revision 2025-11-25, SEP-1699): after the server's `retry` delay, a GET with
+   * `Last-Event-ID` continues the stream, again each time it ends early, until the response
+   * arrived, the request was cancelled (or timed out), or the transport closed; at most
+   * `maxReconnects` attempts in a row that bring nothing new. A stream that gave no event id
+   * cannot be resumed.
+   */
+  async #answer(
+    body: ReadableStream<Uint8Array>,
+    controller: AbortController,
+    awaiting: Awaiting | undefined,
+    method: string,
+  ): Promise<void> {
+    const cursor = new SseCursor();
+    let read = await this.#read(body, controller, cursor, awaiting);
+    if (awaiting === undefined) return;
+    const max = this.#options.maxReconnects ?? 5;
+    let failures = 0;
+    while (!read.stopped && !awaiting.answered && !awaiting.stop.signal.aborted && !this.#closed) {
+      const lastEventId = cursor.lastEventId;
+      if (lastEventId === undefined) return; // no event id: nothing to resume from
+      failures = read.progressed ? 0 : failures + 1;
+      if (failures > max) {
+        this.#options.onerror?.(
+          new StreamableHttpError(
+            0,
+            `POST ${method} to ${this.#url}: the answer's SSE stream ended before the response and resuming it (GET with Last-Event-ID) failed ${failures} times in a row; the request will time out`,
+          ),
+        );
+        return;
+      }
+      await this.#sleep(this.#delay(cursor.retry, failures), awaiting.stop.signal);
+      if (awaiting.stop.signal.aborted || this.#closed) return;
+      const resumed = this.#track(new AbortController());
+      const stop = (): void => resumed.abort();
+      awaiting.stop.signal.addEventListener("abort", stop);
+      try {
+        const res = await this.#open(resumed, lastEventId);
+        if (res === undefined) {
+          read = NOTHING;
+        } else if (res.ok && res.body && eventStream(res)) {
+          read = await this.#read(res.body, resumed, cursor, awaiting);
+        } else {
+          this.#controllers.delete(resumed);
+          if (res.status >= 500 || res.status === 408 || res.status === 429) {
+            await res.body?.cancel();
+            read = NOTHING;
+            continue;
+          }
+          const error = await this.#refused(
+            res,
+            `GET (resuming the answer to ${method}, Last-Event-ID ${JSON.stringify(lastEventId)})`,
+          );
+          if (!error.sessionEnded) this.#options.onerror?.(error);
+          return;
+        }
+      } finally {
+        awaiting.stop.signal.removeEventListener("abort", stop);
+      }
+    }
+  }
+
+  /** Sends a GET for an SSE stream; undefined when no answer arrived (network failure). */
+  async #open(controller: AbortController, lastEventId?: string): Promise<Response | undefined> {
+    const headers: Record<string, string> = {
+      ...this.#headers(true),
+      accept: "text/event-stream",
+    };
+    if (lastEventId !== undefined) headers["last-event-id"] = lastEventId;
+    try {
+      return await this.#fetch(this.#url, { method: "GET", headers, signal: controller.signal });
+    } catch {
+      this.#controllers.delete(controller);
+      return undefined;
+    }
+  }
+
+  /**
+   * Reads one connection of an SSE stream to its end, delivering each `message` event (less
+   * those the cursor has seen on an earlier connection); an answer stream stops once its
+   * response was delivered.
    */
   async #read(
     body: ReadableStream<Uint8Array>,
     controller: AbortController,
-  ): Promise<{ received: boolean; retry: number | undefined }> {
-    const decoder = new SseDecoder();
+    cursor: SseCursor,
+    awaiting?: Awaiting,
+  ): Promise<ReadOutcome> {
+    cursor.connect();
     const text = new TextDecoder();
     const reader = body.getReader();
     let received = false;
+    let progressed = false;
+    let stopped = false;
     try {
       while (true) {
         const { done, value } = await reader.read();
         if (done) break;
         received = true;
-        for (const event of decoder.push(text.decode(value, { stream: true }))) {
+        const chunk = cursor.push(text.decode(value, { stream: true }));
+        progressed ||= chunk.progressed;
+        for (const event of chunk.events) {
           if (event.event !== "message" || event.data === "") continue;
           let message: unknown;
           try {
@@ -404,7 +571,14 @@ export class StreamableHttpClientTransport implements Transport {
           }
           this.#deliver(message);
         }
-        if (decoder.pending > MAX_LINE_CHARS) break;
+        if (awaiting?.answered) {
+          stopped = true; // the response arrived: the rest of the stream is not needed
+          break;
+        }
+        if (cursor.pending > MAX_LINE_CHARS) {
+          stopped = true;
+          break;
+        }
       }
     } catch {
       // aborted or dropped: the caller decides whether to reconnect
@@ -412,7 +586,7 @@ export class StreamableHttpClientTransport implements Transport {
       this.#controllers.delete(controller);
       await reader.cancel().catch(() => {});
     }
-    return { received, retry: decoder.retry };
+    return { received, progressed, stopped: stopped || controller.signal.aborted };
   }
 
   /** Opens the GET stream and keeps it open while the session lasts. */
@@ -424,29 +598,17 @@ export class StreamableHttpClientTransport implements Transport {
 
   async #listenLoop(): Promise<void> {
     const max = this.#options.maxReconnects ?? 5;
-    const base = this.#options.reconnectDelayMs ?? 1000;
+    const cursor = new SseCursor();
     let failures = 0;
-    let retry: number | undefined;
     while (!this.#closed && this.#sessionId !== undefined) {
       const controller = this.#track(new AbortController());
-      let res: Response | undefined;
-      try {
-        res = await this.#fetch(this.#url, {
-          method: "GET",
-          headers: { ...this.#headers(true), accept: "text/event-stream" },
-          signal: controller.signal,
-        });
-      } catch {
-        this.#controllers.delete(controller);
-      }
+      const res = await this.#open(controller, cursor.lastEventId);
       if (this.#closed) {
         await res?.body?.cancel();
         return;
       }
-      const type = res?.headers.get("content-type")?.split(";")[0].trim().toLowerCase();
-      if (res && res.ok && type === "text/event-stream" && res.body) {
-        const read = await this.#read(res.body, controller);
-        retry = read.retry ?? retry;
+      if (res && res.ok && eventStream(res) && res.body) {
+        const read = await this.#read(res.body, controller, cursor);
         failures = read.received ? 0 : failures + 1;
       } else if (res) {
         this.#controllers.delete(controller);
@@ -476,16 +638,13 @@ export class StreamableHttpClientTransport implements Transport {
         );
         return;
       }
-      const delay = retry ?? Math.min(30_000, base * 2 ** Math.max(0, failures - 1));
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, delay);
-        function done(): void {
-          clearTimeout(timer);
-          resolve();
-        }
-        this.#wake = done;
-      });
-      this.#wake = undefined;
+      await this.#sleep(this.#delay(cursor.retry, failures));
     }
   }
+}
+
+/** Whether an answer is an SSE stream. */
+function eventStream(res: Response): boolean {
+  const type = res.headers.get("content-type")?.split(";")[0].trim().toLowerCase();
+  return type === "text/event-stream";
 }
