@@ -96,6 +96,7 @@ Deno.test("conformance 0.1.16, client scenarios: our McpClient over Streamable H
     const passed = /✅ OVERALL: PASSED/.test(output);
     results.push(`${scenario} ${passed ? "passed" : "failed"}`);
     assert.equal(code, 0, output);
+    assert.doesNotMatch(output, /Passed: 0\/0/, `${scenario} ran no check:\n${output}`);
     assert.equal(passed, !baseline("client").includes(scenario), output);
   }
   console.log(`conformance client scenarios: ${results.join(", ")}`);

@@ -20,6 +20,10 @@ import { StreamableHttpClientTransport } from "../../lib/mcp/transports/http_mod
 export async function play(url: string, scenario: string): Promise<void> {
   const client = new McpClient(new StreamableHttpClientTransport(url), {
     clientInfo: { name: "tool-estate-conformance-client", version: "0.1.0" },
+    // The 0.1.16 mock servers speak only the handshake era, and those of `initialize` and
+    // `sse-retry` answer any method they do not know (`server/discover` included) with an empty
+    // result, which the default "auto" client takes for a 2026-07-28 server.
+    era: "legacy",
   });
   try {
     await client.connect();
