@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { McpClient, McpServer, PeerError, type Progress, type ToolRegistry } from "../mod.ts";
+import { McpClient, McpServer, PeerError, type Progress, ToolRegistry } from "../mod.ts";
 import {
   bearerTokens,
   type McpHttpServer,
@@ -654,4 +654,15 @@ Deno.test("ReplayLog: ids per stream, and the bounds: events (completed streams 
   const off = new ReplayLog({ maxEvents: 0, maxBytes: 0, windowMs: 0 });
   assert.equal(off.open(false).send(message(1)), false); // no connection: went nowhere
   assert.equal(off.find("1-0"), undefined);
+});
+
+Deno.test("serveHttp() refuses replay limits that are not whole numbers of 0 or more", async () => {
+  const server = new McpServer({ registry: new ToolRegistry(), handlerFor: () => undefined });
+  for (const bad of [Number.NaN, -1, 1.5, Infinity]) {
+    await assert.rejects(
+      serveHttp(server, { authenticate: () => undefined, replayMaxEvents: bad }),
+      (e) => e instanceof TypeError && /replayMaxEvents must be a whole number/.test(e.message),
+    );
+  }
+  server.close();
 });

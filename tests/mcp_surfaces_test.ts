@@ -249,7 +249,13 @@ Deno.test("resources/subscribe to a URI the principal may not see is answered {}
 Deno.test("the example bank completes payment references only for principals entitled to them", async () => {
   const bank = new BankSystem();
   const prompts = bank.prompts();
-  const complete = (p: Principal) => prompts.complete!("investigate-payment", "reference", "", p);
+  const complete = (p: Principal) =>
+    prompts.completeArgument!({
+      name: "investigate-payment",
+      argument: "reference",
+      value: "",
+      principal: p,
+    });
   assert.deepEqual(complete(OPERATOR), ["PMT-000771", "PMT-004211", "PMT-004212"]);
   assert.deepEqual(complete({ ...OPERATOR, scopes: ["policy:read"] }), []);
   assert.deepEqual(complete({ ...OPERATOR, tenant: "group" }), []);

@@ -198,7 +198,20 @@ function headerMap(req: IncomingMessage): Record<string, string> {
 }
 
 /** The endpoint: routes each request and owns the sessions. */
-class Endpoint implements McpHttpServer {
+/** A POST of the stateless revision, as `#postStateless` serves it. */
+interface StatelessPost {
+  res: ServerResponse;
+  credentials: HttpRequestInfo;
+  cors: Record<string, string>;
+  principal: Principal;
+  /** The parsed body. */
+  value: unknown;
+  kind: "request" | "notification" | "response";
+  id: JsonRpcId | null;
+  method: string;
+}
+
+class StreamableHttpServer implements McpHttpServer {
   readonly url: string;
   readonly hostname: string;
   readonly port: number;
@@ -217,13 +230,14 @@ class Endpoint implements McpHttpServer {
 
   readonly #connections: ConnectionGuard;
 
-  constructor(
-    server: McpServer,
-    http: Server,
-    options: ServeHttpOptions,
-    hostname: string,
-    connections: ConnectionGuard,
-  ) {
+  constructor(parts: {
+    server: McpServer;
+    http: Server;
+    options: ServeHttpOptions;
+    hostname: string;
+    connections: ConnectionGuard;
+  }) {
+    const { server, http, options, hostname, connections } = parts;
     this.#server = server;
     this.#http = http;
     this.#connections = connections;
@@ -542,7 +556,16 @@ class Endpoint implements McpHttpServer {
     }
     const era = classifyEra(value, { protocolVersionHeader: headers["mcp-protocol-version"] });
     if (era === "stateless") {
-      return await this.#postStateless(res, credentials, cors, principal, value, kind, id, method);
+      return await this.#postStateless({
+        res,
+        credentials,
+        cors,
+        principal,
+        value,
+        kind,
+        id,
+        method,
+      });
     }
     const versionProblem = this.#versionProblem(headers);
     if (versionProblem) return writeRefusal(res, 400, versionProblem, { id, headers: cors });
@@ -609,16 +632,8 @@ class Endpoint implements McpHttpServer {
    * response is JSON, or an SSE stream when notifications go first (always for
    * subscriptions/listen). Closing the response stream cancels the request.
    */
-  async #postStateless(
-    res: ServerResponse,
-    credentials: HttpRequestInfo,
-    cors: Record<string, string>,
-    principal: Principal,
-    value: unknown,
-    kind: "request" | "notification" | "response",
-    id: JsonRpcId | null,
-    method: string,
-  ): Promise<void> {
+  async #postStateless(post: StatelessPost): Promise<void> {
+    const { res, credentials, cors, principal, value, kind, id, method } = post;
     const headers = credentials.headers;
     if (kind !== "request") {
       res.writeHead(202, cors); // nothing for this server to do: cancellation is a closed stream
@@ -859,6 +874,14 @@ export async function serveHttp(
   if (typeof options.authenticate !== "function") {
     throw new TypeError("serveHttp(): options.authenticate must be a function (see bearerTokens)");
   }
+  for (const key of ["replayMaxEvents", "replayMaxBytes", "replayWindowMs"] as const) {
+    const v = options[key];
+    if (v !== undefined && !(Number.isSafeInteger(v) && v >= 0)) {
+      throw new TypeError(
+        `serveHttp(): options.${key} must be a whole number of 0 or more, got ${String(v)}`,
+      );
+    }
+  }
   const idleMs = options.requestTimeoutMs ?? HTTP_LIMITS.requestTimeoutMs;
   const connections = new ConnectionGuard({
     headersTimeoutMs: options.headersTimeoutMs ?? idleMs,
@@ -885,7 +908,7 @@ export async function serveHttp(
     });
   });
   http.on("error", (e) => options.onError?.(e)); // after listening: e.g. out of file descriptors
-  const endpoint = new Endpoint(server, http, options, hostname, connections);
+  const endpoint = new StreamableHttpServer({ server, http, options, hostname, connections });
   http.on("request", (req: IncomingMessage, res: ServerResponse) => {
     // A client that resets mid-request is handled where it matters (the body read, the
     // streams' close events); the error event itself must never go unheard.

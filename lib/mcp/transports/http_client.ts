@@ -15,6 +15,12 @@ import type { Transport } from "../transport.ts";
 import { SseCursor } from "./_sse_cursor.ts";
 import { headerValue, META } from "../_client_era.ts";
 
+/** Options for a {@linkcode StreamableHttpError}. */
+export interface StreamableHttpErrorOptions {
+  /** The underlying error, if any. */
+  cause?: unknown;
+}
+
 /** An HTTP answer the transport could not use: its status, and the server's message. */
 export class StreamableHttpError extends Error {
   /** The HTTP status, or 0 when no answer arrived (network failure). */
@@ -27,7 +33,7 @@ export class StreamableHttpError extends Error {
    * @param message What failed, where, and what to do.
    * @param options The underlying error, if any.
    */
-  constructor(status: number, message: string, options: { cause?: unknown } = {}) {
+  constructor(status: number, message: string, options: StreamableHttpErrorOptions = {}) {
     super(message, options);
     this.name = "StreamableHttpError";
     this.status = status;

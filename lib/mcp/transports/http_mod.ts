@@ -36,6 +36,7 @@ export {
   type StreamableHttpClientOptions,
   StreamableHttpClientTransport,
   StreamableHttpError,
+  type StreamableHttpErrorOptions,
 } from "./http_client.ts";
 export {
   type Authenticate,
