@@ -581,3 +581,21 @@ Deno.test("listen() rejects when the server answers the listen request without a
   await assert.rejects(client.listen({ toolsListChanged: true }), /without acknowledging/);
   await client.close();
 });
+
+Deno.test("connect(): only a DiscoverResult is modern — a server answering server/discover with {} gets initialize", async () => {
+  const { client, received } = double({
+    "server/discover": () => ({ result: {} }),
+    initialize: INITIALIZED,
+  });
+  const init = await client.connect();
+  assert.equal(client.era, "legacy");
+  assert.equal(init.protocolVersion, "2025-11-25");
+  assert.deepEqual(received.map((r) => r.method), [
+    "server/discover",
+    "initialize",
+    "notifications/initialized",
+  ]);
+  // Required modern: the same answer is refused, naming why.
+  const strict = double({ "server/discover": () => ({ result: {} }) }, { era: "modern" });
+  await assert.rejects(strict.client.connect(), /not a DiscoverResult/);
+});

@@ -229,7 +229,37 @@ async function discover(
       }
       return undefined;
     }
-    return discovered(version, isObject(result) ? result : {});
+    // Only a DiscoverResult makes the server modern: one that names the versions it supports. A
+    // handshake-era server answering every method with `{}` is not one.
+    const supported = isObject(result) && Array.isArray(result.supportedVersions)
+      ? result.supportedVersions.filter((v): v is string => typeof v === "string")
+      : undefined;
+    if (supported === undefined) {
+      if (required) {
+        throw new McpClientError(
+          "unsupported-revision",
+          "server/discover: the answer is not a DiscoverResult (no supportedVersions): not a 2026-07-28 server",
+        );
+      }
+      return undefined;
+    }
+    if (!supported.includes(version)) {
+      const common = MODERN_VERSIONS.find((v) => supported.includes(v));
+      if (common !== undefined && common !== version) {
+        version = common;
+        continue;
+      }
+      if (required || !supported.some((v) => LEGACY_PROTOCOL_VERSIONS.includes(v))) {
+        throw new McpClientError(
+          "unsupported-revision",
+          `server/discover: the server supports ${
+            supported.join(", ") || "no version"
+          }, none of which this client speaks`,
+        );
+      }
+      return undefined;
+    }
+    return discovered(version, result as Record<string, unknown>);
   }
   throw new McpClientError(
     "unsupported-revision",
