@@ -34,6 +34,28 @@ const RELEASE = spec("payments.release", "1.0.1", {
 const SUMMARIZE = spec("policy.summarize", "1.0.0", { uses: ["sampling"] });
 const ROOTS = spec("drafts.review", "1.0.0", { uses: ["roots", "elicitation"] });
 const SNEAKY = spec("policy.sneaky", "1.0.0"); // asks without declaring it
+const FORMS = spec("forms.ask", "1.0.0", { uses: ["elicitation"] });
+
+/** Forms `forms.ask` sends, by reference: every enum form the spec lists, with defaults; nested. */
+const FORM_BY_REFERENCE: Record<string, Record<string, unknown>> = {
+  "PMT-000001": {
+    type: "object",
+    properties: {
+      status: { type: "string", enum: ["active", "inactive"], default: "active" },
+      titled: { type: "string", oneOf: [{ const: "v1", title: "First" }], default: "v1" },
+      legacy: { type: "string", enum: ["o1", "o2"], enumNames: ["One", "Two"] },
+      many: { type: "array", items: { type: "string", enum: ["a", "b"] }, default: ["a"] },
+      titledMany: { type: "array", items: { anyOf: [{ const: "x", title: "X" }] } },
+      age: { type: "integer", minimum: 0, default: 30 },
+      verified: { type: "boolean", default: true },
+    },
+    required: ["status"],
+  },
+  "PMT-000002": {
+    type: "object",
+    properties: { address: { type: "object", properties: { city: { type: "string" } } } },
+  },
+};
 
 function registry(...specs: ToolSpec[]): ToolRegistry {
   const r = new ToolRegistry();
@@ -61,6 +83,13 @@ const HANDLERS: Record<string, ToolHandler> = {
       },
     });
     return { roots: roots.length, action: form.action, chosen: form.content?.root ?? null };
+  },
+  "forms.ask": async (args, ctx) => {
+    const form = await ctx.elicit({
+      message: "Your details?",
+      requestedSchema: FORM_BY_REFERENCE[args.reference as string],
+    });
+    return { action: form.action, content: form.content ?? null };
   },
   "policy.sneaky": async (_args, ctx) => {
     await ctx.sample({ messages: [], maxTokens: 1 });
@@ -191,6 +220,23 @@ Deno.test("handshake era: a tool may ask only for what it declared, and an answe
     /answer to elicitation\/create is not valid: the content does not fit the form/,
   );
   assert.deepEqual(asked, ["roots/list", "elicitation/create: Which root?"]);
+  await peer.close();
+  server.close();
+});
+
+Deno.test("handshake era: a form is checked by the rules the client side uses (elicitation_schema.ts): enum forms and defaults go out, a nested form does not", async () => {
+  const { server } = bank({ specs: [FORMS] });
+  const content = { status: "inactive", legacy: "o2", many: ["a", "b"], titledMany: ["x"] };
+  const { peer, asked } = await client(linked(server), { form: { action: "accept", content } });
+  const sent = await call(peer, "forms.ask", { reference: "PMT-000001" });
+  assert.deepEqual(sent.structuredContent, { action: "accept", content });
+  const nested = await call(peer, "forms.ask", { reference: "PMT-000002" });
+  assert.equal(nested.isError, true);
+  assert.match(
+    nested.content[0].text,
+    /requestedSchema is not a form MCP allows: \$\.properties\.address\.type: /,
+  );
+  assert.deepEqual(asked, ["elicitation/create: Your details?"]); // the nested one never went out
   await peer.close();
   server.close();
 });

@@ -1,9 +1,10 @@
 /**
  * How one tool call asks its client (sampling, elicitation, roots), in either era, and what the
  * estate checks on the way: that the tool declared the direction (`uses`), that the client declared
- * the capability, that the request is well formed (a form is MCP's flat schema), and that the
- * client's answer has the shape its method promises (an accepted form's content satisfies the form:
- * a client cannot answer what it was not asked).
+ * the capability, that the request is well formed (a form is MCP's restricted flat schema, checked
+ * by `elicitation_schema.ts` as the client side checks it), and that the client's answer has the
+ * shape its method promises (an accepted form's content satisfies the form: a client cannot answer
+ * what it was not asked).
  *
  * Handshake era: each ask is a JSON-RPC request to the client on the session's peer, related to the
  * `tools/call` (on HTTP it goes out on that POST's SSE stream). 2026-07-28: each ask is answered
@@ -16,8 +17,6 @@ import { ERROR_CODES } from "../jsonrpc/errors.ts";
 import type { RequestContext } from "../jsonrpc/peer.ts";
 import { isObject } from "../_object.ts";
 import type { ClientDirection, ToolSpec } from "../estate/spec.ts";
-import { validateSchema } from "../schema/validate.ts";
-import type { JsonSchema } from "../schema/types.ts";
 import { argumentsDigest, randomNonce, type RequestState } from "./_request_state.ts";
 import { type Caller, protocolError, type ServerCore } from "./_server_core.ts";
 import type {
@@ -28,6 +27,7 @@ import type {
   SamplingRequest,
   SamplingResult,
 } from "./asks.ts";
+import { checkElicitationContent, checkElicitationSchema } from "./elicitation_schema.ts";
 import { MissingClientCapabilityError } from "./tool_handler.ts";
 
 /** The asks one call may make. */
@@ -123,56 +123,6 @@ export function clientCan(
   return isObject(c[mode]);
 }
 
-/** The primitive property types a form may have. */
-const FORM_FORMATS = new Set(["email", "uri", "date", "date-time"]);
-
-/**
- * The problems of a form's schema: MCP's restricted schema is an object whose properties are
- * each a string (with an optional `email`/`uri`/`date`/`date-time` format), number, integer,
- * boolean, a single-select enum (`enum`, or `oneOf` of `{const, title}`), or a multi-select
- * (`array` whose `items` is such an enum); nothing nested.
- *
- * @param schema The `requestedSchema`.
- * @returns One sentence per problem; empty when it is a valid form.
- */
-export function formProblems(schema: unknown): string[] {
-  if (!isObject(schema) || schema.type !== "object" || !isObject(schema.properties)) {
-    return ['requestedSchema must be {"type": "object", "properties": {...}}'];
-  }
-  const problems: string[] = [];
-  for (const [name, p] of Object.entries(schema.properties)) {
-    if (!isObject(p)) {
-      problems.push(`property ${name} must be a schema object`);
-      continue;
-    }
-    const enumLike = Array.isArray(p.enum) || Array.isArray(p.oneOf) || Array.isArray(p.anyOf);
-    if (p.type === "string") {
-      if (p.format !== undefined && !FORM_FORMATS.has(String(p.format))) {
-        problems.push(`property ${name}: format ${JSON.stringify(p.format)} is not allowed`);
-      }
-    } else if (p.type === "array") {
-      if (!isObject(p.items) || !(Array.isArray(p.items.enum) || Array.isArray(p.items.anyOf))) {
-        problems.push(
-          `property ${name}: an array must be a multi-select (items with enum or anyOf)`,
-        );
-      }
-    } else if (!["number", "integer", "boolean"].includes(String(p.type)) && !enumLike) {
-      problems.push(
-        `property ${name}: type ${
-          JSON.stringify(p.type)
-        } is not allowed (string, number, integer, boolean, enums)`,
-      );
-    }
-    if (isObject(p.properties) || isObject(p.additionalProperties)) {
-      problems.push(`property ${name}: nested objects are not allowed`);
-    }
-  }
-  if (schema.required !== undefined && !Array.isArray(schema.required)) {
-    problems.push("required must be a list of property names");
-  }
-  return problems;
-}
-
 /** Checks a request before it is sent: a handler bug is the handler's error, not the client's. */
 function checkRequest(direction: ClientDirection, params: Record<string, unknown>): void {
   if (direction === "sampling") {
@@ -197,8 +147,14 @@ function checkRequest(direction: ClientDirection, params: Record<string, unknown
         throw new TypeError(`elicit(): the URL must be https, got ${url.protocol}`);
       }
     } else {
-      const problems = formProblems(params.requestedSchema);
-      if (problems.length) throw new TypeError(`elicit(): ${problems.join("; ")}`);
+      const issues = checkElicitationSchema(params.requestedSchema);
+      if (issues.length) {
+        throw new TypeError(
+          `elicit(): requestedSchema is not a form MCP allows: ${
+            issues.map((i) => `${i.path}: ${i.message}`).join("; ")
+          }`,
+        );
+      }
     }
   }
 }
@@ -239,7 +195,10 @@ export function checkAnswer(
     }
     if (answer.action === "accept" && params.mode !== "url") {
       if (!isObject(answer.content)) bad("an accepted form needs its content");
-      const issues = validateSchema(params.requestedSchema as JsonSchema, answer.content);
+      const issues = checkElicitationContent(
+        params.requestedSchema as Record<string, unknown>,
+        answer.content,
+      );
       if (issues.length) {
         bad(
           `the content does not fit the form: ${

@@ -14,6 +14,7 @@
  * @module
  */
 import {
+  type ElicitationResult,
   McpServer,
   MissingClientCapabilityError,
   type Principal,
@@ -71,19 +72,23 @@ function wav(): string {
 
 const NO_ARGUMENTS = { type: "object", properties: {}, additionalProperties: false };
 
-/** A fixture tool version: governed fields filled in, read-only, visible to the fixture principal. */
-function fixtureSpec(name: string, description: string, inputSchema = NO_ARGUMENTS): ToolSpec {
+/**
+ * A fixture tool version: governed fields filled in, read-only, visible to the fixture principal;
+ * `extra` overrides (an `inputSchema`, the directions it `uses`).
+ */
+function fixtureSpec(name: string, description: string, extra: Partial<ToolSpec> = {}): ToolSpec {
   return {
     name,
     version: "1.0.0",
     title: name,
     description,
-    inputSchema,
+    inputSchema: NO_ARGUMENTS,
     sideEffect: "read",
     requiredScopes: [],
     dataClassification: "public",
     tenants: [],
     owner: "conformance-fixture",
+    ...extra,
   };
 }
 
@@ -95,6 +100,10 @@ const sleep = (ms: number, signal?: AbortSignal) =>
       resolve();
     }, { once: true });
   });
+
+/** The text the SEP-1034/SEP-1330 scenarios expect back from an elicitation. */
+const completed = (answer: ElicitationResult): string =>
+  `Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`;
 
 /** The tools the suite calls, with their handlers. */
 const TOOLS: { spec: ToolSpec; handler: ToolHandler }[] = [
@@ -194,28 +203,154 @@ const TOOLS: { spec: ToolSpec; handler: ToolHandler }[] = [
       return "Tool with progress executed";
     },
   },
+  // Server-initiated requests (0.1.16: tools-call-sampling, tools-call-elicitation,
+  // elicitation-sep1034-defaults, elicitation-sep1330-enums). In the handshake era each ask is a
+  // request to the client on the call's stream; the scenarios answer it and read the tool's text.
+  {
+    spec: fixtureSpec("test_sampling", "Asks the client's model to answer a prompt.", {
+      inputSchema: {
+        type: "object",
+        properties: { prompt: { type: "string", description: "The prompt to send to the LLM" } },
+        required: ["prompt"],
+        additionalProperties: false,
+      } as typeof NO_ARGUMENTS,
+      uses: ["sampling"],
+    }),
+    handler: async (args, ctx) => {
+      const answer = await ctx.sample({
+        messages: [{ role: "user", content: { type: "text", text: String(args.prompt) } }],
+        maxTokens: 100,
+      });
+      const content = answer.content as { type: string; text?: string };
+      return `LLM response: ${content.text ?? JSON.stringify(content)}`;
+    },
+  },
+  {
+    spec: fixtureSpec("test_elicitation", "Asks the user for a username and an email address.", {
+      inputSchema: {
+        type: "object",
+        properties: { message: { type: "string", description: "The message to show the user" } },
+        required: ["message"],
+        additionalProperties: false,
+      } as typeof NO_ARGUMENTS,
+      uses: ["elicitation"],
+    }),
+    handler: async (args, ctx) => {
+      const answer = await ctx.elicit({
+        message: String(args.message),
+        requestedSchema: {
+          type: "object",
+          properties: {
+            username: { type: "string", description: "User's response" },
+            email: { type: "string", description: "User's email address" },
+          },
+          required: ["username", "email"],
+        },
+      });
+      return `User response: action=${answer.action}, content=${JSON.stringify(answer.content)}`;
+    },
+  },
+  {
+    // SEP-1034: a default for each primitive type.
+    spec: fixtureSpec(
+      "test_elicitation_sep1034_defaults",
+      "Asks for a form whose fields all have defaults.",
+      { uses: ["elicitation"] },
+    ),
+    handler: async (_args, ctx) =>
+      completed(
+        await ctx.elicit({
+          message: "Please review your details",
+          requestedSchema: {
+            type: "object",
+            properties: {
+              name: { type: "string", title: "Name", default: "John Doe" },
+              age: { type: "integer", title: "Age", default: 30 },
+              score: { type: "number", title: "Score", default: 95.5 },
+              status: {
+                type: "string",
+                title: "Status",
+                enum: ["active", "inactive", "pending"],
+                default: "active",
+              },
+              verified: { type: "boolean", title: "Verified", default: true },
+            },
+          },
+        }),
+      ),
+  },
+  {
+    // SEP-1330: the five enum forms (untitled/titled single-select, the legacy enumNames,
+    // untitled/titled multi-select).
+    spec: fixtureSpec(
+      "test_elicitation_sep1330_enums",
+      "Asks for a form with every kind of enum field.",
+      { uses: ["elicitation"] },
+    ),
+    handler: async (_args, ctx) =>
+      completed(
+        await ctx.elicit({
+          message: "Please make your choices",
+          requestedSchema: {
+            type: "object",
+            properties: {
+              untitledSingle: { type: "string", enum: ["option1", "option2", "option3"] },
+              titledSingle: {
+                type: "string",
+                oneOf: [
+                  { const: "value1", title: "First Option" },
+                  { const: "value2", title: "Second Option" },
+                  { const: "value3", title: "Third Option" },
+                ],
+              },
+              legacyEnum: {
+                type: "string",
+                enum: ["opt1", "opt2", "opt3"],
+                enumNames: ["Option One", "Option Two", "Option Three"],
+              },
+              untitledMulti: {
+                type: "array",
+                items: { type: "string", enum: ["option1", "option2", "option3"] },
+              },
+              titledMulti: {
+                type: "array",
+                items: {
+                  anyOf: [
+                    { const: "value1", title: "First Choice" },
+                    { const: "value2", title: "Second Choice" },
+                    { const: "value3", title: "Third Choice" },
+                  ],
+                },
+              },
+            },
+          },
+        }),
+      ),
+  },
   {
     spec: fixtureSpec(
       "json_schema_2020_12_tool",
       "Tool with JSON Schema 2020-12 features",
       {
-        $schema: "https://json-schema.org/draft/2020-12/schema",
-        type: "object",
-        $defs: {
-          address: {
-            $anchor: "address",
-            type: "object",
-            properties: { street: { type: "string" }, city: { type: "string" } },
+        inputSchema: {
+          $schema: "https://json-schema.org/draft/2020-12/schema",
+          type: "object",
+          $defs: {
+            address: {
+              $anchor: "address",
+              type: "object",
+              properties: { street: { type: "string" }, city: { type: "string" } },
+            },
           },
-        },
-        properties: { name: { type: "string" }, address: { $ref: "#/$defs/address" } },
-        additionalProperties: false,
-        // SEP-2106 (alpha suite, json-schema-2020-12): composition and conditional keywords.
-        allOf: [{ anyOf: [{ required: ["name"] }, { required: ["address"] }] }],
-        if: { required: ["address"] },
-        then: { properties: { address: { required: ["city"] } } },
-        else: { properties: { name: { minLength: 1 } } },
-      } as typeof NO_ARGUMENTS,
+          properties: { name: { type: "string" }, address: { $ref: "#/$defs/address" } },
+          additionalProperties: false,
+          // SEP-2106 (alpha suite, json-schema-2020-12): composition and conditional keywords.
+          allOf: [{ anyOf: [{ required: ["name"] }, { required: ["address"] }] }],
+          if: { required: ["address"] },
+          then: { properties: { address: { required: ["city"] } } },
+          else: { properties: { name: { minLength: 1 } } },
+        } as typeof NO_ARGUMENTS,
+      },
     ),
     handler: (args) => ({ received: args }),
   },
