@@ -35,6 +35,8 @@ const SUMMARIZE = spec("policy.summarize", "1.0.0", { uses: ["sampling"] });
 const ROOTS = spec("drafts.review", "1.0.0", { uses: ["roots", "elicitation"] });
 const SNEAKY = spec("policy.sneaky", "1.0.0"); // asks without declaring it
 const FORMS = spec("forms.ask", "1.0.0", { uses: ["elicitation"] });
+const TOGETHER = spec("drafts.together", "1.0.0", { uses: ["roots", "sampling", "elicitation"] });
+const TWICE = spec("drafts.twice", "1.0.0", { uses: ["roots"] });
 
 /** Forms `forms.ask` sends, by reference: every enum form the spec lists, with defaults; nested. */
 const FORM_BY_REFERENCE: Record<string, Record<string, unknown>> = {
@@ -90,6 +92,28 @@ const HANDLERS: Record<string, ToolHandler> = {
       requestedSchema: FORM_BY_REFERENCE[args.reference as string],
     });
     return { action: form.action, content: form.content ?? null };
+  },
+  "drafts.together": async (_args, ctx) => {
+    const [roots, summary, who] = await Promise.all([
+      ctx.listRoots({ key: "roots" }),
+      ctx.sample({
+        messages: [{ role: "user", content: { type: "text", text: "Summarise the draft" } }],
+        maxTokens: 50,
+      }, { key: "summary" }),
+      ctx.elicit({
+        message: "Who reviews?",
+        requestedSchema: { type: "object", properties: { name: { type: "string" } } },
+      }, { key: "who" }),
+    ]);
+    return {
+      roots: roots.length,
+      summary: (summary.content as { text: string }).text,
+      reviewer: who.content?.name ?? null,
+    };
+  },
+  "drafts.twice": async (_args, ctx) => {
+    await Promise.all([ctx.listRoots({ key: "roots" }), ctx.listRoots({ key: "roots" })]);
+    return "never";
   },
   "policy.sneaky": async (_args, ctx) => {
     await ctx.sample({ messages: [], maxTokens: 1 });
@@ -534,5 +558,77 @@ Deno.test("handshake era: an answer to a request the server never sent, or a sec
     "declined",
     "decline",
   ]]);
+  server.close();
+});
+
+Deno.test("2026-07-28: asks made together go out in one round under their keys; a retry adds only the answers its state asked for", async () => {
+  const { server, ran } = bank({ specs: [TOGETHER, TWICE] });
+  const args = { reference: "PMT-000001" };
+  const send = (id: number, extra: Record<string, unknown> = {}) =>
+    server.handleStateless(modern(id, "drafts.together", args, extra), {
+      principal: OPERATOR,
+    }) as Promise<Wire>;
+  const requests = (w: Wire) => w.result?.inputRequests as Record<string, { method: string }>;
+  const ROOTS = { roots: [{ uri: "file:///work/a" }] };
+  const SUMMARY = {
+    role: "assistant",
+    content: { type: "text", text: "A short draft." },
+    model: "test-model",
+  };
+  const WHO = { action: "accept", content: { name: "Ada" } };
+
+  const first = await send(1);
+  assert.equal(first.result?.resultType, "input_required");
+  assert.deepEqual(
+    Object.entries(requests(first)).map(([k, r]) => `${k} ${r.method}`),
+    ["roots roots/list", "summary sampling/createMessage", "who elicitation/create"],
+  );
+
+  // All three answered, plus a key nobody asked for: it is ignored.
+  const done = await send(2, {
+    requestState: first.result?.requestState,
+    inputResponses: { roots: ROOTS, summary: SUMMARY, who: WHO, stray: { action: "accept" } },
+  });
+  assert.deepEqual(done.result?.structuredContent, {
+    roots: 1,
+    summary: "A short draft.",
+    reviewer: "Ada",
+  });
+
+  // One answered: the next round asks the other two again, and carries the first in its state.
+  const again = await send(3);
+  const partial = await send(4, {
+    requestState: again.result?.requestState,
+    inputResponses: { roots: ROOTS },
+  });
+  assert.deepEqual(Object.keys(requests(partial)), ["summary", "who"]);
+  assert.notEqual(partial.result?.requestState, again.result?.requestState);
+  // The new state asked for summary and who only: a roots answer sent now does not count.
+  const rest = await send(5, {
+    requestState: partial.result?.requestState,
+    inputResponses: { summary: SUMMARY, who: WHO, roots: { roots: [] } },
+  });
+  assert.equal(rest.result?.resultType, "complete");
+  assert.equal((rest.result?.structuredContent as { roots: number }).roots, 1);
+
+  // Answers without a state answer nothing the server asked: the call starts over.
+  const unasked = await send(6, { inputResponses: { roots: ROOTS, summary: SUMMARY, who: WHO } });
+  assert.equal(unasked.result?.resultType, "input_required");
+  assert.deepEqual(Object.keys(requests(unasked)), ["roots", "summary", "who"]);
+  // inputResponses that is not a map of answers is a protocol error.
+  const malformed = await send(7, { inputResponses: null });
+  assert.equal(malformed.error?.code, -32602);
+  assert.match(malformed.error!.message, /inputResponses must be an object/);
+  assert.equal(ran.filter((n) => n === "drafts.together").length, 6);
+
+  // Two asks of one call with one key: the handler's error, before anything goes out.
+  const twice = await server.handleStateless(modern(8, "drafts.twice", args), {
+    principal: OPERATOR,
+  }) as Wire;
+  assert.equal(twice.result?.isError, true);
+  assert.match(
+    (twice.result?.content as { text: string }[])[0].text,
+    /two asks of one call have the key roots/,
+  );
   server.close();
 });

@@ -7,16 +7,18 @@
  * what it was not asked).
  *
  * Handshake era: each ask is a JSON-RPC request to the client on the session's peer, related to the
- * `tools/call` (on HTTP it goes out on that POST's SSE stream). 2026-07-28: each ask is answered
- * from the rounds the client already completed (`requestState`, sealed, plus `inputResponses`);
- * the first ask without an answer ends the call with an input-required result.
+ * `tools/call` (on HTTP it goes out on that POST's SSE stream). 2026-07-28: each ask has a key
+ * (the asker's, or `ask-N` for the N-th ask of the call) and is answered from the rounds the client
+ * already completed (`requestState`, sealed, plus the `inputResponses` for the keys it asked); an
+ * ask without an answer ends the call with an input-required result carrying it, and every other
+ * unanswered ask made with it (asks made together, e.g. under `Promise.all`, go out in one round).
  *
  * @module
  */
 import { ERROR_CODES } from "../jsonrpc/errors.ts";
 import type { RequestContext } from "../jsonrpc/peer.ts";
 import { isObject } from "../_object.ts";
-import type { ClientDirection, ToolSpec } from "../estate/spec.ts";
+import type { ClientDirection } from "../estate/spec.ts";
 import { argumentsDigest, randomNonce, type RequestState } from "./_request_state.ts";
 import { type Caller, protocolError, type ServerCore } from "./_server_core.ts";
 import type {
@@ -40,7 +42,7 @@ export interface Asker {
   listRoots(options?: AskOptions): Promise<Root[]>;
 }
 
-/** An ask the client has not answered yet (2026-07-28): the call ends with it. */
+/** An ask the client has not answered yet (2026-07-28): the call ends asking it. */
 export interface PendingInput {
   /** The key in `inputRequests`. */
   readonly key: string;
@@ -50,7 +52,7 @@ export interface PendingInput {
   readonly params: Record<string, unknown>;
 }
 
-/** Thrown inside a handler at the first ask the client has not answered yet. */
+/** Thrown inside a handler at an ask the client has not answered yet. */
 export class InputRequired extends Error {
   /**
    * @param pending The ask.
@@ -61,31 +63,51 @@ export class InputRequired extends Error {
   }
 }
 
-/** The rounds of a 2026-07-28 call: the answers so far, and the ask still open. */
+/**
+ * The rounds of a 2026-07-28 call: the answers so far, by key, and the asks still open. An ask's
+ * key is the asker's own (`AskOptions.key`) or `ask-N`, N its place among the call's asks; keys
+ * are unique within the call.
+ */
 export class InputRounds {
-  /** The answers, in the order asked. */
-  readonly answers: unknown[];
   /** The verified state the client presented, if any. */
   readonly state: RequestState | undefined;
-  /** The first ask without an answer, once made. */
-  pending: PendingInput | undefined;
+  /** The asks without an answer, in the order made. */
+  readonly pending: PendingInput[] = [];
+  readonly #answers: Readonly<Record<string, unknown>>;
+  readonly #asked = new Set<string>();
   #next = 0;
 
   /**
-   * @param answers The answers so far.
+   * @param answers The answers so far, by key.
    * @param state The verified state they came with.
    */
-  constructor(answers: unknown[], state: RequestState | undefined) {
-    this.answers = answers;
+  constructor(answers: Readonly<Record<string, unknown>>, state: RequestState | undefined) {
+    this.#answers = answers;
     this.state = state;
   }
 
-  /** The answer to the next ask, or {@linkcode InputRequired}. */
-  next(method: string, params: Record<string, unknown>): unknown {
+  /**
+   * The answer to the next ask, or {@linkcode InputRequired}.
+   *
+   * @throws {TypeError} When the key is not a non-empty string, or another ask of the call has it.
+   */
+  next(method: string, params: Record<string, unknown>, key?: string): unknown {
     const index = this.#next++;
-    if (index < this.answers.length) return this.answers[index];
-    this.pending ??= { key: `ask-${index}`, method, params };
-    throw new InputRequired(this.pending);
+    if (key !== undefined && (typeof key !== "string" || key === "")) {
+      throw new TypeError(`an ask's key must be a non-empty string, got ${JSON.stringify(key)}`);
+    }
+    const k = key ?? `ask-${index}`;
+    if (this.#asked.has(k)) throw new TypeError(`two asks of one call have the key ${k}`);
+    this.#asked.add(k);
+    if (Object.hasOwn(this.#answers, k)) return this.#answers[k];
+    const pending = { key: k, method, params };
+    this.pending.push(pending);
+    throw new InputRequired(pending);
+  }
+
+  /** The answers this run's asks used: what the next round's state carries. */
+  used(): Record<string, unknown> {
+    return Object.fromEntries(Object.entries(this.#answers).filter(([k]) => this.#asked.has(k)));
   }
 }
 
@@ -217,17 +239,17 @@ export interface AskerOptions {
   caller: Caller;
   /** The request, as its peer serves it (handshake era: the asks go out through it). */
   context: RequestContext;
-  /** The version called. */
-  spec: ToolSpec;
+  /** Who asks, as errors name it: `payments.release@1.0.1`. */
+  who: string;
+  /**
+   * The directions it may ask (a tool version's `uses`). Absent: any — the estate's own asks (the
+   * confirmation step) and a prompt provider's.
+   */
+  uses?: readonly ClientDirection[];
   /** 2026-07-28: the rounds so far. Absent in the handshake era. */
   rounds?: InputRounds;
   /** Whether the session can carry requests to the client (handshake era). */
   canRequest: boolean;
-  /**
-   * Whether the estate is asking (the confirmation step), not the handler: no `uses` is needed.
-   * Default false.
-   */
-  estate?: boolean;
 }
 
 /**
@@ -237,15 +259,15 @@ export interface AskerOptions {
  * @returns Its asker.
  */
 export function askerFor(options: AskerOptions): Asker {
-  const { caller, context, spec, rounds } = options;
+  const { caller, context, rounds } = options;
   const ask = async (
     direction: ClientDirection,
     params: Record<string, unknown>,
     askOptions: AskOptions = {},
   ): Promise<unknown> => {
-    if (!options.estate && !(spec.uses ?? []).includes(direction)) {
+    if (options.uses && !options.uses.includes(direction)) {
       throw new Error(
-        `${spec.name}@${spec.version} does not declare uses: ["${direction}"], so it may not ask the client for it`,
+        `${options.who} does not declare uses: ["${direction}"], so it may not ask the client for it`,
       );
     }
     const mode = direction === "elicitation" && params.mode === "url" ? "url" : "form";
@@ -254,7 +276,7 @@ export function askerFor(options: AskerOptions): Asker {
     }
     checkRequest(direction, params);
     const method = METHOD[direction];
-    if (rounds) return checkAnswer(direction, params, rounds.next(method, params));
+    if (rounds) return checkAnswer(direction, params, rounds.next(method, params, askOptions.key));
     if (!options.canRequest) {
       throw new Error(`this connection cannot carry ${method} to the client`);
     }
@@ -281,33 +303,42 @@ export function askerFor(options: AskerOptions): Asker {
 export interface OpenRoundsOptions {
   /** Who calls. */
   caller: Caller;
-  /** The version called. */
-  spec: ToolSpec;
-  /** The call's arguments. */
+  /** What a state is bound to besides the principal and arguments: `tools/call <name>`. */
+  request: string;
+  /** The request's arguments. */
   args: Record<string, unknown>;
-  /** The `tools/call` params (`requestState`, `inputResponses`). */
+  /** The request's params (`requestState`, `inputResponses`). */
   params: Record<string, unknown>;
 }
 
 /**
- * The rounds a 2026-07-28 call arrives with: none on a first call; on a retry, the answers its
- * sealed `requestState` carries plus the one `inputResponses` gives for the open ask.
+ * The rounds a 2026-07-28 request arrives with: none on a first call; on a retry, the answers its
+ * sealed `requestState` carries plus those `inputResponses` gives for the keys that state asked.
+ * Any other key is ignored (the specification's SHOULD), and so is `inputResponses` without a
+ * `requestState`: an answer counts only for an ask the server made.
  *
  * @param core The server.
- * @param options The call.
+ * @param options The request.
  * @returns The rounds.
- * @throws {JsonRpcError} `-32602` when the state fails verification (forged, expired, another
- *   principal's or another call's, or already spent).
+ * @throws {JsonRpcError} `-32602` when `inputResponses` is not an object, or the state fails
+ *   verification (forged, expired, another principal's or another request's, or already spent).
  */
 export async function openRounds(
   core: ServerCore,
   options: OpenRoundsOptions,
 ): Promise<InputRounds> {
-  const { caller, spec, args, params } = options;
-  if (params.requestState === undefined) return new InputRounds([], undefined);
+  const { caller, request, args, params } = options;
+  const responses = params.inputResponses;
+  if (responses !== undefined && !isObject(responses)) {
+    throw protocolError(
+      ERROR_CODES.INVALID_PARAMS,
+      "Invalid params: inputResponses must be an object (input request keys to their results)",
+    );
+  }
+  if (params.requestState === undefined) return new InputRounds({}, undefined);
   const opened = await core.requestStates().open(params.requestState, {
     principal: caller.principal.id,
-    tool: spec.name,
+    request,
     digest: await argumentsDigest(args),
     now: core.now(),
   });
@@ -317,37 +348,39 @@ export async function openRounds(
       `Invalid params: requestState refused (${opened}); call again without it to start over`,
     );
   }
-  const answers = [...opened.answers];
-  const responses = isObject(params.inputResponses) ? params.inputResponses : {};
-  const key = `ask-${answers.length}`;
-  if (Object.hasOwn(responses, key)) answers.push(responses[key]);
+  const answers = { ...opened.answers };
+  for (const key of opened.asked) {
+    if (responses && Object.hasOwn(responses, key)) answers[key] = responses[key];
+  }
   return new InputRounds(answers, opened);
 }
 
 /**
- * The input-required result for a call whose rounds ended at an open ask: the ask, and the sealed
- * state of the answers so far.
+ * The input-required result for a request whose rounds ended with open asks: the asks, and the
+ * sealed state of the answers used so far and of the keys now asked.
  *
  * @param core The server.
- * @param options The call and its rounds.
+ * @param options The request and its rounds.
  * @returns The result (without `resultType`, which the era's wrapper adds).
  */
 export async function inputRequiredResult(
   core: ServerCore,
-  options: { caller: Caller; spec: ToolSpec; args: Record<string, unknown>; rounds: InputRounds },
+  options: { caller: Caller; request: string; args: Record<string, unknown>; rounds: InputRounds },
 ): Promise<Record<string, unknown>> {
-  const { caller, spec, args, rounds } = options;
-  const pending = rounds.pending!;
+  const { caller, request, args, rounds } = options;
   const requestState = await core.requestStates().seal({
     principal: caller.principal.id,
-    tool: spec.name,
+    request,
     digest: await argumentsDigest(args),
     expires: core.now() + (core.options.requestStateTtlMs ?? 600_000),
-    answers: rounds.answers.slice(0, Number(pending.key.slice(4))),
+    answers: rounds.used(),
+    asked: rounds.pending.map((p) => p.key),
     nonce: randomNonce(),
   });
   return {
-    inputRequests: { [pending.key]: { method: pending.method, params: pending.params } },
+    inputRequests: Object.fromEntries(
+      rounds.pending.map((p) => [p.key, { method: p.method, params: p.params }]),
+    ),
     requestState,
   };
 }

@@ -241,8 +241,8 @@ function isStateless(caller: Caller): boolean {
  * the caller sent a token, log messages at the caller's level, its capabilities, and its asks of
  * the client). A missing handler, a throw or an `isError` value is a tool error the model reads
  * (never a stack trace); a cancelled call answers `{content: []}` (its response is dropped). In
- * 2026-07-28, the first ask the client has not answered yet stops the handler (its signal aborts)
- * and ends the call with that ask (see `_asks.ts`).
+ * 2026-07-28, an ask the client has not answered yet stops the handler (its signal aborts) and
+ * ends the call with that ask and those made with it (see `_asks.ts`).
  *
  * @param core The server.
  * @param run The call.
@@ -269,13 +269,16 @@ export async function runHandler(core: ServerCore, run: HandlerRun): Promise<Cal
   const waiting = new AbortController();
   const signal = AbortSignal.any([context.signal, waiting.signal]);
   let open: InputRequired | undefined;
+  // A malformed ask (a bad form, a key used twice) is the handler's bug: it ends the call as a tool
+  // error even when other asks made with it wait for the client.
+  let fault: TypeError | undefined;
   const asker = run.asker ?? NO_ASKS;
   const asking = <T>(ask: () => Promise<T>): Promise<T> =>
     ask().catch((e) => {
       if (e instanceof InputRequired) {
-        open = e;
+        open ??= e;
         waiting.abort(e);
-      }
+      } else if (e instanceof TypeError) fault ??= e;
       throw e;
     });
   const progress = (value: number | Progress, total?: number, message?: string): void =>
@@ -304,6 +307,7 @@ export async function runHandler(core: ServerCore, run: HandlerRun): Promise<Cal
       elicit: (r, o) => asking(() => asker.elicit(r, o)),
       listRoots: (o) => asking(() => asker.listRoots(o)),
     });
+    if (fault) throw fault;
     if (open) throw open;
     if (context.signal.aborted) {
       record("cancelled");
@@ -312,11 +316,12 @@ export async function runHandler(core: ServerCore, run: HandlerRun): Promise<Cal
     const result = asResult(value);
     record(result.isError ? "tool-error" : "ok");
     return result;
-  } catch (e) {
-    if (open) {
+  } catch (thrown) {
+    if (open && !fault) {
       record("input-required");
       throw open;
     }
+    const e = fault ?? thrown;
     if (e instanceof MissingClientCapabilityError) {
       record("tool-error");
       return missingCapability(caller, spec, e);
@@ -416,20 +421,16 @@ export async function callTool(
     if (verdict.kind === "protocol-error") throw verdict.error;
     return verdict.result;
   }
+  // What a requestState is bound to, beside the principal and a digest of the arguments.
+  const bound = `tools/call ${spec.name}`;
   const rounds = isStateless(caller)
-    ? await openRounds(core, { caller, spec, args: request.args, params: call.params })
+    ? await openRounds(core, { caller, request: bound, args: request.args, params: call.params })
     : undefined;
-  const ask = {
-    caller,
-    context: call.context,
-    spec,
-    rounds,
-    canRequest: caller.canRequest ?? false,
-  };
+  const ask = { caller, context: call.context, rounds, canRequest: caller.canRequest ?? false };
   try {
     let ended: CallToolResult | undefined;
     try {
-      ended = await confirmStep(askerFor({ ...ask, estate: true }), {
+      ended = await confirmStep(askerFor({ ...ask, who: "the confirmation" }), {
         caller,
         spec,
         args: request.args,
@@ -463,7 +464,7 @@ export async function callTool(
       spec,
       request,
       record,
-      asker: askerFor(ask),
+      asker: askerFor({ ...ask, who: `${spec.name}@${spec.version}`, uses: spec.uses ?? [] }),
     });
     // The rounds that led here are spent: the same state cannot run the call again.
     if (rounds?.state) core.requestStates().spend(rounds.state);
@@ -472,7 +473,12 @@ export async function callTool(
     if (!(e instanceof InputRequired) || !rounds) throw e;
     return {
       resultType: "input_required",
-      result: await inputRequiredResult(core, { caller, spec, args: request.args, rounds }),
+      result: await inputRequiredResult(core, {
+        caller,
+        request: bound,
+        args: request.args,
+        rounds,
+      }),
     };
   }
 }

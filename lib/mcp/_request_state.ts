@@ -2,8 +2,8 @@
  * The `requestState` of a 2026-07-28 input-required result: what a call learned from its client so
  * far, carried by the client between rounds and trusted by nothing but its seal. As the
  * specification asks of state that influences business logic, it is integrity-protected
- * (HMAC-SHA-256 under the server's key) and bound to the principal, the tool and a digest of its
- * arguments, with a short expiry; a state that fails any check is refused. A state whose call then
+ * (HMAC-SHA-256 under the server's key) and bound to the principal, the request (method and name)
+ * and a digest of its arguments, with a short expiry; a state that fails any check is refused. A state whose call then
  * ran is spent: presented again, it is refused (single use, per server key holder's memory).
  *
  * @module
@@ -14,14 +14,16 @@ import { isObject } from "../_object.ts";
 export interface RequestState {
   /** The principal it was issued to. */
   principal: string;
-  /** The tool it belongs to. */
-  tool: string;
+  /** The request it belongs to: its method and name (`tools/call payments.release`). */
+  request: string;
   /** SHA-256 (hex) of the call's canonical arguments. */
   digest: string;
   /** When it lapses (ms since the epoch). */
   expires: number;
-  /** The client's answers so far, in the order the handler asked. */
-  answers: unknown[];
+  /** The client's answers so far, by input request key. */
+  answers: Record<string, unknown>;
+  /** The keys of the input requests this state went out with: the only answers a retry adds. */
+  asked: string[];
   /** A random id, for single use. */
   nonce: string;
 }
@@ -118,7 +120,7 @@ export class RequestStateSeal {
    */
   async open(
     text: unknown,
-    expected: { principal: string; tool: string; digest: string; now: number },
+    expected: { principal: string; request: string; digest: string; now: number },
   ): Promise<RequestState | StateRefusal> {
     if (typeof text !== "string" || text.length > 1_000_000) return "malformed";
     const [bodyText, macText, extra] = text.split(".");
@@ -139,10 +141,12 @@ export class RequestStateSeal {
     } catch {
       return "malformed";
     }
-    if (!isObject(state) || !Array.isArray(state.answers)) return "malformed";
+    if (!isObject(state) || !isObject(state.answers) || !Array.isArray(state.asked)) {
+      return "malformed";
+    }
     if (state.expires <= expected.now) return "expired";
     if (state.principal !== expected.principal) return "other-principal";
-    if (state.tool !== expected.tool || state.digest !== expected.digest) return "other-call";
+    if (state.request !== expected.request || state.digest !== expected.digest) return "other-call";
     this.#prune(expected.now);
     if (this.#spent.has(state.nonce)) return "spent";
     return state;

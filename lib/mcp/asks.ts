@@ -61,6 +61,13 @@ export interface AskOptions {
    * filling a form may take minutes). Default the session's `requestTimeoutMs` (30 s).
    */
   timeoutMs?: number;
+  /**
+   * The ask's key in a 2026-07-28 input-required result (`inputRequests`, and the client's
+   * `inputResponses`): a name of the asker's, unique among the call's asks, such as `user_name`.
+   * Default `ask-N`, N the ask's place among the call's asks (the estate's confirmation, when
+   * there is one, is `ask-0`). Unused in the handshake era.
+   */
+  key?: string;
 }
 
 /**

@@ -53,7 +53,8 @@ export interface ToolContext {
    * Asks the client's model for a completion (`sampling/createMessage`). The tool must declare
    * `uses: ["sampling"]` and the client the `sampling` capability. Same code in both eras: in
    * 2026-07-28 the call ends with an input-required result and the handler runs again, from the
-   * start, when the client calls back with the answer — so ask before acting.
+   * start, when the client calls back with the answer — so ask before acting. Asks made together
+   * (`Promise.all`) go out in one input-required result, each under its key (`options.key`).
    */
   sample(request: SamplingRequest, options?: AskOptions): Promise<SamplingResult>;
   /**

@@ -15,6 +15,7 @@
  */
 import {
   type ElicitationResult,
+  type FormElicitationRequest,
   McpServer,
   MissingClientCapabilityError,
   type Principal,
@@ -22,6 +23,7 @@ import {
   type PromptMessage,
   type PromptProvider,
   type ResourceProvider,
+  type SamplingRequest,
   type ToolHandler,
   ToolRegistry,
   type ToolSpec,
@@ -104,6 +106,32 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 /** The text the SEP-1034/SEP-1330 scenarios expect back from an elicitation. */
 const completed = (answer: ElicitationResult): string =>
   `Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`;
+
+/** A form asking for a name. */
+const nameForm = (message: string): FormElicitationRequest => ({
+  message,
+  requestedSchema: {
+    type: "object",
+    properties: { name: { type: "string" } },
+    required: ["name"],
+  },
+});
+
+/** A form asking for a yes/no `ok`. */
+const okForm = (message: string): FormElicitationRequest => ({
+  message,
+  requestedSchema: {
+    type: "object",
+    properties: { ok: { type: "boolean" } },
+    required: ["ok"],
+  },
+});
+
+/** A one-message sampling request. */
+const question = (text: string, maxTokens: number): SamplingRequest => ({
+  messages: [{ role: "user", content: { type: "text", text } }],
+  maxTokens,
+});
 
 /** The tools the suite calls, with their handlers. */
 const TOOLS: { spec: ToolSpec; handler: ToolHandler }[] = [
@@ -326,6 +354,129 @@ const TOOLS: { spec: ToolSpec; handler: ToolHandler }[] = [
           },
         }),
       ),
+  },
+  // 2026-07-28 (alpha suite, input-required-result-*): the same asks end the call with an
+  // input-required result; the client calls again with `inputResponses` and the sealed
+  // `requestState`, and the handler runs again from the start. The scenarios name the keys.
+  {
+    spec: fixtureSpec("test_input_required_result_elicitation", "Asks the user for a name.", {
+      uses: ["elicitation"],
+    }),
+    handler: async (_args, ctx) => {
+      const answer = await ctx.elicit(nameForm("What is your name?"), { key: "user_name" });
+      return `Hello, ${answer.content?.name ?? `(${answer.action})`}!`;
+    },
+  },
+  {
+    spec: fixtureSpec(
+      "test_input_required_result_sampling",
+      "Asks the client's model a question.",
+      {
+        uses: ["sampling"],
+      },
+    ),
+    handler: async (_args, ctx) => {
+      const answer = await ctx.sample(question("What is the capital of France?", 100), {
+        key: "capital_question",
+      });
+      return `The model answered: ${(answer.content as { text?: string }).text ?? ""}`;
+    },
+  },
+  {
+    spec: fixtureSpec("test_input_required_result_list_roots", "Asks the client for its roots.", {
+      uses: ["roots"],
+    }),
+    handler: async (_args, ctx) => {
+      const roots = await ctx.listRoots({ key: "client_roots" });
+      return `Roots: ${roots.map((r) => r.uri).join(", ")}`;
+    },
+  },
+  {
+    // The state is sealed and checked by the server before the handler runs again: a handler
+    // that gets its answer got it with a valid state.
+    spec: fixtureSpec("test_input_required_result_request_state", "Asks the user to confirm.", {
+      uses: ["elicitation"],
+    }),
+    handler: async (_args, ctx) => {
+      const answer = await ctx.elicit(okForm("Please confirm"), { key: "confirm" });
+      return `state-ok: ${answer.action}, ok=${answer.content?.ok}`;
+    },
+  },
+  {
+    spec: fixtureSpec(
+      "test_input_required_result_tampered_state",
+      "Asks the user to confirm (its requestState is sealed).",
+      { uses: ["elicitation"] },
+    ),
+    handler: async (_args, ctx) => {
+      const answer = await ctx.elicit(okForm("Please confirm"), { key: "confirm" });
+      return `Confirmed: ${answer.action}`;
+    },
+  },
+  {
+    // Asks made together go out in one round.
+    spec: fixtureSpec(
+      "test_input_required_result_multiple_inputs",
+      "Asks the user, the client's model and the client's roots at once.",
+      { uses: ["elicitation", "sampling", "roots"] },
+    ),
+    handler: async (_args, ctx) => {
+      const [name, greeting, roots] = await Promise.all([
+        ctx.elicit(nameForm("What is your name?"), { key: "user_name" }),
+        ctx.sample(question("Generate a greeting", 50), { key: "greeting" }),
+        ctx.listRoots({ key: "client_roots" }),
+      ]);
+      const text = (greeting.content as { text?: string }).text;
+      return `${text} ${name.content?.name} (${roots.length} roots)`;
+    },
+  },
+  {
+    // Asks made one after the other go out in rounds, each with a new state.
+    spec: fixtureSpec(
+      "test_input_required_result_multi_round",
+      "Asks the user two questions, one after the other.",
+      { uses: ["elicitation"] },
+    ),
+    handler: async (_args, ctx) => {
+      const name = await ctx.elicit(nameForm("Step 1: What is your name?"), { key: "step1" });
+      const color = await ctx.elicit({
+        message: "Step 2: What is your favorite color?",
+        requestedSchema: {
+          type: "object",
+          properties: { color: { type: "string" } },
+          required: ["color"],
+        },
+      }, { key: "step2" });
+      return `${name.content?.name} likes ${color.content?.color}`;
+    },
+  },
+  {
+    // Asks only what the request's envelope declares: never an input request the client cannot
+    // answer.
+    spec: fixtureSpec(
+      "test_input_required_result_capabilities",
+      "Asks the user and the client's model, each only when the client declared it.",
+      { uses: ["elicitation", "sampling"] },
+    ),
+    handler: async (_args, ctx) => {
+      const can = (name: string) => Object.hasOwn(ctx.clientCapabilities, name);
+      const asked: Promise<unknown>[] = [];
+      if (can("elicitation")) asked.push(ctx.elicit(nameForm("What is your name?")));
+      if (can("sampling")) asked.push(ctx.sample(question("Say hello", 20)));
+      await Promise.all(asked);
+      return `Asked ${asked.length} input request(s)`;
+    },
+  },
+  {
+    // 2026-07-28 (server-stateless): the call's response stream carries no request to the
+    // client, only its result (here an input-required one).
+    spec: fixtureSpec("test_streaming_elicitation", "Asks the user for a name.", {
+      uses: ["elicitation"],
+    }),
+    handler: async (_args, ctx) => {
+      const answer = await ctx.elicit(nameForm("What is your name?"));
+      return `Hello, ${answer.content?.name ?? `(${answer.action})`}!`;
+    },
   },
   {
     spec: fixtureSpec(
