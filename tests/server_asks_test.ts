@@ -6,9 +6,11 @@ import { PassThrough } from "node:stream";
 import {
   type CallRecord,
   createLinkedTransports,
+  type JsonRpcError,
   JsonRpcPeer,
   McpServer,
   type Principal,
+  type PromptProvider,
   serveTransport,
   type ToolHandler,
   ToolRegistry,
@@ -121,7 +123,7 @@ const HANDLERS: Record<string, ToolHandler> = {
   },
 };
 
-function bank(options: { specs?: ToolSpec[] } = {}) {
+function bank(options: { specs?: ToolSpec[]; prompts?: PromptProvider } = {}) {
   const calls: CallRecord[] = [];
   const ran: string[] = [];
   const server = new McpServer({
@@ -134,6 +136,7 @@ function bank(options: { specs?: ToolSpec[] } = {}) {
       });
     },
     onCall: (r) => calls.push(r),
+    prompts: options.prompts,
   });
   return { server, calls, ran };
 }
@@ -630,5 +633,99 @@ Deno.test("2026-07-28: asks made together go out in one round under their keys; 
     (twice.result?.content as { text: string }[])[0].text,
     /two asks of one call have the key roots/,
   );
+  server.close();
+});
+
+/** A prompt that asks the user which root to brief on; another the operator may not see. */
+const BRIEF: PromptProvider = {
+  list: () => [
+    { name: "review.brief", description: "Briefs a review of a root the user picks." },
+    { name: "review.secret", description: "Hidden.", requires: { tools: ["no.such.tool"] } },
+  ],
+  getPrompt: async ({ name }, ctx) => {
+    if (name !== "review.brief") return undefined;
+    const form = await ctx.elicit({
+      message: "Which root?",
+      requestedSchema: { type: "object", properties: { root: { type: "string" } } },
+    }, { key: "root" });
+    const root = form.content?.root ?? "(none)";
+    return { messages: [{ role: "user", content: { type: "text", text: `Review ${root}` } }] };
+  },
+};
+
+Deno.test("prompts/get may ask: over the session in the handshake era, as an input-required result in 2026-07-28", async () => {
+  const { server } = bank({ specs: [], prompts: BRIEF });
+  const { peer, asked } = await client(linked(server));
+  const got = await peer.request("prompts/get", { name: "review.brief" }) as {
+    messages: { content: { text: string } }[];
+  };
+  assert.equal(got.messages[0].content.text, "Review file:///work/a");
+  assert.deepEqual(asked, ["elicitation/create: Which root?"]);
+  await peer.close();
+  // A client that did not declare elicitation: -32602 naming it (the era has no -32021).
+  const { peer: bare } = await client(linked(server), { capabilities: {} });
+  await assert.rejects(bare.request("prompts/get", { name: "review.brief" }), (e: JsonRpcError) => {
+    assert.equal(e.code, -32602);
+    assert.deepEqual(e.data, { requiredCapabilities: { elicitation: { form: {} } } });
+    return true;
+  });
+  await bare.close();
+
+  const get = (
+    id: number,
+    extra: Record<string, unknown> = {},
+    caps: Record<string, unknown> = CAPS,
+    name = "review.brief",
+  ) =>
+    server.handleStateless({
+      jsonrpc: "2.0",
+      id,
+      method: "prompts/get",
+      params: {
+        name,
+        ...extra,
+        _meta: {
+          [MODERN_META.protocolVersion]: "2026-07-28",
+          [MODERN_META.clientCapabilities]: caps,
+        },
+      },
+    }, { principal: OPERATOR }) as Promise<Wire>;
+  const first = await get(1);
+  assert.equal(first.result?.resultType, "input_required");
+  assert.deepEqual(
+    (first.result?.inputRequests as Record<string, { method: string }>).root.method,
+    "elicitation/create",
+  );
+  const answered = {
+    requestState: first.result?.requestState,
+    inputResponses: { root: { action: "accept", content: { root: "file:///work/b" } } },
+  };
+  const done = await get(2, answered);
+  assert.equal(done.result?.resultType, "complete");
+  assert.deepEqual(done.result?.messages, [
+    { role: "user", content: { type: "text", text: "Review file:///work/b" } },
+  ]);
+  // Spent once it served; bound to the prompt.
+  assert.match((await get(3, answered)).error!.message, /requestState refused \(spent\)/);
+  const other = await get(
+    4,
+    { ...answered, requestState: (await get(5)).result?.requestState },
+    CAPS,
+    "review.other",
+  );
+  assert.match(other.error!.message, /\(other-call\)/);
+  // A client without elicitation: -32021 naming it.
+  const noCaps = await get(6, {}, {});
+  assert.equal(noCaps.error?.code, -32021);
+  assert.deepEqual(noCaps.error?.data, { requiredCapabilities: { elicitation: { form: {} } } });
+  // A hidden prompt and a missing one answer alike, with a state or without.
+  for (const extra of [{}, { requestState: "junk" }]) {
+    const hidden = await get(7, extra, CAPS, "review.secret");
+    const missing = await get(8, extra, CAPS, "review.nothing");
+    assert.equal(
+      hidden.error?.message.replace("review.secret", "X"),
+      missing.error?.message.replace("review.nothing", "X"),
+    );
+  }
   server.close();
 });

@@ -299,6 +299,52 @@ export function askerFor(options: AskerOptions): Asker {
   };
 }
 
+/** An asker whose asks are watched while the code that asks runs (a handler, a prompt's `get`). */
+export interface TrackedAsks {
+  /** The asks, watched. */
+  readonly asker: Asker;
+  /** Aborted once an ask waits for the client's next round: the code need not go on. */
+  readonly waiting: AbortSignal;
+  /** The first ask that waits for the client (2026-07-28), if any. */
+  open(): InputRequired | undefined;
+  /**
+   * The first malformed ask (a bad form, a key used twice), if any: the asking code's bug, which
+   * ends the request even when other asks made with it wait for the client.
+   */
+  fault(): TypeError | undefined;
+}
+
+/**
+ * Watches an asker's asks: which waits for the client, which is malformed. The asking code may
+ * catch what its asks throw; what they threw is known all the same.
+ *
+ * @param asker The asker.
+ * @returns The watched asks.
+ */
+export function trackAsks(asker: Asker): TrackedAsks {
+  const waiting = new AbortController();
+  let open: InputRequired | undefined;
+  let fault: TypeError | undefined;
+  const watch = <T>(ask: () => Promise<T>): Promise<T> =>
+    ask().catch((e) => {
+      if (e instanceof InputRequired) {
+        open ??= e;
+        waiting.abort(e);
+      } else if (e instanceof TypeError) fault ??= e;
+      throw e;
+    });
+  return {
+    asker: {
+      sample: (r, o) => watch(() => asker.sample(r, o)),
+      elicit: (r, o) => watch(() => asker.elicit(r, o)),
+      listRoots: (o) => watch(() => asker.listRoots(o)),
+    },
+    waiting: waiting.signal,
+    open: () => open,
+    fault: () => fault,
+  };
+}
+
 /** Options for {@linkcode openRounds}. */
 export interface OpenRoundsOptions {
   /** Who calls. */

@@ -21,7 +21,14 @@ import { type Caller, logProbe, protocolError, type ServerCore } from "./_server
 import { type CallToolResult, invalidArgumentsAsToolError } from "./protocol.ts";
 import { LEGACY_PROTOCOL_VERSIONS } from "./rev2025_11_25.ts";
 import type { CallRecord, ConfirmationRecord } from "./server_options.ts";
-import { type Asker, askerFor, InputRequired, inputRequiredResult, openRounds } from "./_asks.ts";
+import {
+  type Asker,
+  askerFor,
+  InputRequired,
+  inputRequiredResult,
+  openRounds,
+  trackAsks,
+} from "./_asks.ts";
 import { CONFIRMATION_SCHEMA, confirmationMessage, needsConfirmation } from "./asks.ts";
 import { MODERN_PROTOCOL_VERSIONS } from "./rev2026_07_28.ts";
 import {
@@ -265,22 +272,9 @@ export async function runHandler(core: ServerCore, run: HandlerRun): Promise<Cal
     };
   }
   const requestId = context.id;
+  const asks = trackAsks(run.asker ?? NO_ASKS);
   // Aborted when the caller cancels, or when an ask must wait for the client's next round.
-  const waiting = new AbortController();
-  const signal = AbortSignal.any([context.signal, waiting.signal]);
-  let open: InputRequired | undefined;
-  // A malformed ask (a bad form, a key used twice) is the handler's bug: it ends the call as a tool
-  // error even when other asks made with it wait for the client.
-  let fault: TypeError | undefined;
-  const asker = run.asker ?? NO_ASKS;
-  const asking = <T>(ask: () => Promise<T>): Promise<T> =>
-    ask().catch((e) => {
-      if (e instanceof InputRequired) {
-        open ??= e;
-        waiting.abort(e);
-      } else if (e instanceof TypeError) fault ??= e;
-      throw e;
-    });
+  const signal = AbortSignal.any([context.signal, asks.waiting]);
   const progress = (value: number | Progress, total?: number, message?: string): void =>
     context.progress(typeof value === "number" ? { progress: value, total, message } : value);
   const log = (first: LogLevel | LogEntry, data?: unknown, name?: string): void => {
@@ -303,12 +297,12 @@ export async function runHandler(core: ServerCore, run: HandlerRun): Promise<Cal
       progress,
       log,
       clientCapabilities: caller.clientCapabilities ?? {},
-      sample: (r, o) => asking(() => asker.sample(r, o)),
-      elicit: (r, o) => asking(() => asker.elicit(r, o)),
-      listRoots: (o) => asking(() => asker.listRoots(o)),
+      sample: asks.asker.sample,
+      elicit: asks.asker.elicit,
+      listRoots: asks.asker.listRoots,
     });
-    if (fault) throw fault;
-    if (open) throw open;
+    const stopped = asks.fault() ?? asks.open();
+    if (stopped) throw stopped;
     if (context.signal.aborted) {
       record("cancelled");
       return { content: [] };
@@ -317,11 +311,12 @@ export async function runHandler(core: ServerCore, run: HandlerRun): Promise<Cal
     record(result.isError ? "tool-error" : "ok");
     return result;
   } catch (thrown) {
-    if (open && !fault) {
+    const open = asks.open();
+    if (open && !asks.fault()) {
       record("input-required");
       throw open;
     }
-    const e = fault ?? thrown;
+    const e = asks.fault() ?? thrown;
     if (e instanceof MissingClientCapabilityError) {
       record("tool-error");
       return missingCapability(caller, spec, e);

@@ -15,7 +15,7 @@ import type { RequestContext } from "../jsonrpc/peer.ts";
 import type { ToolRegistry } from "../estate/registry.ts";
 import { admitsEveryone, everyoneMeets, meetsRequirement } from "../estate/requirement.ts";
 import { toMcpTool, type ToolSpec } from "../estate/spec.ts";
-import { clientCan } from "./_asks.ts";
+import { askerFor, clientCan, inputRequiredResult, openRounds, trackAsks } from "./_asks.ts";
 import { callTool } from "./_call_tool.ts";
 import { page } from "./_pages.ts";
 import { type Caller, logProbe, protocolError, type ServerCore } from "./_server_core.ts";
@@ -30,8 +30,11 @@ import {
 import {
   PromptArgumentError,
   type PromptCompletionRequest,
+  type PromptContext,
   type PromptRequest,
+  type PromptResult,
 } from "./providers.ts";
+import { MissingClientCapabilityError } from "./tool_handler.ts";
 import { MODERN_PROTOCOL_VERSIONS } from "./rev2026_07_28.ts";
 
 /** One request to a method: who asks, its id and params, and its cancel signal. */
@@ -155,10 +158,17 @@ const readResource: Method = (core, { caller, params }) => {
   return { result: { contents }, scope: () => scope };
 };
 
-/** A prompt from the provider: its `getPrompt`, or the older `get`. */
-function promptOf(core: ServerCore, request: PromptRequest) {
+/**
+ * A prompt from the provider: its `getPrompt` (which may ask the client, through `context`), or
+ * the older `get`.
+ */
+function promptOf(
+  core: ServerCore,
+  request: PromptRequest,
+  context: PromptContext,
+): PromptResult | undefined | Promise<PromptResult | undefined> {
   const p = core.options.prompts;
-  if (p?.getPrompt) return p.getPrompt(request);
+  if (p?.getPrompt) return p.getPrompt(request, context);
   return p?.get?.(request.name, request.args, request.principal);
 }
 
@@ -169,8 +179,13 @@ function completionsOf(core: ServerCore, request: PromptCompletionRequest): stri
   return p?.complete?.(request.name, request.argument, request.value, request.principal);
 }
 
-/** `prompts/get`: a prompt the principal may not see is answered as one that does not exist. */
-const getPrompt: Method = (core, { caller, params }) => {
+/**
+ * `prompts/get`: a prompt the principal may not see is answered as one that does not exist. The
+ * provider's `getPrompt` may ask the client (`PromptContext`): over the session in the handshake era; in
+ * 2026-07-28 an ask without an answer ends the request with an input-required result, bound to
+ * `prompts/get <name>` and the arguments, as `tools/call` does it.
+ */
+const getPrompt: Method = async (core, { caller, params, context }) => {
   if (typeof params.name !== "string") {
     throw protocolError(
       ERROR_CODES.INVALID_PARAMS,
@@ -186,21 +201,62 @@ const getPrompt: Method = (core, { caller, params }) => {
   }
   const name = params.name;
   const hidden = promptStanding(core.options, { name, principal: caller.principal }) === "hidden";
+  const bound = `prompts/get ${name}`;
+  const stateless = MODERN_PROTOCOL_VERSIONS.includes(caller.protocolVersion ?? "");
+  // Opened whether or not the prompt is there for the caller: a hidden prompt and a missing one
+  // answer alike.
+  const rounds = stateless
+    ? await openRounds(core, { caller, request: bound, args, params })
+    : undefined;
+  const asks = trackAsks(askerFor({
+    caller,
+    context,
+    who: `prompt ${name}`,
+    rounds,
+    canRequest: caller.canRequest ?? false,
+  }));
+  let prompt: PromptResult | undefined;
   try {
-    const prompt = hidden
-      ? undefined
-      : promptOf(core, { name, args: args as Record<string, string>, principal: caller.principal });
-    if (!prompt) {
-      logProbe(core, { caller, probe: { method: "prompts/get", name, hidden } });
-      throw protocolError(ERROR_CODES.INVALID_PARAMS, `Unknown prompt: ${name}`);
+    prompt = hidden ? undefined : await promptOf(core, {
+      name,
+      args: args as Record<string, string>,
+      principal: caller.principal,
+    }, {
+      clientCapabilities: caller.clientCapabilities ?? {},
+      signal: AbortSignal.any([context.signal, asks.waiting]),
+      sample: asks.asker.sample,
+      elicit: asks.asker.elicit,
+      listRoots: asks.asker.listRoots,
+    });
+    const stopped = asks.fault() ?? asks.open();
+    if (stopped) throw stopped;
+  } catch (thrown) {
+    const e = asks.fault() ?? thrown;
+    if (asks.open() && !asks.fault() && rounds) {
+      return {
+        result: await inputRequiredResult(core, { caller, request: bound, args, rounds }),
+        resultType: "input_required",
+      };
     }
-    return { result: prompt as unknown as Record<string, unknown> };
-  } catch (e) {
     if (e instanceof PromptArgumentError) {
       throw protocolError(ERROR_CODES.INVALID_PARAMS, `Invalid params: ${e.message}`);
     }
+    if (e instanceof MissingClientCapabilityError) {
+      throw protocolError(
+        stateless ? MCP_ERROR_CODES.MISSING_REQUIRED_CLIENT_CAPABILITY : ERROR_CODES.INVALID_PARAMS,
+        `${e.message} (prompt ${name})`,
+        { requiredCapabilities: e.requiredCapabilities },
+      );
+    }
     throw e;
   }
+  if (!prompt) {
+    logProbe(core, { caller, probe: { method: "prompts/get", name, hidden } });
+    throw protocolError(ERROR_CODES.INVALID_PARAMS, `Unknown prompt: ${name}`);
+  }
+  // The rounds that led here are spent: the same state cannot get the prompt again.
+  if (rounds?.state) core.requestStates().spend(rounds.state);
+  return { result: prompt as unknown as Record<string, unknown> };
 };
 
 /** `completion/complete`: a prompt the principal may not see completes to nothing. */

@@ -7,6 +7,14 @@
 import type { Guarded } from "../estate/requirement.ts";
 import type { Principal } from "../estate/spec.ts";
 import type {
+  AskOptions,
+  ElicitationRequest,
+  ElicitationResult,
+  Root,
+  SamplingRequest,
+  SamplingResult,
+} from "./asks.ts";
+import type {
   Prompt,
   PromptMessage,
   Resource,
@@ -74,6 +82,35 @@ export interface PromptCompletionRequest {
   principal: Principal;
 }
 
+/** A prompt's messages, as `prompts/get` answers them. */
+export interface PromptResult {
+  /** What the prompt is for. */
+  description?: string;
+  /** Its messages. */
+  messages: PromptMessage[];
+}
+
+/**
+ * What a prompt's `getPrompt` may use besides its request: the client's capabilities, and asks of
+ * the client, as a tool handler's (`ToolContext`) — in the handshake era a request on the session;
+ * in 2026-07-28 an input-required result, after which the client gets the prompt again with the
+ * answers and `getPrompt` runs again from the start. A provider is the server's own
+ * code: it declares no `uses`, but asks only what the client declared (an ask it did not is
+ * `MissingClientCapabilityError`: `-32021` in 2026-07-28, `-32602` before).
+ */
+export interface PromptContext {
+  /** The capabilities the client declared (the handshake's, or the request's envelope). */
+  clientCapabilities: Record<string, unknown>;
+  /** Aborted when the caller cancels, or when an ask waits for the client's next round. */
+  signal: AbortSignal;
+  /** Asks the client's model for a completion (`sampling/createMessage`). */
+  sample(request: SamplingRequest, options?: AskOptions): Promise<SamplingResult>;
+  /** Asks the user for input (`elicitation/create`); an accepted form's content fits the form. */
+  elicit(request: ElicitationRequest, options?: AskOptions): Promise<ElicitationResult>;
+  /** Asks the client for its roots (`roots/list`). */
+  listRoots(options?: AskOptions): Promise<Root[]>;
+}
+
 /**
  * Prompts a server offers; `getPrompt` (or the older `get`) returns undefined for an unknown
  * prompt.
@@ -96,14 +133,16 @@ export interface PromptProvider {
     name: string,
     args: Record<string, string>,
     principal: Principal,
-  ): { description?: string; messages: PromptMessage[] } | undefined;
+  ): PromptResult | undefined;
   /**
-   * A prompt's messages, or undefined when there is no such prompt. (Preferred to `get`.)
+   * A prompt's messages, or undefined when there is no such prompt. (Preferred to `get`.) It may
+   * ask the client first, through `context`.
    * @throws {PromptArgumentError} When a required argument is missing.
    */
   getPrompt?(
     request: PromptRequest,
-  ): { description?: string; messages: PromptMessage[] } | undefined;
+    context: PromptContext,
+  ): PromptResult | undefined | Promise<PromptResult | undefined>;
   /**
    * Completions for a prompt argument's partial value.
    * @deprecated Implement {@linkcode PromptProvider.completeArgument}, which takes one options

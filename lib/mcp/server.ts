@@ -48,8 +48,10 @@ export {
 export {
   PromptArgumentError,
   type PromptCompletionRequest,
+  type PromptContext,
   type PromptProvider,
   type PromptRequest,
+  type PromptResult,
   type ResourceProvider,
 } from "./providers.ts";
 

@@ -567,8 +567,12 @@ const PROMPTS: PromptProvider = {
       arguments: [{ name: "resourceUri", description: "The resource to embed", required: true }],
     },
     { name: "test_prompt_with_image", description: "A prompt with an image." },
+    {
+      name: "test_input_required_result_prompt",
+      description: "A prompt that asks the user for its context first.",
+    },
   ],
-  get: (name, args) => {
+  getPrompt: async ({ name, args }, context) => {
     const need = (...keys: string[]) => {
       const missing = keys.filter((k) => args[k] === undefined);
       if (missing.length) {
@@ -609,6 +613,20 @@ const PROMPTS: PromptProvider = {
             user({ type: "text", text: "Please analyze the image above." }),
           ],
         };
+      case "test_input_required_result_prompt": {
+        // 2026-07-28 (alpha suite, input-required-result-non-tool-request): prompts/get may end
+        // with an input-required result as tools/call does.
+        const answer = await context.elicit({
+          message: "What context should the prompt use?",
+          requestedSchema: {
+            type: "object",
+            properties: { context: { type: "string" } },
+            required: ["context"],
+          },
+        }, { key: "user_context" });
+        const text = answer.content?.context ?? `(${answer.action})`;
+        return { messages: [user({ type: "text", text: `Context for this prompt: ${text}` })] };
+      }
     }
     return undefined;
   },
