@@ -1,7 +1,16 @@
 import assert from "node:assert/strict";
 
-/** Folders under lib/ that may use a runtime: the CLI, the transports, the estate on disk. */
-const RUNTIME_EDGES = ["lib/cli/", "lib/mcp/transports/", "lib/store/"];
+/**
+ * Paths under lib/ that may use a runtime: the CLI, the transports, the estate on disk, the
+ * gateway's verified connections to upstreams (TLS, hashing programs, spawning them).
+ */
+const RUNTIME_EDGES = [
+  "lib/cli/",
+  "lib/mcp/transports/",
+  "lib/store/",
+  "lib/gateway/identity.ts",
+  "lib/gateway/_identity_",
+];
 
 function* sources(dir: URL, rel = "lib/"): Generator<[string, string]> {
   for (const entry of Deno.readDirSync(dir)) {
