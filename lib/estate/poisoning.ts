@@ -141,7 +141,7 @@ function hiddenRuns(text: string): { signals: PoisoningSignal[]; visible: number
     const { code, start, end, cps } = run;
     const list = [...new Set(cps)].slice(0, 4).map(hex).join(", ") +
       (new Set(cps).size > 4 ? ", …" : "");
-    const where = end - start === 1 ? `at ${start}` : `at ${start}–${end}`;
+    const where = cps.length === 1 ? `at ${start}` : `at ${start}–${end}`;
     let message: string;
     if (code === "tag-character") {
       const spelled = cps.filter((c) => c >= 0xe0020 && c <= 0xe007e).map((c) =>
@@ -298,9 +298,10 @@ const PATTERNS: readonly Pattern[] = [
     code: "secret-request",
     re: new RegExp(
       // An imperative: the verb opens a clause, or follows please/always/first/then/also/and/must.
-      String.raw`(?<=^|[.!?;:\n(]\s*|\b(?:please|always|first|then|also|and|must|should)\s+)` +
+      String.raw`(?<=^|[.,!?;:\n(]\s*|\b(?:please|always|first|then|also|and|must|should)\s+)` +
         words(
-          "read|send|include|pass|provide|share|give|attach|append|add|put|copy|paste|upload|post|forward|output|print|reveal|disclose|leak|exfiltrate|extract|collect|fetch|retrieve|get|obtain|request|supply|embed|encode|dump|echo|transmit|email|ask(?:\s+(?:the\s+)?users?)?\s+for",
+          String
+            .raw`read|send|include|pass|provide|share|give|attach|append|add|put|copy|paste|upload|post|forward|output|print|reveal|disclose|leak|exfiltrate|extract|collect|fetch|retrieve|get|obtain|request|supply|embed|encode|dump|echo|transmit|email|ask(?:\s+(?:the\s+)?users?)?\s+for`,
         ) + `${W}{0,60}?` +
         String
           .raw`\b(?:api[\s_-]?keys?|access[\s_-]?(?:keys?|tokens?)|auth(?:entication|orization)?[\s_-]?tokens?|bearer[\s_-]?tokens?|session[\s_-]?(?:tokens?|cookies?)|refresh[\s_-]?tokens?|secret[\s_-]?keys?|client[\s_-]?secrets?|private[\s_-]?keys?|ssh[\s_-]?keys?|passwords?|passphrases?|passcodes?|credentials?|seed[\s_-]?phrases?|(?:your|the\s+user'?s|users'?|their|all)\s+(?:tokens?|secrets?|keys?))\b`,
