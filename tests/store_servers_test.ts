@@ -349,3 +349,15 @@ Deno.test("a malformed line of drift.jsonl is a CorpusError naming file and line
     assert.deepEqual([...readDriftLog(file)], [...DRIFT, DRIFT[0]]);
   });
 });
+
+Deno.test("refresh() takes in the tools even when a server record is bad, then names the bad file", async () => {
+  await withTempDir((dir) => {
+    const reader = EstateDir.open(dir);
+    const writer = EstateDir.open(dir);
+    writer.registerServer(record("crm", ["crm.customer.get"]));
+    writer.publish(lookup("1.0.0"));
+    fs.writeFileSync(`${dir}/servers/crm.json`, "{");
+    throwsCorpus(() => reader.refresh(), `${dir}/servers/crm.json`);
+    assert.equal(reader.registry.latest("payments.lookup")?.version, "1.0.0");
+  });
+});

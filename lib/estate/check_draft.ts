@@ -15,6 +15,7 @@ import {
 import type { ToolRegistry } from "./registry.ts";
 import type { RejectionsAtNode } from "./replay.ts";
 import { lintDescription, type ToolSpec } from "./spec.ts";
+import type { SpecPoisoningSignal } from "./poisoning.ts";
 import { toolMentionMessage } from "./tool_mentions.ts";
 
 /** How much a finding matters: an error fails `estate check`. */
@@ -80,6 +81,18 @@ export interface DraftReport {
 }
 
 const ORDER: Record<FindingSeverity, number> = { error: 0, warning: 1, information: 2, hint: 3 };
+
+/** Where a poisoning signal belongs: the text in a schema, or the span of the title or description. */
+function poisoningTarget(signal: SpecPoisoningSignal): FindingTarget {
+  const span = { start: signal.start, end: signal.end };
+  switch (signal.field) {
+    case "title":
+    case "description":
+      return { field: signal.field, span };
+    default:
+      return { field: signal.field, path: signal.path ?? "$" };
+  }
+}
 
 /** `$.properties.currency` style location of a schema issue inside `inputSchema`. */
 function issueTarget(issue: SchemaIssue): FindingTarget {
@@ -238,14 +251,10 @@ export function checkDraft(
     });
   }
   for (const signal of plan.poisoning) {
-    const span = { start: signal.start, end: signal.end };
     findings.push({
       severity: signal.hidden ? "error" : "warning",
       code: signal.code,
-      target: signal.path !== undefined && signal.field !== "title" &&
-          signal.field !== "description"
-        ? { field: signal.field, path: signal.path }
-        : { field: signal.field === "title" ? "title" : "description", span },
+      target: poisoningTarget(signal),
       message: `${signal.path === undefined ? "" : `${signal.path}: `}${signal.message}${
         signal.hidden ? "; publish refuses it" : ""
       }`,

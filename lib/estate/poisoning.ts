@@ -59,7 +59,7 @@ export interface PoisoningSignal {
   start: number;
   /** Where it ends (exclusive). */
   end: number;
-  /** The offending text, with each hidden character written as `U+XXXX`. */
+  /** The offending text, with each hidden character written as `<U+XXXX>` (cut at 80 characters). */
   excerpt: string;
   /** What it is and why it matters, in a sentence. */
   message: string;

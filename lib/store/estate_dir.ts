@@ -455,16 +455,25 @@ export class EstateDir {
    *   version was rewritten.
    */
   refresh(): number {
-    this.#syncServers();
+    // A bad server record does not hold back the tools (nor a bad tool the servers): both are
+    // taken in, then the first error is thrown.
+    let serversFailed: unknown;
+    try {
+      this.#syncServers();
+    } catch (e) {
+      serversFailed = e;
+    }
     const tools = path.join(this.dir, "tools");
-    if (!fs.existsSync(tools)) return 0;
-    const names = fs.readdirSync(tools, { withFileTypes: true })
-      .filter((e) => e.isDirectory() && !e.name.startsWith(".")).map((e) => e.name).sort();
+    const names = fs.existsSync(tools)
+      ? fs.readdirSync(tools, { withFileTypes: true })
+        .filter((e) => e.isDirectory() && !e.name.startsWith(".")).map((e) => e.name).sort()
+      : [];
     for (const name of names) {
       const dir = this.#toolDir(name);
       const { catchUp } = this.#sync(dir, name, true);
       catchUp();
     }
+    if (serversFailed !== undefined) throw serversFailed;
     return names.length;
   }
 
