@@ -190,7 +190,15 @@ Deno.test("the README's CLI examples run as printed, in order, with the exit cod
     }
     // What the examples say they show.
     assert.match(outputs[0], /^retail-agent .* sees 5 tools:/);
-    assert.match(outputs.at(-1)!, /fx\.quote@1\.1\.0/, "the published draft is discovered");
+    const flat = blocks.flat();
+    const listed = flat.findLastIndex((c) => / estate list --principal /.test(c.text));
+    assert.match(outputs[listed], /fx\.quote@1\.1\.0/, "the published draft is discovered");
+    const servers = flat.findIndex((c) => / estate servers --estate /.test(c.text));
+    assert.match(
+      outputs[servers],
+      /^crm-mcp \(owner customer-data\)/,
+      "the registered server is listed",
+    );
     assert.equal(
       fs.existsSync(path.join(where.repo, "corpus", "tools", "fx.quote", "1.1.0.json")),
       false,

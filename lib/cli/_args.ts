@@ -2,6 +2,9 @@
 import { isToolName } from "../estate/spec.ts";
 import { Version } from "../compat/semver.ts";
 
+/** Exit codes: 0 ok, 1 a check failed (or a refusal), 2 a usage or input error. */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
 /** Parsed arguments. */
 export interface Args {
   positionals: string[];

@@ -33,7 +33,9 @@ import {
   type VersionRecord,
 } from "../../mod.ts";
 import { CorpusError, EstateDir, tornLineMessage } from "../store/mod.ts";
-import { parseArgs, parseToolRef, UsageError } from "./_args.ts";
+import { EXIT, parseArgs, parseToolRef, UsageError } from "./_args.ts";
+import { addServer, listServers } from "./_servers.ts";
+import { showDrift } from "./_drift.ts";
 
 /** Where the CLI writes, and what it knows of its terminal. */
 export interface CliIO {
@@ -53,8 +55,7 @@ export interface CliIO {
   now?: () => Date;
 }
 
-/** Exit codes. */
-export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+export { EXIT } from "./_args.ts";
 
 /** One command: how to call it, what it does, and the flags it takes besides the common ones. */
 interface Command {
@@ -117,6 +118,25 @@ const COMMANDS: Record<string, Command> = {
       "who called a version, how often, last seen (after retirement: who called it after it\n" +
       "retired, the calls that now fail)",
     values: [],
+    booleans: [],
+  },
+  servers: {
+    usage: "estate servers [add FILE [--update]]",
+    summary:
+      "the MCP servers the estate did not write (servers/<id>.json): each with its owner, how it\n" +
+      "is reached, the identity it must prove and the tools it may serve (quarantined ones marked);\n" +
+      "add FILE registers a server record, refused when it lists a tool another server serves, or\n" +
+      "when a different record has its id and --update is not given",
+    values: [],
+    booleans: ["update"],
+  },
+  drift: {
+    usage: "estate drift [--server ID] [--tool NAME]",
+    summary:
+      "what the gateway observed of upstream servers (drift.jsonl), grouped by server and tool,\n" +
+      "newest first: schema changes (compatible, or quarantined until a version is published),\n" +
+      "changed descriptions and annotations, unavailable servers, refused identities, dropped tools",
+    values: ["server", "tool"],
     booleans: [],
   },
   serve: {
@@ -363,6 +383,29 @@ function run(argv: string[], io: CliIO, json: boolean): number {
     case "impact": {
       if (args.positionals.length !== 1) throw new UsageError(usage);
       return impact(openEstate(), parseToolRef(args.positionals[0], spec.usage), out);
+    }
+    case "servers": {
+      const [sub, ...files] = args.positionals;
+      if (sub === undefined) {
+        if (args.flags.has("update")) throw new UsageError(`--update goes with add FILE; ${usage}`);
+        return listServers(openEstate(), out);
+      }
+      if (sub !== "add" || files.length !== 1) throw new UsageError(usage);
+      const file = path.resolve(io.cwd, files[0]);
+      if (!fs.statSync(file, { throwIfNoEntry: false })?.isFile()) {
+        throw new UsageError(`cannot read ${file}: no such file`);
+      }
+      return addServer(openEstate(), file, {
+        update: args.flags.has("update"),
+        cwd: io.cwd,
+      }, out);
+    }
+    case "drift": {
+      if (args.positionals.length) throw new UsageError(usage);
+      return showDrift(openEstate(), {
+        server: args.flags.get("server") as string | undefined,
+        tool: args.flags.get("tool") as string | undefined,
+      }, out);
     }
   }
   throw new UsageError(`unknown command ${JSON.stringify(command)}; see estate --help`);

@@ -6,19 +6,35 @@
  */
 import type { SchemaBump, SchemaChange } from "../compat/schema_change.ts";
 import type { SchemaIssue } from "../schema/types.ts";
-import { inOutputSchema, type PlanOptions, type PublishPlan } from "./publish_plan.ts";
+import {
+  inOutputSchema,
+  type PlanOptions,
+  type PublishPlan,
+  type PublishRefusal,
+} from "./publish_plan.ts";
 import type { ToolRegistry } from "./registry.ts";
 import type { RejectionsAtNode } from "./replay.ts";
 import { lintDescription, type ToolSpec } from "./spec.ts";
+import type { SpecPoisoningSignal } from "./poisoning.ts";
 import { toolMentionMessage } from "./tool_mentions.ts";
 
 /** How much a finding matters: an error fails `estate check`. */
 export type FindingSeverity = "error" | "warning" | "information" | "hint";
 
+/** A stretch of a text: UTF-16 offsets, `end` exclusive. */
+export interface TextSpan {
+  /** Where it starts. */
+  start: number;
+  /** Where it ends (exclusive). */
+  end: number;
+}
+
 /** Where in the draft a finding belongs. */
 export type FindingTarget =
   | { field: "version" }
-  | { field: "description" }
+  | { field: "title"; span?: TextSpan }
+  | { field: "description"; span?: TextSpan }
+  | { field: "server" }
   | { field: "inputSchema"; path: string }
   | { field: "outputSchema"; path: string };
 
@@ -26,7 +42,13 @@ export type FindingTarget =
 export interface DraftFinding {
   /** How much it matters. */
   severity: FindingSeverity;
-  /** A stable code: `version-too-low`, `version-ok`, `immutable`, `not-newer`, `change`, `output-change`, `rejected-calls`, `schema`, `hidden-tool`, `description`. */
+  /**
+   * A stable code: `version-too-low`, `version-ok`, `immutable`, `not-newer`, `change`,
+   * `output-change`, `rejected-calls`, `schema`, `hidden-tool`, `description`, `server`; and for
+   * tool poisoning, the signal's code (`invisible-character`, `bidi-control`, `tag-character`,
+   * `control-character`: errors; `model-instruction`, `instruction-block`, `file-reference`,
+   * `secret-request`: warnings).
+   */
   code: string;
   /** Where it belongs. */
   target: FindingTarget;
@@ -60,6 +82,18 @@ export interface DraftReport {
 
 const ORDER: Record<FindingSeverity, number> = { error: 0, warning: 1, information: 2, hint: 3 };
 
+/** Where a poisoning signal belongs: the text in a schema, or the span of the title or description. */
+function poisoningTarget(signal: SpecPoisoningSignal): FindingTarget {
+  const span = { start: signal.start, end: signal.end };
+  switch (signal.field) {
+    case "title":
+    case "description":
+      return { field: signal.field, span };
+    default:
+      return { field: signal.field, path: signal.path ?? "$" };
+  }
+}
+
 /** `$.properties.currency` style location of a schema issue inside `inputSchema`. */
 function issueTarget(issue: SchemaIssue): FindingTarget {
   return { field: "inputSchema", path: issue.path };
@@ -78,7 +112,9 @@ function rejectionMessage(node: RejectionsAtNode): string {
  * change requires and whether the draft's version is enough, each change at its node, the stored
  * calls a non-major bump would reject (at the node that rejects them), what `checkSchema` refuses,
  * a description that names a tool some of this tool's principals may not see (an error: publish
- * refuses it), and description lint (platform metadata: a warning).
+ * refuses it), a `server` that is not registered or does not list the tool (an error), tool
+ * poisoning (`specPoisoning`: hidden characters are errors, the rest warnings), and description
+ * lint (platform metadata: a warning).
  *
  * @param spec The draft (already parsed with `parseToolSpec`).
  * @param registry The estate it would be published into.
@@ -202,6 +238,26 @@ export function checkDraft(
       code: "hidden-tool",
       target: { field: "description" },
       message: toolMentionMessage(mention),
+    });
+  }
+  const serverRefusals: PublishRefusal[] = ["unknown-server", "server-does-not-list"];
+  for (const r of plan.refusals) {
+    if (!serverRefusals.includes(r.refusal)) continue;
+    findings.push({
+      severity: "error",
+      code: "server",
+      target: { field: "server" },
+      message: r.message.replace(/^Cannot publish [^:]+: it names/, "names"),
+    });
+  }
+  for (const signal of plan.poisoning) {
+    findings.push({
+      severity: signal.hidden ? "error" : "warning",
+      code: signal.code,
+      target: poisoningTarget(signal),
+      message: `${signal.path === undefined ? "" : `${signal.path}: `}${signal.message}${
+        signal.hidden ? "; publish refuses it" : ""
+      }`,
     });
   }
   for (const problem of lintDescription(spec)) {

@@ -1,5 +1,6 @@
 /**
- * The governed estate: tool specs and side effects, the immutable registry with discovery, and
+ * The governed estate: tool specs and side effects, the immutable registry with discovery, the
+ * servers that serve tools the estate did not write, tool-poisoning lint, drift records, and
  * argument repair.
  *
  * @module
@@ -12,6 +13,7 @@ export {
   type ClientDirection,
   DATA_CLASSIFICATIONS,
   type DataClassification,
+  isServerId,
   isToolName,
   lintDescription,
   type McpTool,
@@ -90,7 +92,34 @@ export {
   type DraftReport,
   type FindingSeverity,
   type FindingTarget,
+  type TextSpan,
 } from "./check_draft.ts";
+export {
+  type HttpUpstream,
+  parseServerRecord,
+  type ServerRecord,
+  ServerRecordError,
+  type StdioUpstream,
+} from "./server_record.ts";
+export {
+  type RegisterServerOptions,
+  type RegisterServerResult,
+  type ServedElsewhere,
+  type ServerLookup,
+  type ServerRefusal,
+  ServerRegistrationError,
+} from "./servers.ts";
+export {
+  HIDDEN_POISONING_CODES,
+  type PoisoningCode,
+  type PoisoningOptions,
+  type PoisoningSignal,
+  poisoningSignals,
+  showHiddenCharacters,
+  specPoisoning,
+  type SpecPoisoningSignal,
+} from "./poisoning.ts";
+export { DRIFT_KINDS, type DriftKind, type DriftRecord, driftRecordProblems } from "./drift.ts";
 export { CallIndex, type IndexReplayOptions } from "./call_index.ts";
 export {
   hiddenToolMentions,

@@ -3,7 +3,9 @@
  * its tool already published — the bump its schema changes require, the refusals with their
  * messages (a version is never rewritten, a breaking change needs a major bump, a non-major bump
  * must still accept every stored call, the schema must be enforceable, the description must not
- * name a tool some of its principals may not see) — and {@linkcode publishError}, the one error a
+ * name a tool some of its principals may not see, a server it names must be registered and list it,
+ * and no text a model reads may carry characters a reviewer cannot see) — and
+ * {@linkcode publishError}, the one error a
  * refused plan becomes, for the registry and the estate on disk alike.
  *
  * @module
@@ -19,6 +21,8 @@ import { copyRecord, type VersionRecord } from "./lifecycle.ts";
 import { noRejections, type Rejections } from "./replay.ts";
 import type { ToolSpec } from "./spec.ts";
 import { type ToolMention, toolMentionMessage } from "./tool_mentions.ts";
+import { specPoisoning, type SpecPoisoningSignal } from "./poisoning.ts";
+import type { ServerLookup } from "./servers.ts";
 
 /** Why a publish was refused. */
 export type PublishRefusal =
@@ -27,7 +31,10 @@ export type PublishRefusal =
   | "unsafe-schema"
   | "bump-too-small"
   | "corpus-rejected"
-  | "names-hidden-tool";
+  | "names-hidden-tool"
+  | "unknown-server"
+  | "server-does-not-list"
+  | "hidden-characters";
 
 /** What a publish would find, without publishing: for `estate check` and the editor. */
 export interface PublishPlan {
@@ -64,6 +71,11 @@ export interface PublishPlan {
    * `hiddenToolMentions`): each refuses the publish.
    */
   hiddenMentions: ToolMention[];
+  /**
+   * What looks like tool poisoning in the texts a model reads (see `specPoisoning`): hidden
+   * characters refuse the publish; the rest are `checkDraft` warnings.
+   */
+  poisoning: SpecPoisoningSignal[];
 }
 
 /** The outcome of a publish that was not refused. */
@@ -189,6 +201,13 @@ export interface PublishSubject {
   replay: (schema: ToolSpec["inputSchema"], options: ReplayLine) => Rejections;
   /** How many rejected calls a refusal lists. */
   sample: number;
+  /** The estate's servers: a server the candidate names must be registered and list it. */
+  servers: ServerLookup;
+}
+
+/** Where in a spec a poisoning signal is, for a message: `description`, `inputSchema $.a.title`. */
+export function poisoningPlace(signal: SpecPoisoningSignal): string {
+  return signal.path === undefined ? signal.field : `${signal.field} ${signal.path}`;
 }
 
 /**
@@ -216,6 +235,7 @@ export function publishPlan(subject: PublishSubject): PublishPlan {
     rejected: noRejections(),
     schemaIssues: checkSchema(spec.inputSchema),
     hiddenMentions: [],
+    poisoning: [],
   };
   if (existing && sameContent(existing.spec, spec)) {
     plan.alreadyPublished = true;
@@ -252,6 +272,38 @@ export function publishPlan(subject: PublishSubject): PublishPlan {
     refusals.push({
       refusal: "names-hidden-tool",
       message: `Cannot publish ${id}: its ${toolMentionMessage(m)}`,
+    });
+  }
+  if (spec.server !== undefined) {
+    const record = subject.servers.server(spec.server);
+    const serving = subject.servers.serverFor(spec.name);
+    if (!record) {
+      const known = subject.servers.servers().map((r) => r.id);
+      refusals.push({
+        refusal: "unknown-server",
+        message:
+          `Cannot publish ${id}: it names server ${spec.server}, which the estate does not record (${
+            known.length ? `it records ${known.join(", ")}` : "it records no servers"
+          }); register the server first (servers/${spec.server}.json)`,
+      });
+    } else if (!record.tools.includes(spec.name)) {
+      refusals.push({
+        refusal: "server-does-not-list",
+        message:
+          `Cannot publish ${id}: it names server ${spec.server}, whose record does not list ${spec.name}${
+            serving ? ` (server ${serving.id} serves it)` : ""
+          }; add ${spec.name} to the record's tools, or name the server that serves it`,
+      });
+    }
+  }
+  plan.poisoning = specPoisoning(spec);
+  for (const signal of plan.poisoning) {
+    if (!signal.hidden) continue;
+    refusals.push({
+      refusal: "hidden-characters",
+      message: `Cannot publish ${id}: its ${
+        poisoningPlace(signal)
+      } carries ${signal.message}; remove the hidden characters`,
     });
   }
   if (plan.schemaIssues.length) {

@@ -1,9 +1,10 @@
 /**
  * The registry: an immutable, versioned estate of tools in memory — its state (every version with
- * its lifecycle), the queries over it (latest, resolve, versions, discovery per principal), and
- * the events subscribers hear. The rules it applies live beside it: `publish_plan.ts` (publishing),
- * `retirement.ts` and `retirement_plan.ts` (retiring), `replay.ts` (stored calls). Pure: storage
- * and I/O are the caller's (see the disk estate).
+ * its lifecycle, and the servers that serve tools it did not write), the queries over it (latest,
+ * resolve, versions, discovery per principal, which server serves a tool), and the events
+ * subscribers hear. The rules it applies live beside it: `publish_plan.ts` (publishing),
+ * `retirement.ts` and `retirement_plan.ts` (retiring), `replay.ts` (stored calls), `servers.ts`
+ * (the server directory). Pure: storage and I/O are the caller's (see the disk estate).
  *
  * @module
  */
@@ -36,6 +37,14 @@ import {
   type RetireVersionOptions,
 } from "./retirement_plan.ts";
 import { hiddenToolMentions } from "./tool_mentions.ts";
+import type { ServerRecord } from "./server_record.ts";
+import {
+  type RegisterServerOptions,
+  type RegisterServerResult,
+  sameServerRecord,
+  ServerDirectory,
+  type ServerLookup,
+} from "./servers.ts";
 import {
   canSee,
   classificationRank,
@@ -47,11 +56,14 @@ import {
 
 /** A change to the estate, for subscribers such as an MCP server's list_changed. */
 export interface EstateEvent {
-  /** What happened. */
-  type: "published" | "deprecated" | "retired";
-  /** The tool. */
+  /**
+   * What happened: a version was published, deprecated or retired; or a server was registered,
+   * or its record replaced by an update.
+   */
+  type: "published" | "deprecated" | "retired" | "server-registered" | "server-updated";
+  /** The tool; for a server event, the server's id. */
   name: string;
-  /** The version. */
+  /** The version; empty for a server event. */
   version: string;
 }
 
@@ -139,8 +151,9 @@ function keep(candidate: unknown): ToolSpec {
  * assert.equal(registry.latest("payments.lookup")?.version, "2.0.0");
  * ```
  */
-export class ToolRegistry {
+export class ToolRegistry implements ServerLookup {
   readonly #tools = new Map<string, Entry>();
+  #servers = new ServerDirectory();
   readonly #listeners = new Set<(event: EstateEvent) => void>();
   readonly #storedCalls: CallSource;
   readonly #now: () => Date;
@@ -182,6 +195,7 @@ export class ToolRegistry {
       replay: options.replay ??
         ((schema, line) => replayCalls(schema, this.#storedCalls(spec.name), line)),
       sample: this.#sample,
+      servers: this.#servers,
     });
   }
 
@@ -198,8 +212,11 @@ export class ToolRegistry {
    * @throws {PublishError} For a republish with different content, a version not newer than the
    *   newest, a bump smaller than the change requires, a schema `checkSchema` rejects, stored
    *   calls the new schema rejects (non-major bumps), or a description that names a tool some
-   *   principal who sees this one may not see (`hiddenToolMentions`). Platform metadata in a
-   *   description (`lintDescription`) is a warning of `checkDraft`, never a refusal.
+   *   principal who sees this one may not see (`hiddenToolMentions`), a `server` that is not
+   *   registered or whose record does not list the tool, or a title, description or schema text
+   *   with characters a reviewer cannot see (`specPoisoning`). Platform metadata in a description
+   *   (`lintDescription`) and the visible signs of tool poisoning are warnings of `checkDraft`,
+   *   never refusals.
    * @throws {ToolSpecError} When the candidate is not a valid spec.
    */
   publish(candidate: ToolSpec | unknown): PublishResult {
@@ -478,7 +495,113 @@ export class ToolRegistry {
   }
 
   /**
-   * Subscribes to changes (publish, deprecation, retirement).
+   * Records a server the estate did not write: how to reach it, the identity it must prove, and
+   * the tool names it may serve. Exactly one server serves a name: a record that lists a name
+   * another server lists is refused. A different record under a registered id is refused unless
+   * `update` is set; the same record again changes nothing. Subscribers hear `server-registered`
+   * or `server-updated`.
+   *
+   * The record is kept as a deep, frozen copy. Tool specs that name the server are checked
+   * against it when they are published; an update does not re-check versions already published
+   * (which server serves a name is always the directory's answer, `serverFor`).
+   *
+   * @param candidate The record (checked with `parseServerRecord`).
+   * @param options `update: true` to replace a different record registered under its id.
+   * @returns What happened, with the record as kept.
+   * @throws {ServerRecordError} When the candidate is not a valid record.
+   * @throws {ServerRegistrationError} When it lists a tool another server serves, or differs from
+   *   the registered record and is not an update.
+   *
+   * @example
+   * ```ts
+   * import { ServerRegistrationError, ToolRegistry } from "@tool-estate/core";
+   * import assert from "node:assert/strict";
+   * const registry = new ToolRegistry();
+   * const crm = {
+   *   id: "crm-mcp", owner: "crm-team", description: "The CRM team's MCP server.",
+   *   upstream: { kind: "http", url: "https://crm.internal/mcp", identity: { spiffeId: "spiffe://bank.example/crm" } },
+   *   tools: ["crm.customer.get"],
+   * };
+   * assert.equal(registry.registerServer(crm).status, "registered");
+   * assert.equal(registry.serverFor("crm.customer.get")?.id, "crm-mcp");
+   * assert.throws(
+   *   () => registry.registerServer({ ...crm, id: "rogue", tools: ["crm.customer.get"] }),
+   *   (e: unknown) => e instanceof ServerRegistrationError && e.refusal === "tool-served-elsewhere",
+   * );
+   * ```
+   */
+  registerServer(
+    candidate: ServerRecord | unknown,
+    options: RegisterServerOptions = {},
+  ): RegisterServerResult {
+    const result = this.#servers.register(candidate, options);
+    if (result.status !== "unchanged") {
+      this.#emit({
+        type: result.status === "registered" ? "server-registered" : "server-updated",
+        name: result.record.id,
+        version: "",
+      });
+    }
+    return result;
+  }
+
+  /**
+   * Replaces the servers with records as they were reviewed and stored (loading an estate from
+   * disk, or taking in what another process changed there). The records must obey exactly-one
+   * among themselves; the rules against the records already here are not applied. On error
+   * nothing changes.
+   *
+   * @param records Every server of the estate.
+   * @param options `emit: true` tells subscribers of each server registered or updated (for
+   *   changes another process made on disk); default false, for loading.
+   * @throws {ServerRecordError} When a record is not valid.
+   * @throws {ServerRegistrationError} When two records list the same tool, or two different
+   *   records have the same id.
+   */
+  restoreServers(records: readonly ServerRecord[], options: RestoreOptions = {}): void {
+    const next = new ServerDirectory();
+    for (const r of records) next.register(r);
+    const before = this.#servers;
+    this.#servers = next;
+    if (!options.emit) return;
+    for (const r of next.servers()) {
+      const old = before.server(r.id);
+      if (old && sameServerRecord(old, r)) continue;
+      this.#emit({ type: old ? "server-updated" : "server-registered", name: r.id, version: "" });
+    }
+  }
+
+  /**
+   * Every server the estate records.
+   *
+   * @returns The records (frozen), sorted by id.
+   */
+  servers(): ServerRecord[] {
+    return this.#servers.servers();
+  }
+
+  /**
+   * A server's record.
+   *
+   * @param id The server's id.
+   * @returns The record (frozen), or undefined when the estate records no such server.
+   */
+  server(id: string): ServerRecord | undefined {
+    return this.#servers.server(id);
+  }
+
+  /**
+   * Which server serves a tool: the one whose record lists its name (exactly one can).
+   *
+   * @param toolName The tool.
+   * @returns The server's record (frozen), or undefined for a tool served in-process.
+   */
+  serverFor(toolName: string): ServerRecord | undefined {
+    return this.#servers.serverFor(toolName);
+  }
+
+  /**
+   * Subscribes to changes (publish, deprecation, retirement, server registration).
    *
    * @param listener Called synchronously after each change.
    * @returns A function that unsubscribes.

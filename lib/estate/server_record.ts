@@ -8,7 +8,7 @@
  * @module
  */
 import { isObject } from "../_object.ts";
-import { isToolName } from "./spec.ts";
+import { isServerId, isToolName } from "./spec.ts";
 
 /** How the gateway starts a stdio server, and the binary it must be. */
 export interface StdioUpstream {
@@ -83,7 +83,6 @@ export class ServerRecordError extends Error {
   }
 }
 
-const ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const HEX64 = /^[0-9a-f]{64}$/;
 
 /**
@@ -118,7 +117,11 @@ export function parseServerRecord(value: unknown, subject = "server record"): Se
     return v;
   };
   const id = str(value.id, "id");
-  if (id && !ID.test(id)) problems.push(`id ${JSON.stringify(id)} must match [a-z0-9][a-z0-9-]*`);
+  if (id && !isServerId(id)) {
+    problems.push(
+      `id ${JSON.stringify(id)} must be 1-63 characters of a-z 0-9 - (not starting with -)`,
+    );
+  }
   const owner = str(value.owner, "owner");
   const description = str(value.description, "description");
   const tools: string[] = [];
@@ -204,14 +207,27 @@ export function parseServerRecord(value: unknown, subject = "server record"): Se
   let upstreamNames: Record<string, string> | undefined;
   if (value.upstreamNames !== undefined) {
     const n = value.upstreamNames;
-    if (!isObject(n) || !Object.values(n).every((v) => typeof v === "string")) {
-      problems.push("upstreamNames must map estate names to the server's names");
+    if (!isObject(n) || !Object.values(n).every((v) => typeof v === "string" && v !== "")) {
+      problems.push(
+        "upstreamNames must map estate names to the server's names (non-empty strings)",
+      );
     } else {
       for (const k of Object.keys(n)) {
         if (!tools.includes(k)) problems.push(`upstreamNames: ${k} is not one of tools`);
       }
       upstreamNames = { ...n as Record<string, string> };
     }
+  }
+  // Each of the server's names serves one estate name: two would make its listing ambiguous.
+  const servedAs = new Map<string, string>();
+  for (const t of tools) {
+    const theirs = upstreamNames?.[t] ?? t;
+    const other = servedAs.get(theirs);
+    if (other !== undefined) {
+      problems.push(
+        `upstreamNames: ${other} and ${t} would both be the server's ${JSON.stringify(theirs)}`,
+      );
+    } else servedAs.set(theirs, t);
   }
   const known = new Set([
     "id",

@@ -123,6 +123,13 @@ export interface ToolSpec {
   /** The accountable team; required. */
   owner: string;
   /**
+   * The id of the server that serves the tool, when it is not served in-process: a server the
+   * estate records (`servers/<id>.json`) whose record lists this tool's name. Publish refuses a
+   * server that is not registered or does not list the tool. Governance (side effect, scopes,
+   * tenants, classification, owner) is still this spec's, never the server's.
+   */
+  server?: string;
+  /**
    * What the handler asks of the client (`sampling`, `elicitation`, `roots`): discovery hides the
    * tool from clients that did not declare each, and the handler may ask for nothing else.
    */
@@ -176,6 +183,27 @@ export function isToolName(name: string): boolean {
   return NAME.test(name) && !name.startsWith(".");
 }
 
+const SERVER_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+/**
+ * Whether a text is a valid server id: 1-63 characters of `a-z 0-9 -`, starting with a letter or
+ * digit (it names a file, `servers/<id>.json`).
+ *
+ * @param id The candidate.
+ * @returns True for a valid id.
+ *
+ * @example
+ * ```ts
+ * import { isServerId } from "@tool-estate/core";
+ * import assert from "node:assert/strict";
+ * assert.equal(isServerId("payments-mcp"), true);
+ * assert.equal(isServerId("../crm"), false);
+ * ```
+ */
+export function isServerId(id: string): boolean {
+  return SERVER_ID.test(id);
+}
+
 /** The fields of a tool spec, in the order a tool file lists them. */
 export const TOOL_SPEC_FIELDS: readonly (keyof ToolSpec)[] = [
   "name",
@@ -189,6 +217,7 @@ export const TOOL_SPEC_FIELDS: readonly (keyof ToolSpec)[] = [
   "dataClassification",
   "tenants",
   "owner",
+  "server",
   "uses",
   "confirm",
 ];
@@ -355,6 +384,12 @@ export function parseToolSpec(value: unknown, subject = "tool spec"): ToolSpec {
       confirm = typeof c.message === "string" ? { message: c.message } : {};
     }
   }
+  const server = str("server", false);
+  if (typeof v.server === "string" && !isServerId(server)) {
+    problems.push(
+      `server ${JSON.stringify(server)} must be a server id: 1-63 characters of a-z 0-9 -`,
+    );
+  }
   const inputSchema = schema("inputSchema", true);
   const outputSchema = schema("outputSchema", false);
   const known = new Set([...TOOL_SPEC_FIELDS, "$schema"]);
@@ -373,6 +408,7 @@ export function parseToolSpec(value: unknown, subject = "tool spec"): ToolSpec {
     owner,
   };
   if (outputSchema !== undefined) spec.outputSchema = outputSchema;
+  if (typeof v.server === "string") spec.server = server;
   if (Object.hasOwn(v, "uses") && v.uses !== undefined) {
     spec.uses = [...new Set(uses as ClientDirection[])].sort();
   }

@@ -1,5 +1,5 @@
 /**
- * Appending lines to `calls.jsonl` so that a reader only ever finds whole, acknowledged lines: a
+ * Appending lines to `calls.jsonl` (or another JSON-lines file of the estate, `drift.jsonl`) so that a reader only ever finds whole, acknowledged lines: a
  * torn last line left by an append that never finished is removed first; the new lines go in one
  * write and are fsync'd; and when the write or the fsync fails (a full disk, an I/O error), the
  * file is truncated back to its length before the write, so a failed append leaves it as it was.
@@ -26,6 +26,11 @@ export interface AppendOptions {
   onTornLine?: (torn: TornLine) => void;
   /** The writes and the fsync (tests fail them on purpose). Default: `node:fs`. */
   io?: Partial<AppendIo>;
+  /**
+   * Whether an unterminated last line is a whole line (it gets its newline) rather than a torn
+   * write (removed). Default: whether it is a whole stored call.
+   */
+  isWhole?: (text: string) => boolean;
 }
 
 const NODE_IO: AppendIo = {
@@ -100,7 +105,9 @@ export function appendToCallsFile(file: string, text: string, options: AppendOpt
         fs.readSync(fd, tail, 0, tail.length, start);
         let whole = false;
         try {
-          whole = isStoredCallText(new TextDecoder("utf-8", { fatal: true }).decode(tail));
+          whole = (options.isWhole ?? isStoredCallText)(
+            new TextDecoder("utf-8", { fatal: true }).decode(tail),
+          );
         } catch {
           // not UTF-8: torn inside a character
         }

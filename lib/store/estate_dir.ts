@@ -5,10 +5,12 @@
  * ```
  * <estate>/
  *   principals.json          example principals
+ *   servers/<id>.json        the MCP servers the estate did not write (loaded before tools/)
  *   tools/<tool name>/
  *     <version>.json         one spec per published version; never rewritten
  *     lifecycle.json         { "<version>": [lifecycle entries] }
  *     calls.jsonl            stored calls, one JSON object per line
+ *   drift.jsonl              what the gateway observed of upstream servers, one record a line
  * ```
  *
  * @module
@@ -23,6 +25,13 @@ import {
   type PublishResult,
 } from "../estate/publish_plan.ts";
 import { ToolRegistry } from "../estate/registry.ts";
+import type { DriftRecord } from "../estate/drift.ts";
+import { parseServerRecord, type ServerRecord } from "../estate/server_record.ts";
+import {
+  type RegisterServerOptions,
+  type RegisterServerResult,
+  ServerDirectory,
+} from "../estate/servers.ts";
 import type { StoredCall } from "../estate/replay.ts";
 import type { RetirementRules } from "../estate/retirement_plan.ts";
 import { parseToolSpec, specSubject, type ToolSpec } from "../estate/spec.ts";
@@ -42,6 +51,8 @@ import {
   parseVersionFile,
 } from "./_tool_dir.ts";
 import { storedCallLine, storedCallProblems } from "./_stored_call.ts";
+import { type DiskServer, loadServerDir, parseServerFile, SERVERS_DIR } from "./_server_dir.ts";
+import { appendDriftLog, DRIFT_FILE, readDriftLog } from "./drift_log.ts";
 
 /** The principals file's name. */
 const PRINCIPALS_FILE = "principals.json";
@@ -88,6 +99,12 @@ export interface RetireOptions {
   rules?: RetirementRules;
 }
 
+/** The outcome of {@linkcode EstateDir.registerServer}: the registry's result and the record's file. */
+export interface EstateServerResult extends RegisterServerResult {
+  /** The record's file, `servers/<id>.json` (written now, or already holding this record). */
+  file: string;
+}
+
 /** The outcome of {@linkcode EstateDir.publish}: the registry's result and the version file. */
 export interface EstatePublishResult extends PublishResult {
   /** The version's file (written now, or already there for `already-published`). */
@@ -104,9 +121,16 @@ function instant(iso: string): Date {
 /**
  * An estate folder, loaded into a {@linkcode ToolRegistry}.
  *
- * Reading: `open()` loads every version and lifecycle (and checks them: a bad file is a
- * {@linkcode CorpusError} naming it, never skipped); stored calls are streamed from `calls.jsonl`
- * when the registry replays them, so a bad line surfaces then, naming its line.
+ * Reading: `open()` loads every server record, then every version and lifecycle (and checks them:
+ * a bad file is a {@linkcode CorpusError} naming it, never skipped); stored calls are streamed from
+ * `calls.jsonl` when the registry replays them, so a bad line surfaces then, naming its line.
+ *
+ * Servers: `registerServer` takes the lock of `servers/`, decides against the records on disk
+ * (exactly one server serves a tool name; a different record under a registered id only as an
+ * update), writes `servers/<id>.json` atomically, and then replaces the registry's servers with
+ * those on disk (subscribers hear of each one registered or updated). `publish` and `refresh`
+ * take in the records other processes wrote first, so a spec is checked against the servers on
+ * disk.
  *
  * Writing: `publish`, `deprecate` and `retire` take the tool's lock (`tools/<name>/.lock`),
  * re-read the tool from disk (another process may have changed it since `open()`), decide with the
@@ -188,8 +212,9 @@ export class EstateDir {
    * @param options The clock and the lock timeout.
    * @returns The estate.
    * @throws {CorpusError} Naming the file (and line and column, for invalid JSON) of the first
-   *   version file, `lifecycle.json` or `principals.json` that is not valid, or of a version file
-   *   whose name or version does not match its place.
+   *   version file, `lifecycle.json`, `principals.json` or server record that is not valid, of a
+   *   version file whose name or version does not match its place, of a server record whose id is
+   *   not its file name, or of one that lists a tool another server's record lists.
    * @throws {Error} When `dir` is not a folder.
    */
   static open(dir: string, options: EstateDirOptions = {}): EstateDir {
@@ -225,6 +250,7 @@ export class EstateDir {
       storedCalls: (name) => this.#replay ? this.readCalls(name) : [],
       now: () => this.#pinned ? this.#pinned() : this.#now(),
     });
+    registry.restoreServers(this.#readServers().map((s) => s.record));
     const tools = path.join(this.dir, TOOLS_DIR);
     if (fs.existsSync(tools)) {
       for (const entry of fs.readdirSync(tools, { withFileTypes: true })) {
@@ -314,6 +340,8 @@ export class EstateDir {
     const spec = typeof specOrFile === "string"
       ? parseVersionFile(fs.readFileSync(specOrFile, "utf8"), specOrFile)
       : parseToolSpec(specOrFile, specSubject(specOrFile));
+    // The servers a spec names are checked as they are on disk now.
+    if (spec.server !== undefined) this.#syncServers();
     const dir = this.#writableToolDir(spec.name);
     const file = path.join(dir, `${spec.version}.json`);
     if (!fs.existsSync(dir)) {
@@ -416,24 +444,36 @@ export class EstateDir {
   }
 
   /**
-   * Takes in, without a reload, what other processes changed on disk: versions they published
-   * and lifecycle transitions they made, for every tool. Subscribers of the registry hear of each
+   * Takes in, without a reload, what other processes changed on disk: servers they registered or
+   * updated, versions they published and lifecycle transitions they made, for every tool.
+   * Subscribers of the registry hear of each
    * (a server turns them into `notifications/tools/list_changed`). Versions already loaded must be
    * unchanged on disk.
    *
    * @returns How many tools were looked at.
-   * @throws {CorpusError} When a file on disk is bad, or a loaded version was rewritten.
+   * @throws {CorpusError} When a file on disk is bad (a server record included), or a loaded
+   *   version was rewritten.
    */
   refresh(): number {
+    // A bad server record does not hold back the tools (nor a bad tool the servers): both are
+    // taken in, then the first error is thrown.
+    let serversFailed: unknown;
+    try {
+      this.#syncServers();
+    } catch (e) {
+      serversFailed = e;
+    }
     const tools = path.join(this.dir, "tools");
-    if (!fs.existsSync(tools)) return 0;
-    const names = fs.readdirSync(tools, { withFileTypes: true })
-      .filter((e) => e.isDirectory() && !e.name.startsWith(".")).map((e) => e.name).sort();
+    const names = fs.existsSync(tools)
+      ? fs.readdirSync(tools, { withFileTypes: true })
+        .filter((e) => e.isDirectory() && !e.name.startsWith(".")).map((e) => e.name).sort()
+      : [];
     for (const name of names) {
       const dir = this.#toolDir(name);
       const { catchUp } = this.#sync(dir, name, true);
       catchUp();
     }
+    if (serversFailed !== undefined) throw serversFailed;
     return names.length;
   }
 
@@ -494,6 +534,114 @@ export class EstateDir {
       appendToCallsFile(file, lines.join(""), options);
     });
     return list.length;
+  }
+
+  /**
+   * Registers a server the estate did not write (see `ToolRegistry.registerServer`): decided
+   * against the records on disk, under the lock of `servers/`, and written to `servers/<id>.json`
+   * atomically (a new record is created exclusively; an update replaces the file). Then the
+   * registry's servers become those on disk, and subscribers hear of each one registered or
+   * updated (other processes' changes included). The same record again writes nothing.
+   *
+   * @param recordOrFile The record, or the path of a JSON file holding it.
+   * @param options `update: true` to replace a different record registered under its id.
+   * @returns What happened, with the record's file.
+   * @throws {ServerRegistrationError} When the record lists a tool another server's record on disk
+   *   lists, or differs from the record on disk under its id and is not an update.
+   * @throws {ServerRecordError} When the record object is not a valid record.
+   * @throws {CorpusError} When the file is not JSON or not a valid record; when a record on disk
+   *   is bad, or `servers/` or a record file is a symbolic link.
+   * @throws {Error} When the lock of `servers/` is not obtained in time, naming who holds it.
+   *
+   * @example
+   * ```ts
+   * import { EstateDir } from "@tool-estate/core/store";
+   * import assert from "node:assert/strict";
+   * import fs from "node:fs";
+   *
+   * fs.mkdirSync(".scratch", { recursive: true });
+   * const dir = fs.mkdtempSync(".scratch/estate-");
+   * const estate = EstateDir.open(dir);
+   * const result = estate.registerServer({
+   *   id: "crm-mcp", owner: "crm-team", description: "The CRM team's MCP server.",
+   *   upstream: { kind: "http", url: "https://crm.internal/mcp", identity: { spiffeId: "spiffe://bank.example/crm" } },
+   *   tools: ["crm.customer.get"],
+   * });
+   * assert.equal(result.status, "registered");
+   * assert.equal(EstateDir.open(dir).registry.serverFor("crm.customer.get")?.id, "crm-mcp");
+   * fs.rmSync(dir, { recursive: true });
+   * ```
+   */
+  registerServer(
+    recordOrFile: ServerRecord | string,
+    options: RegisterServerOptions = {},
+  ): EstateServerResult {
+    const record = typeof recordOrFile === "string"
+      ? parseServerFile(fs.readFileSync(recordOrFile, "utf8"), recordOrFile)
+      : parseServerRecord(recordOrFile, (recordOrFile as { id?: unknown })?.id as string);
+    const dir = path.join(this.dir, SERVERS_DIR);
+    refuseSymlink(dir);
+    const file = path.join(dir, `${record.id}.json`);
+    ensureDir(dir);
+    const { result, disk } = withLock(dir, `register server ${record.id}`, this.#lock, () => {
+      removeLeftovers(dir);
+      const disk = loadServerDir(dir);
+      // Decide against the records on disk, with the registry's rules.
+      const scratch = new ServerDirectory();
+      for (const s of disk) scratch.register(s.record);
+      const result = scratch.register(record, options);
+      if (result.status !== "unchanged") {
+        const text = JSON.stringify(result.record, null, 2) + "\n";
+        if (result.status === "updated") replaceAtomic(file, text);
+        else if (!createExclusive(file, text)) {
+          throw new CorpusError(file, "appeared while the lock of servers/ was held");
+        }
+      }
+      return { result, disk: scratch.servers() };
+    });
+    this.#registry.restoreServers(disk, { emit: true });
+    return { ...result, file };
+  }
+
+  /**
+   * Appends drift records to `drift.jsonl` (see {@linkcode appendDriftLog}): the gateway's log
+   * of what it observed of upstream servers.
+   *
+   * @param records The records, oldest first.
+   * @returns How many were appended.
+   * @throws {TypeError} When a record is not a drift record, before anything is written.
+   * @throws {Error} As {@linkcode appendDriftLog} does.
+   */
+  appendDrift(records: Iterable<DriftRecord>): number {
+    return appendDriftLog(path.join(this.dir, DRIFT_FILE), records, {
+      lockTimeoutMs: this.#lock.timeoutMs,
+      ...(this.#onTornLine ? { onTornLine: this.#onTornLine } : {}),
+    });
+  }
+
+  /**
+   * Reads `drift.jsonl` lazily, in file order (see {@linkcode readDriftLog}).
+   *
+   * @returns The records; none when there is no log.
+   * @throws {CorpusError} While iterating, naming the file and line of a bad line.
+   */
+  readDrift(): Generator<DriftRecord> {
+    return readDriftLog(
+      path.join(this.dir, DRIFT_FILE),
+      this.#onTornLine ? { onTornLine: this.#onTornLine } : {},
+    );
+  }
+
+  /** The server records on disk. */
+  #readServers(): DiskServer[] {
+    const dir = path.join(this.dir, SERVERS_DIR);
+    refuseSymlink(dir);
+    return loadServerDir(dir);
+  }
+
+  /** Replaces the registry's servers with those on disk; subscribers hear of the changes. */
+  #syncServers(): void {
+    this.#registry.restoreServers(this.#readServers().map((s) => s.record), { emit: true });
   }
 
   /** A tool's folder, refusing names that are not tool names (`..` would leave the estate). */

@@ -1,6 +1,6 @@
 /**
- * The estate on disk (`@tool-estate/core/store`): tool versions, lifecycles, stored calls and
- * example principals as files a team reviews in git, loaded into a `ToolRegistry` and written
+ * The estate on disk (`@tool-estate/core/store`): tool versions, lifecycles, stored calls, the
+ * servers the estate did not write, and example principals as files a team reviews in git, loaded into a `ToolRegistry` and written
  * durably and atomically. A runtime edge: it uses `node:fs`, `node:path`, `node:os` and
  * `node:process`, which Deno and Node both provide; the core does not depend on it.
  *
@@ -38,8 +38,17 @@ export {
   EstateDir,
   type EstateDirOptions,
   type EstatePublishResult,
+  type EstateServerResult,
   type RetireOptions,
 } from "./estate_dir.ts";
+export {
+  appendDriftLog,
+  DRIFT_FILE,
+  type DriftKind,
+  type DriftLogOptions,
+  type DriftRecord,
+  readDriftLog,
+} from "./drift_log.ts";
 export { type EstatePrincipal, parsePrincipals } from "./principals.ts";
 export {
   readCallsFile,
