@@ -261,7 +261,7 @@ export class UpstreamLink {
     const record = this.record;
     const connected = this.#connection === "connected";
     const circuit = this.breaker.state;
-    const tools: ToolStatus[] = record.tools.map((tool) => {
+    const tools: ToolStatus[] = this.#tools().map((tool) => {
       const upstreamName = record.upstreamNames?.[tool] ?? tool;
       const live = this.#live.get(tool);
       const version = this.#ctx.registry.latest(tool)?.version;
@@ -502,7 +502,7 @@ export class UpstreamLink {
         identity: { ...identity },
       });
     }
-    for (const tool of record.tools) {
+    for (const tool of this.#tools()) {
       const hadIt = !this.#listed || this.#live.has(tool);
       if (!live.has(tool) && hadIt && this.#ctx.registry.latest(tool)) {
         this.#ctx.log({ kind: "missing", at, server: record.id, tool });
@@ -511,7 +511,13 @@ export class UpstreamLink {
     this.#live = live;
     this.#dropped = dropped;
     this.#listed = true;
-    for (const tool of record.tools) this.track(tool);
+    for (const tool of this.#tools()) this.track(tool);
+  }
+
+  /** The tools the record allows that no other server's record serves. */
+  #tools(): string[] {
+    const id = this.record.id;
+    return this.record.tools.filter((t) => (this.#ctx.serverFor(t)?.id ?? id) === id);
   }
 
   #at(): string {

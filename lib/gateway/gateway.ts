@@ -100,6 +100,9 @@ const PLATFORM_TIMERS: ServerTimers = {
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
 
+/** The `_meta` prefix MCP reserves for the protocol. */
+const RESERVED_META = "io.modelcontextprotocol/";
+
 /** What an output without `structuredContent` breaks. */
 const MISSING_STRUCTURED: SchemaIssue = Object.freeze({
   path: "$",
@@ -392,7 +395,7 @@ export class Gateway {
       this.#callFailed(spec, record, "the result has no content list");
       return toolError(`${spec.name}: server ${record.id} returned a malformed result`);
     }
-    const { resultType: _envelope, ...result } = raw;
+    const result = withoutEnvelope(raw);
     if (result.isError === true) return result as unknown as CallToolResult;
     const validate = this.#outputValidator(spec);
     if (!validate) return result as unknown as CallToolResult;
@@ -467,6 +470,23 @@ export class Gateway {
 /** Whether two records say the same (the link keeps its connection). */
 function sameRecord(a: ServerRecord, b: ServerRecord): boolean {
   return a === b || canonicalJson(a) === canonicalJson(b);
+}
+
+/**
+ * A result without what belongs to the upstream connection rather than to the result: the
+ * 2026-07-28 `resultType`, and `_meta` keys under MCP's reserved `io.modelcontextprotocol/` prefix
+ * (the upstream's `serverInfo`). The estate's server adds its own.
+ */
+function withoutEnvelope(raw: Record<string, unknown>): Record<string, unknown> {
+  const { resultType: _envelope, ...result } = raw;
+  if (isObject(result._meta)) {
+    const meta = Object.fromEntries(
+      Object.entries(result._meta).filter(([k]) => !k.startsWith(RESERVED_META)),
+    );
+    if (Object.keys(meta).length) result._meta = meta;
+    else delete result._meta;
+  }
+  return result;
 }
 
 /** An `isError` result with one text block. */
