@@ -883,4 +883,15 @@ Deno.test("classifyDrift() reports changed texts, inside the schemas too, with t
   }]);
   // A description change alone does not quarantine: principals read the registered text.
   assert.deepEqual(drift.quarantine, []);
+  // A lint that fails is a finding, not a failure.
+  const failing = classifyDrift(registered, {
+    name: "payments.lookup",
+    description: "Changed.",
+    inputSchema: registered.inputSchema,
+  }, {
+    descriptionSignals: () => {
+      throw new Error("boom");
+    },
+  });
+  assert.deepEqual(failing.text[0].signals.map((s) => s.code), ["lint-failed"]);
 });

@@ -226,7 +226,15 @@ function textChanges(
   lint: DescriptionLint | undefined,
 ): TextChange[] {
   const out: TextChange[] = [];
-  const signals = (text: string | undefined): DescriptionSignal[] => lint && text ? lint(text) : [];
+  const signals = (text: string | undefined): DescriptionSignal[] => {
+    if (!lint || !text) return [];
+    try {
+      return lint(text);
+    } catch (e) {
+      // A failing lint must not stop the classification (nor the connection it runs in).
+      return [{ code: "lint-failed", message: `the description lint failed: ${String(e)}` }];
+    }
+  };
   const description = typeof live.description === "string" ? live.description : undefined;
   if (description !== registered.description) {
     out.push({
