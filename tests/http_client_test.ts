@@ -323,6 +323,30 @@ Deno.test("cancel(id) closes a 2026-07-28 request's SSE answer; a handshake-era 
   await t.close();
 });
 
+Deno.test("close() ends an SSE answer whose body does not stop when its fetch is aborted", async () => {
+  // A body that ignores the abort (as a fetch's body sometimes does): the reader must be
+  // cancelled, or close() waits for it for ever.
+  let cancelled = false;
+  const { fetch } = scripted(() =>
+    new Response(
+      new ReadableStream<Uint8Array>({
+        cancel: () => void (cancelled = true),
+      }),
+      { headers: { "content-type": "text/event-stream" } },
+    )
+  );
+  const t = new StreamableHttpClientTransport(URL_, { fetch, listen: false });
+  t.onmessage = () => {};
+  await t.send({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "subscriptions/listen",
+    params: { _meta: MODERN_META },
+  });
+  await t.close();
+  assert.equal(cancelled, true);
+});
+
 Deno.test("the GET stream opens after notifications/initialized, delivers notifications, and reopens after a drop", async () => {
   let gets = 0;
   let stream!: ReturnType<typeof sse>;

@@ -557,6 +557,12 @@ export class StreamableHttpClientTransport implements Transport {
     cursor.connect();
     const text = new TextDecoder();
     const reader = body.getReader();
+    // Aborting the fetch does not always end a read already waiting on its body (seen on Deno
+    // 2.9.6 when the stream's last chunk arrived while the event loop was busy): cancel the reader
+    // as well, so that closing the transport never waits on a stream nobody reads any more.
+    const stop = (): void => void reader.cancel().catch(() => {});
+    controller.signal.addEventListener("abort", stop, { once: true });
+    if (controller.signal.aborted) stop();
     let received = false;
     let progressed = false;
     let stopped = false;
@@ -589,6 +595,7 @@ export class StreamableHttpClientTransport implements Transport {
     } catch {
       // aborted or dropped: the caller decides whether to reconnect
     } finally {
+      controller.signal.removeEventListener("abort", stop);
       this.#controllers.delete(controller);
       await reader.cancel().catch(() => {});
     }
