@@ -19,7 +19,7 @@ import { canonicalJson } from "../schema/_equal.ts";
 import { CircuitBreaker } from "./_breaker.ts";
 import { deadline, formatDuration, raceAbort } from "./_signals.ts";
 import { classifyDrift, type DescriptionLint, type DriftAssessment } from "./drift.ts";
-import type { DriftEvent, DriftKind, GatewayLogEntry } from "./gateway_log.ts";
+import type { DriftEvent, DriftEventKind, GatewayLogEntry } from "./gateway_log.ts";
 import type { ConnectionState, ServerStatus, ToolStatus } from "./status.ts";
 import { type IdentityEvidence, IdentityRefusedError, type UpstreamConnector } from "./upstream.ts";
 
@@ -199,7 +199,7 @@ export class UpstreamLink {
     const textKey = `${version}\u0000${
       canonicalJson(a.text.map((x) => [x.field, x.live ?? null]))
     }`;
-    const event = (kind: DriftKind, message: string, more: Partial<DriftEvent>): void =>
+    const event = (kind: DriftEventKind, message: string, more: Partial<DriftEvent>): void =>
       this.#ctx.drift({
         kind,
         at: this.#at(),

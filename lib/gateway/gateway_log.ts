@@ -26,12 +26,12 @@ import type { IdentityEvidence } from "./upstream.ts";
  * - `cleared`: a quarantined tool is back within the registered contract (the upstream reverted,
  *   or a version was published).
  */
-export type DriftKind = "compatible" | "description" | "quarantined" | "cleared";
+export type DriftEventKind = "compatible" | "description" | "quarantined" | "cleared";
 
 /** One drift event, for the tool's owner (the drift log, the CLI, the editor). */
 export interface DriftEvent {
   /** What it says. */
-  kind: DriftKind;
+  kind: DriftEventKind;
   /** When it was seen (ISO 8601). */
   at: string;
   /** The server record's id. */

@@ -271,8 +271,7 @@ async function connectStdio(
  *
  * @example
  * ```ts
- * import { connectUpstreams } from "./identity.ts";
- * import { IdentityRefusedError } from "./upstream.ts";
+ * import { connectUpstreams, IdentityRefusedError } from "@tool-estate/core/gateway";
  * import assert from "node:assert/strict";
  * const connect = connectUpstreams({ timeoutMs: 2000 });
  * const refused = await connect({

@@ -23,7 +23,12 @@ export {
   type DriftAssessment,
   type TextChange,
 } from "./drift.ts";
-export type { DriftEvent, DriftKind, GatewayLogEntry, GatewayLogFields } from "./gateway_log.ts";
+export type {
+  DriftEvent,
+  DriftEventKind,
+  GatewayLogEntry,
+  GatewayLogFields,
+} from "./gateway_log.ts";
 export type {
   CircuitState,
   ConnectionState,
