@@ -52,7 +52,9 @@ interface ServedTool {
 export function quarantined(records: Iterable<DriftRecord>, registry: ToolRegistry): Set<string> {
   const last = new Map<string, DriftRecord>();
   for (const r of records) {
-    if (r.tool === undefined || (r.kind !== "quarantined" && r.kind !== "compatible")) continue;
+    if (r.tool === undefined || !["quarantined", "compatible", "cleared"].includes(r.kind)) {
+      continue;
+    }
     const key = `${r.server}\u0000${r.tool}`;
     const seen = last.get(key);
     if (!seen || Date.parse(r.at) >= Date.parse(seen.at)) last.set(key, r);

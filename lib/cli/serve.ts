@@ -23,10 +23,11 @@ import { serveStdio } from "../mcp/transports/stdio.ts";
 import { HTTP_LIMITS } from "../mcp/transports/_http_limits.ts";
 import { parseArgs, UsageError } from "./_args.ts";
 import { principalOnly, type PrincipalWatch } from "./_principal_watch.ts";
+import { type ServedGateway, startGateway } from "./_serve_gateway.ts";
 import type { CliIO } from "./main.ts";
 
 const USAGE =
-  "usage: estate serve [--http HOST:PORT (default 127.0.0.1:3000) | --stdio --principal ID] [--estate DIR] [--record-calls]";
+  "usage: estate serve [--http HOST:PORT (default 127.0.0.1:3000) | --stdio --principal ID] [--estate DIR] [--record-calls] [--tls-cert FILE --tls-key FILE --tls-ca FILE]";
 
 const L = HTTP_LIMITS;
 const T = `${L.requestTimeoutMs / 1000} s`;
@@ -46,7 +47,16 @@ options:
   --principal ID     with --stdio: the principal to serve as
   --estate DIR       the estate folder (default: corpus)
   --record-calls     append each accepted call to the tool's calls.jsonl
+  --tls-cert FILE    the gateway's client certificate (PEM), presented to HTTP upstreams
+  --tls-key FILE     its private key (PEM)
+  --tls-ca FILE      the estate's trust root (PEM), which issues upstreams' SPIFFE certificates
   --help             this text
+
+When the estate records servers it did not write (servers/<id>.json, see estate servers), serve is
+also their gateway: their tools are listed and checked like the estate's own, then forwarded over
+a connection whose identity was verified (mutual TLS, pinned certificate or pinned binary); what
+the gateway observes (identity refusals, dropped tools, drift) is logged here and appended to the
+estate's drift.jsonl (see estate drift).
 
 While it runs it follows the estate folder: versions published, deprecated or retired by other
 processes reach connected clients as list_changed; an edited principals.json takes effect at
@@ -202,7 +212,7 @@ export async function runServe(
   let args;
   try {
     args = parseArgs(argv, {
-      values: ["estate", "principal", "http"],
+      values: ["estate", "principal", "http", "tls-cert", "tls-key", "tls-ca"],
       booleans: ["stdio", "record-calls", "help"],
     });
     if (args.flags.has("help")) {
@@ -225,8 +235,25 @@ export async function runServe(
     io.stderr(`estate: ${(e as Error).message}\n`);
     return 2;
   }
+  let gateway: ServedGateway | undefined;
+  try {
+    const flag = (name: string) => {
+      const v = args.flags.get(name);
+      return typeof v === "string" ? path.resolve(io.cwd, v) : undefined;
+    };
+    gateway = startGateway(estate, {
+      tls: { cert: flag("tls-cert"), key: flag("tls-key"), ca: flag("tls-ca") },
+      log,
+    });
+  } catch (e) {
+    io.stderr(`estate: ${(e as Error).message}\n`);
+    return 2;
+  }
+  const system = options.system({ registry: estate.registry });
   const server = estateServer(estate, {
-    system: options.system({ registry: estate.registry }),
+    system: gateway
+      ? { ...system, handlerFor: (spec) => gateway!.handlerFor(spec) ?? system.handlerFor(spec) }
+      : system,
     log,
     recordCalls: args.flags.has("record-calls"),
   });
@@ -284,5 +311,6 @@ export async function runServe(
   } finally {
     unwatch();
     server.close();
+    await gateway?.close();
   }
 }

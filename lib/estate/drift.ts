@@ -22,12 +22,14 @@ import { isServerId, isToolName } from "./spec.ts";
  *   the registered one);
  * - `annotations`: its annotations changed;
  * - `unavailable`: the server (or the tool) vanished or timed out;
+ * - `cleared`: a quarantined tool is back within its registered contract;
  * - `refused-identity`: the server failed its identity check (nothing of it is used);
  * - `dropped-tool`: the server offered a tool its record does not allow (dropped).
  */
 export type DriftKind =
   | "compatible"
   | "quarantined"
+  | "cleared"
   | "description"
   | "annotations"
   | "unavailable"
@@ -38,6 +40,7 @@ export type DriftKind =
 export const DRIFT_KINDS: readonly DriftKind[] = [
   "compatible",
   "quarantined",
+  "cleared",
   "description",
   "annotations",
   "unavailable",
@@ -49,6 +52,7 @@ export const DRIFT_KINDS: readonly DriftKind[] = [
 const ABOUT_A_REGISTERED_TOOL: readonly DriftKind[] = [
   "compatible",
   "quarantined",
+  "cleared",
   "description",
   "annotations",
 ];
