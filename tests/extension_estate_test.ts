@@ -55,3 +55,52 @@ Deno.test("EstateSnapshot.empty() treats every draft as a new tool", () => {
 Deno.test("EstateSnapshot.load() refuses a folder that does not exist, naming it", () => {
   assert.throws(() => EstateSnapshot.load("/no/such/estate"), /\/no\/such\/estate: no such folder/);
 });
+
+Deno.test("EstateSnapshot keeps the server records, and reads drift.jsonl again only when it changed", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "estate-snapshot-" });
+  try {
+    fs.cpSync(CORPUS, dir, { recursive: true });
+    const disk = EstateDir.open(dir);
+    disk.registerServer({
+      id: "crm-mcp",
+      owner: "crm-team",
+      description: "The CRM team's MCP server.",
+      upstream: {
+        kind: "http",
+        url: "https://crm.internal/mcp",
+        identity: { spiffeId: "spiffe://bank.example/crm" },
+      },
+      tools: ["crm.customer.get"],
+    });
+    const snapshot = EstateSnapshot.load(dir);
+    assert.equal(snapshot.registry.serverFor("crm.customer.get")?.id, "crm-mcp");
+    assert.deepEqual(snapshot.drift(), []);
+    const record = {
+      at: "2026-12-01T09:00:00.000Z",
+      server: "crm-mcp",
+      tool: "crm.customer.get",
+      registeredVersion: "1.0.0",
+      kind: "quarantined" as const,
+      bump: "major" as const,
+      details: "crm.customer.get quarantined",
+    };
+    disk.appendDrift([record]);
+    const first = snapshot.drift();
+    assert.deepEqual(first, [record]);
+    assert.equal(snapshot.drift(), first, "unchanged on disk: the records kept, not read again");
+    assert.deepEqual(snapshot.driftNotices("crm.customer.get").map((n) => n.code), [
+      "drift-quarantined",
+    ]);
+    disk.appendDrift([{ ...record, at: "2026-12-01T10:00:00.000Z", kind: "cleared" }]);
+    assert.equal(snapshot.drift().length, 2);
+    assert.deepEqual(snapshot.driftNotices("crm.customer.get"), []);
+    // A bad line is an error naming it, until the file changes.
+    fs.appendFileSync(path.join(dir, "drift.jsonl"), "{}\n");
+    assert.throws(() => snapshot.drift(), /drift\.jsonl:3: not a drift record/);
+    assert.throws(() => snapshot.drift(), /drift\.jsonl:3/);
+    fs.rmSync(path.join(dir, "drift.jsonl"));
+    assert.deepEqual(snapshot.drift(), []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

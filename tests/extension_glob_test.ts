@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { globToRegExp, matchesGlob } from "../extension/src/glob.ts";
+import { estateFilesGlob, globToRegExp, matchesGlob } from "../extension/src/glob.ts";
 
 Deno.test("matchesGlob() matches **/*.tool.json at any depth, including the top", () => {
   const glob = "**/*.tool.json";
@@ -31,4 +31,29 @@ Deno.test("matchesGlob() supports {a,b} alternatives, [...] classes and **/ in t
 Deno.test("globToRegExp() refuses an unclosed { or [", () => {
   assert.throws(() => globToRegExp("{a,b"), SyntaxError);
   assert.throws(() => globToRegExp("[ab"), SyntaxError);
+});
+
+Deno.test("estateFilesGlob() matches the estate's version files by absolute path, and nothing beside them", () => {
+  const corpus = estateFilesGlob("corpus");
+  assert.equal(corpus, "**/corpus/tools/*/[0-9]*.json");
+  for (const p of ["/ws/corpus/tools/fx.quote/1.0.0.json", "/ws/corpus/tools/a/2.0.0-rc.1.json"]) {
+    assert.equal(matchesGlob(corpus, p), true, p);
+  }
+  for (
+    const p of [
+      "/ws/corpus/tools/fx.quote/lifecycle.json",
+      "/ws/corpus/tools/fx.quote/calls.jsonl",
+      "/ws/corpus/tools/fx.quote/1.0.0.json.bak",
+      "/ws/corpus/drift.jsonl",
+      "/ws/other/tools/fx.quote/1.0.0.json",
+      "/ws/drafts/fx.quote.tool.json",
+    ]
+  ) {
+    assert.equal(matchesGlob(corpus, p), false, p);
+  }
+  assert.equal(estateFilesGlob("./estates/main/"), "**/estates/main/tools/*/[0-9]*.json");
+  assert.equal(estateFilesGlob("../shared\\estate"), "**/shared/estate/tools/*/[0-9]*.json");
+  assert.equal(estateFilesGlob("/srv/estate"), "/srv/estate/tools/*/[0-9]*.json");
+  assert.equal(estateFilesGlob("C:\\estate"), "C:/estate/tools/*/[0-9]*.json");
+  assert.equal(estateFilesGlob("."), "**/tools/*/[0-9]*.json");
 });

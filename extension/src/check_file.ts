@@ -1,13 +1,15 @@
 /**
- * One tool file's check, as the editor shows it: `checkDraft`'s findings placed at their nodes,
- * the `Set version to …` fix, the hover on `version`, and the status line. The shapes are LSP's
+ * One tool file's check, as the editor shows it: `checkDraft`'s findings and the gateway's drift
+ * notices (`driftNotices`) placed at their nodes, the `Set version to …` fix, the hover on
+ * `version`, and the status line. The shapes are LSP's
  * (`Diagnostic`, `Range`), so the server passes them on as they are. No editor, no file system.
  *
  * @module
  */
 import type { DraftFinding, DraftReport, FindingSeverity } from "../../lib/estate/check_draft.ts";
+import type { DriftNotice } from "../../lib/estate/drift_notices.ts";
 import { parseToolSpec, type ToolSpec, ToolSpecError } from "../../lib/estate/spec.ts";
-import { limitList, shortenText } from "../../lib/schema/issue_limit.ts";
+import { limitList, MAX_ISSUE_TEXT, shortenText } from "../../lib/schema/issue_limit.ts";
 import {
   LineIndex,
   locateSegments,
@@ -54,13 +56,15 @@ export interface FileDiagnostic {
   /** How much it matters. */
   severity: 1 | 2 | 3 | 4;
   /**
-   * The finding's code (`version-too-low`, `change`, …), `spec` or `estate`; `omitted` for the
-   * one diagnostic that says how many more there are than are shown.
+   * The finding's code (`version-too-low`, `change`, …), the drift notice's (`drift-quarantined`,
+   * `drift-description`, `drift-dropped-tool`), `spec`, `estate` or `drift` (the drift log could
+   * not be read); `omitted` for the one diagnostic that says how many more there are than are
+   * shown.
    */
   code: string;
   /** Always {@linkcode SOURCE}. */
   source: string;
-  /** The sentence, exactly as `estate check` prints it. */
+  /** The sentence, exactly as `estate check` prints it (or `driftNotices` words it). */
   message: string;
   /** The quick fix, for a version that is too low. */
   data?: { fix: VersionFix };
@@ -80,8 +84,8 @@ export interface FileStatus {
 export interface FileCheck {
   /**
    * The diagnostics, errors first: at most `MAX_ISSUES_IN_RESPONSE` (100, fewer when their JSON
-   * reaches `MAX_ISSUES_BYTES`), messages cut at `MAX_ISSUE_TEXT`, then — when there are more —
-   * one `omitted` diagnostic saying how many.
+   * reaches `MAX_ISSUES_BYTES`), messages cut at `MAX_ISSUE_TEXT` (drift notices at twice that),
+   * then — when there are more — one `omitted` diagnostic saying how many.
    */
   diagnostics: FileDiagnostic[];
   /** The hover on `version`, as markdown, when the file is a valid spec. */
@@ -96,6 +100,11 @@ export interface FileCheck {
 export interface CheckContext {
   /** Checks a parsed draft: `EstateSnapshot.check`. */
   check: (spec: ToolSpec) => DraftReport;
+  /**
+   * What the gateway's drift log says of the tool now: `EstateSnapshot.driftNotices`. May throw
+   * when the log cannot be read (a warning at `name` then says why). Default: nothing.
+   */
+  drift?: (name: string) => DriftNotice[];
   /** How to name the estate folder to the user, e.g. `corpus/`. */
   estateLabel: string;
   /** Why the estate could not be loaded (the check then runs against an empty estate). */
@@ -131,7 +140,15 @@ function plural(n: number, word: string): string {
  */
 function limitDiagnostics(all: FileDiagnostic[], what: string): FileDiagnostic[] {
   const { items, omitted } = limitList(all, {
-    shorten: (d) => ({ ...d, message: shortenText(d.message) }),
+    shorten: (d) => ({
+      ...d,
+      // A drift notice is a sentence of its own around text from the log that `driftNotices`
+      // already cut at MAX_ISSUE_TEXT: cut it only beyond twice that.
+      message: shortenText(
+        d.message,
+        d.code.startsWith("drift-") ? 2 * MAX_ISSUE_TEXT : MAX_ISSUE_TEXT,
+      ),
+    }),
   });
   if (!omitted) return items;
   const rest = all.slice(items.length);
@@ -230,12 +247,46 @@ export function checkToolFile(text: string, context: CheckContext): FileCheck {
   for (const f of report.findings) {
     diagnostics.push(toDiagnostic(f, report, tree, lines));
   }
+  let notices: DriftNotice[] = [];
+  try {
+    notices = context.drift?.(spec.name) ?? [];
+  } catch (e) {
+    diagnostics.push({
+      range: rangeOf(lines, locateSegments(tree, ["name"])),
+      severity: 2,
+      code: "drift",
+      source: SOURCE,
+      message: `the drift log could not be read: ${(e as Error).message}`,
+    });
+  }
+  for (const n of notices) {
+    diagnostics.push({
+      range: rangeOf(lines, locateTarget(tree, n.target)),
+      severity: SEVERITY[n.severity],
+      code: n.code,
+      source: SOURCE,
+      message: n.message,
+    });
+  }
   diagnostics.sort((a, b) => a.severity - b.severity);
   return {
     diagnostics: limitDiagnostics(diagnostics, "finding"),
     versionHover: versionHover(report, context.estateLabel),
-    status: statusOf(report, context),
+    status: withQuarantine(statusOf(report, context), notices),
     report,
+  };
+}
+
+/** The status of a quarantined tool says so, as a warning at least. */
+function withQuarantine(status: FileStatus, notices: DriftNotice[]): FileStatus {
+  const held = notices.filter((n) => n.code === "drift-quarantined");
+  if (!held.length) return status;
+  return {
+    text: `${status.text}; quarantined`,
+    detail: `${status.detail}; quarantined by the gateway (server ${
+      held.map((n) => n.record.server).join(", ")
+    }): see estate drift`,
+    severity: status.severity === "error" ? "error" : "warning",
   };
 }
 

@@ -1,15 +1,21 @@
 /**
- * The estate the language server checks drafts against: the published versions loaded from the
- * estate folder, and the stored calls held in memory once read, so that a check on every
- * keystroke does not read `calls.jsonl` again.
+ * The estate the language server checks drafts against: the published versions and the server
+ * records loaded from the estate folder, the stored calls held in memory once read, so that a
+ * check on every keystroke does not read `calls.jsonl` again, and the gateway's drift log, read
+ * again only when the file changed.
  *
  * @module
  */
+import fs from "node:fs";
+import path from "node:path";
 import { CallIndex } from "../../lib/estate/call_index.ts";
 import { checkDraft, type DraftReport } from "../../lib/estate/check_draft.ts";
+import type { DriftRecord } from "../../lib/estate/drift.ts";
+import { type DriftNotice, driftNotices } from "../../lib/estate/drift_notices.ts";
 import { ToolRegistry } from "../../lib/estate/registry.ts";
 import type { StoredCall } from "../../lib/estate/replay.ts";
 import type { ToolSpec } from "../../lib/estate/spec.ts";
+import { DRIFT_FILE } from "../../lib/store/drift_log.ts";
 import { EstateDir } from "../../lib/store/estate_dir.ts";
 
 /** Options for {@linkcode EstateSnapshot.load}. */
@@ -35,17 +41,23 @@ export class EstateSnapshot {
   /** The published versions, with stored calls served from memory. */
   readonly registry: ToolRegistry;
   readonly #readCalls: (name: string) => Iterable<StoredCall>;
+  readonly #readDrift: () => Iterable<DriftRecord>;
   readonly #calls = new Map<string, StoredCall[]>();
   readonly #indexes = new Map<string, CallIndex>();
+  #drift: { stamp: string; records: DriftRecord[]; error?: unknown } | undefined;
 
   private constructor(
     dir: string,
     published: ToolRegistry,
-    readCalls: (name: string) => Iterable<StoredCall>,
+    read: {
+      calls: (name: string) => Iterable<StoredCall>;
+      drift: () => Iterable<DriftRecord>;
+    },
     options: SnapshotOptions = {},
   ) {
     this.dir = dir;
-    this.#readCalls = readCalls;
+    this.#readCalls = read.calls;
+    this.#readDrift = read.drift;
     this.registry = new ToolRegistry({
       storedCalls: (name) => this.calls(name),
       ...(options.now ? { now: options.now } : {}),
@@ -55,12 +67,14 @@ export class EstateSnapshot {
         this.registry.restore({ spec: record.spec, history: record.history });
       }
     }
+    this.registry.restoreServers(published.servers());
   }
 
   /**
    * Loads an estate folder.
    *
-   * @param dir The folder (`tools/<name>/<version>.json`, `lifecycle.json`, `calls.jsonl`).
+   * @param dir The folder (`tools/<name>/<version>.json`, `lifecycle.json`, `calls.jsonl`,
+   *   `servers/<id>.json`, `drift.jsonl`).
    * @param options The clock.
    * @returns The snapshot.
    * @throws {CorpusError} When a version or lifecycle file is bad.
@@ -71,7 +85,7 @@ export class EstateSnapshot {
     return new EstateSnapshot(
       dir,
       disk.registry,
-      (name) => disk.readCalls(name),
+      { calls: (name) => disk.readCalls(name), drift: () => disk.readDrift() },
       options,
     );
   }
@@ -83,7 +97,7 @@ export class EstateSnapshot {
    * @returns The snapshot.
    */
   static empty(dir: string): EstateSnapshot {
-    return new EstateSnapshot(dir, new ToolRegistry(), () => []);
+    return new EstateSnapshot(dir, new ToolRegistry(), { calls: () => [], drift: () => [] });
   }
 
   /**
@@ -119,5 +133,43 @@ export class EstateSnapshot {
     return checkDraft(spec, this.registry, {
       replay: (schema, o) => replay.rejections(schema, o),
     });
+  }
+
+  /**
+   * The gateway's drift log (`drift.jsonl`), read again when the file's size or modification time
+   * changed since the last read: a check costs one `stat`, not a read of the log. A bad log is
+   * not read again until it changes either.
+   *
+   * @returns The records, in file order; none when there is no log.
+   * @throws {CorpusError} Naming the file and line of a bad line.
+   */
+  drift(): DriftRecord[] {
+    let stamp = "none";
+    try {
+      const st = fs.statSync(path.join(this.dir, DRIFT_FILE), { bigint: true });
+      stamp = `${st.ino}:${st.size}:${st.mtimeNs}`;
+    } catch {
+      // No log (or an empty estate): no drift.
+    }
+    if (this.#drift?.stamp !== stamp) {
+      try {
+        this.#drift = { stamp, records: stamp === "none" ? [] : [...this.#readDrift()] };
+      } catch (error) {
+        this.#drift = { stamp, records: [], error };
+      }
+    }
+    if (this.#drift.error !== undefined) throw this.#drift.error;
+    return this.#drift.records;
+  }
+
+  /**
+   * What the tool's owner is told of its drift now (see `driftNotices`).
+   *
+   * @param name The tool.
+   * @returns The notices.
+   * @throws {CorpusError} When `drift.jsonl` has a bad line.
+   */
+  driftNotices(name: string): DriftNotice[] {
+    return driftNotices(this.drift(), name, this.registry);
   }
 }

@@ -19,6 +19,7 @@ import {
   type ServerOptions,
   TransportKind,
 } from "vscode-languageclient/node";
+import { estateFilesGlob } from "./glob.ts";
 
 const CLIENT_ID = "toolEstate";
 
@@ -48,15 +49,16 @@ function settings(): Record<string, unknown> {
 }
 
 /**
- * The tool files: files on disk matching `toolEstate.files` (a plain string glob), whatever
- * language mode the editor gave them (`json`, `jsonc`, or plain text before JSON support loads).
+ * The tool files: files on disk matching `toolEstate.files` (a plain string glob), and the
+ * estate's own version files (where the gateway's drift shows too), whatever language mode the
+ * editor gave them (`json`, `jsonc`, or plain text before JSON support loads).
  */
 function selector(): { scheme: string; pattern: string }[] {
-  const files = workspace.getConfiguration("toolEstate").get<string>(
-    "files",
-    "**/*.tool.json",
-  );
-  return [{ scheme: "file", pattern: files }];
+  const c = workspace.getConfiguration("toolEstate");
+  return [
+    { scheme: "file", pattern: c.get<string>("files", "**/*.tool.json") },
+    { scheme: "file", pattern: estateFilesGlob(c.get<string>("estateFolder", "corpus")) },
+  ];
 }
 
 /**
@@ -124,7 +126,10 @@ export async function activate(context: ExtensionContext): Promise<void> {
   }));
   context.subscriptions.push(workspace.onDidChangeConfiguration(async (e) => {
     // The document selector is fixed when a client starts: a new glob needs a new client.
-    if (!e.affectsConfiguration("toolEstate.files")) return;
+    if (
+      !e.affectsConfiguration("toolEstate.files") &&
+      !e.affectsConfiguration("toolEstate.estateFolder")
+    ) return;
     await client.stop();
     item.selector = selector();
     client = await start();

@@ -1,7 +1,7 @@
 /**
  * The `toolEstate.files` glob, matched against workspace-relative paths with `/` separators, as
  * VS Code's glob patterns are: `**` spans folders, `*` and `?` stay within one, `{a,b}` picks one
- * of several, `[...]` is a character class.
+ * of several, `[...]` is a character class. And the glob of the estate's own version files.
  *
  * @module
  */
@@ -75,4 +75,22 @@ export function matchesGlob(glob: string, relativePath: string): boolean {
     return re.test(name);
   }
   return false;
+}
+
+/**
+ * The glob of the estate's own version files, `<estateFolder>/tools/<name>/<version>.json` (not
+ * `lifecycle.json`, not `calls.jsonl`), as VS Code matches a document filter's string pattern:
+ * against the file's absolute path.
+ *
+ * @param estateFolder The `toolEstate.estateFolder` setting: relative to a workspace folder, or
+ *   absolute.
+ * @returns The glob: `**\/corpus/tools/*\/[0-9]*.json` for `corpus`; for a relative folder any
+ *   folder of that name (its `..` steps dropped), for an absolute one that folder.
+ */
+export function estateFilesGlob(estateFolder: string): string {
+  const folder = estateFolder.replace(/\\/g, "/").replace(/\/+$/, "");
+  const files = "tools/*/[0-9]*.json";
+  if (folder.startsWith("/") || /^[A-Za-z]:\//.test(folder)) return `${folder}/${files}`;
+  const rest = folder.split("/").filter((s) => s !== "" && s !== "." && s !== "..").join("/");
+  return rest ? `**/${rest}/${files}` : `**/${files}`;
 }

@@ -1,6 +1,8 @@
 /**
  * The tool-estate language server: checks open `*.tool.json` drafts against the estate folder
- * with the library's `checkDraft` (what `estate check` prints), and maps the result to LSP. The
+ * with the library's `checkDraft` (what `estate check` prints), adds what the gateway's drift log
+ * says of the tool (`driftNotices`: quarantined, a changed description, offered by another
+ * server), and maps the result to LSP. The
  * placing of findings, the fix, the hover and the status are in `check_file.ts`; this file only
  * wires documents, settings, watchers and requests.
  *
@@ -30,6 +32,7 @@ import {
   TextDocumentSyncKind,
 } from "vscode-languageserver/node";
 import { TextDocument } from "vscode-languageserver-textdocument";
+import { DRIFT_FILE } from "../../lib/store/drift_log.ts";
 import { checkToolFile, type FileCheck, type FileStatus } from "./check_file.ts";
 import { EstateSnapshot } from "./estate.ts";
 import { matchesGlob } from "./glob.ts";
@@ -176,6 +179,7 @@ function serve(connection: Connection): void {
       : dir;
     return checkToolFile(text, {
       check: (spec) => estate.snapshot.check(spec),
+      drift: (name) => estate.snapshot.driftNotices(name),
       estateLabel: label,
       estateProblem: estate.problem,
       fileLabel: file ? path.basename(file) : uri,
@@ -335,10 +339,13 @@ function serve(connection: Connection): void {
     ): p is string => !!p);
     let any = false;
     for (const dir of [...estates.keys()]) {
-      if (changed.some((file) => inside(dir, file))) {
-        estates.delete(dir);
-        any = true;
-      }
+      const mine = changed.filter((file) => inside(dir, file));
+      if (!mine.length) continue;
+      any = true;
+      // The gateway appending to drift.jsonl needs no reload: the snapshot re-reads the log
+      // when its size or time changed.
+      const drift = path.join(dir, DRIFT_FILE);
+      if (mine.some((file) => file !== drift)) estates.delete(dir);
     }
     if (any) recheckAll();
   });

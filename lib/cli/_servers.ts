@@ -5,11 +5,10 @@
  */
 import path from "node:path";
 import {
-  type DriftRecord,
+  quarantinesInForce,
   type ServerRecord,
   ServerRegistrationError,
   showHiddenCharacters,
-  type ToolRegistry,
 } from "../../mod.ts";
 import type { EstateDir } from "../store/mod.ts";
 import { EXIT } from "./_args.ts";
@@ -41,31 +40,8 @@ interface ServedTool {
   name: string;
   /** The newest active version, or null when none is published. */
   version: string | null;
-  /** The gateway quarantined it (see {@linkcode quarantined}). */
+  /** The gateway quarantined it (see `quarantinesInForce`). */
   quarantined: boolean;
-}
-
-/**
- * The tools whose newest schema drift is a quarantine of the version still registered: callers
- * keep the registered contract until a version is published.
- */
-export function quarantined(records: Iterable<DriftRecord>, registry: ToolRegistry): Set<string> {
-  const last = new Map<string, DriftRecord>();
-  for (const r of records) {
-    if (r.tool === undefined || !["quarantined", "compatible", "cleared"].includes(r.kind)) {
-      continue;
-    }
-    const key = `${r.server}\u0000${r.tool}`;
-    const seen = last.get(key);
-    if (!seen || Date.parse(r.at) >= Date.parse(seen.at)) last.set(key, r);
-  }
-  const out = new Set<string>();
-  for (const [key, r] of last) {
-    if (r.kind === "quarantined" && registry.latest(r.tool!)?.version === r.registeredVersion) {
-      out.add(key);
-    }
-  }
-  return out;
 }
 
 /**
@@ -75,7 +51,9 @@ export function quarantined(records: Iterable<DriftRecord>, registry: ToolRegist
  */
 export function listServers(estate: EstateDir, out: Out): number {
   const registry = estate.registry;
-  const held = quarantined(estate.readDrift(), registry);
+  const held = new Set(
+    quarantinesInForce(estate.readDrift(), registry).map((r) => `${r.server}\u0000${r.tool}`),
+  );
   const servers = registry.servers().map((record) => ({
     record,
     tools: record.tools.map((name): ServedTool => ({

@@ -31,6 +31,7 @@ export interface TextSpan {
 
 /** Where in the draft a finding belongs. */
 export type FindingTarget =
+  | { field: "name" }
   | { field: "version" }
   | { field: "title"; span?: TextSpan }
   | { field: "description"; span?: TextSpan }

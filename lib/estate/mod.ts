@@ -120,6 +120,13 @@ export {
   type SpecPoisoningSignal,
 } from "./poisoning.ts";
 export { DRIFT_KINDS, type DriftKind, type DriftRecord, driftRecordProblems } from "./drift.ts";
+export {
+  type DriftNotice,
+  type DriftNoticeCode,
+  driftNotices,
+  type DriftRegistry,
+  quarantinesInForce,
+} from "./drift_notices.ts";
 export { CallIndex, type IndexReplayOptions } from "./call_index.ts";
 export {
   hiddenToolMentions,
