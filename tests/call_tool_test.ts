@@ -414,3 +414,22 @@ function idleContext(id: JsonRpcId): RequestContext {
     request: () => Promise.reject(new Error("no client in this test")),
   };
 }
+
+Deno.test("schema: for a tool with an outputSchema the issues ride under _meta, and the client reads them there", async () => {
+  const { resultOutcome, ISSUES_META_KEY } = await import("../lib/mcp/_client_outcome.ts");
+  const lookup = spec("payments.lookup", "1.0.0", {
+    outputSchema: { type: "object", properties: { status: { type: "string" } } },
+  });
+  const verdict = checkArguments(lookup, { args: { reference: 7 }, protocolVersion: "2025-11-25" });
+  assert.equal(verdict.kind, "tool-error");
+  if (verdict.kind !== "tool-error") return;
+  // Clients check structuredContent against the outputSchema, error results too: none is sent.
+  assert.equal(verdict.result.structuredContent, undefined);
+  const carried = verdict.result._meta?.[ISSUES_META_KEY] as { issues: { path: string }[] };
+  assert.deepEqual(carried.issues.map((i) => i.path), ["$.reference"]);
+  const outcome = resultOutcome(verdict.result);
+  assert.equal(outcome.kind, "invalid-arguments");
+  if (outcome.kind === "invalid-arguments") {
+    assert.deepEqual(outcome.issues.map((i) => i.path), ["$.reference"]);
+  }
+});

@@ -380,9 +380,9 @@ Deno.test("estate serve as the gateway: server-everything over stdio and an SDK 
       // Arguments the registered schema rejects never reach the upstream — even those the
       // upstream itself would have taken (an extra property it strips, an amount past the
       // estate's maximum).
-      // (`request`, not `callTool`: SDK 1.32.2's `callTool` checks an isError result's
-      // structuredContent — here the issues — against the tool's outputSchema and throws;
-      // typescript-sdk issue #1943.)
+      // (SDK 1.32.2's `callTool` checks even an isError result's structuredContent against the
+      // tool's outputSchema — typescript-sdk issue #1943 — so for such a tool the issues ride
+      // under _meta["dev.tool-estate/issues"], and `callTool` works.)
       const before = payments.seen.methods.length;
       for (
         const args of [
@@ -392,11 +392,15 @@ Deno.test("estate serve as the gateway: server-everything over stdio and an SDK 
           { currency: "EUR" },
         ]
       ) {
-        const bad = await operator.request(
-          { method: "tools/call", params: { name: "payments.fees", arguments: args } },
-          CallToolResultSchema,
-        );
+        const bad = await operator.callTool({
+          name: "payments.fees",
+          arguments: args,
+        }) as CallToolResult;
         assert.equal(bad.isError, true, JSON.stringify(args));
+        assert.equal(bad.structuredContent, undefined);
+        const carried =
+          (bad._meta as Record<string, { issues: unknown[] }>)["dev.tool-estate/issues"];
+        assert.ok(carried.issues.length > 0, JSON.stringify(args));
         assert.match(textOf(bad), /^Invalid arguments for payments\.fees:\n\$/);
       }
       const badSum = await operator.callTool({

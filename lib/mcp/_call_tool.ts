@@ -19,6 +19,7 @@ import { validateSchema } from "../schema/validate.ts";
 import type { Progress, RequestContext } from "../jsonrpc/peer.ts";
 import { type Caller, logProbe, protocolError, type ServerCore } from "./_server_core.ts";
 import { type CallToolResult, invalidArgumentsAsToolError } from "./protocol.ts";
+import { ISSUES_META_KEY } from "./_client_outcome.ts";
 import { LEGACY_PROTOCOL_VERSIONS } from "./rev2025_11_25.ts";
 import type { CallRecord, ConfirmationRecord } from "./server_options.ts";
 import {
@@ -172,14 +173,20 @@ export function checkArguments(
       ),
     };
   }
-  return {
-    kind: "tool-error",
-    result: {
+  // A tool with an outputSchema: clients check structuredContent against it (error results too,
+  // in the official SDK), so the issues ride under the estate's _meta key instead.
+  const result: CallToolResult = spec.outputSchema === undefined
+    ? {
       content: [{ type: "text", text: issuesText(spec.name, limited) }],
       structuredContent: issuesData(limited),
       isError: true,
-    },
-  };
+    }
+    : {
+      content: [{ type: "text", text: issuesText(spec.name, limited) }],
+      isError: true,
+      _meta: { [ISSUES_META_KEY]: issuesData(limited) },
+    };
+  return { kind: "tool-error", result };
 }
 
 /** Logs how a call that reached a version ended (see `McpServerOptions.onCall`). */

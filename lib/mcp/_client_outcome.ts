@@ -38,15 +38,28 @@ function looksLikeIssues(v: unknown): v is SchemaIssue[] {
     v.every((i) => isObject(i) && typeof i.path === "string" && typeof i.keyword === "string");
 }
 
+/**
+ * Where an invalid-arguments tool error carries its issues when the tool has an `outputSchema`:
+ * clients (the official SDK among them) check any `structuredContent` against that schema, so the
+ * issues go under this `_meta` key instead.
+ */
+export const ISSUES_META_KEY = "dev.tool-estate/issues";
+
 /** The outcome of a call the server answered with a result. */
 export function resultOutcome(result: CallToolResult): CallOutcome {
   if (!result.isError) return { kind: "ok", result };
-  const structured = isObject(result.structuredContent)
-    ? result.structuredContent.issues
-    : undefined;
-  if (looksLikeIssues(structured)) {
-    const omitted = omittedOf(result.structuredContent as Record<string, unknown>);
-    return { kind: "invalid-arguments", issues: structured, via: "tool-result", omitted };
+  // The issues ride in structuredContent, or — for a tool with an outputSchema, whose
+  // structuredContent clients check against it — under the estate's _meta key.
+  const meta = isObject(result._meta) ? result._meta[ISSUES_META_KEY] : undefined;
+  const carrier =
+    isObject(result.structuredContent) && looksLikeIssues(result.structuredContent.issues)
+      ? result.structuredContent
+      : isObject(meta) && looksLikeIssues(meta.issues)
+      ? meta
+      : undefined;
+  if (carrier) {
+    const issues = carrier.issues as SchemaIssue[];
+    return { kind: "invalid-arguments", issues, via: "tool-result", omitted: omittedOf(carrier) };
   }
   const text = (result.content ?? []).filter((c) => c.type === "text").map((c) =>
     (c as { text: string }).text

@@ -41,6 +41,8 @@ export interface CallToolResult {
   structuredContent?: unknown;
   /** True when the tool ran (or was asked to run) and failed: an observation for the model. */
   isError?: boolean;
+  /** Metadata (the estate's invalid-arguments issues, for a tool with an `outputSchema`). */
+  _meta?: Record<string, unknown>;
 }
 
 /** A resource the server offers. */
