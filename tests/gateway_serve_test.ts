@@ -29,7 +29,6 @@ import type { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
   type CallToolResult,
-  CallToolResultSchema,
   ErrorCode,
   McpError,
   ToolListChangedNotificationSchema,
