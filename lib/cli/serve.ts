@@ -115,9 +115,11 @@ export function estateServer(estate: EstateDir, options: EstateServerOptions): M
         `call ${r.principal} ${r.tool}@${r.version} ${r.outcome} ${r.durationMs} ms${confirmed}`,
       );
       // Only calls whose arguments were accepted join the stored calls that replay checks; a
-      // 2026-07-28 round that asked the client for input is stored once, when the retry ends.
+      // 2026-07-28 round that asked the client for input is stored once, when the retry ends; a
+      // call refused for want of an action scope never ran.
       if (
-        options.recordCalls && r.outcome !== "invalid-arguments" && r.outcome !== "input-required"
+        options.recordCalls && r.outcome !== "invalid-arguments" &&
+        r.outcome !== "input-required" && r.outcome !== "insufficient-scope"
       ) {
         try {
           estate.appendCalls(r.tool, [{
