@@ -9,11 +9,46 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Buffer } from "node:buffer";
+import { Readable } from "node:stream";
 import Provider from "oidc-provider";
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
 
 /** A key jose signs with. */
 export type SigningKey = Parameters<SignJWT["sign"]>[0];
+
+/** Every scope the test resources use. */
+const SCOPES = [
+  "payments:read",
+  "payments:release",
+  "risk:read",
+  "risk:write",
+  "fx:quote",
+  "fx:trade",
+  "policy:read",
+];
+
+/**
+ * A registration request without its `scope`: the SDK v1 client registers with the first scopes
+ * it asks for, which oidc-provider would hold it to, so no step-up could ever be granted. This
+ * authorization server, like many, lets a registered client ask for any scope of a resource.
+ */
+async function withoutScope(req: IncomingMessage): Promise<IncomingMessage> {
+  const chunks: Uint8Array[] = [];
+  for await (const c of req) chunks.push(c as Uint8Array);
+  const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  delete body.scope;
+  const text = Buffer.from(JSON.stringify(body));
+  const copy = Readable.from([text]) as unknown as IncomingMessage;
+  return Object.assign(copy, {
+    method: req.method,
+    url: req.url,
+    httpVersion: req.httpVersion,
+    headers: { ...req.headers, "content-length": String(text.length) },
+    socket: req.socket,
+    connection: req.socket,
+  });
+}
 
 /** A resource the authorization server issues tokens for. */
 export interface TestResource {
@@ -70,8 +105,6 @@ export interface TestAuthorizationServer {
 export interface StartOptions {
   /** The resources it issues tokens for. */
   resources: TestResource[];
-  /** Further scopes it knows (for resources added later). */
-  scopes?: string[];
   /** Issue refresh tokens for the authorization code grant. Default false. */
   refreshTokens?: boolean;
 }
@@ -93,6 +126,13 @@ export async function startAuthorizationServer(
   let jwksFetches = 0;
   const http = createServer((req, res) => {
     if (req.url?.startsWith("/jwks")) jwksFetches++;
+    if (req.method === "POST" && req.url === "/reg") {
+      withoutScope(req).then((r) => handler(r, res), (e) => {
+        res.statusCode = 400;
+        res.end(String(e));
+      });
+      return;
+    }
     if (req.url?.startsWith("/interaction/")) {
       interaction(req, res).catch((e) => {
         res.statusCode = 500;
@@ -107,9 +147,6 @@ export async function startAuthorizationServer(
   const byResource = new Map(options.resources.map((r) => [r.resource, r]));
   const introspectionClient = { clientId: "estate-rs", clientSecret: "rs-secret-0123456789" };
   const machineClient = { clientId: "payments-agent", clientSecret: "agent-secret-0123456789" };
-  const allScopes = [
-    ...new Set([...options.resources.flatMap((r) => r.scopes), ...(options.scopes ?? [])]),
-  ];
   const provider = new Provider(issuer, {
     clients: [
       {
@@ -130,7 +167,7 @@ export async function startAuthorizationServer(
       },
     ],
     jwks: { keys: [privateJwk] },
-    scopes: ["openid", "offline_access", ...allScopes],
+    scopes: ["openid", "offline_access", ...SCOPES],
     findAccount: (_ctx: unknown, id: string) => ({
       accountId: id,
       claims: () => ({ sub: id }),

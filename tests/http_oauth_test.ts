@@ -211,7 +211,7 @@ function params(header: string | null): Record<string, string> {
 }
 
 async function withAs(fn: (as: TestAuthorizationServer) => Promise<void>): Promise<void> {
-  const as = await startAuthorizationServer({ resources: [], scopes: SCOPES });
+  const as = await startAuthorizationServer({ resources: [] });
   try {
     await fn(as);
   } finally {

@@ -21,12 +21,13 @@ import {
 import { EstateDir, tornLineMessage } from "../store/mod.ts";
 import { serveStdio } from "../mcp/transports/stdio.ts";
 import { HTTP_LIMITS } from "../mcp/transports/_http_limits.ts";
-import { parseArgs, UsageError } from "./_args.ts";
+import { type Args, parseArgs, UsageError } from "./_args.ts";
+import { OIDC_FLAGS, type OidcSettings, oidcSettings } from "./_auth_config.ts";
 import { principalOnly, type PrincipalWatch } from "./_principal_watch.ts";
 import type { CliIO } from "./main.ts";
 
 const USAGE =
-  "usage: estate serve [--http HOST:PORT (default 127.0.0.1:3000) | --stdio --principal ID] [--estate DIR] [--record-calls]";
+  "usage: estate serve [--http HOST:PORT (default 127.0.0.1:3000) | --stdio --principal ID] [--estate DIR] [--record-calls] [--auth tokens | --auth oidc --issuer URL [--resource URL] [--audience A,B] [--scopes 'S T'] [--principal-claim C] [--tenant-claim C] [--clearance-claim C] [--auth-config FILE]]";
 
 const L = HTTP_LIMITS;
 const T = `${L.requestTimeoutMs / 1000} s`;
@@ -47,6 +48,27 @@ options:
   --estate DIR       the estate folder (default: corpus)
   --record-calls     append each accepted call to the tool's calls.jsonl
   --help             this text
+
+authentication over HTTP (--auth):
+  tokens             (the default) each principal's static bearer token, by the SHA-256 that
+                     principals.json keeps: the demo
+  oidc               OAuth 2.1 access tokens from an authorization server: the server is a
+                     protected resource (RFC 9728 metadata at /.well-known/oauth-protected-resource
+                     and .../mcp) and accepts only tokens whose signature verifies against the
+                     issuer's JWKS (or that introspection calls active), whose iss is the issuer,
+                     whose exp/nbf hold (30 s of skew) and whose aud names the resource
+  --issuer URL       the authorization server's issuer (its metadata gives jwks_uri)
+  --resource URL     this server's resource identifier (default: the URL it serves)
+  --audience A,B     further aud values accepted
+  --scopes 'S T'     scopes_supported, and the scope a 401 asks for
+  --principal-claim C   the claim naming the principal (default sub; client_id for agents)
+  --tenant-claim C      the claim carrying the tenant (default: principals.json's record)
+  --clearance-claim C   the claim carrying the clearance (default: principals.json's record)
+  --auth-config FILE    the same as JSON ({issuer | authorizationServers: [{issuer, jwksUri?,
+                     introspection?: {clientId, clientSecretEnv}}], resource, audiences,
+                     scopesSupported, claims: {principal, scopes, tenant, clearance}, defaults});
+                     flags win. Scopes come from the token; tenant and clearance from its claims,
+                     else from the principal's record in principals.json.
 
 While it runs it follows the estate folder: versions published, deprecated or retired by other
 processes reach connected clients as list_changed; an edited principals.json takes effect at
@@ -201,10 +223,11 @@ export async function runServe(
   io: CliIO,
   options: RunServeOptions,
 ): Promise<number> {
-  let args;
+  let args: Args;
+  let oidc: OidcSettings | undefined;
   try {
     args = parseArgs(argv, {
-      values: ["estate", "principal", "http"],
+      values: ["estate", "principal", "http", ...OIDC_FLAGS],
       booleans: ["stdio", "record-calls", "help"],
     });
     if (args.flags.has("help")) {
@@ -214,6 +237,19 @@ export async function runServe(
     if (args.positionals.length || (args.flags.has("stdio") && args.flags.has("http"))) {
       throw new UsageError(USAGE);
     }
+    const auth = args.flags.get("auth") ?? "tokens";
+    if (auth !== "tokens" && auth !== "oidc") {
+      throw new UsageError(`--auth takes tokens or oidc, not ${JSON.stringify(auth)}`);
+    }
+    if (auth === "oidc" && args.flags.has("stdio")) {
+      throw new UsageError(
+        "--auth oidc is for HTTP: stdio carries no credential (use --principal)",
+      );
+    }
+    const given = args.flags;
+    const stray = OIDC_FLAGS.find((f) => f !== "auth" && given.has(f));
+    if (auth === "tokens" && stray) throw new UsageError(`--${stray} needs --auth oidc`);
+    oidc = auth === "oidc" ? oidcSettings(args.flags, io.cwd) : undefined;
   } catch (e) {
     io.stderr(`estate: ${(e as Error).message}\n`);
     return 2;
@@ -282,6 +318,7 @@ export async function runServe(
       io,
       log,
       principals,
+      oidc,
     );
   } finally {
     unwatch();
