@@ -13,6 +13,7 @@ import {
   type JWTPayload,
   jwtVerify,
 } from "jose";
+import { createHash } from "node:crypto";
 import type { Principal } from "../../estate/spec.ts";
 import { type Authenticate, bearerToken } from "./bearer_tokens.ts";
 import { BearerChallenge, canonicalResource, checkIssuer } from "./oauth_resource.ts";
@@ -82,6 +83,13 @@ export interface AccessTokensOptions extends PrincipalFromClaimsOptions {
    * this server hammer the authorization server. Default 30 s.
    */
   jwksCooldownMs?: number;
+  /**
+   * How long a JWT whose signature, issuer and audience verified is remembered (by its SHA-256,
+   * never past its `exp`), in milliseconds: the same token on the next request skips the
+   * signature check; `exp` and `nbf` are checked on every request all the same. 0 checks the
+   * signature every time. Default 60 s.
+   */
+  verifiedCacheMs?: number;
   /** How long a request to an authorization server may take, in milliseconds. Default 5 s. */
   timeoutMs?: number;
   /** The longest token accepted, in bytes. Default 16 KiB. */
@@ -93,6 +101,9 @@ export interface AccessTokensOptions extends PrincipalFromClaimsOptions {
   /** The fetch used to reach authorization servers. Default the global `fetch`. */
   fetch?: typeof fetch;
 }
+
+/** The most verified tokens remembered. */
+const MAX_VERIFIED = 10_000;
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
@@ -115,7 +126,8 @@ interface Verifier {
  *   is checked against that server's keys (fetched from `jwks_uri`, kept `jwksMaxAgeMs`, fetched
  *   again for an unknown `kid` at most every `jwksCooldownMs`) with an asymmetric algorithm from
  *   `algorithms` (`none` and HMAC are refused); `exp` is required and, with `nbf` and `iat`, held
- *   to the clock with `clockToleranceSec`; `aud` must name the resource;
+ *   to the clock with `clockToleranceSec`; `aud` must name the resource; a token that passed is
+ *   remembered for `verifiedCacheMs` (its `exp` and `nbf` still checked at every request);
  * - an opaque token (or any token of a server configured with `introspection`) is introspected at
  *   the trusted server(s) with introspection: it must be active, and its `aud` must name the
  *   resource, its `iss` (when given) the server, its `exp` (when given) be in the future;
@@ -183,6 +195,9 @@ export function accessTokens(options: AccessTokensOptions): Authenticate {
     });
   }
   const introspecting = [...verifiers.values()].filter((v) => v.introspector !== undefined);
+  const cacheMs = options.verifiedCacheMs ?? 60_000;
+  /** Verified JWTs by the SHA-256 of the token: their claims, and until when they are kept. */
+  const verified = new Map<string, { payload: JWTPayload; until: number }>();
 
   const jwksOf = async (v: Verifier) => {
     if (v.jwks) return v.jwks;
@@ -202,6 +217,17 @@ export function accessTokens(options: AccessTokensOptions): Authenticate {
   };
 
   const verifyJwt = async (token: string, v: Verifier): Promise<JWTPayload> => {
+    const key = cacheMs > 0 ? createHash("sha256").update(token, "utf8").digest("base64") : "";
+    const hit = cacheMs > 0 ? verified.get(key) : undefined;
+    if (hit && hit.until > now()) {
+      const t = now() / 1000;
+      if (hit.payload.exp! + skew <= t) throw new BearerChallenge("the token has expired");
+      if (typeof hit.payload.nbf === "number" && hit.payload.nbf - skew > t) {
+        throw new BearerChallenge("the token is not valid yet");
+      }
+      return hit.payload;
+    }
+    if (hit) verified.delete(key);
     const keys = await jwksOf(v);
     let payload: JWTPayload;
     try {
@@ -217,6 +243,10 @@ export function accessTokens(options: AccessTokensOptions): Authenticate {
     }
     if (!audienceOk(payload.aud)) {
       throw new BearerChallenge(`the token was not issued for this resource (${resource})`);
+    }
+    if (cacheMs > 0) {
+      if (verified.size >= MAX_VERIFIED) verified.delete(verified.keys().next().value!);
+      verified.set(key, { payload, until: Math.min(now() + cacheMs, payload.exp! * 1000) });
     }
     return payload;
   };
