@@ -57,6 +57,8 @@ interface Rs {
   resource: string;
   calls: string[];
   refusals: string[];
+  /** Everything each handler run could see of its context, serialized. */
+  seen: string[];
   /** The verifier's clock offset, in seconds. */
   clock: { skewSec: number };
   close(): Promise<void>;
@@ -77,15 +79,14 @@ async function resourceServer(
   as.addResource({ resource, scopes: SCOPES, format: options.opaque ? "opaque" : "jwt" });
   const calls: string[] = [];
   const refusals: string[] = [];
+  const seen: string[] = [];
   const clock = { skewSec: 0 };
   const server = new McpServer({
     registry: registry(options),
-    handlerFor: (t) => (args, context) => ({
-      tool: t.name,
-      by: context.principal.id,
-      tenant: context.principal.tenant,
-      args,
-    }),
+    handlerFor: (t) => (args, context) => {
+      seen.push(JSON.stringify({ keys: Object.keys(context), args, context }));
+      return { tool: t.name, by: context.principal.id, tenant: context.principal.tenant, args };
+    },
     onCall: (r) => calls.push(`${r.principal} ${r.tool} ${r.outcome}`),
   });
   const http = await serveHttp(server, {
@@ -114,6 +115,7 @@ async function resourceServer(
     resource,
     calls,
     refusals,
+    seen,
     clock,
     close: async () => {
       await http.close();
@@ -275,6 +277,11 @@ Deno.test("oauth: a token from the authorization code flow (PKCE) is the princip
       const result = call.json.result as { structuredContent: Record<string, unknown> };
       assert.equal(result.structuredContent.by, "wholesale-operator");
       assert.equal(result.structuredContent.tenant, "wholesale");
+      // A handler (what a gateway forwards from) sees the principal, never the caller's token:
+      // nothing upstream can be handed it.
+      assert.equal(rs.seen.length, 1);
+      assert.equal(rs.seen[0].includes(token.split(".")[2]), false);
+      assert.doesNotMatch(rs.seen[0], /authorization|bearer|eyJ/i);
       // The handshake era sees the same.
       const session = await openSession(rs.http.url, token);
       const legacyList = await post(rs.http.url, legacy("tools/list"), { token, session });
