@@ -684,7 +684,7 @@ Deno.test("oauth: BearerChallenge from any authenticator sets the status and the
   }
 });
 
-Deno.test("oauth: the verifier refuses configurations that would accept forgeries", async () => {
+Deno.test("oauth: the verifier refuses configurations that would accept forgeries", () => {
   const base = { resource: "https://mcp.bank.example/mcp" };
   assert.throws(
     () =>

@@ -127,20 +127,20 @@ Deno.test({
         });
         try {
           const provider = new TestProvider();
-          const connect = async () => {
+          const connect = () => {
             const client = new Client({ name: "sdk-oauth-test", version: "1.0.0" });
             const transport = new StreamableHTTPClientTransport(serve.url, {
               authProvider: provider,
             });
             return { client, transport, done: client.connect(transport) };
           };
-          const first = await connect();
+          const first = connect();
           await assert.rejects(first.done, UnauthorizedError);
           assert.deepEqual(provider.asked, ["payments:read fx:quote policy:read"]);
           await first.transport.finishAuth(provider.code!);
           await first.client.close();
 
-          const { client, transport, done } = await connect();
+          const { client, transport, done } = connect();
           await done;
           const names = (await client.listTools()).tools.map((t) => t.name).sort();
           // payments.release needs payments:release to be seen; risk and retail tools never are.
