@@ -988,6 +988,16 @@ class StreamableHttpServer implements McpHttpServer {
  * `maxBodyBytes` 413; a body not received within `requestTimeoutMs` 408 and the connection
  * dropped; connections idle that long are dropped too.
  *
+ * Authorization (MCP's OAuth resource server): with `protectedResource`, the Protected Resource
+ * Metadata is served at `/.well-known/oauth-protected-resource` (and with the resource's path
+ * appended) to anyone, and every 401 names it. An authenticator may refuse with a particular
+ * status and challenge by throwing `BearerChallenge` (`accessTokens` does: an expired token is 401
+ * `invalid_token` saying so). Each request of a session is served as the principal its own
+ * credential stands for (a stepped-up token's scopes apply at once). A `tools/call` of a tool the
+ * principal sees whose `callScopes` its token lacks is answered 403 with `WWW-Authenticate: Bearer
+ * error="insufficient_scope", scope="…"` before it is handled (`McpServer.scopeChallenge`); a tool
+ * it cannot see is answered exactly as one that does not exist.
+ *
  * @param server The MCP server (not closed by the HTTP server's `close`).
  * @param options Authentication, address, limits.
  * @returns The running server.
