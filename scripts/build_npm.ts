@@ -56,7 +56,11 @@ export function packageJson(deno: DenoJson): Record<string, unknown> {
     files: ["*.js", "*.d.ts", "lib/", "README.md", "LICENSE"],
     sideEffects: false,
     engines: { node: ">=20" },
-    dependencies: { re2js: range(deno, "re2js"), semver: range(deno, "semver") },
+    dependencies: {
+      jose: range(deno, "jose"),
+      re2js: range(deno, "re2js"),
+      semver: range(deno, "semver"),
+    },
     // ./testing hands out fast-check arbitraries: they must come from the caller's own fast-check.
     peerDependencies: { "fast-check": range(deno, "fast-check") },
     peerDependenciesMeta: { "fast-check": { optional: true } },

@@ -37,15 +37,17 @@ export function serveArgs(dir: string, ...rest: string[]): string[] {
  * Starts `estate serve --http 127.0.0.1:0` on an estate folder and reads the URL it prints.
  *
  * @param onLog Given the server log (stderr) as it arrives; without it, the log is dropped.
+ * @param options Another address to listen on, further arguments (`--auth oidc …`).
  * @returns The URL and a `stop` that ends the process and waits for it.
  * @throws {Error} With what it printed, when no URL appears.
  */
 export async function startHttpServe(
   dir: string,
   onLog?: (text: string) => void,
+  options: { listen?: string; args?: string[] } = {},
 ): Promise<{ url: URL; stop: () => Promise<void> }> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: serveArgs(dir, "--http", "127.0.0.1:0"),
+    args: serveArgs(dir, "--http", options.listen ?? "127.0.0.1:0", ...(options.args ?? [])),
     cwd: ROOT,
     stdin: "null",
     stdout: "piped",

@@ -21,13 +21,14 @@ import {
 import { EstateDir, tornLineMessage } from "../store/mod.ts";
 import { serveStdio } from "../mcp/transports/stdio.ts";
 import { HTTP_LIMITS } from "../mcp/transports/_http_limits.ts";
-import { parseArgs, UsageError } from "./_args.ts";
+import { type Args, parseArgs, UsageError } from "./_args.ts";
+import { OIDC_FLAGS, type OidcSettings, oidcSettings } from "./_auth_config.ts";
 import { principalOnly, type PrincipalWatch } from "./_principal_watch.ts";
 import { type ServedGateway, startGateway } from "./_serve_gateway.ts";
 import type { CliIO } from "./main.ts";
 
 const USAGE =
-  "usage: estate serve [--http HOST:PORT (default 127.0.0.1:3000) | --stdio --principal ID] [--estate DIR] [--record-calls] [--tls-cert FILE --tls-key FILE --tls-ca FILE]";
+  "usage: estate serve [--http HOST:PORT (default 127.0.0.1:3000) | --stdio --principal ID] [--estate DIR] [--record-calls] [--tls-cert FILE --tls-key FILE --tls-ca FILE] [--auth tokens | --auth oidc --issuer URL [--resource URL] [--audience A,B] [--scopes 'S T'] [--principal-claim C] [--tenant-claim C] [--clearance-claim C] [--auth-config FILE]]";
 
 const L = HTTP_LIMITS;
 const T = `${L.requestTimeoutMs / 1000} s`;
@@ -57,6 +58,27 @@ also their gateway: their tools are listed and checked like the estate's own, th
 a connection whose identity was verified (mutual TLS, pinned certificate or pinned binary); what
 the gateway observes (identity refusals, dropped tools, drift) is logged here and appended to the
 estate's drift.jsonl (see estate drift).
+
+authentication over HTTP (--auth):
+  tokens             (the default) each principal's static bearer token, by the SHA-256 that
+                     principals.json keeps: the demo
+  oidc               OAuth 2.1 access tokens from an authorization server: the server is a
+                     protected resource (RFC 9728 metadata at /.well-known/oauth-protected-resource
+                     and .../mcp) and accepts only tokens whose signature verifies against the
+                     issuer's JWKS (or that introspection calls active), whose iss is the issuer,
+                     whose exp/nbf hold (30 s of skew) and whose aud names the resource
+  --issuer URL       the authorization server's issuer (its metadata gives jwks_uri)
+  --resource URL     this server's resource identifier (default: the URL it serves)
+  --audience A,B     further aud values accepted
+  --scopes 'S T'     scopes_supported, and the scope a 401 asks for
+  --principal-claim C   the claim naming the principal (default sub; client_id for agents)
+  --tenant-claim C      the claim carrying the tenant (default: principals.json's record)
+  --clearance-claim C   the claim carrying the clearance (default: principals.json's record)
+  --auth-config FILE    the same as JSON ({issuer | authorizationServers: [{issuer, jwksUri?,
+                     introspection?: {clientId, clientSecretEnv}}], resource, audiences,
+                     scopesSupported, claims: {principal, scopes, tenant, clearance}, defaults});
+                     flags win. Scopes come from the token; tenant and clearance from its claims,
+                     else from the principal's record in principals.json.
 
 While it runs it follows the estate folder: versions published, deprecated or retired by other
 processes reach connected clients as list_changed; an edited principals.json takes effect at
@@ -125,9 +147,11 @@ export function estateServer(estate: EstateDir, options: EstateServerOptions): M
         `call ${r.principal} ${r.tool}@${r.version} ${r.outcome} ${r.durationMs} ms${confirmed}`,
       );
       // Only calls whose arguments were accepted join the stored calls that replay checks; a
-      // 2026-07-28 round that asked the client for input is stored once, when the retry ends.
+      // 2026-07-28 round that asked the client for input is stored once, when the retry ends; a
+      // call refused for want of an action scope never ran.
       if (
-        options.recordCalls && r.outcome !== "invalid-arguments" && r.outcome !== "input-required"
+        options.recordCalls && r.outcome !== "invalid-arguments" &&
+        r.outcome !== "input-required" && r.outcome !== "insufficient-scope"
       ) {
         try {
           estate.appendCalls(r.tool, [{
@@ -209,10 +233,11 @@ export async function runServe(
   io: CliIO,
   options: RunServeOptions,
 ): Promise<number> {
-  let args;
+  let args: Args;
+  let oidc: OidcSettings | undefined;
   try {
     args = parseArgs(argv, {
-      values: ["estate", "principal", "http", "tls-cert", "tls-key", "tls-ca"],
+      values: ["estate", "principal", "http", "tls-cert", "tls-key", "tls-ca", ...OIDC_FLAGS],
       booleans: ["stdio", "record-calls", "help"],
     });
     if (args.flags.has("help")) {
@@ -222,6 +247,19 @@ export async function runServe(
     if (args.positionals.length || (args.flags.has("stdio") && args.flags.has("http"))) {
       throw new UsageError(USAGE);
     }
+    const auth = args.flags.get("auth") ?? "tokens";
+    if (auth !== "tokens" && auth !== "oidc") {
+      throw new UsageError(`--auth takes tokens or oidc, not ${JSON.stringify(auth)}`);
+    }
+    if (auth === "oidc" && args.flags.has("stdio")) {
+      throw new UsageError(
+        "--auth oidc is for HTTP: stdio carries no credential (use --principal)",
+      );
+    }
+    const given = args.flags;
+    const stray = OIDC_FLAGS.find((f) => f !== "auth" && given.has(f));
+    if (auth === "tokens" && stray) throw new UsageError(`--${stray} needs --auth oidc`);
+    oidc = auth === "oidc" ? oidcSettings(args.flags, io.cwd) : undefined;
   } catch (e) {
     io.stderr(`estate: ${(e as Error).message}\n`);
     return 2;
@@ -307,6 +345,7 @@ export async function runServe(
       io,
       log,
       principals,
+      oidc,
     );
   } finally {
     unwatch();

@@ -2,12 +2,17 @@
 import process from "node:process";
 import type { McpServer } from "../../mod.ts";
 import {
+  accessTokens,
+  type Authenticate,
   bearerTokens,
   type McpHttpServer,
+  protectedResourceMetadataUrl,
+  type ProtectedResourceOptions,
   serveHttp,
   type TokenPrincipal,
   tokenSha256,
 } from "../mcp/transports/http_mod.ts";
+import type { OidcSettings } from "./_auth_config.ts";
 import { HTTP_LIMITS } from "../mcp/transports/_http_limits.ts";
 import type { EstateDir, EstatePrincipal } from "../store/mod.ts";
 import { DEMO_TOKENS } from "./demo_tokens.ts";
@@ -51,6 +56,7 @@ function shownToken(p: EstatePrincipal): string | undefined {
  * @param io Where to print.
  * @param log The server log.
  * @param principals Where to say what to do when `principals.json` changed.
+ * @param oidc With `--auth oidc`: the resource server's settings (else static tokens).
  * @returns The exit code.
  */
 export async function serveHttpFromCli(
@@ -60,6 +66,7 @@ export async function serveHttpFromCli(
   io: CliIO,
   log: (line: string) => void,
   principals: PrincipalWatch = { changed: () => {} },
+  oidc?: OidcSettings,
 ): Promise<number> {
   const m = /^(.+):(\d{1,5})$/.exec(listen);
   if (!m || Number(m[2]) > 65535) {
@@ -69,6 +76,17 @@ export async function serveHttpFromCli(
     return 2;
   }
   const hostname = m[1].replace(/^\[(.*)\]$/, "$1");
+  if (oidc) {
+    return await serveOidc(server, {
+      estate,
+      hostname,
+      port: Number(m[2]),
+      io,
+      log,
+      principals,
+      oidc,
+    });
+  }
   const loaded = estate.principals();
   let http: McpHttpServer;
   try {
@@ -127,6 +145,11 @@ export async function serveHttpFromCli(
     `  Ctrl-C stops it.`,
   ];
   io.stdout(lines.join("\n") + "\n");
+  return await untilStopped(http, log);
+}
+
+/** Logs, waits for SIGINT or SIGTERM, closes. */
+async function untilStopped(http: McpHttpServer, log: (line: string) => void): Promise<number> {
   log(`listening on ${http.url}`);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
@@ -136,4 +159,97 @@ export async function serveHttpFromCli(
   log("stopping");
   await http.close();
   return 0;
+}
+
+/**
+ * `--auth oidc`: OAuth access tokens from the trusted authorization servers; the principal from
+ * the token's claims, tenant and clearance from principals.json unless the token carries them.
+ * Open sessions and streams are judged again every 30 s (an expired or revoked token ends them)
+ * and when principals.json changes.
+ */
+async function serveOidc(
+  server: McpServer,
+  options: {
+    estate: EstateDir;
+    hostname: string;
+    port: number;
+    io: CliIO;
+    log: (line: string) => void;
+    principals: PrincipalWatch;
+    oidc: OidcSettings;
+  },
+): Promise<number> {
+  const { estate, hostname, port, io, log, principals, oidc } = options;
+  const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+  const resource = oidc.resource ?? `http://${host}:${port}/mcp`;
+  if (port === 0 && oidc.resource === undefined) {
+    io.stderr(
+      "estate: --auth oidc on port 0 needs --resource (the identifier tokens are issued for)\n",
+    );
+    return 2;
+  }
+  let authenticate: Authenticate;
+  let protectedResource: ProtectedResourceOptions;
+  try {
+    authenticate = accessTokens({
+      resource,
+      audiences: oidc.audiences,
+      authorizationServers: oidc.authorizationServers,
+      claims: oidc.claims,
+      defaults: oidc.defaults,
+      // Read at each request: an edited principals.json applies at once.
+      records: (id) => estate.principal(id),
+      onRefused: (e) => log(`token refused (${e.status} ${e.error}): ${e.message}`),
+    });
+    protectedResource = {
+      resource,
+      authorizationServers: oidc.authorizationServers.map((a) => a.issuer),
+    };
+    if (oidc.scopesSupported) protectedResource.scopesSupported = oidc.scopesSupported;
+  } catch (e) {
+    io.stderr(`estate: --auth oidc: ${(e as Error).message}\n`);
+    return 2;
+  }
+  let http: McpHttpServer;
+  try {
+    http = await serveHttp(server, {
+      hostname,
+      port,
+      authenticate,
+      protectedResource,
+      reauthenticateEveryMs: 30_000,
+      onError: (e) => log(`error: ${(e as Error).message}`),
+    });
+  } catch (e) {
+    io.stderr(`estate: cannot serve on ${hostname}:${port}: ${(e as Error).message}\n`);
+    return 2;
+  }
+  principals.changed = () => {
+    http.reauthenticate().then(
+      ({ ended, updated }) =>
+        log(
+          `principals.json changed: ${ended} session(s) or stream(s) ended, ${updated} principal(s) updated`,
+        ),
+      (e) => log(`could not re-check the open sessions: ${(e as Error).message}`),
+    );
+  };
+  const issuers = oidc.authorizationServers.map((a) => a.issuer).join(", ");
+  io.stdout(
+    [
+      `MCP server for the estate in ${estate.dir}`,
+      `  URL: ${http.url} (Streamable HTTP, both eras), an OAuth 2.1 protected resource`,
+      `  Resource identifier (the token's aud): ${resource}`,
+      `  Protected Resource Metadata: ${protectedResourceMetadataUrl(resource)}`,
+      `  Authorization server(s): ${issuers}`,
+      `  Tokens: a JWT signed with a key of the issuer's JWKS${
+        oidc.authorizationServers.some((a) => a.introspection) ? ", or an introspected one" : ""
+      }; the principal is its ${oidc.claims.principal ?? "sub"} claim, scopes its ${
+        oidc.claims.scopes ?? "scope"
+      } claim, tenant and clearance ${
+        oidc.claims.tenant ? `its ${oidc.claims.tenant} claim` : "principals.json's record"
+      }.`,
+      `  Ctrl-C stops it.`,
+    ].join("\n") + "\n",
+  );
+  return await untilStopped(http, log);
 }

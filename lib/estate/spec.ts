@@ -116,6 +116,15 @@ export interface ToolSpec {
   sideEffect: SideEffect;
   /** Scopes a caller's credential must all carry to see or call the tool. */
   requiredScopes: string[];
+  /**
+   * Action scopes a caller's credential must also carry to *run* the tool, on top of
+   * `requiredScopes` (which decide who sees it): `payments.release` is listed for
+   * `payments:read` but runs only for `payments:release`. A caller who sees the tool but lacks one
+   * gets the step-up answer (over HTTP 403 `insufficient_scope` naming the scopes; over stdio a
+   * tool error naming them); a caller who cannot see it is answered as for a tool that does not
+   * exist. Absent: none.
+   */
+  callScopes?: string[];
   /** How sensitive the tool's data is; a caller needs at least this clearance. */
   dataClassification: DataClassification;
   /** Tenants allowed to see the tool; empty means every tenant. */
@@ -163,6 +172,9 @@ export interface Principal {
 }
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/** An OAuth scope token (RFC 6749 §3.3): `%x21 / %x23-5B / %x5D-7E`, at least one. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 
 /**
  * Whether a text is a valid tool name: 1-128 characters of `A-Z a-z 0-9 _ . -`, not starting with
@@ -214,6 +226,7 @@ export const TOOL_SPEC_FIELDS: readonly (keyof ToolSpec)[] = [
   "outputSchema",
   "sideEffect",
   "requiredScopes",
+  "callScopes",
   "dataClassification",
   "tenants",
   "owner",
@@ -347,6 +360,16 @@ export function parseToolSpec(value: unknown, subject = "tool spec"): ToolSpec {
     return [...v[k] as string[]];
   };
   const requiredScopes = list("requiredScopes");
+  const callScopes = list("callScopes");
+  for (const s of callScopes) {
+    if (!SCOPE_TOKEN.test(s)) {
+      problems.push(
+        `callScopes: ${
+          JSON.stringify(s)
+        } is not an OAuth scope (RFC 6749: printable ASCII, no space, " or \\)`,
+      );
+    }
+  }
   const tenants = list("tenants");
   const schema = (k: string, required: boolean): JsonSchema | undefined => {
     if (!Object.hasOwn(v, k) || v[k] === undefined) {
@@ -413,6 +436,9 @@ export function parseToolSpec(value: unknown, subject = "tool spec"): ToolSpec {
     spec.uses = [...new Set(uses as ClientDirection[])].sort();
   }
   if (confirm !== undefined) spec.confirm = confirm;
+  if (Object.hasOwn(v, "callScopes") && v.callScopes !== undefined) {
+    spec.callScopes = [...new Set(callScopes)];
+  }
   return spec;
 }
 

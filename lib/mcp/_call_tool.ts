@@ -1,9 +1,11 @@
 /**
- * `tools/call`, both eras, as six named steps: **shape** (the params a call needs), **visibility**
+ * `tools/call`, both eras, as seven named steps: **shape** (the params a call needs), **visibility**
  * (a tool the caller may not see is answered exactly as one that does not exist), **version** (a
- * pin may reach a deprecated version the caller may see), **schema** (invalid arguments never
- * reach the handler), **confirm** (the user confirms what the estate says must be confirmed) and
- * **handler** (run it, with progress, log messages, cancellation and its asks of the client).
+ * pin may reach a deprecated version the caller may see), **action scopes** (a version's
+ * `callScopes` the caller's credential lacks end the call with the step-up answer), **schema**
+ * (invalid arguments never reach the handler), **confirm** (the user confirms what the estate says
+ * must be confirmed) and **handler** (run it, with progress, log messages, cancellation and its
+ * asks of the client).
  * Each step throws the protocol error that ends the call, or hands on what the next step needs;
  * {@linkcode callTool} runs them in order and logs the call once it reached a version.
  *
@@ -13,7 +15,7 @@ import { ERROR_CODES, type JsonRpcError, MCP_ERROR_CODES } from "../jsonrpc/erro
 import { makeNotification } from "../jsonrpc/messages.ts";
 import { isObject } from "../_object.ts";
 import { isValidConstraint } from "../compat/semver.ts";
-import { canSee, META_VERSION_KEY, type ToolSpec } from "../estate/spec.ts";
+import { canSee, META_VERSION_KEY, type Principal, type ToolSpec } from "../estate/spec.ts";
 import { type LimitedIssues, limitIssues, shortenText } from "../schema/issue_limit.ts";
 import { validateSchema } from "../schema/validate.ts";
 import type { Progress, RequestContext } from "../jsonrpc/peer.ts";
@@ -135,6 +137,93 @@ export function resolveVersion(
     );
   }
   return pinned;
+}
+
+/**
+ * The action scopes a version needs (`callScopes`) that the principal's credential does not
+ * carry, in the spec's order; empty when it may run.
+ *
+ * @param spec The version that serves the call.
+ * @param principal Who calls.
+ * @returns The missing scopes.
+ */
+export function missingCallScopes(spec: ToolSpec, principal: Principal): string[] {
+  return (spec.callScopes ?? []).filter((s) => !principal.scopes.includes(s));
+}
+
+/** The step-up a call needs: the version it reached and the scopes its credential lacks. */
+export interface ScopeChallenge {
+  /** The tool's name. */
+  tool: string;
+  /** The version the call reached. */
+  version: string;
+  /** The action scopes the credential lacks (`callScopes` it does not carry). */
+  missing: string[];
+  /**
+   * Every scope the call needs: the version's `requiredScopes` (to see it) and `callScopes` (to
+   * run it), so that a token asked for with just these still sees the tool.
+   */
+  needed: string[];
+}
+
+/**
+ * The step-up a `tools/call` needs, decided as the call's own steps decide it but without logging
+ * anything: undefined when the params are malformed, the tool (or the pinned version) is one the
+ * principal may not see — those are answered as for a tool that does not exist, never with a
+ * challenge — or the principal carries every action scope.
+ *
+ * @param core The server.
+ * @param call Who calls, and the request's params.
+ * @returns The challenge, or undefined.
+ */
+export function scopeChallengeFor(
+  core: ServerCore,
+  call: { principal: Principal; params: unknown },
+): ScopeChallenge | undefined {
+  if (!isObject(call.params)) return undefined;
+  let request: CallParams;
+  try {
+    request = readCallParams(call.params);
+  } catch {
+    return undefined;
+  }
+  const registry = core.options.registry;
+  const visible = registry.visible(request.name, call.principal);
+  if (!visible) return undefined;
+  const spec = request.pin === undefined ? visible : registry.resolve(request.name, request.pin);
+  if (!spec || !canSee(spec, call.principal)) return undefined;
+  const missing = missingCallScopes(spec, call.principal);
+  if (!missing.length) return undefined;
+  return {
+    tool: spec.name,
+    version: spec.version,
+    missing,
+    needed: [...new Set([...spec.requiredScopes, ...(spec.callScopes ?? [])])],
+  };
+}
+
+/**
+ * The answer to a call on a version whose action scopes the caller lacks, where the transport has
+ * no step-up answer of its own (stdio): a tool error naming the scopes.
+ *
+ * @param spec The version.
+ * @param missing The scopes the credential lacks.
+ * @returns The result.
+ */
+export function insufficientScopeResult(spec: ToolSpec, missing: string[]): CallToolResult {
+  const which = missing.length === 1 ? "scope" : "scopes";
+  return {
+    content: [{
+      type: "text",
+      text: `${spec.name} needs the ${which} ${
+        missing.join(" ")
+      } to run, which this caller's credential does not carry; nothing was done. Authorize with ${
+        missing.length === 1 ? "it" : "them"
+      } and call again.`,
+    }],
+    structuredContent: { error: "insufficient_scope", scope: missing.join(" ") },
+    isError: true,
+  };
 }
 
 /** What the schema step says of a call's arguments. */
@@ -394,7 +483,8 @@ async function confirmStep(
 }
 
 /**
- * Serves a `tools/call`: shape → visibility → version → schema → confirm → handler. A call that
+ * Serves a `tools/call`: shape → visibility → version → action scopes → schema → confirm →
+ * handler. A call that
  * reached a version is logged once (`onCall`), with the time from then to its end and the user's
  * confirmation when one was asked.
  *
@@ -414,6 +504,11 @@ export async function callTool(
   const spec = resolveVersion(core, { caller, visible, pin: request.pin });
   const details: Details = { now: core.now };
   const record = recorder(core, { caller, spec, args: request.args, details });
+  const missing = missingCallScopes(spec, caller.principal);
+  if (missing.length) {
+    record("insufficient-scope");
+    return insufficientScopeResult(spec, missing);
+  }
   const verdict = checkArguments(spec, {
     args: request.args,
     protocolVersion: caller.protocolVersion,

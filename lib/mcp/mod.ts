@@ -50,6 +50,7 @@ export {
   type PromptRequest,
   type PromptResult,
   type ResourceProvider,
+  type ScopeChallenge,
   type ServerTimers,
   type Session,
   type SessionState,

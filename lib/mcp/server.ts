@@ -24,9 +24,12 @@ import { CORES, type Listener, type ServerCore, visibleSignature } from "./_serv
 import { type SessionRequestHandler, SessionTable } from "./_sessions.ts";
 import { mayRead } from "./_surfaces.ts";
 import { MODERN_META } from "./rev2026_07_28.ts";
+import { type ScopeChallenge, scopeChallengeFor } from "./_call_tool.ts";
+import { isObject } from "../_object.ts";
 import type { McpServerOptions, ServerTimers, StatelessOptions } from "./server_options.ts";
 import type { OpenSessionOptions, Session } from "./session.ts";
 
+export type { ScopeChallenge } from "./_call_tool.ts";
 export type {
   CallRecord,
   ConfirmationRecord,
@@ -226,6 +229,109 @@ export class McpServer {
     }
     this.#tellChanged((p) => p.id === principal.id);
     return count;
+  }
+
+  /**
+   * Serves one session as the principal its latest credential stands for: the transport
+   * authenticates every request, and a session's next request may carry a token with other scopes
+   * (a step-up, a refresh that narrowed them). From then on the session sees and calls as that
+   * principal; when its visible tools changed it gets `notifications/tools/list_changed`. The
+   * principal's other sessions are untouched (see {@linkcode McpServer.updatePrincipal} for a
+   * change to the principal itself). Requests already running finish as they started.
+   *
+   * @param session A session this server opened.
+   * @param principal The principal as this request's credential has it: the session's principal
+   *   id, other scopes, tenant or clearance.
+   * @returns Whether the session is open (a closed or unknown one is left alone).
+   * @throws {TypeError} When the principal is another than the session's.
+   *
+   * @example
+   * ```ts
+   * import { McpServer, ToolRegistry } from "@tool-estate/core";
+   * import assert from "node:assert/strict";
+   *
+   * const server = new McpServer({ registry: new ToolRegistry(), handlerFor: () => undefined });
+   * const desk = { id: "desk", scopes: ["fx:quote"], tenant: "group", clearance: "internal" as const };
+   * const session = server.openSession({ principal: desk, notify: () => {} });
+   * assert.equal(server.updateSessionPrincipal(session, { ...desk, scopes: ["fx:quote", "fx:trade"] }), true);
+   * assert.deepEqual(session.principal.scopes, ["fx:quote", "fx:trade"]);
+   * ```
+   */
+  updateSessionPrincipal(session: Session, principal: Principal): boolean {
+    const s = this.#sessions.get(session);
+    if (!s || s.state === "closed") return false;
+    if (s.principal.id !== principal.id) {
+      throw new TypeError(
+        `updateSessionPrincipal(): session ${s.id} is ${s.principal.id}'s, not ${principal.id}'s`,
+      );
+    }
+    s.principal = { ...principal, scopes: [...principal.scopes] };
+    s.tools = undefined;
+    if (s.state !== "ready") return true;
+    const now = visibleSignature(this.#options.registry, s.principal);
+    if (now !== s.visible) {
+      s.visible = now;
+      try {
+        s.notify(makeNotification("notifications/tools/list_changed"));
+      } catch {
+        // A transport that failed to send closes its own session.
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The step-up answer a request needs before it is handled: for a `tools/call` of a version the
+   * principal may see whose `callScopes` its credential does not all carry, the scopes missing and
+   * the scopes the call needs; undefined for anything else — a tool (or pinned version) the
+   * principal may not see included, which `handle` answers exactly as one that does not exist. A
+   * transport with an answer of its own for this (HTTP: 403 `insufficient_scope` with the scopes)
+   * asks before handling the request and, given a challenge, answers with it instead; the call is
+   * logged then (`onCall`, outcome `insufficient-scope`). Without that, the call's own step
+   * refuses it with a tool error naming the scopes.
+   *
+   * @param message A parsed JSON-RPC message.
+   * @param principal Who sends it, as authenticated for this request.
+   * @returns The challenge, or undefined.
+   *
+   * @example
+   * ```ts
+   * import { McpServer, ToolRegistry } from "@tool-estate/core";
+   * import assert from "node:assert/strict";
+   *
+   * const registry = new ToolRegistry();
+   * registry.publish({
+   *   name: "payments.release", version: "1.0.0", title: "Release", description: "Releases a held payment.",
+   *   inputSchema: { type: "object" }, sideEffect: "irreversible", requiredScopes: ["payments:read"],
+   *   callScopes: ["payments:release"], dataClassification: "internal", tenants: [], owner: "payments",
+   * });
+   * const server = new McpServer({ registry, handlerFor: () => undefined });
+   * const call = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "payments.release", arguments: {} } };
+   * const reader = { id: "ops", scopes: ["payments:read"], tenant: "group", clearance: "internal" as const };
+   * assert.deepEqual(server.scopeChallenge(call, reader), {
+   *   tool: "payments.release", version: "1.0.0", missing: ["payments:release"], needed: ["payments:read", "payments:release"],
+   * });
+   * assert.equal(server.scopeChallenge(call, { ...reader, scopes: [] }), undefined); // cannot see it
+   * ```
+   */
+  scopeChallenge(message: unknown, principal: Principal): ScopeChallenge | undefined {
+    if (!isObject(message) || message.method !== "tools/call" || !("id" in message)) {
+      return undefined;
+    }
+    const challenge = scopeChallengeFor(this.#core, { principal, params: message.params });
+    if (challenge) {
+      const params = message.params as Record<string, unknown>;
+      this.#options.onCall?.({
+        principal: principal.id,
+        tool: challenge.tool,
+        version: challenge.version,
+        outcome: "insufficient-scope",
+        durationMs: 0,
+        at: new Date(this.#core.now()).toISOString(),
+        arguments: params.arguments ?? {},
+      });
+    }
+    return challenge;
   }
 
   /** How many `subscriptions/listen` streams are open. */

@@ -21,9 +21,18 @@ export interface CallRecord {
   /**
    * How it ended: `declined` when the user declined (or dismissed) the confirmation the estate
    * asked for, so the handler never ran; `input-required` when a 2026-07-28 round ended asking
-   * the client for input (the client's retry is logged again).
+   * the client for input (the client's retry is logged again); `insufficient-scope` when the
+   * caller may see the tool but its credential lacks one of the version's `callScopes`, so the
+   * call was refused with the step-up answer before anything ran.
    */
-  outcome: "ok" | "tool-error" | "invalid-arguments" | "cancelled" | "declined" | "input-required";
+  outcome:
+    | "ok"
+    | "tool-error"
+    | "invalid-arguments"
+    | "cancelled"
+    | "declined"
+    | "input-required"
+    | "insufficient-scope";
   /** Wall time in milliseconds. */
   durationMs: number;
   /** When it arrived (ISO 8601). */

@@ -20,7 +20,9 @@ export interface HttpRequestInfo {
 
 /**
  * Decides who is calling from a request's headers: the principal, or undefined to refuse with
- * 401. It runs on every request, so a revoked credential stops working mid-session.
+ * 401; or it throws a `BearerChallenge` to refuse with that status and challenge (an expired
+ * token: 401 `invalid_token` saying so). Any other throw is answered 500. It runs on every
+ * request, so a revoked credential stops working mid-session.
  */
 export type Authenticate = (
   request: HttpRequestInfo,

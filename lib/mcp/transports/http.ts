@@ -40,6 +40,15 @@ import {
   preflightHeaders,
 } from "./_http_guard.ts";
 import { PostReply, writeJson, writeRefusal } from "./_http_reply.ts";
+import {
+  BearerChallenge,
+  bearerChallengeHeader,
+  PROTECTED_RESOURCE_WELL_KNOWN,
+  protectedResourceMetadata,
+  protectedResourceMetadataUrl,
+  type ProtectedResourceOptions,
+} from "./oauth_resource.ts";
+import type { ScopeChallenge } from "../_call_tool.ts";
 import { HttpSession } from "./_http_session.ts";
 import { SseWriter } from "./_sse_writer.ts";
 
@@ -118,8 +127,28 @@ export interface ServeHttpOptions {
    * is idle, `initialize` gets 503 saying so. Default 100.
    */
   maxSessionsPerPrincipal?: number;
-  /** The URL of the OAuth protected-resource metadata, named in the 401 `WWW-Authenticate`. */
+  /**
+   * The server as an OAuth protected resource (RFC 9728): its Protected Resource Metadata
+   * (`resource`, `authorization_servers`, `scopes_supported`, `bearer_methods_supported`) is
+   * served to anyone (no credentials, any origin) at `/.well-known/oauth-protected-resource`
+   * followed by the resource's path (`…/mcp`), and at `/.well-known/oauth-protected-resource`
+   * itself; every 401 and 403 names it in `resource_metadata`, and a 401 asks for
+   * `scopesSupported` in `scope`. Pair it with an authenticator for the same resource
+   * (`accessTokens`).
+   */
+  protectedResource?: ProtectedResourceOptions;
+  /**
+   * The URL of the OAuth protected-resource metadata, named in every 401 and 403
+   * `WWW-Authenticate` (`resource_metadata`). Default: where `protectedResource` is served.
+   */
   resourceMetadataUrl?: string;
+  /**
+   * How often every open session and stateless stream is judged again with its latest
+   * credentials (see {@linkcode McpHttpServer.reauthenticate}), in milliseconds, so that an
+   * expired or revoked token also ends the streams it opened (its next request is refused
+   * anyway). Default 0: only when `reauthenticate()` is called.
+   */
+  reauthenticateEveryMs?: number;
   /** Called with unexpected errors (a failing authenticator, a server bug); they are answered with 500. */
   onError?: (error: unknown) => void;
 }
@@ -226,7 +255,12 @@ class StreamableHttpServer implements McpHttpServer {
   #uses = 0;
   #authenticate: Authenticate;
   readonly #sweep: ReturnType<typeof setInterval> | undefined;
+  readonly #recheck: ReturnType<typeof setInterval> | undefined;
   #closing: Promise<void> | undefined;
+  /** The Protected Resource Metadata document and the paths it is served at. */
+  readonly #metadata: { body: Record<string, unknown>; paths: Set<string> } | undefined;
+  /** The `resource_metadata` of every challenge. */
+  readonly #metadataUrl: string | undefined;
 
   readonly #connections: ConnectionGuard;
 
@@ -256,6 +290,20 @@ class StreamableHttpServer implements McpHttpServer {
     if (idle > 0) {
       this.#sweep = setInterval(() => this.#expire(idle), Math.max(10, Math.min(idle / 2, 60_000)));
     }
+    const every = options.reauthenticateEveryMs ?? 0;
+    if (every > 0) {
+      this.#recheck = setInterval(() => {
+        this.reauthenticate().catch((e) => options.onError?.(e));
+      }, every);
+    }
+    const pr = options.protectedResource;
+    if (pr) {
+      const body = protectedResourceMetadata(pr);
+      const own = new URL(protectedResourceMetadataUrl(pr.resource)).pathname;
+      this.#metadata = { body, paths: new Set([own, PROTECTED_RESOURCE_WELL_KNOWN]) };
+    }
+    this.#metadataUrl = options.resourceMetadataUrl ??
+      (pr ? protectedResourceMetadataUrl(pr.resource) : undefined);
   }
 
   get sessionCount(): number {
@@ -269,6 +317,7 @@ class StreamableHttpServer implements McpHttpServer {
   close(): Promise<void> {
     this.#closing ??= new Promise<void>((resolve) => {
       clearInterval(this.#sweep);
+      clearInterval(this.#recheck);
       for (const s of [...this.#sessions.values()]) this.#end(s);
       this.#http.close(() => resolve());
       this.#http.closeAllConnections();
@@ -295,6 +344,7 @@ class StreamableHttpServer implements McpHttpServer {
       try {
         now = await this.#authenticate(credentials);
       } catch (e) {
+        if (e instanceof BearerChallenge) return undefined; // refused, with reasons
         this.#options.onError?.(e);
         return "keep";
       }
@@ -332,6 +382,8 @@ class StreamableHttpServer implements McpHttpServer {
 
   async #route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const headers = headerMap(req);
+    const path0 = (req.url ?? "/").split("?")[0];
+    if (this.#metadata?.paths.has(path0)) return this.#serveMetadata(req, res, headers);
     const problem = guardProblem(this.#guard, headers.host, headers.origin);
     if (problem) return writeRefusal(res, 403, problem);
     const cors = corsHeaders(headers.origin);
@@ -368,6 +420,7 @@ class StreamableHttpServer implements McpHttpServer {
     try {
       principal = await this.#authenticate(credentials);
     } catch (e) {
+      if (e instanceof BearerChallenge) return this.#unauthorized(res, headers, cors, e);
       this.#options.onError?.(e);
       return writeRefusal(res, 500, "Internal Server Error: the authenticator failed", {
         code: ERROR_CODES.INTERNAL_ERROR,
@@ -391,25 +444,122 @@ class StreamableHttpServer implements McpHttpServer {
     return this.#delete(res, credentials, cors, principal);
   }
 
+  /**
+   * The Protected Resource Metadata: public (any origin, no credentials), behind the Host check
+   * only; GET or HEAD.
+   */
+  #serveMetadata(
+    req: IncomingMessage,
+    res: ServerResponse,
+    headers: Record<string, string>,
+  ): void {
+    const problem = guardProblem(this.#guard, headers.host, undefined);
+    if (problem) return writeRefusal(res, 403, problem);
+    const cors: Record<string, string> = headers.origin === undefined
+      ? {}
+      : { "access-control-allow-origin": "*" };
+    const method = req.method ?? "GET";
+    if (method === "OPTIONS") {
+      res.writeHead(204, {
+        ...cors,
+        "access-control-allow-methods": "GET",
+        "access-control-allow-headers": "mcp-protocol-version",
+        allow: "GET, HEAD, OPTIONS",
+      });
+      res.end();
+      return;
+    }
+    if (method !== "GET" && method !== "HEAD") {
+      return writeRefusal(
+        res,
+        405,
+        `Method Not Allowed: ${method}; the metadata is read with GET`,
+        {
+          headers: { ...cors, allow: "GET, HEAD, OPTIONS" },
+        },
+      );
+    }
+    const text = JSON.stringify(this.#metadata!.body);
+    res.writeHead(200, {
+      ...cors,
+      "content-type": "application/json",
+      "cache-control": "max-age=300",
+      "content-length": String(new TextEncoder().encode(text).length),
+    });
+    res.end(method === "HEAD" ? undefined : text);
+  }
+
+  /**
+   * Refuses a request whose credentials are missing or not accepted: 401 (or the refusal's own
+   * status) with a `WWW-Authenticate: Bearer` challenge — `error` only when credentials were
+   * presented (RFC 6750 §3.1), `scope` the scopes to start with, `resource_metadata`.
+   */
   #unauthorized(
     res: ServerResponse,
     headers: Record<string, string>,
     cors: Record<string, string>,
+    refusal?: BearerChallenge,
   ): void {
     const presented = (headers.authorization ?? "").trim() !== "";
-    const params = ['realm="mcp"'];
-    if (presented) params.push('error="invalid_token"');
-    if (this.#options.resourceMetadataUrl) {
-      params.push(`resource_metadata="${this.#options.resourceMetadataUrl}"`);
-    }
+    const status = refusal?.status ?? 401;
+    const scope = refusal?.scope ??
+      (status === 401 ? this.#options.protectedResource?.scopesSupported : undefined);
+    const challenge = bearerChallengeHeader({
+      realm: "mcp",
+      error: refusal?.error ?? (presented ? "invalid_token" : undefined),
+      errorDescription: refusal?.message,
+      scope,
+      resourceMetadata: this.#metadataUrl,
+    });
+    const what = status === 400 ? "Bad Request" : status === 403 ? "Forbidden" : "Unauthorized";
     writeRefusal(
       res,
-      401,
-      presented
+      status,
+      refusal
+        ? `${what}: ${refusal.message}`
+        : presented
         ? "Unauthorized: the credentials in Authorization are not valid for this MCP server"
         : "Unauthorized: this MCP server needs an Authorization: Bearer <token> header",
-      { headers: { ...cors, "www-authenticate": `Bearer ${params.join(", ")}` } },
+      { headers: { ...cors, "www-authenticate": challenge } },
     );
+  }
+
+  /**
+   * The step-up answer (MCP authorization, "Runtime Insufficient Scope Errors"): 403 with
+   * `WWW-Authenticate: Bearer error="insufficient_scope"` and, in `scope`, the scopes the
+   * credential has and those the call needs (so a token asked for with them loses nothing); the
+   * body is this transport's refusal, a JSON-RPC error with the request's id, the same in both
+   * eras.
+   */
+  #insufficientScope(
+    res: ServerResponse,
+    post: { cors: Record<string, string>; id: JsonRpcId | null; principal: Principal },
+    challenge: ScopeChallenge,
+  ): void {
+    const scope = [...new Set([...post.principal.scopes, ...challenge.needed])];
+    const which = challenge.missing.length === 1 ? "scope" : "scopes";
+    const description = `${challenge.tool} needs the ${which} ${challenge.missing.join(" ")}`;
+    writeJson(res, 403, {
+      jsonrpc: "2.0",
+      id: post.id,
+      error: {
+        code: ERROR_CODES.INVALID_REQUEST,
+        message:
+          `Forbidden: insufficient_scope: ${description} to run, which the access token does not carry; authorize with scope "${
+            scope.join(" ")
+          }" and send the request again`,
+        data: { error: "insufficient_scope", scope: scope.join(" ") },
+      },
+    }, {
+      ...post.cors,
+      "www-authenticate": bearerChallengeHeader({
+        realm: "mcp",
+        error: "insufficient_scope",
+        errorDescription: description,
+        scope,
+        resourceMetadata: this.#metadataUrl,
+      }),
+    });
   }
 
   #versionProblem(headers: Record<string, string>): string | undefined {
@@ -463,6 +613,10 @@ class StreamableHttpServer implements McpHttpServer {
     }
     this.#touch(s);
     s.credentials = credentials;
+    // Each request is served as its own credential has the principal (a step-up token's scopes).
+    if (!samePrincipal(s.session.principal, principal)) {
+      this.#server.updateSessionPrincipal(s.session, principal);
+    }
     return s;
   }
 
@@ -597,6 +751,8 @@ class StreamableHttpServer implements McpHttpServer {
       res.end();
       return;
     }
+    const stepUp = created ? undefined : this.#server.scopeChallenge(value, principal);
+    if (stepUp) return this.#insufficientScope(res, { cors, id, principal }, stepUp);
     const s = session;
     const reply = new PostReply(
       res,
@@ -665,6 +821,8 @@ class StreamableHttpServer implements McpHttpServer {
       const status = refused.code === ERROR_CODES.METHOD_NOT_FOUND ? 404 : 400;
       return writeJson(res, status, makeError(id, refused), cors);
     }
+    const stepUp = this.#server.scopeChallenge(value, principal);
+    if (stepUp) return this.#insufficientScope(res, { cors, id, principal }, stepUp);
     const controller = new AbortController();
     res.once("close", () => {
       if (!res.writableFinished) controller.abort(); // the client closed the stream: cancel
@@ -829,6 +987,16 @@ class StreamableHttpServer implements McpHttpServer {
  * working mid-session, and `reauthenticate()` ends its sessions and streams at once); a body over
  * `maxBodyBytes` 413; a body not received within `requestTimeoutMs` 408 and the connection
  * dropped; connections idle that long are dropped too.
+ *
+ * Authorization (MCP's OAuth resource server): with `protectedResource`, the Protected Resource
+ * Metadata is served at `/.well-known/oauth-protected-resource` (and with the resource's path
+ * appended) to anyone, and every 401 names it. An authenticator may refuse with a particular
+ * status and challenge by throwing `BearerChallenge` (`accessTokens` does: an expired token is 401
+ * `invalid_token` saying so). Each request of a session is served as the principal its own
+ * credential stands for (a stepped-up token's scopes apply at once). A `tools/call` of a tool the
+ * principal sees whose `callScopes` its token lacks is answered 403 with `WWW-Authenticate: Bearer
+ * error="insufficient_scope", scope="…"` before it is handled (`McpServer.scopeChallenge`); a tool
+ * it cannot see is answered exactly as one that does not exist.
  *
  * @param server The MCP server (not closed by the HTTP server's `close`).
  * @param options Authentication, address, limits.

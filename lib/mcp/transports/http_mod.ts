@@ -1,7 +1,9 @@
 /**
  * MCP over Streamable HTTP — the handshake era (2025-03-26, 2025-06-18, 2025-11-25, with sessions)
  * and the stateless 2026-07-28 revision side by side: {@linkcode serveHttp} serves an `McpServer`
- * on one endpoint with bearer authentication and DNS-rebinding guards; {@linkcode StreamableHttpClientTransport} connects an `McpClient` to such an endpoint.
+ * on one endpoint with bearer authentication — static tokens ({@linkcode bearerTokens}) or OAuth
+ * access tokens from trusted authorization servers ({@linkcode accessTokens}), the server being a
+ * protected resource (RFC 9728) — and DNS-rebinding guards; {@linkcode StreamableHttpClientTransport} connects an `McpClient` to such an endpoint.
  * The server runs on `node:http` and the client on `fetch`, so both work in Deno and Node.
  *
  * @example
@@ -38,6 +40,32 @@ export {
   StreamableHttpError,
   type StreamableHttpErrorOptions,
 } from "./http_client.ts";
+export {
+  accessTokens,
+  type AccessTokensOptions,
+  DEFAULT_TOKEN_ALGORITHMS,
+  type IntrospectionOptions,
+  type TrustedAuthorizationServer,
+} from "./access_tokens.ts";
+export {
+  BearerChallenge,
+  bearerChallengeHeader,
+  type BearerChallengeOptions,
+  type BearerChallengeParams,
+  type BearerErrorCode,
+  canonicalResource,
+  checkIssuer,
+  PROTECTED_RESOURCE_WELL_KNOWN,
+  protectedResourceMetadata,
+  protectedResourceMetadataUrl,
+  type ProtectedResourceOptions,
+} from "./oauth_resource.ts";
+export {
+  type ClaimMapping,
+  principalFromClaims,
+  type PrincipalFromClaimsOptions,
+  type PrincipalRecord,
+} from "./token_principal.ts";
 export {
   type Authenticate,
   bearerToken,
