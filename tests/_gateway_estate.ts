@@ -39,6 +39,8 @@ export interface UpstreamSeen {
   methods: string[];
   /** The `tools/call` requests that reached it: name and arguments. */
   calls: { name: string; arguments: unknown }[];
+  /** Every `Authorization` header that reached it (a caller's token must never be one). */
+  authorizations: string[];
 }
 
 /** A running SDK upstream. */
@@ -69,12 +71,21 @@ export async function startSdkUpstream(options: {
   name: string;
   tools: (mcp: SdkMcpServer) => void;
 }): Promise<SdkUpstream> {
-  const seen: UpstreamSeen = { connections: 0, clients: [], methods: [], calls: [] };
+  const seen: UpstreamSeen = {
+    connections: 0,
+    clients: [],
+    methods: [],
+    calls: [],
+    authorizations: [],
+  };
   const sockets = new Set<net.Socket>();
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const servers = new Set<SdkMcpServer>();
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     seen.clients.push((req.socket as TLSSocket).getPeerCertificate().subjectaltname ?? "");
+    if (req.headers.authorization !== undefined) {
+      seen.authorizations.push(req.headers.authorization);
+    }
     let body: unknown;
     if (req.method === "POST") {
       const chunks: Uint8Array[] = [];

@@ -409,6 +409,8 @@ Deno.test("estate serve as the gateway: server-everything over stdio and an SDK 
       assert.equal(badSum.isError, true);
       assert.doesNotMatch(textOf(badSum), /The sum/);
       assert.equal(payments.seen.methods.length, before, "no request reached the upstream");
+      // The gateway speaks to upstreams as itself: no caller's bearer token ever reaches one.
+      assert.deepEqual(payments.seen.authorizations, []);
       assert.equal(payments.seen.calls.length, 1);
 
       // An output that breaks the registered outputSchema: an isError result naming the upstream,
