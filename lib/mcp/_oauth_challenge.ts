@@ -29,8 +29,7 @@ export function parseChallenges(header: string): Challenge[] {
   const skip = (): void => {
     rest = rest.replace(/^[\s,]+/, "");
   };
-  skip();
-  while (rest !== "") {
+  for (skip(); rest !== ""; skip()) {
     const scheme = TOKEN.exec(rest);
     if (!scheme) break;
     rest = rest.slice(scheme[0].length);
