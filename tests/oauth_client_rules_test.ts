@@ -381,3 +381,119 @@ Deno.test("OAuthClient options that cannot work are refused at construction", ()
   );
   assert.throws(() => new OAuthClient({ grant: "client_credentials" }), /pre-registered client/);
 });
+
+Deno.test("authorize() probes the endpoint and runs the flow on its 401, before any MCP request; forget() drops the endpoint's tokens", async () => {
+  const c = client({});
+  const probes: (string | null)[] = [];
+  const probe = (async (input: RequestInfo | URL, init: RequestInit = {}) => {
+    if (String(input) !== MCP) return await c.fetch(input, init);
+    const authorization = new Headers(init.headers).get("authorization");
+    probes.push(authorization);
+    return authorization === null
+      ? new Response("", {
+        status: 401,
+        headers: {
+          "www-authenticate":
+            'Bearer resource_metadata="https://mcp.example/.well-known/oauth-protected-resource/mcp"',
+        },
+      })
+      : new Response(null, { status: 405 });
+  }) as typeof fetch;
+  assert.equal(await c.oauth.authorize(MCP, { fetch: probe }), true);
+  assert.equal(c.urls.length, 1);
+  assert.equal(await c.oauth.authorize(MCP, { fetch: probe }), true, "held: no new flow");
+  assert.equal(c.urls.length, 1);
+  assert.deepEqual(probes, [null, "Bearer at-1"]);
+  await c.oauth.forget(`${MCP}#x`);
+  assert.equal(await c.oauth.authorization(MCP), undefined);
+});
+
+Deno.test("the transport with an authorizer: a 401 then a 403 are each sent again once credentials were obtained, never a third time; a DELETE is not; a failed authorization is the request's error", async () => {
+  const { StreamableHttpClientTransport, StreamableHttpError } = await import(
+    "../lib/mcp/transports/http_mod.ts"
+  );
+  const sent: { method: string; authorization: string | null }[] = [];
+  let statuses: number[] = [];
+  const answer = (init: RequestInit): Response => {
+    sent.push({
+      method: init.method ?? "GET",
+      authorization: new Headers(init.headers).get("authorization"),
+    });
+    const status = statuses.shift() ?? 202;
+    if (status === 200) {
+      return new Response(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          result: {
+            protocolVersion: "2025-11-25",
+            capabilities: {},
+            serverInfo: { name: "s", version: "1" },
+          },
+        }),
+        { headers: { "content-type": "application/json", "mcp-session-id": "s1" } },
+      );
+    }
+    return new Response(null, {
+      status,
+      headers: status === 403 ? { "www-authenticate": 'Bearer error="insufficient_scope"' } : {},
+    });
+  };
+  const server =
+    ((_input: RequestInfo | URL, init: RequestInit = {}) =>
+      Promise.resolve(answer(init))) as typeof fetch;
+  let generation = 0;
+  let fail = false;
+  const challenges: number[] = [];
+  const auth = {
+    authorization: () => Promise.resolve(generation ? `Bearer t${generation}` : undefined),
+    challenged: (c: HttpChallenge) => {
+      challenges.push(c.status);
+      if (fail) return Promise.reject(new OAuthError("authorization", "the user said no"));
+      generation++;
+      return Promise.resolve(true);
+    },
+  };
+  const t = new StreamableHttpClientTransport(MCP, { auth, fetch: server, token: "ignored" });
+  const note = { jsonrpc: "2.0" as const, method: "notifications/initialized" };
+
+  statuses = [401, 403];
+  await t.send(note);
+  assert.deepEqual(sent.map((s) => s.authorization), [null, "Bearer t1", "Bearer t2"]);
+  assert.deepEqual(challenges, [401, 403]);
+
+  sent.length = 0;
+  statuses = [401, 401, 401];
+  const refused = await t.send(note).then(() => undefined, (e) => e);
+  assert.ok(refused instanceof StreamableHttpError && refused.status === 401, String(refused));
+  assert.equal(sent.length, 3, "sent at most three times");
+
+  sent.length = 0;
+  fail = true;
+  statuses = [401];
+  const failed = await t.send(note).then(() => undefined, (e) => e);
+  assert.ok(failed instanceof StreamableHttpError && failed.status === 401);
+  assert.ok(failed.cause instanceof OAuthError);
+  assert.match(failed.message, /authorization failed: the user said no/);
+  assert.equal(sent.length, 1);
+
+  // A session, then close(): its DELETE is refused, and not sent again.
+  fail = false;
+  const before = challenges.length;
+  statuses = [200];
+  await t.send({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name: "c", version: "1" },
+    },
+  });
+  sent.length = 0;
+  statuses = [401];
+  await t.close();
+  assert.deepEqual(sent, [{ method: "DELETE", authorization: `Bearer t${generation}` }]);
+  assert.equal(challenges.length, before);
+});

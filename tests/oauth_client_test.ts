@@ -298,6 +298,7 @@ Deno.test("OAuthClient against oidc-provider: 401 → resource metadata → DCR 
   }
   assertNoSecretIn(logged.join("\n"));
   assertNoSecretIn(errors.map(describe).join("\n"));
+  assertNoSecretIn(JSON.stringify(w.calls));
 });
 
 Deno.test("OAuthClient refreshes an expired token before the request, and a refused (revoked) one after the 401, without asking the user again", async () => {
