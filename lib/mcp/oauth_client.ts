@@ -19,32 +19,13 @@
  */
 import type { HttpAuthorizer, HttpChallenge } from "./transports/http_client.ts";
 import { type BearerChallenge, bearerChallenge } from "./_oauth_challenge.ts";
-import { importPrivateKey, randomToken, s256 } from "./_oauth_crypto.ts";
-import {
-  authorizationServerMetadataUrls,
-  canonicalResource,
-  getJson,
-  resourceCovers,
-  resourceMetadataUrls,
-  secureEnough,
-  strings,
-} from "./_oauth_discovery.ts";
-import {
-  type AuthorizationServer,
-  authorizationServerFrom,
-  redact,
-  registerClient,
-  requestToken,
-  type TokenClient,
-  type TokenResponse,
-} from "./_oauth_token.ts";
+import { randomToken, s256 } from "./_oauth_crypto.ts";
+import { canonicalResource, secureEnough } from "./_oauth_discovery.ts";
+import { type Discovered, MetadataFinder } from "./_oauth_metadata.ts";
+import { ClientRegistrar } from "./_oauth_registration.ts";
+import { redact, requestToken, type TokenResponse } from "./_oauth_token.ts";
 import { OAuthError } from "./oauth_error.ts";
-import {
-  type ClientRegistration,
-  InMemoryTokenStore,
-  type StoredTokens,
-  type TokenStore,
-} from "./oauth_token_store.ts";
+import { InMemoryTokenStore, type StoredTokens, type TokenStore } from "./oauth_token_store.ts";
 
 /**
  * What the authorization server sent back to the redirect URI: the query parameters of the
@@ -190,15 +171,6 @@ export interface OAuthClientOptions {
   now?: () => number;
 }
 
-/** What discovery found for an endpoint. */
-interface Discovered {
-  /** The resource indicator to send. */
-  resource: string;
-  server: AuthorizationServer;
-  /** The resource metadata's `scopes_supported`. */
-  scopesSupported?: string[];
-}
-
 /** Options for {@linkcode OAuthClient.authorize}. */
 export interface AuthorizeOptions {
   /** The `fetch` to probe the endpoint with (e.g. the transport's). Default the client's. */
@@ -241,15 +213,14 @@ export class OAuthClient implements HttpAuthorizer {
   readonly #fetch: typeof fetch;
   readonly #now: () => number;
   readonly #timeoutMs: number;
-  /** Authorization server metadata by issuer. */
-  readonly #servers = new Map<string, AuthorizationServer>();
+  readonly #metadata: MetadataFinder;
+  readonly #registrar: ClientRegistrar;
   /** Per endpoint: the scopes last asked for. */
   readonly #requested = new Map<string, string[]>();
   /** Per endpoint and scope set: how many step-ups were tried. */
   readonly #stepUps = new Map<string, number>();
   /** Per endpoint: the tail of the queue of challenges (one handled at a time). */
   readonly #queues = new Map<string, Promise<unknown>>();
-  #privateKey: Promise<CryptoKey> | undefined;
 
   /**
    * Makes the client (nothing is fetched yet).
@@ -263,6 +234,18 @@ export class OAuthClient implements HttpAuthorizer {
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
     this.#now = options.now ?? Date.now;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#metadata = new MetadataFinder({
+      fetch: this.#fetch,
+      timeoutMs: this.#timeoutMs,
+      allowHttp: options.allowHttp ?? false,
+    });
+    this.#registrar = new ClientRegistrar({
+      options,
+      store: this.#store,
+      fetch: this.#fetch,
+      timeoutMs: this.#timeoutMs,
+      now: this.#now,
+    });
     const grant = options.grant ?? "authorization_code";
     if (grant === "client_credentials") {
       const c = options.client;
@@ -451,279 +434,18 @@ export class OAuthClient implements HttpAuthorizer {
     bearer: BearerChallenge,
     scope: string | undefined,
   ): Promise<void> {
-    const found = await this.#discover(endpoint, challenge.fetch, bearer);
+    const found = await this.#metadata.forEndpoint(
+      endpoint,
+      challenge.fetch,
+      bearer,
+      this.#options.client?.issuer,
+    );
     const asked = scope ?? found.scopesSupported?.join(" ") ?? this.#options.scope;
     const tokens = (this.#options.grant ?? "authorization_code") === "client_credentials"
       ? await this.#clientCredentials(found, asked)
       : await this.#authorizationCode(found, asked);
     this.#requested.set(endpoint, scopeSet(asked));
     await this.#store.setTokens(endpoint, tokens);
-  }
-
-  /**
-   * Finds the resource metadata and the authorization server for an endpoint.
-   *
-   * @throws {OAuthError} `discovery`, `resource_mismatch`, `issuer_mismatch`.
-   */
-  async #discover(
-    endpoint: string,
-    resourceFetch: typeof fetch,
-    bearer: BearerChallenge,
-  ): Promise<Discovered> {
-    let metadata: Record<string, unknown> | undefined;
-    let from: string | undefined;
-    const tried: string[] = [];
-    if (bearer.resourceMetadata !== undefined) {
-      const url = URL.canParse(bearer.resourceMetadata, endpoint)
-        ? new URL(bearer.resourceMetadata, endpoint).href
-        : undefined;
-      if (url === undefined) {
-        throw new OAuthError(
-          "discovery",
-          `the 401 from ${endpoint} names resource_metadata ${
-            JSON.stringify(bearer.resourceMetadata.slice(0, 200))
-          }, which is not a URL`,
-        );
-      }
-      const got = await this.#get(resourceFetch, url, "discovery");
-      if (got.body === undefined) {
-        throw new OAuthError(
-          "discovery",
-          `the Protected Resource Metadata at ${url} (named by the 401 from ${endpoint}) answered HTTP ${got.status}${
-            got.status < 300 ? " without a JSON object" : ""
-          }`,
-        );
-      }
-      metadata = got.body;
-      from = url;
-    } else {
-      for (const url of resourceMetadataUrls(endpoint)) {
-        const got = await this.#get(resourceFetch, url, "discovery");
-        tried.push(`${url} (HTTP ${got.status})`);
-        if (got.body !== undefined) {
-          metadata = got.body;
-          from = url;
-          break;
-        }
-      }
-    }
-    if (metadata === undefined) return await this.#legacyDiscovery(endpoint, tried);
-
-    const resource = metadata.resource;
-    if (typeof resource !== "string" || resource === "") {
-      throw new OAuthError(
-        "discovery",
-        `the Protected Resource Metadata at ${from} has no "resource"`,
-      );
-    }
-    if (!resourceCovers(resource, endpoint)) {
-      throw new OAuthError(
-        "resource_mismatch",
-        `the Protected Resource Metadata at ${from} is for resource ${
-          JSON.stringify(resource.slice(0, 200))
-        }, not for ${endpoint}; not authorizing (a token for it must not be sent here)`,
-      );
-    }
-    const servers = strings(metadata.authorization_servers) ?? [];
-    if (servers.length === 0) {
-      throw new OAuthError(
-        "discovery",
-        `the Protected Resource Metadata at ${from} names no authorization_servers`,
-      );
-    }
-    const pinned = this.#options.client?.issuer;
-    const issuer = pinned !== undefined && servers.includes(pinned) ? pinned : servers[0];
-    const server = await this.#authorizationServer(issuer);
-    return { resource, server, scopesSupported: strings(metadata.scopes_supported) };
-  }
-
-  /**
-   * Revision 2025-03-26: no resource metadata, the MCP server's origin is the authorization
-   * server; its RFC 8414 metadata, else the default endpoints `/authorize`, `/token`, `/register`.
-   */
-  async #legacyDiscovery(endpoint: string, tried: string[]): Promise<Discovered> {
-    const origin = new URL(endpoint).origin;
-    let server: AuthorizationServer | undefined;
-    for (const url of authorizationServerMetadataUrls(origin)) {
-      const got = await this.#get(this.#fetch, url, "discovery");
-      tried.push(`${url} (HTTP ${got.status})`);
-      if (got.body !== undefined) {
-        server = authorizationServerFrom(got.body, true);
-        if (server) break;
-      }
-    }
-    server ??= {
-      issuer: origin,
-      authorizationEndpoint: `${origin}/authorize`,
-      tokenEndpoint: `${origin}/token`,
-      registrationEndpoint: `${origin}/register`,
-      clientIdMetadataDocumentSupported: false,
-      issParameterSupported: false,
-      legacy: true,
-    };
-    this.#checkSecure(server);
-    this.#servers.set(server.issuer, server);
-    return { resource: endpoint, server };
-  }
-
-  /**
-   * The metadata of an authorization server, by its issuer: the first of the well-known URLs that
-   * answers, whose `issuer` must be that issuer.
-   */
-  async #authorizationServer(issuer: string): Promise<AuthorizationServer> {
-    const known = this.#servers.get(issuer);
-    if (known && !known.legacy) return known;
-    if (!URL.canParse(issuer) || !secureEnough(issuer, this.#options.allowHttp ?? false)) {
-      throw new OAuthError(
-        "discovery",
-        `the authorization server ${
-          JSON.stringify(issuer.slice(0, 200))
-        } is not an https URL (http is allowed on loopback addresses only)`,
-      );
-    }
-    const tried: string[] = [];
-    for (const url of authorizationServerMetadataUrls(issuer)) {
-      const got = await this.#get(this.#fetch, url, "discovery");
-      tried.push(`${url} (HTTP ${got.status})`);
-      if (got.body === undefined) continue;
-      if (got.body.issuer !== issuer) {
-        throw new OAuthError(
-          "issuer_mismatch",
-          `the authorization server metadata at ${url} is for issuer ${
-            JSON.stringify(String(got.body.issuer).slice(0, 200))
-          }, not ${issuer}; not using it`,
-        );
-      }
-      const server = authorizationServerFrom(got.body, false);
-      if (!server) {
-        throw new OAuthError(
-          "discovery",
-          `the authorization server metadata at ${url} has no token_endpoint`,
-        );
-      }
-      this.#checkSecure(server);
-      this.#servers.set(issuer, server);
-      return server;
-    }
-    throw new OAuthError(
-      "discovery",
-      `no authorization server metadata for ${issuer}: tried ${tried.join(", ")}`,
-    );
-  }
-
-  #checkSecure(server: AuthorizationServer): void {
-    const allow = this.#options.allowHttp ?? false;
-    for (
-      const url of [server.authorizationEndpoint, server.tokenEndpoint, server.registrationEndpoint]
-    ) {
-      if (url !== undefined && !secureEnough(url, allow)) {
-        throw new OAuthError(
-          "discovery",
-          `the authorization server ${server.issuer} names endpoint ${url}, which is not https (http is allowed on loopback addresses only)`,
-        );
-      }
-    }
-  }
-
-  async #get(
-    f: typeof fetch,
-    url: string,
-    failure: "discovery",
-  ): Promise<{ status: number; body: Record<string, unknown> | undefined }> {
-    try {
-      return await getJson(f, url, this.#timeoutMs);
-    } catch (e) {
-      throw new OAuthError(
-        failure,
-        `GET ${url} failed: ${e instanceof Error ? e.message : String(e)}`,
-        { cause: e },
-      );
-    }
-  }
-
-  /** The client to use with a server: pre-registered, a metadata document, held, or new. */
-  async #client(server: AuthorizationServer, forRefresh = false): Promise<TokenClient> {
-    const pre = this.#options.client;
-    if (pre) {
-      if (pre.issuer !== undefined && pre.issuer !== server.issuer) {
-        throw new OAuthError(
-          "registration",
-          `the pre-registered client ${pre.clientId} belongs to ${pre.issuer}, but the MCP server's authorization server is ${server.issuer}; register a client there`,
-        );
-      }
-      return await this.#preRegistered(pre, server);
-    }
-    if (
-      this.#options.clientMetadataUrl !== undefined && server.clientIdMetadataDocumentSupported
-    ) {
-      return { clientId: this.#options.clientMetadataUrl, method: "none" };
-    }
-    const held = await this.#store.getClient(server.issuer);
-    if (
-      held && (held.clientSecretExpiresAt === undefined || held.clientSecretExpiresAt > this.#now())
-    ) {
-      return tokenClient(held, server);
-    }
-    if (forRefresh || server.registrationEndpoint === undefined) {
-      throw new OAuthError(
-        "registration",
-        `no client id for ${server.issuer}: it offers no dynamic registration${
-          this.#options.clientMetadataUrl === undefined
-            ? " and this client has no clientMetadataUrl"
-            : " nor Client ID Metadata Documents"
-        }; configure a pre-registered client (options.client)`,
-      );
-    }
-    const redirect = this.#options.redirectUri!;
-    const host = new URL(redirect).hostname;
-    const loopback = host === "localhost" || host === "[::1]" || /^127\./.test(host);
-    const registered = await registerClient({
-      fetch: this.#fetch,
-      timeoutMs: this.#timeoutMs,
-      endpoint: server.registrationEndpoint,
-      metadata: {
-        client_name: this.#options.clientName ?? "tool-estate",
-        redirect_uris: [redirect],
-        grant_types: ["authorization_code", "refresh_token"],
-        response_types: ["code"],
-        token_endpoint_auth_method: "none",
-        application_type: loopback ? "native" : "web",
-        ...this.#options.clientMetadata,
-      },
-    });
-    await this.#store.setClient(server.issuer, registered);
-    return tokenClient(registered, server);
-  }
-
-  async #preRegistered(
-    pre: PreRegisteredClient,
-    server: AuthorizationServer,
-  ): Promise<TokenClient> {
-    const algorithm = pre.privateKeyAlgorithm ?? "ES256";
-    let privateKey: CryptoKey | undefined;
-    if (pre.privateKey !== undefined) {
-      if (typeof pre.privateKey === "string") {
-        this.#privateKey ??= importPrivateKey(pre.privateKey, algorithm).catch((e) => {
-          this.#privateKey = undefined;
-          throw new OAuthError(
-            "configuration",
-            `the private key of client ${pre.clientId} is not a PKCS#8 ${algorithm} key`,
-            { cause: e },
-          );
-        });
-        privateKey = await this.#privateKey;
-      } else privateKey = pre.privateKey;
-    }
-    const method = pre.tokenEndpointAuthMethod ??
-      (privateKey ? "private_key_jwt" : secretMethod(pre.clientSecret, server));
-    return {
-      clientId: pre.clientId,
-      clientSecret: pre.clientSecret,
-      method,
-      privateKey,
-      algorithm,
-      keyId: pre.keyId,
-    };
   }
 
   /** The authorization code grant with PKCE; the user-agent step is the host's. */
@@ -747,7 +469,7 @@ export class OAuthClient implements HttpAuthorizer {
         `the authorization server ${server.issuer} has no authorization_endpoint`,
       );
     }
-    const client = await this.#client(server);
+    const client = await this.#registrar.clientFor(server);
     let asked = scope;
     if (
       (this.#options.offlineAccess ?? true) && server.scopesSupported?.includes("offline_access") &&
@@ -837,7 +559,7 @@ export class OAuthClient implements HttpAuthorizer {
 
   /** The client credentials grant (RFC 6749 §4.4). */
   async #clientCredentials(found: Discovered, scope: string | undefined): Promise<StoredTokens> {
-    const client = await this.#client(found.server);
+    const client = await this.#registrar.clientFor(found.server);
     const token = await requestToken({
       fetch: this.#fetch,
       timeoutMs: this.#timeoutMs,
@@ -861,9 +583,9 @@ export class OAuthClient implements HttpAuthorizer {
     if (tokens.issuer === undefined) {
       throw new OAuthError("token", `the tokens for ${endpoint} name no issuer to refresh with`);
     }
-    const server = this.#servers.get(tokens.issuer) ??
-      await this.#authorizationServer(tokens.issuer);
-    const client = await this.#client(server, true);
+    const server = this.#metadata.known(tokens.issuer) ??
+      await this.#metadata.server(tokens.issuer);
+    const client = await this.#registrar.clientFor(server, true);
     const resource = tokens.resource ?? endpoint;
     let token: TokenResponse;
     try {
@@ -903,29 +625,4 @@ export class OAuthClient implements HttpAuthorizer {
     if (scope !== undefined && scope !== "") out.scope = scope;
     return out;
   }
-}
-
-/**
- * The token endpoint authentication for a client: with a secret, `client_secret_basic` (RFC 8414's
- * default) unless the server offers only `client_secret_post` or only `none`; without, `none`.
- */
-function secretMethod(
-  secret: string | undefined,
-  server: AuthorizationServer,
-): TokenEndpointAuthMethod {
-  if (secret === undefined) return "none";
-  const offered = server.tokenEndpointAuthMethods ?? ["client_secret_basic"];
-  if (offered.includes("client_secret_basic")) return "client_secret_basic";
-  if (offered.includes("client_secret_post")) return "client_secret_post";
-  if (offered.includes("none")) return "none";
-  return "client_secret_basic";
-}
-
-/** A registration's client at the token endpoint: the method the server registered, if usable. */
-function tokenClient(reg: ClientRegistration, server: AuthorizationServer): TokenClient {
-  const m = reg.tokenEndpointAuthMethod;
-  const usable = m === "none" ||
-    ((m === "client_secret_basic" || m === "client_secret_post") && reg.clientSecret !== undefined);
-  const method: TokenEndpointAuthMethod = usable ? m : secretMethod(reg.clientSecret, server);
-  return { clientId: reg.clientId, clientSecret: reg.clientSecret, method };
 }
