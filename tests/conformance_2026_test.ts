@@ -3,7 +3,8 @@
  * `--requirements 2026-07-28` (the scenarios the stateless revision requires, plus unscored
  * extension and pending ones) against tests/conformance/fixture_server.ts. What we fail, and why,
  * is in tests/conformance/expected-failures-2026.yml; entries are scenarios or
- * `<scenario>:<check-id>`.
+ * `<scenario>:<check-id>`. Also every `auth/*` client scenario against our client
+ * (tests/conformance/fixture_client.ts, `McpClient` with `OAuthClient`).
  *
  * The alpha's baseline check leaves unscored scenarios (the tasks extension, pending ones) out of
  * its verdict, so the test also compares the failing set with the listed set itself: every listed
@@ -12,20 +13,21 @@
  */
 import assert from "node:assert/strict";
 import { startFixture } from "./conformance/fixture_server.ts";
+import { runAuthScenarios } from "./conformance/auth_scenarios.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const CONFORMANCE = "npm:@modelcontextprotocol/conformance@0.2.0-alpha.12";
 const BASELINE = new URL("./conformance/expected-failures-2026.yml", import.meta.url).pathname;
 
-/** The entries of the baseline's `server:` section. */
-function baseline(): string[] {
+/** The entries of a section (`server:` or `client:`) of the baseline. */
+function baseline(section: "server" | "client" = "server"): string[] {
   const out: string[] = [];
   let current = "";
   for (const line of Deno.readTextFileSync(BASELINE).split("\n")) {
     const key = /^([a-z]+):/.exec(line);
     if (key) current = key[1];
-    const item = /^\s+-\s*([a-z0-9_-]+(?::[a-z0-9_$-]+)?)/.exec(line);
-    if (item && current === "server") out.push(item[1]);
+    const item = /^\s+-\s*([a-z0-9_/-]+(?::[a-z0-9_$-]+)?)/.exec(line);
+    if (item && current === section) out.push(item[1]);
   }
   return out;
 }
@@ -85,4 +87,18 @@ Deno.test("conformance 0.2.0-alpha.12, --requirements 2026-07-28: everything pas
   } finally {
     await fixture.close();
   }
+});
+
+Deno.test("conformance 0.2.0-alpha.12, every auth/* client scenario: our McpClient with OAuthClient, failures only where listed", async () => {
+  const { passed, failed } = await runAuthScenarios(
+    "0.2.0-alpha.12",
+    BASELINE,
+    baseline("client"),
+  );
+  assert.ok(passed.length + failed.length >= 30);
+  console.log(
+    `conformance 0.2.0-alpha.12 auth client scenarios: ${passed.length} passed, ${failed.length} failed (expected: ${
+      failed.join(", ") || "none"
+    })`,
+  );
 });

@@ -3,10 +3,12 @@
  * server over our Streamable HTTP transport (tests/conformance/fixture_server.ts). The suite runs
  * under Deno (it needs Node 22 APIs); the scenarios we do not pass, and why, are in
  * tests/conformance/expected-failures.yml. Also our client (tests/conformance/fixture_client.ts)
- * against the suite's mock servers.
+ * against the suite's mock servers: the handshake scenarios, and every `auth/*` scenario (our
+ * `OAuthClient` against the suite's mock authorization and resource servers).
  */
 import assert from "node:assert/strict";
 import { startFixture } from "./conformance/fixture_server.ts";
+import { runAuthScenarios } from "./conformance/auth_scenarios.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const CONFORMANCE = "npm:@modelcontextprotocol/conformance@0.1.16";
@@ -32,7 +34,7 @@ function baseline(section: "server" | "client"): string[] {
   for (const line of Deno.readTextFileSync(BASELINE).split("\n")) {
     const key = /^([a-z]+):/.exec(line);
     if (key) current = key[1];
-    const item = /^\s+-\s*([a-z0-9_-]+)/.exec(line);
+    const item = /^\s+-\s*([a-z0-9_/-]+)/.exec(line);
     if (item && current === section) out.push(item[1]);
   }
   return out;
@@ -100,4 +102,14 @@ Deno.test("conformance 0.1.16, client scenarios: our McpClient over Streamable H
     assert.equal(passed, !baseline("client").includes(scenario), output);
   }
   console.log(`conformance client scenarios: ${results.join(", ")}`);
+});
+
+Deno.test("conformance 0.1.16, every auth/* client scenario: our McpClient with OAuthClient, failures only where listed", async () => {
+  const { passed, failed } = await runAuthScenarios("0.1.16", BASELINE, baseline("client"));
+  assert.ok(passed.length + failed.length >= 20);
+  console.log(
+    `conformance 0.1.16 auth client scenarios: ${passed.length} passed, ${failed.length} failed (expected: ${
+      failed.join(", ") || "none"
+    })`,
+  );
 });

@@ -191,6 +191,16 @@ export async function negotiateEra(
   return result;
 }
 
+/**
+ * Whether a failed request was refused for its credentials (an HTTP transport's error of status
+ * 401 or 403: authorization failed, or none was possible). That says nothing about the era, and
+ * `initialize` would be refused (or authorized) the same way: no fallback.
+ */
+function refusedAuthorization(e: unknown): boolean {
+  if (!(e instanceof Error) || !("status" in e)) return false;
+  return e.status === 401 || e.status === 403;
+}
+
 /** Tries the modern era; undefined means "fall back to the handshake". */
 async function discover(
   host: NegotiationHost,
@@ -207,7 +217,7 @@ async function discover(
         meta: envelope(version, options),
       });
     } catch (e) {
-      if (host.closed()) throw e;
+      if (host.closed() || refusedAuthorization(e)) throw e;
       const verdict = e instanceof JsonRpcError
         ? verdictFromError(e.code, e.data, { asked: version, legacy: LEGACY_PROTOCOL_VERSIONS })
         : { kind: "legacy" as const };

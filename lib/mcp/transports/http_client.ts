@@ -45,10 +45,55 @@ export class StreamableHttpError extends Error {
   }
 }
 
+/** A 401 or 403 answer, as a {@linkcode HttpAuthorizer} is told of it. */
+export interface HttpChallenge {
+  /** The MCP endpoint the request went to. */
+  url: string;
+  /** The request's HTTP method. */
+  method: string;
+  /** The answer's status: 401 or 403. */
+  status: number;
+  /** The answer's `WWW-Authenticate` header, if any. */
+  wwwAuthenticate: string | null;
+  /** The `Authorization` header the request carried, if any. */
+  authorization: string | undefined;
+  /** The transport's own `fetch` (without authorization), for metadata on the MCP server. */
+  fetch: typeof fetch;
+}
+
+/**
+ * Authorizes a transport's requests: gives each one its `Authorization` header, and is told when
+ * the server refuses one with 401 or 403 (e.g. an `OAuthClient`).
+ */
+export interface HttpAuthorizer {
+  /**
+   * The `Authorization` header for a request to an endpoint.
+   *
+   * @param url The MCP endpoint.
+   * @returns The header's value, or undefined to send none.
+   */
+  authorization(url: string): Promise<string | undefined>;
+  /**
+   * Told of a 401 or 403: obtains new credentials when it can.
+   *
+   * @param challenge The refused request and the answer's challenge.
+   * @returns True when the request should be sent again (with the new credentials).
+   * @throws {Error} When authorization failed; the request fails with it as the cause.
+   */
+  challenged(challenge: HttpChallenge): Promise<boolean>;
+}
+
 /** Options for a {@linkcode StreamableHttpClientTransport}. */
 export interface StreamableHttpClientOptions {
   /** Sent as `Authorization: Bearer <token>`. */
   token?: string;
+  /**
+   * Authorizes every request, in place of `token` (e.g. an `OAuthClient`). A request refused
+   * with 401, or with 403 `insufficient_scope`, is sent again once the authorizer obtained new
+   * credentials: at most twice (a 401, then a 403 for more scopes). A DELETE ending the session
+   * is never sent again.
+   */
+  auth?: HttpAuthorizer;
   /** Further headers for every request. */
   headers?: Record<string, string>;
   /** Open the session's GET stream (for `list_changed`) after initialization. Default true. */
@@ -197,7 +242,8 @@ export class StreamableHttpClientTransport implements Transport {
   constructor(url: string | URL, options: StreamableHttpClientOptions = {}) {
     this.#url = String(url);
     this.#options = options;
-    this.#fetch = options.fetch ?? fetch;
+    const base = options.fetch ?? fetch;
+    this.#fetch = options.auth ? authorizedFetch(base, options.auth) : base;
   }
 
   /** The session id the server assigned, once `initialize` was answered. */
@@ -242,6 +288,7 @@ export class StreamableHttpClientTransport implements Transport {
       });
     } catch (e) {
       this.#controllers.delete(controller);
+      if (e instanceof StreamableHttpError) throw e; // authorization failed
       throw new StreamableHttpError(
         0,
         `POST ${this.#url} failed: ${e instanceof Error ? e.message : e}`,
@@ -363,7 +410,9 @@ export class StreamableHttpClientTransport implements Transport {
 
   #headers(afterInitialize: boolean): Record<string, string> {
     const h: Record<string, string> = { ...this.#options.headers };
-    if (this.#options.token !== undefined) h.authorization = `Bearer ${this.#options.token}`;
+    if (this.#options.token !== undefined && this.#options.auth === undefined) {
+      h.authorization = `Bearer ${this.#options.token}`;
+    }
     if (afterInitialize && this.#sessionId !== undefined) h["mcp-session-id"] = this.#sessionId;
     if (afterInitialize && this.#protocolVersion !== undefined) {
       h["mcp-protocol-version"] = this.#protocolVersion;
@@ -503,7 +552,8 @@ export class StreamableHttpClientTransport implements Transport {
       const stop = (): void => resumed.abort();
       awaiting.stop.signal.addEventListener("abort", stop);
       try {
-        const res = await this.#open(resumed, lastEventId);
+        const res = await this.#openOrReport(resumed, lastEventId);
+        if (res === "stop") return;
         if (res === undefined) {
           read = NOTHING;
         } else if (res.ok && res.body && eventStream(res)) {
@@ -528,6 +578,19 @@ export class StreamableHttpClientTransport implements Transport {
     }
   }
 
+  /** {@linkcode #open}, with a failed authorization told to `onerror` and answered "stop". */
+  async #openOrReport(
+    controller: AbortController,
+    lastEventId?: string,
+  ): Promise<Response | undefined | "stop"> {
+    try {
+      return await this.#open(controller, lastEventId);
+    } catch (e) {
+      this.#options.onerror?.(e as Error);
+      return "stop";
+    }
+  }
+
   /** Sends a GET for an SSE stream; undefined when no answer arrived (network failure). */
   async #open(controller: AbortController, lastEventId?: string): Promise<Response | undefined> {
     const headers: Record<string, string> = {
@@ -537,8 +600,9 @@ export class StreamableHttpClientTransport implements Transport {
     if (lastEventId !== undefined) headers["last-event-id"] = lastEventId;
     try {
       return await this.#fetch(this.#url, { method: "GET", headers, signal: controller.signal });
-    } catch {
+    } catch (e) {
       this.#controllers.delete(controller);
+      if (e instanceof StreamableHttpError) throw e; // authorization failed: not to be retried
       return undefined;
     }
   }
@@ -615,7 +679,8 @@ export class StreamableHttpClientTransport implements Transport {
     let failures = 0;
     while (!this.#closed && this.#sessionId !== undefined) {
       const controller = this.#track(new AbortController());
-      const res = await this.#open(controller, cursor.lastEventId);
+      const res = await this.#openOrReport(controller, cursor.lastEventId);
+      if (res === "stop") return;
       if (this.#closed) {
         await res?.body?.cancel();
         return;
@@ -660,4 +725,51 @@ export class StreamableHttpClientTransport implements Transport {
 function eventStream(res: Response): boolean {
   const type = res.headers.get("content-type")?.split(";")[0].trim().toLowerCase();
   return type === "text/event-stream";
+}
+
+/** How many times one request is sent again after its authorizer obtained new credentials. */
+const MAX_AUTHORIZED_RETRIES = 2;
+
+/**
+ * A `fetch` that sends the authorizer's `Authorization` header and, on 401 (or 403), lets it
+ * obtain new credentials and sends the request again: at most {@linkcode MAX_AUTHORIZED_RETRIES}
+ * times. A failed authorization rejects with a {@linkcode StreamableHttpError} of the refusal's
+ * status whose cause is the authorizer's error.
+ */
+function authorizedFetch(base: typeof fetch, auth: HttpAuthorizer): typeof fetch {
+  return async (input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> => {
+    const url = input instanceof Request ? input.url : String(input);
+    const method = init.method ?? "GET";
+    for (let attempt = 0;; attempt++) {
+      const authorization = await auth.authorization(url);
+      const headers = new Headers(init.headers);
+      if (authorization !== undefined) headers.set("authorization", authorization);
+      else headers.delete("authorization");
+      const res = await base(input, { ...init, headers });
+      if (res.status !== 401 && res.status !== 403) return res;
+      if (method === "DELETE" || attempt >= MAX_AUTHORIZED_RETRIES) return res;
+      let again: boolean;
+      try {
+        again = await auth.challenged({
+          url,
+          method,
+          status: res.status,
+          wwwAuthenticate: res.headers.get("www-authenticate"),
+          authorization,
+          fetch: base,
+        });
+      } catch (e) {
+        await res.body?.cancel().catch(() => {});
+        throw new StreamableHttpError(
+          res.status,
+          `${method} ${url} was refused with HTTP ${res.status} and authorization failed: ${
+            e instanceof Error ? e.message : String(e)
+          }`,
+          { cause: e },
+        );
+      }
+      if (!again) return res;
+      await res.body?.cancel().catch(() => {});
+    }
+  };
 }

@@ -3,7 +3,9 @@
  * and the stateless 2026-07-28 revision side by side: {@linkcode serveHttp} serves an `McpServer`
  * on one endpoint with bearer authentication — static tokens ({@linkcode bearerTokens}) or OAuth
  * access tokens from trusted authorization servers ({@linkcode accessTokens}), the server being a
- * protected resource (RFC 9728) — and DNS-rebinding guards; {@linkcode StreamableHttpClientTransport} connects an `McpClient` to such an endpoint.
+ * protected resource (RFC 9728) — and DNS-rebinding guards; {@linkcode StreamableHttpClientTransport}
+ * connects an `McpClient` to such an endpoint, and {@linkcode OAuthClient} authorizes it against an
+ * OAuth-protected server (the MCP authorization specification's client side).
  * The server runs on `node:http` and the client on `fetch`, so both work in Deno and Node.
  *
  * @example
@@ -35,6 +37,8 @@ export {
   type ServeHttpOptions,
 } from "./http.ts";
 export {
+  type HttpAuthorizer,
+  type HttpChallenge,
   type StreamableHttpClientOptions,
   StreamableHttpClientTransport,
   StreamableHttpError,
@@ -74,3 +78,20 @@ export {
   type TokenPrincipal,
   tokenSha256,
 } from "./bearer_tokens.ts";
+export {
+  type AssertionAlgorithm,
+  type AuthorizationResponse,
+  type AuthorizeOptions,
+  OAuthClient,
+  type OAuthClientOptions,
+  parseAuthorizationResponse,
+  type PreRegisteredClient,
+  type TokenEndpointAuthMethod,
+} from "../oauth_client.ts";
+export { OAuthError, type OAuthErrorOptions, type OAuthFailure } from "../oauth_error.ts";
+export {
+  type ClientRegistration,
+  InMemoryTokenStore,
+  type StoredTokens,
+  type TokenStore,
+} from "../oauth_token_store.ts";
