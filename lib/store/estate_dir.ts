@@ -53,6 +53,7 @@ import {
 import { storedCallLine, storedCallProblems } from "./_stored_call.ts";
 import { type DiskServer, loadServerDir, parseServerFile, SERVERS_DIR } from "./_server_dir.ts";
 import { appendDriftLog, DRIFT_FILE, readDriftLog } from "./drift_log.ts";
+import type { EstateStore, StoreChange, StoreWatch } from "./store.ts";
 
 /** The principals file's name. */
 const PRINCIPALS_FILE = "principals.json";
@@ -178,7 +179,7 @@ function instant(iso: string): Date {
  * fs.rmSync(dir, { recursive: true });
  * ```
  */
-export class EstateDir {
+export class EstateDir implements EstateStore {
   /** The estate's folder, as given to `open()`. */
   readonly dir: string;
   readonly #now: () => Date;
@@ -631,6 +632,30 @@ export class EstateDir {
       this.#onTornLine ? { onTornLine: this.#onTornLine } : {},
     );
   }
+
+  /**
+   * Tells `listener` when a file of the estate changes (`fs.watch`, recursive), by whichever
+   * process: `principals` for `principals.json`, `servers` under `servers/`, `tools` (with the
+   * tool's name) under `tools/`, `unknown` otherwise. The listener calls `refresh()` or
+   * `refreshPrincipals()`; events come as the platform reports them (several for one write).
+   *
+   * @param listener Hears of each change.
+   * @returns The watch; `close()` stops it.
+   * @throws {Error} When the platform cannot watch the folder.
+   */
+  watch(listener: (change: StoreChange) => void): StoreWatch {
+    const watcher = fs.watch(this.dir, { recursive: true }, (_event, filename) => {
+      const rel = typeof filename === "string" ? filename.split(path.sep) : [];
+      if (rel[0] === PRINCIPALS_FILE) listener({ kind: "principals" });
+      else if (rel[0] === SERVERS_DIR) listener({ kind: "servers" });
+      else if (rel[0] === TOOLS_DIR && rel[1]) listener({ kind: "tools", name: rel[1] });
+      else listener({ kind: "unknown" });
+    });
+    return { close: () => watcher.close() };
+  }
+
+  /** Nothing to release: a folder estate holds no connection (for {@linkcode EstateStore}). */
+  close(): void {}
 
   /** The server records on disk. */
   #readServers(): DiskServer[] {

@@ -50,6 +50,15 @@ export {
   readDriftLog,
 } from "./drift_log.ts";
 export { type EstatePrincipal, parsePrincipals } from "./principals.ts";
+export type {
+  Awaitable,
+  EstateStore,
+  StoreChange,
+  StoreDeprecateOptions,
+  StoreRetireOptions,
+  StoreWatch,
+  Stream,
+} from "./store.ts";
 export {
   readCallsFile,
   type ReadCallsOptions,

@@ -1,0 +1,616 @@
+/**
+ * The estate on PostgreSQL: an {@linkcode EstateStore} for several `estate serve` replicas on one
+ * database. Tables and guarantees are in `migrations/001_initial.sql`.
+ *
+ * @module
+ */
+import fs from "node:fs";
+import postgres, { type Sql, type TransactionSql } from "postgres";
+import type { LifecycleEntry, VersionRecord } from "../../estate/lifecycle.ts";
+import { publishError, type ReplayLine } from "../../estate/publish_plan.ts";
+import { ToolRegistry } from "../../estate/registry.ts";
+import { type DriftRecord, driftRecordProblems } from "../../estate/drift.ts";
+import { parseServerRecord, type ServerRecord } from "../../estate/server_record.ts";
+import {
+  type RegisterServerOptions,
+  type RegisterServerResult,
+  ServerDirectory,
+} from "../../estate/servers.ts";
+import {
+  noRejections,
+  type Rejections,
+  RejectionTally,
+  type StoredCall,
+} from "../../estate/replay.ts";
+import { parseToolSpec, specSubject, type ToolSpec } from "../../estate/spec.ts";
+import type { PublishResult } from "../../estate/publish_plan.ts";
+import { Version } from "../../compat/semver.ts";
+import { compileSchema } from "../../schema/validate.ts";
+import { type EstatePrincipal, parsePrincipals } from "../principals.ts";
+import { storedCallLine, storedCallProblems } from "../_stored_call.ts";
+import { parseVersionFile } from "../_tool_dir.ts";
+import { parseServerFile } from "../_server_dir.ts";
+import type {
+  EstateStore,
+  StoreChange,
+  StoreDeprecateOptions,
+  StoreRetireOptions,
+  StoreWatch,
+} from "../store.ts";
+import { migrate } from "./migrate.ts";
+
+/** The channel changes are announced on (payload: a {@linkcode StoreChange} as JSON). */
+export const CHANGE_CHANNEL = "estate_changes";
+
+/** How many rows a cursor fetches at a time. */
+const BATCH = 1000;
+
+/** Options for {@linkcode PgEstateStore.open}. */
+export interface PgStoreOptions {
+  /** The clock, as for `EstateDir`. Default: `new Date()`. */
+  now?: () => Date;
+  /** Apply pending migrations on open. Default true. */
+  migrate?: boolean;
+  /** The connection pool's size. Default 4. */
+  max?: number;
+}
+
+/** A version as stored: its spec and lifecycle. */
+interface StoredTool {
+  versions: { spec: ToolSpec; history: LifecycleEntry[] }[];
+}
+
+/** A clock reading that prints exactly as recorded. */
+function instant(iso: string): Date {
+  const d = new Date(iso);
+  d.toISOString = () => iso;
+  return d;
+}
+
+/** A key for the advisory lock a tool's writers serialize on. */
+function toolKey(name: string): string {
+  return `tool:${name}`;
+}
+
+/**
+ * An estate in a PostgreSQL database, loaded into a {@linkcode ToolRegistry}.
+ *
+ * Writing: `publish`, `deprecate` and `retire` each run in one transaction holding the tool's
+ * advisory lock: the tool is read from the database, decided with the registry's rules (the
+ * stored calls of the major line are replayed through a cursor, memory flat), written, and
+ * announced with `pg_notify` (delivered at commit). The primary key of `tool_versions` refuses a
+ * second row for a version whatever the code does. Only after the commit does the in-memory
+ * registry change, so its subscribers see each change made here; other writers' changes arrive
+ * with `refresh()`, which a `watch()` listener calls.
+ *
+ * The in-memory registry replays no stored calls itself (they are in the database): `publish`
+ * here replays them; a `registry.plan` made directly does not.
+ */
+export class PgEstateStore implements EstateStore {
+  /** The connection pool. */
+  readonly sql: Sql;
+  readonly #now: () => Date;
+  #registry: ToolRegistry;
+  #principals: EstatePrincipal[] = [];
+  #pinned: (() => Date) | undefined;
+
+  private constructor(sql: Sql, options: PgStoreOptions) {
+    this.sql = sql;
+    this.#now = options.now ?? (() => new Date());
+    this.#registry = this.#newRegistry();
+  }
+
+  /**
+   * Connects, applies pending migrations, and loads the estate.
+   *
+   * @param url A `postgres://` URL.
+   * @param options The clock, whether to migrate, the pool size.
+   * @returns The store; `close()` it when done.
+   * @throws {Error} When the database cannot be reached or a stored record is bad.
+   */
+  static async open(url: string, options: PgStoreOptions = {}): Promise<PgEstateStore> {
+    const sql = postgres(url, { max: options.max ?? 4, onnotice: () => {} });
+    try {
+      if (options.migrate !== false) await migrate(sql);
+      const store = new PgEstateStore(sql, options);
+      await store.reload();
+      return store;
+    } catch (e) {
+      await sql.end();
+      throw e;
+    }
+  }
+
+  #newRegistry(): ToolRegistry {
+    return new ToolRegistry({ now: () => this.#pinned ? this.#pinned() : this.#now() });
+  }
+
+  /** The estate as a registry. A `reload()` replaces it. */
+  get registry(): ToolRegistry {
+    return this.#registry;
+  }
+
+  /**
+   * Loads the whole estate again into a new registry.
+   *
+   * @returns The new registry.
+   */
+  async reload(): Promise<ToolRegistry> {
+    const [principals, servers, tools] = await Promise.all([
+      this.#readPrincipals(this.sql),
+      this.#readServers(this.sql),
+      this.#readTools(this.sql),
+    ]);
+    const registry = this.#newRegistry();
+    registry.restoreServers(servers);
+    for (const tool of tools.values()) {
+      for (const v of tool.versions) registry.restore(v);
+    }
+    this.#registry = registry;
+    this.#principals = principals;
+    return registry;
+  }
+
+  /**
+   * Takes in what other writers changed: servers, versions and lifecycle transitions; subscribers
+   * hear of each.
+   *
+   * @returns How many tools were looked at.
+   */
+  async refresh(): Promise<number> {
+    const [servers, tools] = await Promise.all([
+      this.#readServers(this.sql),
+      this.#readTools(this.sql),
+    ]);
+    this.#registry.restoreServers(servers, { emit: true });
+    for (const [name, tool] of [...tools].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)) {
+      this.#sync(name, tool, true);
+    }
+    return tools.size;
+  }
+
+  /** The principals, in stored order (copies). */
+  principals(): EstatePrincipal[] {
+    return this.#principals.map((p) => ({ ...p, scopes: [...p.scopes] }));
+  }
+
+  /** One principal (a copy), or undefined. */
+  principal(id: string): EstatePrincipal | undefined {
+    const p = this.#principals.find((p) => p.id === id);
+    return p && { ...p, scopes: [...p.scopes] };
+  }
+
+  /**
+   * Reads the principals again; a bad set throws and keeps the last good one.
+   *
+   * @returns Whether they changed.
+   */
+  async refreshPrincipals(): Promise<boolean> {
+    const principals = await this.#readPrincipals(this.sql);
+    if (JSON.stringify(principals) === JSON.stringify(this.#principals)) return false;
+    this.#principals = principals;
+    return true;
+  }
+
+  /**
+   * Replaces the principals (an operator's write; the folder estate's is an edit of
+   * `principals.json`), checked as `principals.json` is, and announces it.
+   *
+   * @param principals The principals, in order.
+   * @throws {CorpusError} When one is not a valid principal.
+   */
+  async setPrincipals(principals: EstatePrincipal[]): Promise<void> {
+    parsePrincipals(JSON.stringify(principals, null, 2), "principals");
+    await this.sql.begin(async (tx) => {
+      await tx`select pg_advisory_xact_lock(hashtext('principals'))`;
+      await tx`delete from principals`;
+      for (const [i, p] of principals.entries()) {
+        await tx`insert into principals (position, principal) values (${i}, ${JSON.stringify(p)})`;
+      }
+      await this.#notify(tx, { kind: "principals" });
+    });
+    await this.refreshPrincipals();
+  }
+
+  /**
+   * Publishes a version: in one transaction under the tool's lock, decided with the registry's
+   * rules against the tool as stored (stored calls of the major line replayed through a cursor),
+   * then inserted with its first lifecycle event. Of two concurrent publishes of one version,
+   * the second waits for the lock and then finds the first's row: `already-published` for the
+   * same content, the republish refusal for different content.
+   *
+   * @param specOrFile The spec, or the path of a JSON file holding it.
+   * @returns The registry's result.
+   * @throws {PublishError} As `ToolRegistry.publish` refuses.
+   */
+  async publish(specOrFile: ToolSpec | string): Promise<PublishResult> {
+    const spec = typeof specOrFile === "string"
+      ? parseVersionFile(fs.readFileSync(specOrFile, "utf8"), specOrFile)
+      : parseToolSpec(specOrFile, specSubject(specOrFile));
+    const at = this.#now();
+    const done = await this.sql.begin(async (tx) => {
+      await tx`select pg_advisory_xact_lock(hashtext(${toolKey(spec.name)}))`;
+      const servers = await this.#readServers(tx);
+      const tool = (await this.#readTools(tx, spec.name)).get(spec.name) ?? { versions: [] };
+      const scratch = new ToolRegistry({ now: () => at });
+      scratch.restoreServers(servers);
+      for (const v of tool.versions) scratch.restore(v);
+      let wanted: { schema: ToolSpec["inputSchema"]; line: ReplayLine } | undefined;
+      let plan = scratch.plan(spec, {
+        replay: (schema, line) => {
+          wanted = { schema, line };
+          return noRejections();
+        },
+      });
+      if (wanted && !plan.alreadyPublished) {
+        const rejections = await this.#replay(tx, spec.name, wanted.schema, wanted.line);
+        plan = scratch.plan(spec, { replay: () => rejections });
+      }
+      await this.#writeSettled(tx, spec.name, tool, scratch);
+      if (plan.alreadyPublished) return { plan, tool };
+      if (plan.refusals.length) throw publishError(plan);
+      const text = JSON.stringify(plan.spec, null, 2) + "\n";
+      await tx`insert into tool_versions (name, version, spec) values (${spec.name}, ${spec.version}, ${text})`;
+      const entry: LifecycleEntry = { state: "active", at: at.toISOString() };
+      await tx`insert into lifecycle_events (name, version, entry) values (${spec.name}, ${spec.version}, ${
+        JSON.stringify(entry)
+      })`;
+      await this.#notify(tx, { kind: "tools", name: spec.name });
+      return { plan, tool, at };
+    });
+    this.#sync(spec.name, done.tool, false);
+    if (!done.at) return { status: "already-published", plan: done.plan };
+    this.#mirror(done.at, () => this.#registry.publish(done.plan.spec));
+    return { status: "published", plan: done.plan };
+  }
+
+  /**
+   * Deprecates an active version (decided against the database, in one transaction).
+   *
+   * @returns The version's record.
+   * @throws {LifecycleError} As the registry refuses.
+   */
+  deprecate(
+    name: string,
+    version: string,
+    options: StoreDeprecateOptions = {},
+  ): Promise<VersionRecord> {
+    const change = (r: ToolRegistry) => r.deprecate(name, version, options);
+    return this.#transition(name, change, change, false);
+  }
+
+  /**
+   * Retires a version; with `rules`, the retirement rules decide against the stored calls.
+   *
+   * @returns The version's record.
+   * @throws {RetirementError} With `rules`, when a rule refuses it.
+   * @throws {LifecycleError} As the registry refuses.
+   */
+  retire(name: string, version: string, options: StoreRetireOptions = {}): Promise<VersionRecord> {
+    const reason = options.reason === undefined ? {} : { reason: options.reason };
+    return this.#transition(
+      name,
+      (r) => r.retire(name, version, options.rules ? { ...reason, rules: options.rules } : reason),
+      (r) => r.retire(name, version, reason),
+      options.rules !== undefined,
+    );
+  }
+
+  /**
+   * A tool's stored calls, oldest first, through a cursor (memory flat).
+   *
+   * @param name The tool.
+   * @returns The calls.
+   */
+  async *readCalls(name: string): AsyncGenerator<StoredCall> {
+    for await (
+      const rows of this.sql`select call from stored_calls where name = ${name} order by id`
+        .cursor(BATCH)
+    ) {
+      for (const row of rows) yield JSON.parse(row.call as string) as StoredCall;
+    }
+  }
+
+  /**
+   * Appends stored calls to a published tool, all or none.
+   *
+   * @returns How many.
+   * @throws {TypeError} When a call is not a stored call, before anything is written.
+   * @throws {Error} When the tool is not published.
+   */
+  async appendCalls(name: string, calls: Iterable<StoredCall>): Promise<number> {
+    const list = [...calls];
+    const lines = list.map((call, i) => {
+      const problems = storedCallProblems(call);
+      if (problems.length) {
+        throw new TypeError(`Cannot append call ${i + 1} to ${name}: ${problems.join("; ")}`);
+      }
+      return storedCallLine(call);
+    });
+    if (lines.length === 0) return 0;
+    await this.sql.begin(async (tx) => {
+      const [known] = await tx`select 1 as one from tool_versions where name = ${name} limit 1`;
+      if (!known) {
+        throw new Error(`Cannot append calls to ${name}: no version is published; publish first`);
+      }
+      for (let i = 0; i < lines.length; i += BATCH) {
+        const rows = lines.slice(i, i + BATCH).map((call) => ({ name, call }));
+        await tx`insert into stored_calls ${tx(rows, "name", "call")}`;
+      }
+    });
+    return list.length;
+  }
+
+  /**
+   * Registers a server record (decided against the records stored, under one lock).
+   *
+   * @returns What happened.
+   * @throws {ServerRegistrationError} As the registry refuses.
+   */
+  async registerServer(
+    recordOrFile: ServerRecord | string,
+    options: RegisterServerOptions = {},
+  ): Promise<RegisterServerResult> {
+    const record = typeof recordOrFile === "string"
+      ? parseServerFile(fs.readFileSync(recordOrFile, "utf8"), recordOrFile)
+      : parseServerRecord(recordOrFile, (recordOrFile as { id?: unknown })?.id as string);
+    const { result, all } = await this.sql.begin(async (tx) => {
+      await tx`select pg_advisory_xact_lock(hashtext('servers'))`;
+      const scratch = new ServerDirectory();
+      for (const s of await this.#readServers(tx)) scratch.register(s);
+      const result = scratch.register(record, options);
+      if (result.status !== "unchanged") {
+        const text = JSON.stringify(result.record, null, 2) + "\n";
+        await tx`insert into servers (id, record) values (${record.id}, ${text})
+          on conflict (id) do update set record = excluded.record`;
+        await this.#notify(tx, { kind: "servers", name: record.id });
+      }
+      return { result, all: scratch.servers() };
+    });
+    this.#registry.restoreServers(all, { emit: true });
+    return result;
+  }
+
+  /**
+   * Appends drift records, all or none.
+   *
+   * @returns How many.
+   * @throws {TypeError} When a record is not a drift record, before anything is written.
+   */
+  async appendDrift(records: Iterable<DriftRecord>): Promise<number> {
+    const list = [...records];
+    for (const [i, r] of list.entries()) {
+      const problems = driftRecordProblems(r);
+      if (problems.length) {
+        throw new TypeError(`Cannot append drift record ${i + 1}: ${problems.join("; ")}`);
+      }
+    }
+    if (list.length === 0) return 0;
+    const rows = list.map((r) => ({ record: JSON.stringify(r) }));
+    await this.sql`insert into drift ${this.sql(rows, "record")}`;
+    return list.length;
+  }
+
+  /**
+   * The drift records, oldest first, through a cursor.
+   *
+   * @returns The records.
+   */
+  async *readDrift(): AsyncGenerator<DriftRecord> {
+    for await (const rows of this.sql`select record from drift order by id`.cursor(BATCH)) {
+      for (const row of rows) yield JSON.parse(row.record as string) as DriftRecord;
+    }
+  }
+
+  /**
+   * Hears every writer's changes through `LISTEN estate_changes`. After a lost connection the
+   * driver listens again and the listener hears `unknown` (it may have missed changes).
+   *
+   * @param listener Hears of each change.
+   * @returns The watch.
+   */
+  async watch(listener: (change: StoreChange) => void): Promise<StoreWatch> {
+    const parse = (payload: string): StoreChange => {
+      try {
+        return JSON.parse(payload) as StoreChange;
+      } catch {
+        return { kind: "unknown" };
+      }
+    };
+    let first = true;
+    const { unlisten } = await this.sql.listen(
+      CHANGE_CHANNEL,
+      (payload) => listener(parse(payload)),
+      () => {
+        if (!first) listener({ kind: "unknown" });
+        first = false;
+      },
+    );
+    return { close: () => unlisten() };
+  }
+
+  /** Closes the connections. */
+  async close(): Promise<void> {
+    await this.sql.end({ timeout: 5 });
+  }
+
+  async #notify(tx: TransactionSql, change: StoreChange): Promise<void> {
+    await tx`select pg_notify(${CHANGE_CHANNEL}, ${JSON.stringify(change)})`;
+  }
+
+  async #readPrincipals(sql: Sql | TransactionSql): Promise<EstatePrincipal[]> {
+    const rows = await sql`select principal from principals order by position`;
+    if (rows.length === 0) return [];
+    const text = "[\n" + rows.map((r) => r.principal as string).join(",\n") + "\n]\n";
+    return parsePrincipals(text, "principals");
+  }
+
+  async #readServers(sql: Sql | TransactionSql): Promise<ServerRecord[]> {
+    const rows = await sql`select id, record from servers order by id`;
+    return rows.map((r) => parseServerFile(r.record as string, `servers/${r.id}`));
+  }
+
+  /** Every tool's versions and lifecycles (or one tool's). */
+  async #readTools(
+    sql: Sql | TransactionSql,
+    only?: string,
+  ): Promise<Map<string, StoredTool>> {
+    const versions = only === undefined
+      ? await sql`select name, version, spec from tool_versions order by name, published_seq`
+      : await sql`select name, version, spec from tool_versions where name = ${only} order by published_seq`;
+    const events = only === undefined
+      ? await sql`select name, version, entry from lifecycle_events order by id`
+      : await sql`select name, version, entry from lifecycle_events where name = ${only} order by id`;
+    const histories = new Map<string, LifecycleEntry[]>();
+    for (const e of events) {
+      const key = `${e.name}@${e.version}`;
+      const list = histories.get(key) ?? [];
+      list.push(JSON.parse(e.entry as string));
+      histories.set(key, list);
+    }
+    const tools = new Map<string, StoredTool>();
+    for (const v of versions) {
+      const spec = parseVersionFile(v.spec as string, `tools/${v.name}/${v.version}.json`);
+      const tool = tools.get(v.name as string) ?? { versions: [] };
+      tool.versions.push({ spec, history: histories.get(`${v.name}@${v.version}`) ?? [] });
+      tools.set(v.name as string, tool);
+    }
+    return tools;
+  }
+
+  /** Replays a tool's stored calls of one major line through a schema, batch by batch. */
+  async #replay(
+    tx: TransactionSql,
+    name: string,
+    schema: ToolSpec["inputSchema"],
+    line: ReplayLine,
+  ): Promise<Rejections> {
+    const tally = new RejectionTally(line.sample);
+    const validate = compileSchema(schema);
+    const majors = new Map<string, number | undefined>();
+    const majorOf = (version: string): number | undefined => {
+      if (!majors.has(version)) {
+        let major: number | undefined;
+        try {
+          major = Version.parse(version).major;
+        } catch {
+          major = undefined;
+        }
+        majors.set(version, major);
+      }
+      return majors.get(version);
+    };
+    let index = 0;
+    const cursor = tx`select call from stored_calls where name = ${name} order by id`.cursor(BATCH);
+    for await (const rows of cursor) {
+      for (const row of rows) {
+        index++;
+        const call = JSON.parse(row.call as string) as StoredCall;
+        if (majorOf(call.version) !== line.major) continue;
+        const issues = validate(call.arguments);
+        if (issues.length) tally.add(call, index, issues);
+      }
+    }
+    return tally.result();
+  }
+
+  /**
+   * Writes the retirements whose date has passed (as `scratch`, holding the tool, now has them)
+   * that are not yet stored.
+   *
+   * @returns Whether anything was written.
+   */
+  async #writeSettled(
+    tx: TransactionSql,
+    name: string,
+    tool: StoredTool,
+    scratch: ToolRegistry,
+  ): Promise<boolean> {
+    const stored = new Map(tool.versions.map((v) => [v.spec.version, v.history.length]));
+    let wrote = false;
+    for (const r of scratch.versions(name)) {
+      const had = stored.get(r.spec.version);
+      if (had === undefined) continue;
+      for (const entry of r.history.slice(had)) {
+        await tx`insert into lifecycle_events (name, version, entry) values (${name}, ${r.spec.version}, ${
+          JSON.stringify(entry)
+        })`;
+        wrote = true;
+      }
+    }
+    if (wrote) await this.#notify(tx, { kind: "tools", name });
+    return wrote;
+  }
+
+  async #transition(
+    name: string,
+    decide: (registry: ToolRegistry) => VersionRecord,
+    apply: (registry: ToolRegistry) => VersionRecord,
+    withCalls: boolean,
+  ): Promise<VersionRecord> {
+    const at = this.#now();
+    const tool = await this.sql.begin(async (tx) => {
+      await tx`select pg_advisory_xact_lock(hashtext(${toolKey(name)}))`;
+      const tool = (await this.#readTools(tx, name)).get(name) ?? { versions: [] };
+      // The retirement rules read the stored calls synchronously: load them for this decision.
+      const calls: StoredCall[] = [];
+      if (withCalls) {
+        const cursor = tx`select call from stored_calls where name = ${name} order by id`
+          .cursor(BATCH);
+        for await (const rows of cursor) {
+          for (const row of rows) calls.push(JSON.parse(row.call as string));
+        }
+      }
+      const scratch = new ToolRegistry({ now: () => at, storedCalls: () => calls });
+      for (const v of tool.versions) scratch.restore(v);
+      decide(scratch);
+      await this.#writeSettled(tx, name, tool, scratch);
+      return tool;
+    });
+    this.#sync(name, tool, false);
+    return this.#mirror(at, () => apply(this.#registry));
+  }
+
+  /** Runs a registry change with the clock pinned to `at`. */
+  #mirror<T>(at: Date, change: () => T): T {
+    this.#pinned = () => at;
+    try {
+      return change();
+    } finally {
+      this.#pinned = undefined;
+    }
+  }
+
+  /**
+   * Brings the registry up to date with a tool as stored: new versions restored, lifecycle
+   * transitions made elsewhere replayed with their recorded times.
+   */
+  #sync(name: string, tool: StoredTool, emit: boolean): void {
+    const known = new Map(this.#registry.versions(name).map((r) => [r.spec.version, r]));
+    for (const v of tool.versions) {
+      this.#registry.restore(v, { emit });
+      const had = known.get(v.spec.version)?.history.length ?? v.history.length;
+      for (const entry of v.history.slice(had)) {
+        this.#mirror(instant(entry.at), () => {
+          if (entry.state === "deprecated") {
+            const options: StoreDeprecateOptions = {};
+            if (entry.reason !== undefined) options.reason = entry.reason;
+            if (entry.retireAfter !== undefined) options.retireAfter = entry.retireAfter;
+            this.#registry.deprecate(name, v.spec.version, options);
+          } else if (entry.state === "retired") {
+            const current = this.#registry.versions(name).find((r) =>
+              r.spec.version === v.spec.version
+            );
+            if (current?.state !== "retired") {
+              this.#registry.retire(
+                name,
+                v.spec.version,
+                entry.reason === undefined ? {} : { reason: entry.reason },
+              );
+            }
+          }
+        });
+      }
+    }
+  }
+}

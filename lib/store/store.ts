@@ -1,0 +1,114 @@
+/**
+ * The store as an interface: what the registry, `estate serve`, the CLI and the editor need of
+ * wherever the estate is kept. {@linkcode EstateDir} (a folder reviewed in git, the default)
+ * implements it synchronously; a database store implements it with promises. Callers `await`
+ * every result (a plain value awaits to itself) and iterate streams with `for await`.
+ *
+ * @module
+ */
+import type { VersionRecord } from "../estate/lifecycle.ts";
+import type { PublishResult } from "../estate/publish_plan.ts";
+import type { ToolRegistry } from "../estate/registry.ts";
+import type { DriftRecord } from "../estate/drift.ts";
+import type { ServerRecord } from "../estate/server_record.ts";
+import type { RegisterServerOptions, RegisterServerResult } from "../estate/servers.ts";
+import type { StoredCall } from "../estate/replay.ts";
+import type { ToolSpec } from "../estate/spec.ts";
+import type { RetirementRules } from "../estate/retirement_plan.ts";
+import type { EstatePrincipal } from "./principals.ts";
+
+/** A value, or a promise of it: the folder store answers at once, a database store later. */
+export type Awaitable<T> = T | Promise<T>;
+
+/** A stream of values: a folder store's generator, or a database store's cursor. */
+export type Stream<T> = Iterable<T> | AsyncIterable<T>;
+
+/** Options for {@linkcode EstateStore.deprecate}. */
+export interface StoreDeprecateOptions {
+  /** Why. */
+  reason?: string;
+  /** The calendar date (`YYYY-MM-DD`, after today) after which the version retires. */
+  retireAfter?: string;
+}
+
+/** Options for {@linkcode EstateStore.retire}. */
+export interface StoreRetireOptions {
+  /** Why (required for an early retirement). */
+  reason?: string;
+  /** Apply the retirement rules with these exemptions, against the tool as stored now. */
+  rules?: RetirementRules;
+}
+
+/** What a {@linkcode EstateStore.watch} listener hears: something changed in the store. */
+export interface StoreChange {
+  /**
+   * What changed: `tools` (a version or a lifecycle), `servers`, `principals`, or `unknown` (the
+   * store cannot tell: a folder store hears of files, and a reconnected database store may have
+   * missed notifications). A listener reloads what it needs: `refresh()`, `refreshPrincipals()`.
+   */
+  kind: "tools" | "servers" | "principals" | "unknown";
+  /** The tool or server concerned, when known. */
+  name?: string;
+}
+
+/** A running watch: `close()` stops it. */
+export interface StoreWatch {
+  /** Stops watching; the listener hears nothing more. */
+  close(): Awaitable<void>;
+}
+
+/**
+ * Where an estate is kept: tool versions (immutable once published), their lifecycles, stored
+ * calls, server records, drift records and principals; loaded into a {@linkcode ToolRegistry}
+ * that readers consult in memory.
+ *
+ * Every write decides against the store as it is now (another process may have written since
+ * this one loaded), with exactly the registry's rules and refusals, and only then changes the
+ * in-memory registry, whose subscribers hear of it. Changes other processes made arrive with
+ * `refresh()` (or `reload()`), which a `watch()` listener calls.
+ */
+export interface EstateStore {
+  /** The estate as a registry: for resolving, discovering, planning and subscribing. */
+  readonly registry: ToolRegistry;
+  /** Loads the estate again into a new registry (subscribers are not carried over). */
+  reload(): Awaitable<ToolRegistry>;
+  /** Takes in what other processes changed, without a reload; subscribers hear of each change. */
+  refresh(): Awaitable<number>;
+  /** The principals, in stored order (copies). */
+  principals(): EstatePrincipal[];
+  /** One principal, or undefined. */
+  principal(id: string): EstatePrincipal | undefined;
+  /** Reads the principals again; true when they changed. A bad set keeps the last good one. */
+  refreshPrincipals(): Awaitable<boolean>;
+  /**
+   * Publishes a version: every guard (classification, replay of the major line's stored calls,
+   * immutability) decided against the store as it is now, atomically. An identical republish is
+   * `already-published`; of two writers publishing the same version at once exactly one wins.
+   */
+  publish(specOrFile: ToolSpec | string): Awaitable<PublishResult>;
+  /** Deprecates an active version. */
+  deprecate(
+    name: string,
+    version: string,
+    options?: StoreDeprecateOptions,
+  ): Awaitable<VersionRecord>;
+  /** Retires a version. */
+  retire(name: string, version: string, options?: StoreRetireOptions): Awaitable<VersionRecord>;
+  /** A tool's stored calls, oldest first, streamed (memory stays flat). */
+  readCalls(name: string): Stream<StoredCall>;
+  /** Appends stored calls to a published tool; how many. */
+  appendCalls(name: string, calls: Iterable<StoredCall>): Awaitable<number>;
+  /** Registers (or with `update`, replaces) a server record the estate did not write. */
+  registerServer(
+    recordOrFile: ServerRecord | string,
+    options?: RegisterServerOptions,
+  ): Awaitable<RegisterServerResult>;
+  /** Appends drift records (what the gateway observed of upstream servers); how many. */
+  appendDrift(records: Iterable<DriftRecord>): Awaitable<number>;
+  /** The drift records, oldest first, streamed. */
+  readDrift(): Stream<DriftRecord>;
+  /** Tells `listener` when the store changes (by any writer); it then reloads what it needs. */
+  watch(listener: (change: StoreChange) => void): Awaitable<StoreWatch>;
+  /** Releases what the store holds (connections, watchers). */
+  close(): Awaitable<void>;
+}

@@ -1,0 +1,406 @@
+/**
+ * The contract every {@linkcode EstateStore} keeps, as one suite run against each implementation
+ * (`store_contract_folder_test.ts`, `store_contract_pg_test.ts`): the same inputs, the same
+ * outcomes, whatever keeps the estate.
+ */
+import assert from "node:assert/strict";
+import {
+  type EstateEvent,
+  LifecycleError,
+  PublishError,
+  type StoredCall,
+  ToolRegistry,
+  type ToolSpec,
+} from "../mod.ts";
+import type { DriftRecord, EstatePrincipal, EstateStore } from "../lib/store/mod.ts";
+import { call, clock, lookup } from "./_store_fixtures.ts";
+
+/** A backing for stores: each `open()` is another process's view of the same estate. */
+export interface StoreHarness {
+  /** Opens (and loads) a store on this backing. */
+  open(options?: { now?: () => Date }): Promise<EstateStore>;
+  /** Replaces the principals as an operator would (a file edit, a database write). */
+  writePrincipals(principals: EstatePrincipal[]): Promise<void>;
+  /** Removes the backing. */
+  cleanup(): Promise<void>;
+}
+
+/** Options for {@linkcode storeContract}. */
+export interface StoreContractOptions {
+  /** Why the suite cannot run here (e.g. no PostgreSQL binaries): every test is ignored, saying so. */
+  skip?: string;
+  /** Whether `watch()` is part of what this backing is held to yet. Default true. */
+  watch?: boolean;
+}
+
+const PRINCIPALS: EstatePrincipal[] = [
+  { id: "ops-bot", scopes: ["payments:read"], tenant: "wholesale", clearance: "confidential" },
+  { id: "teller", scopes: [], tenant: "retail", clearance: "internal" },
+];
+
+const withNote = (version: string): ToolSpec =>
+  lookup(version, {
+    inputSchema: {
+      type: "object",
+      properties: { reference: { type: "string" }, note: { type: "string" } },
+      required: ["reference"],
+    },
+  });
+
+const SERVER = {
+  id: "crm-mcp",
+  owner: "crm-team",
+  description: "The CRM team's MCP server.",
+  upstream: {
+    kind: "http" as const,
+    url: "https://crm.internal/mcp",
+    identity: { spiffeId: "spiffe://bank.example/crm" },
+  },
+  tools: ["crm.customer.get"],
+};
+
+const DRIFT: DriftRecord[] = [
+  { at: "2026-01-05T09:00:00.000Z", server: "crm-mcp", kind: "unavailable", details: "refused" },
+  {
+    at: "2026-01-05T09:01:00.000Z",
+    server: "crm-mcp",
+    tool: "crm.customer.get",
+    registeredVersion: "1.0.0",
+    kind: "description",
+    details: "the description changed",
+    evidence: { live: "Ünïcode 𝄞" },
+  },
+];
+
+async function collect<T>(stream: Iterable<T> | AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const x of stream) out.push(x);
+  return out;
+}
+
+async function refusal(fn: () => unknown): Promise<unknown> {
+  try {
+    await fn();
+  } catch (e) {
+    return e;
+  }
+  throw new Error("expected a refusal");
+}
+
+/** The error the in-memory registry gives for the same publish, for comparison. */
+function registryRefusal(published: ToolSpec[], candidate: ToolSpec): PublishError {
+  const registry = new ToolRegistry();
+  for (const spec of published) registry.publish(spec);
+  try {
+    registry.publish(candidate);
+  } catch (e) {
+    if (e instanceof PublishError) return e;
+    throw e;
+  }
+  throw new Error("expected the registry to refuse");
+}
+
+/**
+ * Registers the contract's tests for one store implementation.
+ *
+ * @param label Names the backing in each test's name.
+ * @param factory Makes a fresh, empty backing.
+ * @param options `skip`: ignore every test, with the reason; `watch: false` leaves watch out.
+ */
+export function storeContract(
+  label: string,
+  factory: () => Promise<StoreHarness>,
+  options: StoreContractOptions = {},
+): void {
+  const test = (name: string, fn: (h: StoreHarness, opened: EstateStore[]) => Promise<void>) =>
+    Deno.test({
+      name: `[${label}] ${name}${options.skip ? ` (skipped: ${options.skip})` : ""}`,
+      ignore: options.skip !== undefined,
+      sanitizeResources: false,
+      sanitizeOps: false,
+      fn: async () => {
+        const harness = await factory();
+        const opened: EstateStore[] = [];
+        const tracked: StoreHarness = {
+          ...harness,
+          open: async (o) => {
+            const s = await harness.open(o);
+            opened.push(s);
+            return s;
+          },
+        };
+        try {
+          await fn(tracked, opened);
+        } finally {
+          for (const s of opened) await s.close();
+          await harness.cleanup();
+        }
+      },
+    });
+
+  test("round trip: versions, lifecycle, calls and principals survive a reopen", async (h) => {
+    await h.writePrincipals(PRINCIPALS);
+    const store = await h.open({ now: clock() });
+    assert.equal((await store.publish(lookup("1.0.0"))).status, "published");
+    assert.equal((await store.publish(withNote("1.1.0"))).status, "published");
+    await store.deprecate("payments.lookup", "1.0.0", {
+      reason: "use 1.1.0",
+      retireAfter: "2026-06-30",
+    });
+    await store.retire("payments.lookup", "1.0.0", { reason: "no callers left" });
+    const calls = [
+      call("1.0.0", { reference: "PMT-000001" }),
+      call("1.1.0", { reference: "PMT-000002", note: "Überweisung für 𝄞 Ltd" }, "teller"),
+    ];
+    assert.equal(await store.appendCalls("payments.lookup", calls), 2);
+
+    const again = await h.open();
+    assert.deepEqual(
+      again.registry.versions("payments.lookup"),
+      store.registry.versions("payments.lookup"),
+    );
+    assert.deepEqual(again.registry.versions("payments.lookup").map((r) => r.history), [
+      [
+        { state: "active", at: "2026-01-05T09:00:01.000Z" },
+        {
+          state: "deprecated",
+          at: "2026-01-05T09:00:03.000Z",
+          reason: "use 1.1.0",
+          retireAfter: "2026-06-30",
+        },
+        { state: "retired", at: "2026-01-05T09:00:04.000Z", reason: "no callers left" },
+      ],
+      [{ state: "active", at: "2026-01-05T09:00:02.000Z" }],
+    ]);
+    assert.deepEqual(await collect(again.readCalls("payments.lookup")), calls);
+    assert.deepEqual(again.principals(), PRINCIPALS);
+    assert.equal(again.principal("teller")?.tenant, "retail");
+    assert.equal(again.principal("nobody"), undefined);
+  });
+
+  test("an identical republish is already-published; different content is the registry's republish refusal", async (h) => {
+    const store = await h.open({ now: clock() });
+    await store.publish(lookup("1.0.0"));
+    assert.equal((await store.publish(lookup("1.0.0"))).status, "already-published");
+    const changed = lookup("1.0.0", { title: "Find a payment" });
+    const expected = registryRefusal([lookup("1.0.0")], changed);
+    const e = await refusal(() => store.publish(changed));
+    assert.ok(e instanceof PublishError);
+    assert.equal(e.refusal, "republish");
+    assert.equal(e.message, expected.message);
+    const again = await h.open();
+    assert.equal(again.registry.latest("payments.lookup")?.title, "Look up a payment");
+  });
+
+  test("a bump smaller than the change is refused with the registry's PublishError", async (h) => {
+    const store = await h.open();
+    await store.publish(withNote("1.0.0"));
+    const breaking = lookup("1.1.0"); // removes the property note: major
+    const expected = registryRefusal([withNote("1.0.0")], breaking);
+    const e = await refusal(() => store.publish(breaking));
+    assert.ok(e instanceof PublishError);
+    assert.equal(e.refusal, "bump-too-small");
+    assert.equal(e.message, expected.message);
+    assert.deepEqual(e.changes, expected.changes);
+    assert.deepEqual((await h.open()).registry.versions("payments.lookup").length, 1);
+    assert.equal((await store.publish(lookup("2.0.0"))).status, "published");
+  });
+
+  test("a version not newer than the newest is refused", async (h) => {
+    const store = await h.open();
+    await store.publish(lookup("1.2.0"));
+    const e = await refusal(() => store.publish(lookup("1.1.0")));
+    assert.ok(e instanceof PublishError);
+    assert.equal(e.refusal, "not-newer");
+  });
+
+  test("publish replays the major line's stored calls: a non-major version that rejects them is refused", async (h) => {
+    const store = await h.open();
+    await store.publish(lookup("1.0.0"));
+    await store.appendCalls("payments.lookup", [
+      call("1.0.0", { reference: "PMT-000001" }),
+      call("1.0.0", { reference: "PMT-000002", note: 7 }),
+      call("1.0.0", { reference: "PMT-000003", note: "fine" }),
+      call("1.0.0", { reference: "PMT-000004", note: false }, "teller"),
+      call("1.0.0", { reference: "PMT-000005", note: [1] }),
+      call("1.0.0", { reference: "PMT-000006", note: null }),
+      call("1.0.0", { reference: "PMT-000007", note: {} }),
+    ]);
+    const e = await refusal(() => store.publish(withNote("1.1.0")));
+    assert.ok(e instanceof PublishError);
+    assert.equal(e.refusal, "corpus-rejected");
+    assert.equal(e.rejected.count, 5);
+    assert.deepEqual(e.rejected.first.map((r) => r.index), [2, 4, 5]);
+    assert.match(e.message, /rejects 5 stored calls/);
+    assert.match(e.message, /publish 2\.0\.0/);
+    assert.equal(store.registry.latest("payments.lookup")?.version, "1.0.0");
+    assert.equal((await h.open()).registry.latest("payments.lookup")?.version, "1.0.0");
+    assert.equal((await store.publish(withNote("2.0.0"))).status, "published");
+  });
+
+  test("deprecate and retire refuse as the registry does, and write nothing", async (h) => {
+    const store = await h.open({ now: clock() });
+    const e1 = await refusal(() => store.deprecate("payments.lookup", "1.0.0"));
+    assert.ok(e1 instanceof LifecycleError, String(e1));
+    await store.publish(lookup("1.0.0"));
+    await store.retire("payments.lookup", "1.0.0", { reason: "gone" });
+    const e2 = await refusal(() => store.retire("payments.lookup", "1.0.0", { reason: "again" }));
+    assert.ok(e2 instanceof LifecycleError, String(e2));
+    const e3 = await refusal(() => store.deprecate("payments.lookup", "1.0.0"));
+    assert.ok(e3 instanceof LifecycleError, String(e3));
+    const again = await h.open();
+    assert.deepEqual(
+      again.registry.versions("payments.lookup")[0].history.map((e) => e.state),
+      ["active", "retired"],
+    );
+  });
+
+  test("writes decide against the store: another writer's version is respected, and refresh() brings it in with events", async (h) => {
+    const a = await h.open();
+    const b = await h.open();
+    await a.publish(lookup("1.0.0"));
+    assert.equal((await b.publish(lookup("1.1.0"))).status, "published");
+    // a has not seen 1.1.0, yet deciding against the store refuses an older version.
+    const e = await refusal(() => a.publish(lookup("1.0.5")));
+    assert.ok(e instanceof PublishError);
+    assert.equal(e.refusal, "not-newer");
+    await b.deprecate("payments.lookup", "1.0.0", { reason: "use 1.1.0" });
+    const c = await h.open();
+    const events: string[] = [];
+    c.registry.subscribe((ev: EstateEvent) => events.push(`${ev.type} ${ev.name}@${ev.version}`));
+    await a.publish(lookup("1.2.0"));
+    await c.refresh();
+    assert.deepEqual(events, ["published payments.lookup@1.2.0"]);
+    assert.deepEqual(
+      c.registry.versions("payments.lookup").map((r) => [r.spec.version, r.state]),
+      [["1.0.0", "deprecated"], ["1.1.0", "active"], ["1.2.0", "active"]],
+    );
+  });
+
+  test("subscribers hear of this store's publishes and lifecycle changes", async (h) => {
+    const store = await h.open();
+    const events: string[] = [];
+    store.registry.subscribe((e) => events.push(`${e.type} ${e.name}@${e.version}`));
+    await store.publish(lookup("1.0.0"));
+    await store.deprecate("payments.lookup", "1.0.0", { reason: "r" });
+    await store.retire("payments.lookup", "1.0.0", { reason: "r" });
+    assert.deepEqual(events, [
+      "published payments.lookup@1.0.0",
+      "deprecated payments.lookup@1.0.0",
+      "retired payments.lookup@1.0.0",
+    ]);
+  });
+
+  test("two writers publishing the same version at once: exactly one publishes", async (h) => {
+    const a = await h.open();
+    const b = await h.open();
+    await a.publish(lookup("1.0.0"));
+    await b.refresh();
+    const outcomes = await Promise.allSettled([
+      (async () => await a.publish(withNote("1.1.0")))(),
+      (async () => await b.publish(lookup("1.1.0", { title: "Other" })))(),
+    ]);
+    const won = outcomes.filter((o) => o.status === "fulfilled");
+    const lost = outcomes.filter((o) => o.status === "rejected");
+    assert.equal(won.length, 1, JSON.stringify(outcomes));
+    assert.equal((won[0] as PromiseFulfilledResult<{ status: string }>).value.status, "published");
+    const reason = (lost[0] as PromiseRejectedResult).reason;
+    assert.ok(reason instanceof PublishError, String(reason));
+    assert.equal(reason.refusal, "republish");
+    assert.equal((await h.open()).registry.versions("payments.lookup").length, 2);
+  });
+
+  test("appendCalls refuses a bad call before writing anything, and a tool not published", async (h) => {
+    const store = await h.open();
+    await store.publish(lookup("1.0.0"));
+    await assert.rejects(
+      async () =>
+        await store.appendCalls("payments.lookup", [
+          call("1.0.0", { reference: "x" }),
+          { version: "1.0.0", arguments: {}, principal: 7 } as unknown as StoredCall,
+        ]),
+      TypeError,
+    );
+    assert.deepEqual(await collect(store.readCalls("payments.lookup")), []);
+    await assert.rejects(async () => await store.appendCalls("nope", [call("1.0.0", {})]));
+    assert.equal(await store.appendCalls("payments.lookup", []), 0);
+  });
+
+  test("readCalls streams many calls in order", async (h) => {
+    const store = await h.open();
+    await store.publish(lookup("1.0.0"));
+    const calls = Array.from(
+      { length: 2500 },
+      (_, i) => call("1.0.0", { reference: `PMT-${i}` }),
+    );
+    await store.appendCalls("payments.lookup", calls.slice(0, 1000));
+    await store.appendCalls("payments.lookup", calls.slice(1000));
+    let i = 0;
+    for await (const c of store.readCalls("payments.lookup")) {
+      assert.deepEqual(c, calls[i++]);
+    }
+    assert.equal(i, calls.length);
+  });
+
+  test("servers: registered, kept, and a record listing another server's tool is refused", async (h) => {
+    const store = await h.open();
+    assert.equal((await store.registerServer(SERVER)).status, "registered");
+    assert.equal((await store.registerServer(SERVER)).status, "unchanged");
+    await assert.rejects(
+      async () => await store.registerServer({ ...SERVER, id: "other-mcp" }),
+      /crm\.customer\.get/,
+    );
+    const changed = { ...SERVER, description: "The CRM team's MCP server, moved." };
+    await assert.rejects(async () => await store.registerServer(changed));
+    assert.equal((await store.registerServer(changed, { update: true })).status, "updated");
+    const again = await h.open();
+    assert.equal(again.registry.serverFor("crm.customer.get")?.description, changed.description);
+    assert.deepEqual(again.registry.servers().map((s) => s.id), ["crm-mcp"]);
+  });
+
+  test("drift records append and read back in order", async (h) => {
+    const store = await h.open();
+    assert.deepEqual(await collect(store.readDrift()), []);
+    assert.equal(await store.appendDrift(DRIFT.slice(0, 1)), 1);
+    assert.equal(await store.appendDrift(DRIFT.slice(1)), 1);
+    assert.deepEqual(await collect((await h.open()).readDrift()), DRIFT);
+  });
+
+  test("refreshPrincipals() takes in changed principals", async (h) => {
+    await h.writePrincipals(PRINCIPALS);
+    const store = await h.open();
+    assert.equal(await store.refreshPrincipals(), false);
+    await h.writePrincipals([PRINCIPALS[1]]);
+    assert.equal(await store.refreshPrincipals(), true);
+    assert.deepEqual(store.principals().map((p) => p.id), ["teller"]);
+  });
+
+  if (options.watch !== false) {
+    test("watch() hears of another writer's publish", async (h) => {
+      const a = await h.open();
+      const b = await h.open();
+      const heard: string[] = [];
+      let wake = () => {};
+      const watch = await a.watch((change) => {
+        heard.push(change.kind);
+        wake();
+      });
+      try {
+        const woke = new Promise<void>((resolve) => wake = resolve);
+        await b.publish(lookup("1.0.0"));
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([
+          woke,
+          new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new Error("no change heard in 5s")), 5000);
+          }),
+        ]).finally(() => clearTimeout(timer));
+        assert.ok(heard.includes("tools") || heard.includes("unknown"), heard.join());
+        await a.refresh();
+        assert.equal(a.registry.latest("payments.lookup")?.version, "1.0.0");
+      } finally {
+        await watch.close();
+      }
+    });
+  }
+}
