@@ -18,5 +18,5 @@ if (import.meta.main) {
   };
   process.exitCode = argv[0] === "serve"
     ? await runServe(argv.slice(1), io, { system: (estate) => exampleBank(estate) })
-    : runCli(argv, io);
+    : await runCli(argv, io);
 }

@@ -167,12 +167,12 @@ export function withoutOwnOutputCheck(mcp: SdkMcpServer): SdkMcpServer {
 }
 
 /** Runs the estate CLI in-process on an estate folder (as `estate ARGS --estate DIR`). */
-export function estateCli(
+export async function estateCli(
   dir: string,
   args: string[],
-): { code: number; out: string; err: string } {
+): Promise<{ code: number; out: string; err: string }> {
   let out = "", err = "";
-  const code = runCli([...args, "--estate", dir], {
+  const code = await runCli([...args, "--estate", dir], {
     stdout: (t) => (out += t),
     stderr: (t) => (err += t),
     isTerminal: false,

@@ -19,7 +19,7 @@ try {
       JSON.stringify(lookup(`1.0.${i}`, { name, title: `${name} ${i}` }), null, 2),
     );
     let out = "";
-    const code = runCli(["publish", file, "--estate", dir], {
+    const code = await runCli(["publish", file, "--estate", dir], {
       stdout: (t) => (out += t),
       stderr: (t) => (out += t),
       isTerminal: false,

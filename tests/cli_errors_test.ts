@@ -11,9 +11,12 @@ import { runCli } from "../lib/cli/main.ts";
 
 const CORPUS = new URL("../corpus/", import.meta.url).pathname;
 
-function run(args: string[], cwd = Deno.cwd()): { code: number; out: string; err: string } {
+async function run(
+  args: string[],
+  cwd = Deno.cwd(),
+): Promise<{ code: number; out: string; err: string }> {
   let out = "", err = "";
-  const code = runCli(args, {
+  const code = await runCli(args, {
     stdout: (t) => (out += t),
     stderr: (t) => (err += t),
     isTerminal: false,
@@ -46,40 +49,46 @@ function assertInputError(r: { code: number; out: string; err: string }, pattern
 }
 
 Deno.test("estate refuses a tool reference that is a path with one line and exit 2", async () => {
-  await withEstate((dir) => {
+  await withEstate(async (dir) => {
     for (const ref of ["../x@1.0.0", "a/b@1.0.0", "..@1.0.0", "fx.quote@../../1.0.0"]) {
       for (const command of ["deprecate", "retire", "impact"]) {
-        assertInputError(run([command, ref], dir), /is not (a tool name|a version like 1\.2\.0)/);
+        assertInputError(
+          await run([command, ref], dir),
+          /is not (a tool name|a version like 1\.2\.0)/,
+        );
       }
     }
-    assertInputError(run(["replay", "../x", "--schema", "x.json"], dir), /is not a tool name/);
+    assertInputError(
+      await run(["replay", "../x", "--schema", "x.json"], dir),
+      /is not a tool name/,
+    );
     // Nothing outside the estate was touched.
     assert.deepEqual(fs.readdirSync(dir).sort(), ["corpus"]);
   });
 });
 
 Deno.test("estate gives a held lock one line and exit 2, never a stack trace", async () => {
-  await withEstate((dir) => {
+  await withEstate(async (dir) => {
     const lock = path.join(dir, "corpus/tools/fx.quote/.lock");
     // Held by this (live) process: the CLI waits its 5 s and gives up, saying who holds it.
     fs.writeFileSync(
       lock,
       JSON.stringify({ pid: Deno.pid, host: "", at: new Date().toISOString(), nonce: "x" }),
     );
-    const r = run(["deprecate", "fx.quote@1.0.0"], dir);
+    const r = await run(["deprecate", "fx.quote@1.0.0"], dir);
     assertInputError(r, /Cannot deprecate fx\.quote@1\.0\.0: .*\.lock is held by pid/);
     assertNoStack(r.err);
   });
 });
 
-Deno.test("estate COMMAND --help prints that command's usage, and estate --help lists serve", () => {
+Deno.test("estate COMMAND --help prints that command's usage, and estate --help lists serve", async () => {
   for (const command of ["check", "publish", "deprecate", "retire", "list", "replay", "impact"]) {
-    const r = run([command, "--help"]);
+    const r = await run([command, "--help"]);
     assert.equal(r.code, 0, r.err);
     assert.match(r.out, new RegExp(`^usage: estate ${command}`));
-    assert.equal(run([command, "-h"]).out, r.out);
+    assert.equal((await run([command, "-h"])).out, r.out);
   }
-  const all = run(["--help"]);
+  const all = await run(["--help"]);
   assert.equal(all.code, 0);
   assert.match(all.out, /estate serve \[--http HOST:PORT \| --stdio --principal ID\]/);
   for (const command of ["check", "publish", "deprecate", "retire", "list", "replay", "impact"]) {
@@ -88,7 +97,7 @@ Deno.test("estate COMMAND --help prints that command's usage, and estate --help 
 });
 
 Deno.test("estate --json prints errors as JSON on stdout with the same exit codes", async () => {
-  await withEstate((dir) => {
+  await withEstate(async (dir) => {
     const cases: [string[], number, RegExp][] = [
       [["frobnicate", "--json"], 2, /unknown command/],
       [["deprecate", "../x@1.0.0", "--json"], 2, /not a tool name/],
@@ -98,7 +107,7 @@ Deno.test("estate --json prints errors as JSON on stdout with the same exit code
       [["deprecate", "payments.lookup@1.0.0", "--json"], 1, /only an active version/],
     ];
     for (const [args, code, pattern] of cases) {
-      const r = run(args, dir);
+      const r = await run(args, dir);
       assert.equal(r.code, code, `${args.join(" ")}: ${r.out}${r.err}`);
       assert.equal(r.err, "", args.join(" "));
       const body = JSON.parse(r.out);
@@ -112,7 +121,7 @@ Deno.test("estate --json prints errors as JSON on stdout with the same exit code
 });
 
 Deno.test("estate check reports every file: a bad one does not hide the others", async () => {
-  await withEstate((dir) => {
+  await withEstate(async (dir) => {
     const spec = JSON.parse(
       fs.readFileSync(path.join(dir, "corpus/tools/fx.quote/1.0.0.json"), "utf8"),
     );
@@ -125,14 +134,19 @@ Deno.test("estate check reports every file: a bad one does not hide the others",
       path.join(dir, "c.tool.json"),
       JSON.stringify({ ...spec, version: "1.0.2", inputSchema: { type: "object" }, title: "Q" }),
     );
-    const r = run(["check", "a.tool.json", "b.tool.json", "missing.tool.json", "c.tool.json"], dir);
+    const r = await run(
+      ["check", "a.tool.json", "b.tool.json", "missing.tool.json", "c.tool.json"],
+      dir,
+    );
     assert.equal(r.code, 2, r.out + r.err);
     assert.match(r.out, /^ok {3}b\.tool\.json: fx\.quote@1\.0\.1 against/m);
     assert.match(r.out, /^(ok {2}|FAIL) c\.tool\.json: fx\.quote@1\.0\.2 against/m);
     assert.match(r.out, /^ERR {2}a\.tool\.json: .*not valid JSON/m);
     assert.match(r.out, /^ERR {2}missing\.tool\.json: cannot read/m);
     assert.match(r.out, /^4 checked, \d failed, 2 could not be read$/m);
-    const json = JSON.parse(run(["check", "a.tool.json", "b.tool.json", "--json"], dir).out);
+    const json = JSON.parse(
+      (await run(["check", "a.tool.json", "b.tool.json", "--json"], dir)).out,
+    );
     assert.equal(json.ok, false);
     assert.deepEqual(json.reports.map((x: { file: string }) => x.file), ["b.tool.json"]);
     assert.deepEqual(json.errors.map((x: { file: string }) => x.file), ["a.tool.json"]);
@@ -140,7 +154,7 @@ Deno.test("estate check reports every file: a bad one does not hide the others",
 });
 
 Deno.test("estate check without files skips test fixtures, node_modules and dist", async () => {
-  await withEstate((dir) => {
+  await withEstate(async (dir) => {
     const spec = JSON.parse(
       fs.readFileSync(path.join(dir, "corpus/tools/fx.quote/1.0.0.json"), "utf8"),
     );
@@ -151,7 +165,7 @@ Deno.test("estate check without files skips test fixtures, node_modules and dist
     }
     fs.mkdirSync(path.join(dir, "tools"));
     fs.writeFileSync(path.join(dir, "tools/fx.tool.json"), good);
-    const r = run(["check"], dir);
+    const r = await run(["check"], dir);
     assert.equal(r.code, 0, r.out + r.err);
     assert.match(r.out, /^ok {3}tools\/fx\.tool\.json/m);
     assert.match(r.out, /^1 checked, 0 failed$/m);
@@ -159,7 +173,7 @@ Deno.test("estate check without files skips test fixtures, node_modules and dist
 });
 
 Deno.test("estate calls a brand-new tool new, not a patch change, in check and publish", async () => {
-  await withEstate((dir) => {
+  await withEstate(async (dir) => {
     const spec = JSON.parse(
       fs.readFileSync(path.join(dir, "corpus/tools/fx.quote/1.0.0.json"), "utf8"),
     );
@@ -167,24 +181,24 @@ Deno.test("estate calls a brand-new tool new, not a patch change, in check and p
       path.join(dir, "new.tool.json"),
       JSON.stringify({ ...spec, name: "fx.forward", title: "Quote a forward" }),
     );
-    const c = run(["check", "new.tool.json"], dir);
+    const c = await run(["check", "new.tool.json"], dir);
     assert.equal(c.code, 0, c.out);
     assert.match(c.out, /^ok {3}new\.tool\.json: fx\.forward@1\.0\.0 \(new tool\)$/m);
-    const p = run(["publish", "new.tool.json"], dir);
+    const p = await run(["publish", "new.tool.json"], dir);
     assert.equal(p.out, "published fx.forward@1.0.0 (new tool)\n");
   });
 });
 
 Deno.test("estate list aligns its columns whatever the names' lengths", async () => {
-  await withEstate((dir) => {
+  await withEstate(async (dir) => {
     const spec = JSON.parse(
       fs.readFileSync(path.join(dir, "corpus/tools/fx.quote/1.0.0.json"), "utf8"),
     );
     const long = "a.tool.with.a.name.longer.than.twenty.eight.characters";
     fs.writeFileSync(path.join(dir, "long.tool.json"), JSON.stringify({ ...spec, name: long }));
-    assert.equal(run(["publish", "long.tool.json"], dir).code, 0);
+    assert.equal((await run(["publish", "long.tool.json"], dir)).code, 0);
     for (const args of [["list"], ["list", "--principal", "group-risk-analyst"]]) {
-      const rows = run(args, dir).out.split("\n").filter((l) => /\d+\.\d+\.\d+/.test(l));
+      const rows = (await run(args, dir)).out.split("\n").filter((l) => /\d+\.\d+\.\d+/.test(l));
       const starts = rows.map((l) => l.search(/ {2}\S+$|\S+ *$/).valueOf());
       const column = rows.map((l) => {
         const m = /^(\s*\S+)( +)/.exec(l)!;
@@ -198,7 +212,7 @@ Deno.test("estate list aligns its columns whatever the names' lengths", async ()
 });
 
 Deno.test("property: the CLI never throws, exits 0, 1 or 2, prints no stack trace, and --json is JSON", async () => {
-  await withEstate((dir) => {
+  await withEstate(async (dir) => {
     const piece = fc.oneof(
       fc.constantFrom(
         "check",
@@ -252,32 +266,37 @@ Deno.test("property: the CLI never throws, exits 0, 1 or 2, prints no stack trac
         ),
       ),
     );
-    fc.assert(
-      fc.property(fc.array(piece, { maxLength: 7 }), fileText, fileText, (argv, x, y) => {
-        fs.writeFileSync(path.join(dir, "x.tool.json"), x);
-        fs.writeFileSync(path.join(dir, "y.tool.json"), y);
-        let r;
-        try {
-          r = run(argv, dir);
-        } catch (e) {
-          assert.fail(`estate ${JSON.stringify(argv)} threw ${(e as Error)?.stack ?? e}`);
-        }
-        assert.ok([0, 1, 2].includes(r.code), `${JSON.stringify(argv)}: exit ${r.code}`);
-        assertNoStack(r.out + r.err);
-        if (r.code === 2 && !argv.includes("--json")) {
-          assert.match(r.err + r.out, /\S/, `${JSON.stringify(argv)} said nothing`);
-        }
-        if (argv.includes("--json") && !argv.includes("--help") && !argv.includes("-h")) {
-          const jsonArg = argv[0] === "help" || argv[0] === "--help" || argv[0] === "-h" ||
-            argv[0] === undefined;
-          if (!jsonArg) {
-            assert.doesNotThrow(
-              () => JSON.parse(r.out),
-              `${JSON.stringify(argv)}: stdout is not JSON: ${r.out}`,
-            );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(piece, { maxLength: 7 }),
+        fileText,
+        fileText,
+        async (argv, x, y) => {
+          fs.writeFileSync(path.join(dir, "x.tool.json"), x);
+          fs.writeFileSync(path.join(dir, "y.tool.json"), y);
+          let r;
+          try {
+            r = await run(argv, dir);
+          } catch (e) {
+            assert.fail(`estate ${JSON.stringify(argv)} threw ${(e as Error)?.stack ?? e}`);
           }
-        }
-      }),
+          assert.ok([0, 1, 2].includes(r.code), `${JSON.stringify(argv)}: exit ${r.code}`);
+          assertNoStack(r.out + r.err);
+          if (r.code === 2 && !argv.includes("--json")) {
+            assert.match(r.err + r.out, /\S/, `${JSON.stringify(argv)} said nothing`);
+          }
+          if (argv.includes("--json") && !argv.includes("--help") && !argv.includes("-h")) {
+            const jsonArg = argv[0] === "help" || argv[0] === "--help" || argv[0] === "-h" ||
+              argv[0] === undefined;
+            if (!jsonArg) {
+              assert.doesNotThrow(
+                () => JSON.parse(r.out),
+                `${JSON.stringify(argv)}: stdout is not JSON: ${r.out}`,
+              );
+            }
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });

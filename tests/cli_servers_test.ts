@@ -12,9 +12,12 @@ import type { DriftRecord, ServerRecord } from "../mod.ts";
 
 const CORPUS = new URL("../corpus/", import.meta.url).pathname;
 
-function run(args: string[], cwd: string): { code: number; out: string; err: string } {
+async function run(
+  args: string[],
+  cwd: string,
+): Promise<{ code: number; out: string; err: string }> {
   let out = "", err = "";
-  const code = runCli(args, {
+  const code = await runCli(args, {
     stdout: (t) => (out += t),
     stderr: (t) => (err += t),
     isTerminal: false,
@@ -64,20 +67,20 @@ function write(dir: string, file: string, value: unknown): string {
 }
 
 Deno.test("estate servers add registers a record file; estate servers lists it with upstream, identity and tools", async () => {
-  await withEstate((dir) => {
-    const empty = run(["servers"], dir);
+  await withEstate(async (dir) => {
+    const empty = await run(["servers"], dir);
     assert.equal(empty.code, 0);
     assert.match(empty.out, /^no servers recorded/);
-    assert.deepEqual(JSON.parse(run(["servers", "--json"], dir).out), { servers: [] });
+    assert.deepEqual(JSON.parse((await run(["servers", "--json"], dir)).out), { servers: [] });
 
-    const added = run(["servers", "add", write(dir, "crm.json", CRM)], dir);
+    const added = await run(["servers", "add", write(dir, "crm.json", CRM)], dir);
     assert.equal(added.code, 0, added.err);
     assert.equal(
       added.out,
       "registered server crm-mcp (2 tools: crm.customer.get, crm.customer.search) in corpus/servers/crm-mcp.json\n",
     );
     const json = JSON.parse(
-      run(["servers", "add", write(dir, "e.json", EVERYTHING), "--json"], dir).out,
+      (await run(["servers", "add", write(dir, "e.json", EVERYTHING), "--json"], dir)).out,
     );
     assert.deepEqual(json, {
       status: "registered",
@@ -85,14 +88,14 @@ Deno.test("estate servers add registers a record file; estate servers lists it w
       file: path.join(dir, "corpus/servers/everything.json"),
       tools: ["everything.echo"],
     });
-    const again = run(["servers", "add", "crm.json"], dir);
+    const again = await run(["servers", "add", "crm.json"], dir);
     assert.equal(again.code, 0);
     assert.equal(
       again.out,
       "server crm-mcp is already registered with this record; nothing written\n",
     );
 
-    const list = run(["servers"], dir);
+    const list = await run(["servers"], dir);
     assert.equal(list.code, 0);
     assert.equal(
       list.out,
@@ -105,7 +108,7 @@ Deno.test("estate servers add registers a record file; estate servers lists it w
         "  identity  binary sha256 0123456789abcdef…\n" +
         "  tools     everything.echo (not published)\n",
     );
-    const listed = JSON.parse(run(["servers", "--json"], dir).out);
+    const listed = JSON.parse((await run(["servers", "--json"], dir)).out);
     assert.deepEqual(listed.servers.map((s: { id: string }) => s.id), ["crm-mcp", "everything"]);
     assert.deepEqual(listed.servers[0].upstream, CRM.upstream);
     assert.deepEqual(listed.servers[0].tools, [
@@ -116,42 +119,42 @@ Deno.test("estate servers add registers a record file; estate servers lists it w
 });
 
 Deno.test("estate servers add refuses what the registry refuses with exit 1, human and --json; --update replaces", async () => {
-  await withEstate((dir) => {
-    run(["servers", "add", write(dir, "crm.json", CRM)], dir);
+  await withEstate(async (dir) => {
+    await run(["servers", "add", write(dir, "crm.json", CRM)], dir);
     const rogue = write(dir, "rogue.json", {
       ...CRM,
       id: "rogue",
       tools: ["payments.release", "crm.customer.get"],
     });
-    const refused = run(["servers", "add", rogue], dir);
+    const refused = await run(["servers", "add", rogue], dir);
     assert.equal(refused.code, 1);
     assert.equal(refused.err, "");
     assert.equal(
       refused.out,
       "Cannot register server rogue: it lists crm.customer.get, which server crm-mcp serves; exactly one server serves a tool name (remove it from one of the records)\n",
     );
-    const json = JSON.parse(run(["servers", "add", rogue, "--json"], dir).out);
+    const json = JSON.parse((await run(["servers", "add", rogue, "--json"], dir)).out);
     assert.equal(json.status, "refused");
     assert.equal(json.refusal, "tool-served-elsewhere");
     assert.deepEqual(json.conflicts, [{ tool: "crm.customer.get", server: "crm-mcp" }]);
     assert.equal(fs.existsSync(path.join(dir, "corpus/servers/rogue.json")), false);
 
     const changed = write(dir, "crm2.json", { ...CRM, owner: "crm-platform" });
-    const unasked = run(["servers", "add", changed], dir);
+    const unasked = await run(["servers", "add", changed], dir);
     assert.equal(unasked.code, 1);
     assert.match(
       unasked.out,
       /\(it differs in owner\); register it as an update to replace it \(estate servers add FILE --update\)\n$/,
     );
-    const updated = run(["servers", "add", changed, "--update"], dir);
+    const updated = await run(["servers", "add", changed, "--update"], dir);
     assert.equal(updated.code, 0, updated.out);
     assert.match(updated.out, /^updated server crm-mcp/);
-    assert.match(run(["servers"], dir).out, /^crm-mcp \(owner crm-platform\)/);
+    assert.match((await run(["servers"], dir)).out, /^crm-mcp \(owner crm-platform\)/);
   });
 });
 
 Deno.test("estate servers exits 2 on usage and input errors: a missing or invalid file, extra arguments, --update alone", async () => {
-  await withEstate((dir) => {
+  await withEstate(async (dir) => {
     const cases: [string[], RegExp][] = [
       [["servers", "add"], /usage: estate servers \[add FILE \[--update\]\]/],
       [["servers", "remove", "x"], /usage: estate servers/],
@@ -165,12 +168,12 @@ Deno.test("estate servers exits 2 on usage and input errors: a missing or invali
     fs.writeFileSync(path.join(dir, "broken.json"), '{\n  "id": ');
     cases.push([["servers", "add", "broken.json"], /broken\.json:2:\d+: not valid JSON/]);
     for (const [args, pattern] of cases) {
-      const r = run(args, dir);
+      const r = await run(args, dir);
       assert.equal(r.code, 2, `${args.join(" ")}: ${r.out}${r.err}`);
       assert.equal(r.out, "");
       assert.match(r.err, /^estate: [^\n]+\n$/);
       assert.match(r.err, pattern);
-      const j = run([...args, "--json"], dir);
+      const j = await run([...args, "--json"], dir);
       assert.equal(j.code, 2);
       assert.equal(JSON.parse(j.out).status, "error");
     }
@@ -180,7 +183,7 @@ Deno.test("estate servers exits 2 on usage and input errors: a missing or invali
       path.join(dir, "corpus/servers/crm.json"),
       JSON.stringify({ ...CRM, id: "crm" }).replace('"http"', '"ftp"'),
     );
-    const r = run(["list"], dir);
+    const r = await run(["list"], dir);
     assert.equal(r.code, 2);
     assert.match(r.err, /corpus\/servers\/crm\.json: not a valid server record: upstream\.kind/);
   });
@@ -230,12 +233,12 @@ const DRIFT: DriftRecord[] = [
 ];
 
 Deno.test("estate drift prints the log grouped by server and tool, newest first, upstream text made harmless; --json for machines", async () => {
-  await withEstate((dir) => {
-    const none = run(["drift"], dir);
+  await withEstate(async (dir) => {
+    const none = await run(["drift"], dir);
     assert.equal(none.code, 0);
     assert.match(none.out, /^no drift recorded/);
     EstateDir.open(path.join(dir, "corpus")).appendDrift(DRIFT);
-    const r = run(["drift"], dir);
+    const r = await run(["drift"], dir);
     assert.equal(r.code, 0, r.err);
     assert.equal(
       r.out,
@@ -252,7 +255,7 @@ Deno.test("estate drift prints the log grouped by server and tool, newest first,
       !r.out.includes("\u001b") && !r.out.includes("\u202e"),
       "no escape reaches the terminal",
     );
-    const json = JSON.parse(run(["drift", "--json"], dir).out);
+    const json = JSON.parse((await run(["drift", "--json"], dir)).out);
     assert.equal(json.total, 5);
     assert.deepEqual(
       json.groups.map((g: { server: string; tool: string | null; records: DriftRecord[] }) => [
@@ -267,57 +270,59 @@ Deno.test("estate drift prints the log grouped by server and tool, newest first,
       ],
     );
     assert.deepEqual(json.groups[0].records[0], DRIFT[2]);
-    const filtered = JSON.parse(run(["drift", "--server", "everything", "--json"], dir).out);
+    const filtered = JSON.parse(
+      (await run(["drift", "--server", "everything", "--json"], dir)).out,
+    );
     assert.deepEqual(filtered.groups.map((g: { tool: string }) => g.tool), ["payments.release"]);
-    const byTool = run(["drift", "--tool", "crm.customer.get"], dir);
+    const byTool = await run(["drift", "--tool", "crm.customer.get"], dir);
     assert.match(byTool.out, /^crm-mcp crm\.customer\.get \(registered 1\.0\.0\)\n/);
     assert.equal(byTool.out.split("\n").length, 5);
     assert.match(
-      run(["drift", "--server", "nope"], dir).out,
+      (await run(["drift", "--server", "nope"], dir)).out,
       /^no drift recorded for that server or tool/,
     );
   });
 });
 
 Deno.test("estate servers marks a tool the gateway quarantined until a version is published", async () => {
-  await withEstate((dir) => {
-    run(["servers", "add", write(dir, "crm.json", CRM)], dir);
+  await withEstate(async (dir) => {
+    await run(["servers", "add", write(dir, "crm.json", CRM)], dir);
     const estate = EstateDir.open(path.join(dir, "corpus"));
     estate.appendDrift(DRIFT);
     assert.match(
-      run(["servers"], dir).out,
+      (await run(["servers"], dir)).out,
       /tools {5}crm\.customer\.get@1\.0\.0 \(quarantined: see estate drift\), crm\.customer\.search \(not published\)/,
     );
-    const json = JSON.parse(run(["servers", "--json"], dir).out);
+    const json = JSON.parse((await run(["servers", "--json"], dir)).out);
     assert.equal(json.servers[0].tools[0].quarantined, true);
     // A later compatible observation lifts it.
     estate.appendDrift([{ ...DRIFT[0], at: "2026-12-02T09:00:00.000Z" }]);
-    assert.doesNotMatch(run(["servers"], dir).out, /quarantined/);
+    assert.doesNotMatch((await run(["servers"], dir)).out, /quarantined/);
     // So does a published version: the quarantine was of 1.0.0.
     estate.appendDrift([{ ...DRIFT[1], at: "2026-12-03T09:00:00.000Z" }]);
-    assert.match(run(["servers"], dir).out, /quarantined/);
+    assert.match((await run(["servers"], dir)).out, /quarantined/);
     const spec = JSON.parse(
       fs.readFileSync(path.join(dir, "corpus/tools/crm.customer.get/1.0.0.json"), "utf8"),
     );
     estate.publish({ ...spec, version: "2.0.0", server: "crm-mcp" });
-    assert.doesNotMatch(run(["servers"], dir).out, /quarantined/);
+    assert.doesNotMatch((await run(["servers"], dir)).out, /quarantined/);
   });
 });
 
 Deno.test("estate drift exits 2 naming the line of a malformed drift.jsonl, and on extra arguments", async () => {
-  await withEstate((dir) => {
+  await withEstate(async (dir) => {
     fs.writeFileSync(
       path.join(dir, "corpus/drift.jsonl"),
       JSON.stringify(DRIFT[0]) + '\n{"kind": 1}\n',
     );
-    const r = run(["drift"], dir);
+    const r = await run(["drift"], dir);
     assert.equal(r.code, 2);
     assert.match(r.err, /corpus\/drift\.jsonl:2: not a drift record: at must be an ISO 8601 time/);
-    assert.equal(run(["drift", "extra"], dir).code, 2);
+    assert.equal((await run(["drift", "extra"], dir)).code, 2);
   });
 });
 
-Deno.test("estate servers, servers add and drift have --help, and estate --help lists them", () => {
+Deno.test("estate servers, servers add and drift have --help, and estate --help lists them", async () => {
   for (
     const [args, usage] of [
       [["servers", "--help"], "usage: estate servers [add FILE [--update]]"],
@@ -325,11 +330,11 @@ Deno.test("estate servers, servers add and drift have --help, and estate --help 
       [["drift", "--help"], "usage: estate drift [--server ID] [--tool NAME]"],
     ] as const
   ) {
-    const r = run([...args], Deno.cwd());
+    const r = await run([...args], Deno.cwd());
     assert.equal(r.code, 0);
     assert.ok(r.out.startsWith(usage), r.out);
   }
-  const all = run(["--help"], Deno.cwd()).out;
+  const all = (await run(["--help"], Deno.cwd())).out;
   assert.ok(all.includes("\n  estate servers [add FILE [--update]]\n"), all);
   assert.ok(all.includes("\n  estate drift [--server ID] [--tool NAME]\n"), all);
 });

@@ -12,14 +12,14 @@ const CORPUS = new URL("../corpus/", import.meta.url).pathname;
  */
 const CORPUS_NOW = () => new Date("2026-11-30T12:00:00Z");
 
-function run(
+async function run(
   args: string[],
   cwd = Deno.cwd(),
   isTerminal = false,
   now?: () => Date,
-): { code: number; out: string; err: string } {
+): Promise<{ code: number; out: string; err: string }> {
   let out = "", err = "";
-  const code = runCli(args, {
+  const code = await runCli(args, {
     stdout: (t) => (out += t),
     stderr: (t) => (err += t),
     isTerminal,
@@ -51,14 +51,14 @@ function draft(dir: string, file: string, edit: (spec: Record<string, unknown>) 
 }
 
 Deno.test("estate check fails a breaking change published as a minor, with exit 1 and every change", async () => {
-  await withEstate((dir) => {
+  await withEstate(async (dir) => {
     draft(dir, "lookup.tool.json", (s) => {
       s.version = "2.1.0";
       const schema = s.inputSchema as { properties: Record<string, unknown>; required: string[] };
       delete schema.properties.includeHistory;
       schema.properties.channel = { type: "string" };
     });
-    const r = run(["check"], dir);
+    const r = await run(["check"], dir);
     assert.equal(r.code, 1, r.out + r.err);
     assert.match(
       r.out,
@@ -77,46 +77,46 @@ Deno.test("estate check fails a breaking change published as a minor, with exit 
       /information inputSchema \$\.properties\.channel: added optional property channel/,
     );
     assert.match(r.out, /1 checked, 1 failed/);
-    const json = JSON.parse(run(["check", "lookup.tool.json", "--json"], dir).out);
+    const json = JSON.parse((await run(["check", "lookup.tool.json", "--json"], dir)).out);
     assert.equal(json.ok, false);
     assert.equal(json.reports[0].minimumVersion, "3.0.0");
   });
 });
 
 Deno.test("estate check passes an enough version and reports it as a hint", async () => {
-  await withEstate((dir) => {
+  await withEstate(async (dir) => {
     draft(dir, "lookup.tool.json", (s) => {
       s.version = "2.1.0";
       (s.inputSchema as { properties: Record<string, unknown> }).properties.channel = {
         type: "string",
       };
     });
-    const r = run(["check", "lookup.tool.json"], dir);
+    const r = await run(["check", "lookup.tool.json"], dir);
     assert.equal(r.code, 0, r.out);
     assert.match(r.out, /hint +version: minor change against 2\.0\.0: version 2\.1\.0 is enough/);
   });
 });
 
 Deno.test("estate publish writes the version, refuses what the registry refuses, and is idempotent", async () => {
-  await withEstate((dir) => {
+  await withEstate(async (dir) => {
     const ok = draft(dir, "ok.tool.json", (s) => {
       s.version = "2.1.0";
       (s.inputSchema as { properties: Record<string, unknown> }).properties.channel = {
         type: "string",
       };
     });
-    let r = run(["publish", ok], dir);
+    let r = await run(["publish", ok], dir);
     assert.equal(r.code, 0, r.out + r.err);
     assert.match(r.out, /published payments\.lookup@2\.1\.0 \(minor change against 2\.0\.0\)/);
     assert.ok(fs.existsSync(path.join(dir, "corpus/tools/payments.lookup/2.1.0.json")));
-    r = run(["publish", ok], dir);
+    r = await run(["publish", ok], dir);
     assert.equal(r.code, 0);
     assert.match(r.out, /already published with this content; nothing written/);
     const bad = draft(dir, "bad.tool.json", (s) => {
       s.version = "2.2.0";
       s.inputSchema = { type: "object", properties: {}, additionalProperties: false };
     });
-    r = run(["publish", bad, "--json"], dir);
+    r = await run(["publish", bad, "--json"], dir);
     assert.equal(r.code, 1);
     const refusal = JSON.parse(r.out);
     assert.equal(refusal.refusal, "bump-too-small");
@@ -125,11 +125,11 @@ Deno.test("estate publish writes the version, refuses what the registry refuses,
 });
 
 Deno.test("estate deprecate and retire move the lifecycle and refuse what they must", async () => {
-  await withEstate((dir) => {
+  await withEstate(async (dir) => {
     // A fixed clock: the retire-after date must be in the future, and calls count as recent.
     const at = (args: string[], cwd: string) =>
       run(args, cwd, false, () => new Date("2026-11-30T12:00:00Z"));
-    let r = at([
+    let r = await at([
       "deprecate",
       "payments.lookup@1.1.0",
       "--reason",
@@ -144,15 +144,15 @@ Deno.test("estate deprecate and retire move the lifecycle and refuse what they m
     );
     assert.deepEqual(lifecycle["1.1.0"].at(-1).reason, "use ^2.0.0");
     assert.equal(lifecycle["1.1.0"].at(-1).retireAfter, "2027-06-30");
-    r = at(["deprecate", "payments.lookup@1.1.0"], dir);
+    r = await at(["deprecate", "payments.lookup@1.1.0"], dir);
     assert.equal(r.code, 1);
     assert.match(r.out, /only an active version can be deprecated/);
     // Retirement rules (issue 10, part 7): not before the retire-after date unless retired early,
     // with a reason the lifecycle record keeps; callers in the last 30 days need --force.
-    r = at(["retire", "payments.lookup@1.1.0"], dir);
+    r = await at(["retire", "payments.lookup@1.1.0"], dir);
     assert.equal(r.code, 1);
     assert.match(r.out, /before its retire-after date 2027-06-30/);
-    r = at([
+    r = await at([
       "retire",
       "payments.lookup@1.1.0",
       "--now",
@@ -167,14 +167,14 @@ Deno.test("estate deprecate and retire move the lifecycle and refuse what they m
       )["1.1.0"].at(-1).reason,
       "window closed early",
     );
-    assert.equal(at(["retire", "payments.lookup@1.1.0"], dir).code, 1);
-    assert.equal(at(["retire", "payments.lookup@9.9.9"], dir).code, 1);
+    assert.equal((await at(["retire", "payments.lookup@1.1.0"], dir)).code, 1);
+    assert.equal((await at(["retire", "payments.lookup@9.9.9"], dir)).code, 1);
   });
 });
 
-Deno.test("estate list shows what each principal discovers, side by side different", () => {
-  const retail = run(["list", "--principal", "retail-agent", "--estate", CORPUS]);
-  const wholesale = run([
+Deno.test("estate list shows what each principal discovers, side by side different", async () => {
+  const retail = await run(["list", "--principal", "retail-agent", "--estate", CORPUS]);
+  const wholesale = await run([
     "list",
     "--principal",
     "wholesale-operator",
@@ -195,21 +195,21 @@ Deno.test("estate list shows what each principal discovers, side by side differe
     "policy.summarize",
   ]);
   assert.match(
-    run(["list", "--estate", CORPUS], Deno.cwd(), false, CORPUS_NOW).out,
+    (await run(["list", "--estate", CORPUS], Deno.cwd(), false, CORPUS_NOW)).out,
     /payments\.lookup +1\.0\.0 \(deprecated\), 1\.1\.0, 2\.0\.0/,
   );
 });
 
 Deno.test("estate replay replays each call against its major line by default, and reports rejected calls per node and exits 1", async () => {
   // The shipped estate: 1.x calls against 1.1.0, 2.x calls against 2.0.0 — nothing rejected.
-  const lines = run(["replay", "payments.lookup", "--estate", CORPUS]);
+  const lines = await run(["replay", "payments.lookup", "--estate", CORPUS]);
   assert.equal(lines.code, 0, lines.out + lines.err);
   assert.match(
     lines.out,
     /^replayed 300 of 300 stored calls of payments\.lookup in [\d.]+ s: 0 rejected\n1\.x calls against payments\.lookup@1\.1\.0: 0 rejected\n2\.x calls against payments\.lookup@2\.0\.0: 0 rejected\n$/,
   );
   // Every call against one version: the 1.x calls that send currency are rejected by 2.0.0.
-  const r = run(["replay", "payments.lookup", "--version", "2.0.0", "--estate", CORPUS]);
+  const r = await run(["replay", "payments.lookup", "--version", "2.0.0", "--estate", CORPUS]);
   assert.equal(r.code, 1);
   assert.match(
     r.out,
@@ -220,27 +220,27 @@ Deno.test("estate replay replays each call against its major line by default, an
     /at \$\.additionalProperties: \$\.currency property "currency" is not allowed/,
   );
   assert.equal(r.err, "");
-  await withEstate((dir) => {
+  await withEstate(async (dir) => {
     fs.writeFileSync(path.join(dir, "open.json"), JSON.stringify({ type: "object" }));
-    const ok = run(["replay", "payments.lookup", "--schema", "open.json"], dir, true);
+    const ok = await run(["replay", "payments.lookup", "--schema", "open.json"], dir, true);
     assert.equal(ok.code, 0);
     assert.match(ok.out, /all calls against open\.json: 0 rejected/);
   });
 });
 
 Deno.test("estate replay shows progress on a terminal", async () => {
-  await withEstate((dir) => {
+  await withEstate(async (dir) => {
     const file = path.join(dir, "corpus/tools/policy.search/calls.jsonl");
     const line = fs.readFileSync(file, "utf8").split("\n")[0] + "\n";
     fs.appendFileSync(file, line.repeat(25_000));
-    const r = run(["replay", "policy.search"], dir, true);
+    const r = await run(["replay", "policy.search"], dir, true);
     assert.equal(r.code, 0);
     assert.match(r.err, /\rreplayed 10,000 calls\.\.\..*\rreplayed 20,000 calls\.\.\./s);
   });
 });
 
-Deno.test("estate impact lists who called a version, how often, last seen", () => {
-  const r = run(
+Deno.test("estate impact lists who called a version, how often, last seen", async () => {
+  const r = await run(
     ["impact", "payments.lookup@1.0.0", "--estate", CORPUS, "--json"],
     Deno.cwd(),
     false,
@@ -255,27 +255,35 @@ Deno.test("estate impact lists who called a version, how often, last seen", () =
     report.callers.reduce((n: number, c: { calls: number }) => n + c.calls, 0),
   );
   assert.match(
-    run(["impact", "payments.lookup@1.0.0", "--estate", CORPUS], Deno.cwd(), false, CORPUS_NOW).out,
+    (await run(
+      ["impact", "payments.lookup@1.0.0", "--estate", CORPUS],
+      Deno.cwd(),
+      false,
+      CORPUS_NOW,
+    )).out,
     /retire after 2027-03-31/,
   );
 });
 
 Deno.test("estate exits 2 with a clear message on usage and input errors", async () => {
-  assert.equal(run([]).code, 2);
-  assert.match(run(["frobnicate"]).err, /unknown command "frobnicate"/);
+  assert.equal((await run([])).code, 2);
+  assert.match((await run(["frobnicate"])).err, /unknown command "frobnicate"/);
   assert.match(
-    run(["list", "--estate", "/nonexistent"]).err,
+    (await run(["list", "--estate", "/nonexistent"])).err,
     /estate folder \/nonexistent does not exist/,
   );
-  assert.match(run(["list", "--bogus"]).err, /unknown option --bogus/);
-  assert.match(run(["impact", "payments.lookup", "--estate", CORPUS]).err, /expected NAME@VERSION/);
+  assert.match((await run(["list", "--bogus"])).err, /unknown option --bogus/);
   assert.match(
-    run(["list", "--principal", "mallory", "--estate", CORPUS]).err,
+    (await run(["impact", "payments.lookup", "--estate", CORPUS])).err,
+    /expected NAME@VERSION/,
+  );
+  assert.match(
+    (await run(["list", "--principal", "mallory", "--estate", CORPUS])).err,
     /no principal "mallory"/,
   );
-  await withEstate((dir) => {
+  await withEstate(async (dir) => {
     fs.writeFileSync(path.join(dir, "broken.tool.json"), '{"name": "x",');
-    const r = run(["check", "broken.tool.json"], dir);
+    const r = await run(["check", "broken.tool.json"], dir);
     assert.equal(r.code, 2);
     assert.match(r.out, /^ERR {2}broken\.tool\.json: .*broken\.tool\.json is not valid JSON/m);
     fs.writeFileSync(
@@ -289,14 +297,14 @@ Deno.test("estate exits 2 with a clear message on usage and input errors", async
         dataClassification: "public",
       }),
     );
-    const m = run(["check", "nometa.tool.json"], dir);
+    const m = await run(["check", "nometa.tool.json"], dir);
     assert.equal(m.code, 2);
     assert.match(
       m.out,
       /sideEffect is required.*owner is required|owner is required.*sideEffect is required/,
     );
     fs.appendFileSync(path.join(dir, "corpus/tools/fx.quote/calls.jsonl"), "{not json\n");
-    const c = run(["replay", "fx.quote"], dir);
+    const c = await run(["replay", "fx.quote"], dir);
     assert.equal(c.code, 2);
     assert.match(c.err, /fx\.quote\/calls\.jsonl:301:2: not valid JSON/);
   });
@@ -319,10 +327,10 @@ function floodCall(): string {
 const bytes = (text: string) => new TextEncoder().encode(text).length;
 
 Deno.test("estate replay and publish print the first 100 issues of a call and the count of the rest, human and --json", async () => {
-  await withEstate((dir) => {
+  await withEstate(async (dir) => {
     const file = path.join(dir, "corpus/tools/payments.lookup/calls.jsonl");
     fs.writeFileSync(file, floodCall() + "\n" + fs.readFileSync(file, "utf8"));
-    const human = run(["replay", "payments.lookup"], dir);
+    const human = await run(["replay", "payments.lookup"], dir);
     assert.equal(human.code, 1);
     const line = human.out.split("\n").find((l) => l.startsWith("  call 1 "))!;
     assert.ok(bytes(human.out) < 3 * MAX_ISSUES_BYTES, `${bytes(human.out)} bytes`);
@@ -330,7 +338,7 @@ Deno.test("estate replay and publish print the first 100 issues of a call and th
     assert.equal(shown.length, MAX_ISSUES_IN_RESPONSE + 1);
     assert.match(shown[0], /: \$\.x00000 property "x00000" is not allowed$/);
     assert.equal(shown.at(-1), "and 91900 more issues");
-    const json = JSON.parse(run(["replay", "payments.lookup", "--json"], dir).out);
+    const json = JSON.parse((await run(["replay", "payments.lookup", "--json"], dir)).out);
     const line2 = json.lines.find((l: { major: number }) => l.major === 2);
     const first = line2.first[0];
     assert.equal(first.issues.length, MAX_ISSUES_IN_RESPONSE);
@@ -339,7 +347,7 @@ Deno.test("estate replay and publish print the first 100 issues of a call and th
     assert.equal(line2.omittedNodes, 0);
     // A minor publish replays the 2.x calls: the refusal names the call, cut the same way.
     const minor = draft(dir, "minor.tool.json", (s) => (s.version = "2.0.1"));
-    const refused = run(["publish", minor, "--json"], dir);
+    const refused = await run(["publish", minor, "--json"], dir);
     assert.equal(refused.code, 1, refused.out + refused.err);
     const message = JSON.parse(refused.out).message as string;
     assert.ok(bytes(message) < 2 * MAX_ISSUES_BYTES, `${bytes(message)} bytes`);
@@ -348,18 +356,18 @@ Deno.test("estate replay and publish print the first 100 issues of a call and th
 });
 
 Deno.test("estate check prints at most 100 findings a file and the count of the rest, human and --json", async () => {
-  await withEstate((dir) => {
+  await withEstate(async (dir) => {
     draft(dir, "wide.tool.json", (s) => {
       s.version = "2.1.0";
       const props = (s.inputSchema as { properties: Record<string, unknown> }).properties;
       for (let i = 0; i < 150; i++) props[`note${String(i).padStart(3, "0")}`] = { type: "string" };
     });
-    const human = run(["check"], dir);
+    const human = await run(["check"], dir);
     assert.equal(human.code, 0, human.out + human.err);
     const lines = human.out.split("\n").filter((l) => l.startsWith("  "));
     assert.equal(lines.length, MAX_ISSUES_IN_RESPONSE + 1);
     assert.equal(lines.at(-1), "  … and 51 more findings"); // 150 changes and the version hint
-    const json = JSON.parse(run(["check", "--json"], dir).out);
+    const json = JSON.parse((await run(["check", "--json"], dir)).out);
     const report = json.reports[0];
     assert.equal(report.findings.length, MAX_ISSUES_IN_RESPONSE);
     assert.equal(report.omittedFindings, 51);
@@ -393,5 +401,5 @@ Deno.test("estate serve --help documents the limits the HTTP server enforces, wi
       /an edited principals\.json takes effect at\s+once/,
     ]
   ) assert.match(out, limit);
-  assert.match(run(["--help"]).out, /serve \[--http HOST:PORT \| --stdio --principal ID\]/);
+  assert.match((await run(["--help"])).out, /serve \[--http HOST:PORT \| --stdio --principal ID\]/);
 });

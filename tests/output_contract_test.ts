@@ -193,7 +193,7 @@ Deno.test("estate check prints output changes under outputSchema and fails a wid
     const draft = { ...v1, version: "1.0.1", outputSchema: withOutput((o) => (o.required = [])) };
     fs.writeFileSync(path.join(dir, "lookup.tool.json"), JSON.stringify(draft, null, 2) + "\n");
     let out = "";
-    const code = runCli(["check", "lookup.tool.json"], {
+    const code = await runCli(["check", "lookup.tool.json"], {
       stdout: (t) => (out += t),
       stderr: (t) => (out += t),
       isTerminal: false,

@@ -65,13 +65,13 @@ class FakeTimers implements ServerTimers {
   }
 }
 
-function cli(
+async function cli(
   args: string[],
   cwd: string,
   now: () => Date,
-): { code: number; out: string; err: string } {
+): Promise<{ code: number; out: string; err: string }> {
   let out = "", err = "";
-  const code = runCli(args, {
+  const code = await runCli(args, {
     stdout: (t) => (out += t),
     stderr: (t) => (err += t),
     isTerminal: false,
@@ -97,7 +97,7 @@ function lifecycle(dir: string): Record<string, { state: string; at: string; rea
 }
 
 Deno.test("estate deprecate --retire-after takes a calendar date after today (by the clock); the registry and lifecycle.json refuse others", async () => {
-  await withCorpus((dir) => {
+  await withCorpus(async (dir) => {
     const now = new Clock(Date.parse("2026-11-30T12:00:00Z")).date;
     for (
       const [date, problem] of [
@@ -110,12 +110,12 @@ Deno.test("estate deprecate --retire-after takes a calendar date after today (by
         ["2026-11-30", /retire-after date 2026-11-30 is not in the future/],
       ] as const
     ) {
-      const r = cli(["deprecate", "payments.lookup@1.1.0", "--retire-after", date], dir, now);
+      const r = await cli(["deprecate", "payments.lookup@1.1.0", "--retire-after", date], dir, now);
       assert.equal(r.code, 2, `${date}: ${r.out}${r.err}`);
       assert.match(r.err, problem, date);
     }
     assert.equal(lifecycle(dir)["1.1.0"].length, 1, "nothing was written");
-    const ok = cli(
+    const ok = await cli(
       ["deprecate", "payments.lookup@1.1.0", "--retire-after", "2026-12-01"],
       dir,
       now,
@@ -158,30 +158,30 @@ Deno.test("estate deprecate --retire-after takes a calendar date after today (by
 });
 
 Deno.test("estate retire applies the rules: deprecated first and its date passed, or --now with a reason the record keeps; --force for the only active version or recent callers, saying who will break", async () => {
-  await withCorpus((dir) => {
+  await withCorpus(async (dir) => {
     const clock = new Clock(Date.parse("2026-11-30T12:00:00Z"));
     const run = (...args: string[]) => cli(args, dir, clock.date);
 
     // Active: deprecate first (or --now with a reason).
-    let r = run("retire", "payments.lookup@1.1.0");
+    let r = await run("retire", "payments.lookup@1.1.0");
     assert.equal(r.code, 1);
     assert.match(r.out, /Cannot retire payments\.lookup@1\.1\.0: it is active; deprecate it first/);
     // Deprecated with a date: not before it.
-    r = run("retire", "payments.lookup@1.0.0");
+    r = await run("retire", "payments.lookup@1.0.0");
     assert.equal(r.code, 1);
     assert.match(
       r.out,
       /Cannot retire payments\.lookup@1\.0\.0 before its retire-after date 2027-03-31: it retires by itself at 2027-04-01T00:00:00\.000Z/,
     );
     // --now needs a reason.
-    r = run("retire", "payments.lookup@1.0.0", "--now");
+    r = await run("retire", "payments.lookup@1.0.0", "--now");
     assert.equal(r.code, 2);
     assert.match(r.err, /--now .* needs --reason TEXT/);
     assert.deepEqual(lifecycle(dir)["1.0.0"].map((e) => e.state), ["active", "deprecated"]);
 
     // Early, with a reason: still refused while it has recent callers (the corpus's
     // wholesale-operator pinned it on 2026-11-10), saying who they are; --force goes ahead.
-    r = run("retire", "payments.lookup@1.0.0", "--now", "--reason", "PSD3 cut-over");
+    r = await run("retire", "payments.lookup@1.0.0", "--now", "--reason", "PSD3 cut-over");
     assert.equal(r.code, 1);
     assert.match(
       r.out,
@@ -189,7 +189,14 @@ Deno.test("estate retire applies the rules: deprecated first and its date passed
     );
     assert.match(r.out, /\n {2}wholesale-operator +2 calls, last seen 2026-11-10T07:34:18\.171Z\n/);
     assert.doesNotMatch(r.out, /it is the only active version/);
-    r = run("retire", "payments.lookup@1.0.0", "--now", "--reason", "PSD3 cut-over", "--force");
+    r = await run(
+      "retire",
+      "payments.lookup@1.0.0",
+      "--now",
+      "--reason",
+      "PSD3 cut-over",
+      "--force",
+    );
     assert.equal(r.code, 0, r.out + r.err);
     assert.match(
       r.out,
@@ -202,7 +209,15 @@ Deno.test("estate retire applies the rules: deprecated first and its date passed
     });
 
     // The only active version of a tool: --force, and the report says who breaks.
-    r = run("retire", "fx.quote@1.0.0", "--now", "--reason", "desk closed", "--recent-days", "0");
+    r = await run(
+      "retire",
+      "fx.quote@1.0.0",
+      "--now",
+      "--reason",
+      "desk closed",
+      "--recent-days",
+      "0",
+    );
     assert.equal(r.code, 1);
     assert.match(
       r.out,
@@ -213,7 +228,7 @@ Deno.test("estate retire applies the rules: deprecated first and its date passed
       /fx\.quote@1\.0\.0 is the only active version of fx\.quote: unpinned calls find no version/,
     );
     // Called in the last 30 days (the corpus's last fx.quote call is 2026-11-29).
-    r = run("retire", "fx.quote@1.0.0", "--now", "--reason", "desk closed", "--json");
+    r = await run("retire", "fx.quote@1.0.0", "--now", "--reason", "desk closed", "--json");
     assert.equal(r.code, 1);
     const refused = JSON.parse(r.out);
     assert.deepEqual(refused.refusals, ["only-active", "recent-calls"]);
@@ -229,7 +244,7 @@ Deno.test("estate retire applies the rules: deprecated first and its date passed
     assert.match(refused.message, new RegExp(`called ${recent.length} times in the last 30 days`));
     assert.deepEqual(lifecycle(dir)["1.0.0"].length, 3, "nothing more written");
 
-    r = run("retire", "fx.quote@1.0.0", "--now", "--reason", "desk closed", "--force");
+    r = await run("retire", "fx.quote@1.0.0", "--now", "--reason", "desk closed", "--force");
     assert.equal(r.code, 0, r.out + r.err);
     assert.match(r.out, /^fx\.quote@1\.0\.0 is now retired\n/);
     assert.match(
@@ -241,7 +256,7 @@ Deno.test("estate retire applies the rules: deprecated first and its date passed
     for (const p of new Set(recent.map((c) => c.principal))) {
       assert.match(r.out, new RegExp(`  ${p} `));
     }
-    assert.equal(run("retire", "fx.quote@1.0.0").code, 1); // already retired
+    assert.equal((await run("retire", "fx.quote@1.0.0")).code, 1); // already retired
   });
 });
 
@@ -281,16 +296,16 @@ Deno.test("a deprecated version stops resolving the moment its retire-after date
           _meta: { [META_VERSION_KEY]: "1.0.0" },
         },
       }, operator);
-    const state = () => ({
+    const state = async () => ({
       registry: estate.registry.versions("payments.lookup")[0].state,
       resolves: estate.registry.resolve("payments.lookup", "1.0.0")?.version,
       editor: editor.registry.versions("payments.lookup")[0].state,
-      cli: cli(["list", "--estate", estateDir, "--json"], dir, clock.date),
+      cli: await cli(["list", "--estate", estateDir, "--json"], dir, clock.date),
     });
 
     // A millisecond before: deprecated, still resolving by pin, everywhere.
     timers.advance(DUE - 1);
-    let now = state();
+    let now = await state();
     assert.deepEqual([now.registry, now.resolves, now.editor], [
       "deprecated",
       "1.0.0",
@@ -317,7 +332,7 @@ Deno.test("a deprecated version stops resolving the moment its retire-after date
       method: "notifications/tools/list_changed",
     }]);
     assert.deepEqual(retailNotes, []);
-    now = state();
+    now = await state();
     assert.deepEqual([now.registry, now.resolves, now.editor], ["retired", undefined, "retired"]);
     assert.deepEqual(
       JSON.parse(now.cli.out).tools.find((t: { name: string }) => t.name === "payments.lookup")
@@ -325,7 +340,7 @@ Deno.test("a deprecated version stops resolving the moment its retire-after date
       { version: "1.0.0", state: "retired" },
     );
     assert.match(
-      cli(["list", "--estate", estateDir], dir, clock.date).out,
+      (await cli(["list", "--estate", estateDir], dir, clock.date)).out,
       /payments\.lookup +1\.0\.0 \(retired\), 1\.1\.0, 2\.0\.0/,
     );
     const after = await pinned();
@@ -396,7 +411,7 @@ Deno.test("the next write to the tool records the retirement in lifecycle.json: 
 });
 
 Deno.test("estate impact after retirement reports who called it after it retired (the calls that now fail), not who must migrate", async () => {
-  await withCorpus((dir) => {
+  await withCorpus(async (dir) => {
     const estateDir = path.join(dir, "corpus");
     const clock = new Clock(DUE + 7 * 86_400_000);
     const late: StoredCall[] = [
@@ -424,7 +439,11 @@ Deno.test("estate impact after retirement reports who called it after it retired
     const before = [...estate.readCalls("payments.lookup")].filter((c) =>
       c.version === "1.0.0"
     ).length;
-    const r = cli(["impact", "payments.lookup@1.0.0", "--estate", estateDir], dir, clock.date);
+    const r = await cli(
+      ["impact", "payments.lookup@1.0.0", "--estate", estateDir],
+      dir,
+      clock.date,
+    );
     assert.equal(r.code, 0, r.err);
     assert.doesNotMatch(r.out, /must migrate/);
     assert.match(
@@ -434,7 +453,11 @@ Deno.test("estate impact after retirement reports who called it after it retired
       ),
     );
     const json = JSON.parse(
-      cli(["impact", "payments.lookup@1.0.0", "--estate", estateDir, "--json"], dir, clock.date)
+      (await cli(
+        ["impact", "payments.lookup@1.0.0", "--estate", estateDir, "--json"],
+        dir,
+        clock.date,
+      ))
         .out,
     );
     assert.equal(json.state, "retired");
@@ -448,7 +471,7 @@ Deno.test("estate impact after retirement reports who called it after it retired
       }],
     });
     // Before its date the same command says who must migrate, as it did.
-    const early = cli(["impact", "payments.lookup@1.0.0", "--estate", estateDir], dir, () =>
+    const early = await cli(["impact", "payments.lookup@1.0.0", "--estate", estateDir], dir, () =>
       new Date(DUE - 1));
     assert.match(
       early.out,

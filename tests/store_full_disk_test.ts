@@ -26,9 +26,9 @@ function lines(list: StoredCall[]): string {
   return list.map((c) => storedCallLine(c) + "\n").join("");
 }
 
-function cli(args: string[]): { code: number; out: string; err: string } {
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = "", err = "";
-  const code = runCli(args, {
+  const code = await runCli(args, {
     stdout: (t) => (out += t),
     stderr: (t) => (err += t),
     isTerminal: false,
@@ -38,7 +38,7 @@ function cli(args: string[]): { code: number; out: string; err: string } {
 }
 
 Deno.test("a torn last line is reported as an unacknowledged write, not an error: replay and publish go on, and the next append removes it", async () => {
-  await withTempDir((dir) => {
+  await withTempDir(async (dir) => {
     const torn: TornLine[] = [];
     const estate = EstateDir.open(dir, { now: clock(), onTornLine: (t) => torn.push(t) });
     estate.publish(lookup("1.0.0"));
@@ -66,7 +66,7 @@ Deno.test("a torn last line is reported as an unacknowledged write, not an error
     Deno.writeTextFileSync(file, lines(kept) + cut);
 
     // replay and a non-major publish go on (they exited 2 before), saying what they skipped.
-    const replay = cli(["replay", TOOL, "--estate", dir]);
+    const replay = await cli(["replay", TOOL, "--estate", dir]);
     assert.equal(replay.code, 0, replay.err);
     assert.match(replay.out, /replayed 3 of 3 stored calls/);
     assert.match(
@@ -305,7 +305,7 @@ Deno.test({
       assert.equal((failure as { code?: string }).code, "ENOSPC", failure?.message ?? "no error");
       assert.equal(Deno.readTextFileSync(file), lines(acknowledged));
       assert.deepEqual([...estate.readCalls(TOOL)], acknowledged);
-      const replay = cli(["replay", TOOL, "--estate", dir]);
+      const replay = await cli(["replay", TOOL, "--estate", dir]);
       assert.equal(replay.code, 0, replay.err);
       assert.match(
         replay.out,

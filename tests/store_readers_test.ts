@@ -36,7 +36,7 @@ Deno.test("readers never see a half-written estate: list, open and refresh besid
     let reads = 0;
     while (running) {
       let err = "";
-      const code = runCli(["list", "--estate", dir], {
+      const code = await runCli(["list", "--estate", dir], {
         stdout: () => {},
         stderr: (t) => (err += t),
         isTerminal: false,

@@ -200,7 +200,7 @@ Deno.test("estate check fails a draft whose description names a tool its princip
     spec.description += " For wholesale payments use payments.lookup.";
     fs.writeFileSync(path.join(dir, "transfers.tool.json"), JSON.stringify(spec, null, 2));
     let out = "";
-    const code = runCli(["check", "transfers.tool.json"], {
+    const code = await runCli(["check", "transfers.tool.json"], {
       stdout: (t) => (out += t),
       stderr: (t) => (out += t),
       isTerminal: false,

@@ -4,7 +4,7 @@
  * made visible, so a poisoned description cannot drive the reader's terminal.
  */
 import { type DriftRecord, limitList, shortenText, showHiddenCharacters } from "../../mod.ts";
-import type { EstateDir } from "../store/mod.ts";
+import type { EstateStore } from "../store/mod.ts";
 import { EXIT } from "./_args.ts";
 import type { Out } from "./_servers.ts";
 
@@ -56,11 +56,17 @@ const shortenRecord = (r: DriftRecord): DriftRecord => ({ ...r, details: shorten
  *
  * @returns The exit code (0).
  */
-export function showDrift(estate: EstateDir, filter: DriftFilter, out: Out): number {
-  const all = [...estate.readDrift()].filter((r) =>
-    (filter.server === undefined || r.server === filter.server) &&
-    (filter.tool === undefined || r.tool === filter.tool)
-  );
+export async function showDrift(
+  estate: EstateStore,
+  filter: DriftFilter,
+  out: Out,
+): Promise<number> {
+  const all: DriftRecord[] = [];
+  for await (const r of estate.readDrift()) {
+    if (filter.server !== undefined && r.server !== filter.server) continue;
+    if (filter.tool !== undefined && r.tool !== filter.tool) continue;
+    all.push(r);
+  }
   const groups = groupDrift(all).map((g) => {
     const shown = limitList(g.records, { shorten: shortenRecord });
     return { ...g, records: shown.items, omitted: shown.omitted };

@@ -14,7 +14,7 @@ import type { DriftEvent, GatewayLogEntry } from "../gateway/gateway_log.ts";
 import { connectUpstreams, type GatewayTls } from "../gateway/identity.ts";
 import { poisoningSignals } from "../estate/poisoning.ts";
 import type { DriftRecord } from "../estate/drift.ts";
-import type { EstateDir } from "../store/mod.ts";
+import type { EstateStore } from "../store/mod.ts";
 
 /** Where the gateway's TLS material comes from (`--tls-cert`, `--tls-key`, `--tls-ca`). */
 export interface GatewayTlsFiles {
@@ -132,7 +132,7 @@ export function gatewayLogLine(entry: GatewayLogEntry): string {
  * @throws {Error} When a TLS file cannot be read, or only some are given.
  */
 export function startGateway(
-  estate: EstateDir,
+  estate: EstateStore,
   options: { tls: GatewayTlsFiles; log: (line: string) => void },
 ): ServedGateway | undefined {
   const registry = estate.registry;
@@ -155,10 +155,14 @@ export function startGateway(
   }
   const tls: GatewayTls | undefined = cert && key && ca ? { cert, key, ca } : undefined;
   const drift = (record: DriftRecord): void => {
+    const failed = (e: unknown) =>
+      log(`could not append to the drift log: ${(e as Error).message}`);
     try {
-      estate.appendDrift([record]);
+      // The folder store writes at once; a database store's promise is watched for failure.
+      const written = estate.appendDrift([record]);
+      if (written instanceof Promise) written.catch(failed);
     } catch (e) {
-      log(`could not append to drift.jsonl: ${(e as Error).message}`);
+      failed(e);
     }
   };
   const gateway = new Gateway({

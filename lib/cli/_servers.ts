@@ -5,12 +5,14 @@
  */
 import path from "node:path";
 import {
+  type DriftRecord,
   quarantinesInForce,
+  type RegisterServerResult,
   type ServerRecord,
   ServerRegistrationError,
   showHiddenCharacters,
 } from "../../mod.ts";
-import type { EstateDir } from "../store/mod.ts";
+import type { EstateStore } from "../store/mod.ts";
 import { EXIT } from "./_args.ts";
 
 /** Writes human text, or the JSON data with `--json`. */
@@ -49,10 +51,12 @@ interface ServedTool {
  *
  * @returns The exit code (0).
  */
-export function listServers(estate: EstateDir, out: Out): number {
+export async function listServers(estate: EstateStore, out: Out): Promise<number> {
   const registry = estate.registry;
+  const drift: DriftRecord[] = [];
+  for await (const r of estate.readDrift()) drift.push(r);
   const held = new Set(
-    quarantinesInForce(estate.readDrift(), registry).map((r) => `${r.server}\u0000${r.tool}`),
+    quarantinesInForce(drift, registry).map((r) => `${r.server}\u0000${r.tool}`),
   );
   const servers = registry.servers().map((record) => ({
     record,
@@ -88,21 +92,23 @@ export function listServers(estate: EstateDir, out: Out): number {
  *
  * @returns The exit code: 0 registered, updated or unchanged; 1 refused.
  */
-export function addServer(
-  estate: EstateDir,
+export async function addServer(
+  estate: EstateStore,
   file: string,
   options: { update: boolean; cwd: string },
   out: Out,
-): number {
+): Promise<number> {
   try {
-    const result = estate.registerServer(file, { update: options.update });
+    const result: RegisterServerResult & { file?: string } = await estate.registerServer(file, {
+      update: options.update,
+    });
     const r = result.record;
     const tools = `${r.tools.length} tool${r.tools.length === 1 ? "" : "s"}: ${r.tools.join(", ")}`;
     out(
       result.status === "unchanged"
         ? `server ${r.id} is already registered with this record; nothing written\n`
-        : `${result.status} server ${r.id} (${tools}) in ${
-          path.relative(options.cwd, result.file)
+        : `${result.status} server ${r.id} (${tools})${
+          result.file ? ` in ${path.relative(options.cwd, result.file)}` : ""
         }\n`,
       { status: result.status, server: r.id, file: result.file, tools: r.tools },
     );

@@ -16,8 +16,9 @@ import {
   limitList,
   parseToolSpec,
   PublishError,
+  type Rejections,
   type RejectionsAtNode,
-  replayCalls,
+  replayCallStream,
   retireAfterProblem,
   RetirementError,
   type RetirementPlan,
@@ -29,11 +30,12 @@ import {
   ToolSpecError,
   Version,
   type VersionImpact,
-  versionImpact,
+  versionImpactStream,
   type VersionRecord,
 } from "../../mod.ts";
-import { CorpusError, EstateDir, tornLineMessage } from "../store/mod.ts";
-import { EXIT, parseArgs, parseToolRef, UsageError } from "./_args.ts";
+import { CorpusError, type EstateStore } from "../store/mod.ts";
+import { type Args, EXIT, parseArgs, parseToolRef, UsageError } from "./_args.ts";
+import { openStore, STORE_FLAGS } from "./_open_store.ts";
 import { addServer, listServers } from "./_servers.ts";
 import { showDrift } from "./_drift.ts";
 
@@ -151,6 +153,7 @@ const COMMANDS: Record<string, Command> = {
 
 const COMMON = `options for every command:
   --estate DIR   the estate folder (default: corpus)
+  --store URL    the estate in a PostgreSQL database instead (postgres://user@host:port/db)
   --json         machine-readable output on stdout, errors included
   --help, -h     this command's usage
 
@@ -185,10 +188,10 @@ function commandUsage(name: string): string {
  * @param io Output streams, terminal flag and working directory.
  * @returns The exit code.
  */
-export function runCli(argv: string[], io: CliIO): number {
+export async function runCli(argv: string[], io: CliIO): Promise<number> {
   const json = argv.includes("--json");
   try {
-    return run(argv, io, json);
+    return await run(argv, io, json);
   } catch (e) {
     const message = errorMessage(e);
     if (json) {
@@ -222,7 +225,7 @@ function debugging(): boolean {
   }
 }
 
-function run(argv: string[], io: CliIO, json: boolean): number {
+async function run(argv: string[], io: CliIO, json: boolean): Promise<number> {
   const [command, ...rest] = argv;
   if (!command && json) throw new UsageError("no command; see estate --help");
   if (!command || command === "help" || command === "--help" || command === "-h") {
@@ -239,39 +242,49 @@ function run(argv: string[], io: CliIO, json: boolean): number {
     throw new UsageError("estate serve runs from the estate command (cli.ts), not runCli");
   }
   const args = parseArgs(rest, {
-    values: ["estate", ...spec.values],
+    values: [...STORE_FLAGS, ...spec.values],
     booleans: ["json", ...spec.booleans],
   });
-  const usage = `usage: ${spec.usage}`;
-  const estateDir = path.resolve(io.cwd, String(args.flags.get("estate") ?? "corpus"));
   const now = io.now ?? (() => new Date());
-  const openEstate = (): EstateDir => {
-    if (!fs.existsSync(estateDir) || !fs.statSync(estateDir).isDirectory()) {
-      throw new UsageError(`estate folder ${estateDir} does not exist (use --estate DIR)`);
-    }
-    // A torn last line of calls.jsonl is no error: it is said once, on stderr.
-    const told = new Set<string>();
-    return EstateDir.open(estateDir, {
+  // The store is opened once, when the command needs it, and closed when it ends.
+  let opened: EstateStore | undefined;
+  const openEstate = async (): Promise<EstateStore> => {
+    opened ??= (await openStore(args.flags, {
+      cwd: io.cwd,
       now,
-      onTornLine: (torn) => {
-        const message = tornLineMessage(torn);
-        if (told.has(message)) return;
-        told.add(message);
-        io.stderr(`estate: note: ${message}\n`);
-      },
-    });
+      note: (message) => io.stderr(`estate: note: ${message}\n`),
+    })).store;
+    return opened;
   };
+  try {
+    return await runCommand(command, spec, args, io, json, openEstate, now);
+  } finally {
+    await opened?.close();
+  }
+}
+
+/** Runs one command over the store `openEstate` opens. */
+async function runCommand(
+  command: string,
+  spec: Command,
+  args: Args,
+  io: CliIO,
+  json: boolean,
+  openEstate: () => Promise<EstateStore>,
+  now: () => Date,
+): Promise<number> {
+  const usage = `usage: ${spec.usage}`;
   const out = (human: string, data: unknown): void =>
     io.stdout(json ? JSON.stringify(data, null, 2) + "\n" : human);
   switch (command) {
     case "check":
-      return check(args.positionals, openEstate(), io, json);
+      return await check(args.positionals, await openEstate(), io, json);
     case "publish": {
       if (args.positionals.length !== 1) throw new UsageError(usage);
       const file = path.resolve(io.cwd, args.positionals[0]);
-      const estate = openEstate();
+      const estate = await openEstate();
       try {
-        const result = estate.publish(readSpecFile(file));
+        const result = await estate.publish(readSpecFile(file));
         const plan = result.plan;
         const id = `${plan.spec.name}@${plan.spec.version}`;
         out(
@@ -315,9 +328,9 @@ function run(argv: string[], io: CliIO, json: boolean): number {
           const problem = retireAfterProblem(retireAfter, now());
           if (problem) throw new UsageError(`--${problem}`);
         }
-        const estate = openEstate();
-        return lifecycleRefusal(out, () => {
-          const record = estate.deprecate(name, version, { reason, retireAfter });
+        const estate = await openEstate();
+        return await lifecycleRefusal(out, async () => {
+          const record = await estate.deprecate(name, version, { reason, retireAfter });
           out(`${name}@${version} is now ${record.state}\n`, {
             name,
             version,
@@ -340,11 +353,11 @@ function run(argv: string[], io: CliIO, json: boolean): number {
         );
       }
       const rules = { early, force: args.flags.has("force"), recentDays };
-      const estate = openEstate();
-      return lifecycleRefusal(out, () => {
+      const estate = await openEstate();
+      return await lifecycleRefusal(out, async () => {
         // Who will break, as the estate stands now (the retirement decides again under the lock).
-        const planned = estate.registry.planRetirement(name, version, { ...rules, reason });
-        const record = estate.retire(name, version, { reason, rules });
+        const planned = await estate.planRetirement(name, version, { ...rules, reason });
+        const record = await estate.retire(name, version, { reason, rules });
         out(
           `${name}@${version} is now ${record.state}\n` + breakage(planned),
           {
@@ -360,7 +373,7 @@ function run(argv: string[], io: CliIO, json: boolean): number {
     }
     case "list":
       if (args.positionals.length) throw new UsageError(usage);
-      return list(openEstate(), args.flags.get("principal") as string | undefined, out);
+      return list(await openEstate(), args.flags.get("principal") as string | undefined, out);
     case "replay": {
       if (args.positionals.length !== 1) throw new UsageError(usage);
       if (!isToolName(args.positionals[0])) {
@@ -369,8 +382,8 @@ function run(argv: string[], io: CliIO, json: boolean): number {
       if (args.flags.has("schema") && args.flags.has("version")) {
         throw new UsageError(`--schema and --version exclude each other; ${usage}`);
       }
-      return replay(
-        openEstate(),
+      return await replay(
+        await openEstate(),
         args.positionals[0],
         {
           schemaFile: args.flags.get("schema") as string | undefined,
@@ -382,27 +395,31 @@ function run(argv: string[], io: CliIO, json: boolean): number {
     }
     case "impact": {
       if (args.positionals.length !== 1) throw new UsageError(usage);
-      return impact(openEstate(), parseToolRef(args.positionals[0], spec.usage), out);
+      return await impact(
+        await openEstate(),
+        parseToolRef(args.positionals[0], spec.usage),
+        out,
+      );
     }
     case "servers": {
       const [sub, ...files] = args.positionals;
       if (sub === undefined) {
         if (args.flags.has("update")) throw new UsageError(`--update goes with add FILE; ${usage}`);
-        return listServers(openEstate(), out);
+        return await listServers(await openEstate(), out);
       }
       if (sub !== "add" || files.length !== 1) throw new UsageError(usage);
       const file = path.resolve(io.cwd, files[0]);
       if (!fs.statSync(file, { throwIfNoEntry: false })?.isFile()) {
         throw new UsageError(`cannot read ${file}: no such file`);
       }
-      return addServer(openEstate(), file, {
+      return await addServer(await openEstate(), file, {
         update: args.flags.has("update"),
         cwd: io.cwd,
       }, out);
     }
     case "drift": {
       if (args.positionals.length) throw new UsageError(usage);
-      return showDrift(openEstate(), {
+      return await showDrift(await openEstate(), {
         server: args.flags.get("server") as string | undefined,
         tool: args.flags.get("tool") as string | undefined,
       }, out);
@@ -489,7 +506,12 @@ function limitedReport(r: DraftReport & { file: string }): Record<string, unknow
   };
 }
 
-function check(files: string[], estate: EstateDir, io: CliIO, json: boolean): number {
+async function check(
+  files: string[],
+  estate: EstateStore,
+  io: CliIO,
+  json: boolean,
+): Promise<number> {
   const targets = files.length ? files.map((f) => path.resolve(io.cwd, f)) : findToolFiles(io.cwd);
   if (targets.length === 0) throw new UsageError("no *.tool.json files to check");
   const reports: (DraftReport & { file: string })[] = [];
@@ -498,7 +520,9 @@ function check(files: string[], estate: EstateDir, io: CliIO, json: boolean): nu
   for (const target of targets) {
     const file = path.relative(io.cwd, target);
     try {
-      reports.push({ file, ...checkDraft(readSpecFile(target), estate.registry) });
+      const spec = readSpecFile(target);
+      const replay = await estate.replayFor(spec);
+      reports.push({ file, ...checkDraft(spec, estate.registry, { replay }) });
     } catch (e) {
       if (!(e instanceof UsageError || e instanceof ToolSpecError)) throw e;
       unreadable.push({ file, message: e.message });
@@ -543,7 +567,7 @@ function check(files: string[], estate: EstateDir, io: CliIO, json: boolean): nu
 }
 
 function list(
-  estate: EstateDir,
+  estate: EstateStore,
   principalId: string | undefined,
   out: (h: string, d: unknown) => void,
 ): number {
@@ -602,13 +626,13 @@ interface ReplayLine {
   major?: number;
 }
 
-function replay(
-  estate: EstateDir,
+async function replay(
+  estate: EstateStore,
   name: string,
   options: { schemaFile?: string; version?: string },
   io: CliIO,
   out: (h: string, d: unknown) => void,
-): number {
+): Promise<number> {
   const versions = estate.registry.versions(name);
   const lines: ReplayLine[] = [];
   if (options.schemaFile !== undefined) {
@@ -663,22 +687,23 @@ function replay(
     }
     return majors.get(v);
   };
-  const results = lines.map((line, i) => {
-    // Counted as they stream by; replayCalls keeps each call's line number in the file.
-    const counted = function* (calls: Iterable<StoredCall>) {
-      for (const c of calls) {
+  const results: { line: ReplayLine; result: Rejections }[] = [];
+  for (const [i, line] of lines.entries()) {
+    // Counted as they stream by; the replay keeps each call's position in the stream.
+    const counted = async function* (calls: AsyncIterable<StoredCall> | Iterable<StoredCall>) {
+      for await (const c of calls) {
         if (i === 0) total++;
         if (line.major === undefined || majorOf(c.version) === line.major) replayed++;
         yield c;
       }
     };
-    const result = replayCalls(line.schema, counted(estate.readCalls(name)), {
+    const result = await replayCallStream(line.schema, counted(estate.readCalls(name)), {
       major: line.major,
       onProgress: i === 0 ? progress : undefined,
       sample: 5,
     });
-    return { line, result };
-  });
+    results.push({ line, result });
+  }
   if (progress) io.stderr("\r\x1b[K");
   const seconds = (Date.now() - started) / 1000;
   const rejected = results.reduce((n, r) => n + r.result.count, 0);
@@ -735,9 +760,12 @@ function replay(
 }
 
 /** Runs a deprecation or retirement: a refusal by the lifecycle rules is exit 1, with why. */
-function lifecycleRefusal(out: (h: string, d: unknown) => void, fn: () => number): number {
+async function lifecycleRefusal(
+  out: (h: string, d: unknown) => void,
+  fn: () => Promise<number>,
+): Promise<number> {
   try {
-    return fn();
+    return await fn();
   } catch (e) {
     if (e instanceof RetirementError) {
       out(
@@ -788,16 +816,16 @@ function callerRows(t: VersionImpact["recent"]): string {
   ).join("");
 }
 
-function impact(
-  estate: EstateDir,
+async function impact(
+  estate: EstateStore,
   ref: { name: string; version: string },
   out: (h: string, d: unknown) => void,
-): number {
+): Promise<number> {
   const record = estate.registry.versions(ref.name).find((v) => v.spec.version === ref.version);
   if (!record) throw new UsageError(`${ref.name}@${ref.version} is not a published version`);
   const last = record.history.at(-1)!;
   const retiredAt = record.state === "retired" ? last.at : undefined;
-  const report = versionImpact(
+  const report = await versionImpactStream(
     estate.readCalls(ref.name),
     ref.version,
     retiredAt === undefined ? {} : { retiredAt },

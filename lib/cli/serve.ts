@@ -8,7 +8,6 @@
  *
  * @module
  */
-import fs from "node:fs";
 import path from "node:path";
 import process from "node:process";
 import {
@@ -18,10 +17,11 @@ import {
   type ProbeRecord,
   type ToolRegistry,
 } from "../../mod.ts";
-import { EstateDir, tornLineMessage } from "../store/mod.ts";
+import type { EstateStore, StoreChange } from "../store/mod.ts";
 import { serveStdio } from "../mcp/transports/stdio.ts";
 import { HTTP_LIMITS } from "../mcp/transports/_http_limits.ts";
 import { type Args, parseArgs, UsageError } from "./_args.ts";
+import { type OpenedStore, openStore, STORE_FLAGS } from "./_open_store.ts";
 import { OIDC_FLAGS, type OidcSettings, oidcSettings } from "./_auth_config.ts";
 import { principalOnly, type PrincipalWatch } from "./_principal_watch.ts";
 import { type ServedGateway, startGateway } from "./_serve_gateway.ts";
@@ -135,7 +135,7 @@ export interface RunServeOptions {
  * nonexistent name (`probe PRINCIPAL METHOD NAME (hidden|nonexistent)`), neither of which the
  * client can tell apart.
  */
-export function estateServer(estate: EstateDir, options: EstateServerOptions): McpServer {
+export function estateServer(estate: EstateStore, options: EstateServerOptions): McpServer {
   return new McpServer({
     registry: estate.registry,
     ...options.system,
@@ -153,15 +153,19 @@ export function estateServer(estate: EstateDir, options: EstateServerOptions): M
         options.recordCalls && r.outcome !== "invalid-arguments" &&
         r.outcome !== "input-required" && r.outcome !== "insufficient-scope"
       ) {
+        const failed = (e: unknown) =>
+          options.log(`could not record the call: ${(e as Error).message}`);
         try {
-          estate.appendCalls(r.tool, [{
+          // The folder store appends at once; a database store's promise is watched for failure.
+          const written = estate.appendCalls(r.tool, [{
             version: r.version,
             arguments: r.arguments,
             principal: r.principal,
             at: r.at,
           }]);
+          if (written instanceof Promise) written.catch(failed);
         } catch (e) {
-          options.log(`could not record the call: ${(e as Error).message}`);
+          failed(e);
         }
       }
     },
@@ -180,43 +184,66 @@ export function estateServer(estate: EstateDir, options: EstateServerOptions): M
 }
 
 /**
- * Watches the estate folder and takes other processes' changes in (debounced): tools, and
- * `principals.json` (a file that cannot be read leaves the principals read before in force).
+ * Follows the store and takes other processes' changes in (debounced): tools, servers and
+ * principals (a set that cannot be read leaves the principals read before in force). A folder
+ * store hears of its files; a database store hears every writer through `LISTEN/NOTIFY`, and after
+ * a lost connection reloads what it may have missed and says so.
  */
-function watchEstate(
-  estate: EstateDir,
+async function watchEstate(
+  estate: EstateStore,
   log: (line: string) => void,
   principals: PrincipalWatch,
-): () => void {
+): Promise<() => Promise<void>> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const refresh = () => {
-    timer = undefined;
-    try {
-      if (estate.refreshPrincipals()) principals.changed();
-    } catch (e) {
-      log(
-        `principals.json changed but could not be read; the ${estate.principals().length} principals read before stay in force: ${
-          (e as Error).message
-        }`,
-      );
+  let pending = new Set<StoreChange["kind"]>();
+  let running: Promise<void> = Promise.resolve();
+  const refresh = async (kinds: Set<StoreChange["kind"]>) => {
+    const all = kinds.has("unknown");
+    if (all || kinds.has("principals")) {
+      try {
+        if (await estate.refreshPrincipals()) principals.changed();
+      } catch (e) {
+        log(
+          `the principals changed but could not be read; the ${estate.principals().length} principals read before stay in force: ${
+            (e as Error).message
+          }`,
+        );
+      }
     }
-    try {
-      estate.refresh();
-    } catch (e) {
-      log(`estate folder changed but could not be read: ${(e as Error).message}`);
+    if (all || kinds.has("tools") || kinds.has("servers")) {
+      try {
+        await estate.refresh();
+      } catch (e) {
+        log(`the estate changed but could not be read: ${(e as Error).message}`);
+      }
     }
   };
-  let watcher: fs.FSWatcher | undefined;
+  const heard = (change: StoreChange) => {
+    pending.add(change.kind);
+    if (timer !== undefined) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      const kinds = pending;
+      pending = new Set();
+      // One refresh at a time, in the order heard.
+      running = running.then(() => refresh(kinds));
+    }, 150);
+  };
+  let watch: { close(): unknown } | undefined;
   try {
-    watcher = fs.watch(estate.dir, { recursive: true }, () => {
-      if (timer === undefined) timer = setTimeout(refresh, 150);
+    watch = await estate.watch((change) => {
+      if (change.reconnected) {
+        log("the estate's change feed reconnected: reloading what may have been missed");
+      }
+      heard(change);
     });
   } catch (e) {
-    log(`not watching ${estate.dir}: ${(e as Error).message}`);
+    log(`not following the estate's changes: ${(e as Error).message}`);
   }
-  return () => {
-    watcher?.close();
+  return async () => {
+    await watch?.close();
     if (timer !== undefined) clearTimeout(timer);
+    await running;
   };
 }
 
@@ -237,7 +264,15 @@ export async function runServe(
   let oidc: OidcSettings | undefined;
   try {
     args = parseArgs(argv, {
-      values: ["estate", "principal", "http", "tls-cert", "tls-key", "tls-ca", ...OIDC_FLAGS],
+      values: [
+        ...STORE_FLAGS,
+        "principal",
+        "http",
+        "tls-cert",
+        "tls-key",
+        "tls-ca",
+        ...OIDC_FLAGS,
+      ],
       booleans: ["stdio", "record-calls", "help"],
     });
     if (args.flags.has("help")) {
@@ -264,15 +299,32 @@ export async function runServe(
     io.stderr(`estate: ${(e as Error).message}\n`);
     return 2;
   }
-  const dir = path.resolve(io.cwd, String(args.flags.get("estate") ?? "corpus"));
   const log = (line: string) => io.stderr(`[estate serve] ${line}\n`);
-  let estate: EstateDir;
+  let opened: OpenedStore;
   try {
-    estate = EstateDir.open(dir, { onTornLine: (torn) => log(tornLineMessage(torn)) });
+    opened = await openStore(args.flags, { cwd: io.cwd, note: log });
   } catch (e) {
     io.stderr(`estate: ${(e as Error).message}\n`);
     return 2;
   }
+  const { store: estate, where } = opened;
+  try {
+    return await serveStore(estate, where, args, io, options, oidc, log);
+  } finally {
+    await estate.close();
+  }
+}
+
+/** `estate serve` over an opened store, until it stops. */
+async function serveStore(
+  estate: EstateStore,
+  where: string,
+  args: Args,
+  io: CliIO,
+  options: RunServeOptions,
+  oidc: OidcSettings | undefined,
+  log: (line: string) => void,
+): Promise<number> {
   let gateway: ServedGateway | undefined;
   try {
     const flag = (name: string) => {
@@ -296,7 +348,7 @@ export async function runServe(
     recordCalls: args.flags.has("record-calls"),
   });
   const principals: PrincipalWatch = { changed: () => {} };
-  const unwatch = watchEstate(estate, log, principals);
+  const unwatch = await watchEstate(estate, log, principals);
   try {
     if (args.flags.has("stdio")) {
       const id = args.flags.get("principal");
@@ -309,7 +361,7 @@ export async function runServe(
         );
         return 2;
       }
-      log(`serving ${dir} over stdio as ${principal.id}`);
+      log(`serving ${where} over stdio as ${principal.id}`);
       // stdio carries no credential: the principal is re-read from principals.json when it
       // changes, and the server stops when the principal is no longer there.
       const removed = new AbortController();
@@ -338,17 +390,17 @@ export async function runServe(
       return 0;
     }
     const { serveHttpFromCli } = await import("./serve_http.ts");
-    return await serveHttpFromCli(
-      server,
+    return await serveHttpFromCli(server, {
       estate,
-      String(args.flags.get("http") ?? "127.0.0.1:3000"),
+      where,
+      listen: String(args.flags.get("http") ?? "127.0.0.1:3000"),
       io,
       log,
       principals,
       oidc,
-    );
+    });
   } finally {
-    unwatch();
+    await unwatch();
     server.close();
     await gateway?.close();
   }

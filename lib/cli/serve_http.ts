@@ -14,7 +14,7 @@ import {
 } from "../mcp/transports/http_mod.ts";
 import type { OidcSettings } from "./_auth_config.ts";
 import { HTTP_LIMITS } from "../mcp/transports/_http_limits.ts";
-import type { EstateDir, EstatePrincipal } from "../store/mod.ts";
+import type { EstatePrincipal, EstateStore } from "../store/mod.ts";
 import { DEMO_TOKENS } from "./demo_tokens.ts";
 import type { CliIO } from "./main.ts";
 import { principalOnly, type PrincipalWatch } from "./_principal_watch.ts";
@@ -51,23 +51,26 @@ function shownToken(p: EstatePrincipal): string | undefined {
  * Serves over Streamable HTTP, printing how to connect (URL, demo tokens), until SIGINT or SIGTERM.
  *
  * @param server The MCP server.
- * @param estate The estate (its principals' demo tokens authenticate requests).
- * @param listen `HOST:PORT` (port 0 picks a free one).
- * @param io Where to print.
- * @param log The server log.
- * @param principals Where to say what to do when `principals.json` changed.
- * @param oidc With `--auth oidc`: the resource server's settings (else static tokens).
+ * @param options `estate`: the estate (its principals' demo tokens authenticate requests) and
+ *   `where` it is; `listen`: `HOST:PORT` (port 0 picks a free one); `io`: where to print; `log`:
+ *   the server log; `principals`: where to say what to do when the principals changed; `oidc`:
+ *   with `--auth oidc`, the resource server's settings (else static tokens).
  * @returns The exit code.
  */
 export async function serveHttpFromCli(
   server: McpServer,
-  estate: EstateDir,
-  listen: string,
-  io: CliIO,
-  log: (line: string) => void,
-  principals: PrincipalWatch = { changed: () => {} },
-  oidc?: OidcSettings,
+  options: {
+    estate: EstateStore;
+    where: string;
+    listen: string;
+    io: CliIO;
+    log: (line: string) => void;
+    principals?: PrincipalWatch;
+    oidc?: OidcSettings;
+  },
 ): Promise<number> {
+  const { estate, where, listen, io, log, oidc } = options;
+  const principals = options.principals ?? { changed: () => {} };
   const m = /^(.+):(\d{1,5})$/.exec(listen);
   if (!m || Number(m[2]) > 65535) {
     io.stderr(
@@ -79,6 +82,7 @@ export async function serveHttpFromCli(
   if (oidc) {
     return await serveOidc(server, {
       estate,
+      where,
       hostname,
       port: Number(m[2]),
       io,
@@ -126,7 +130,7 @@ export async function serveHttpFromCli(
   };
   const holders = loaded.filter((p) => p.token !== undefined || p.tokenSha256 !== undefined);
   const lines = [
-    `MCP server for the estate in ${estate.dir}`,
+    `MCP server for the estate in ${where}`,
     `  URL: ${http.url} (Streamable HTTP: the handshake era 2024-11-05 to 2025-11-25 and the stateless 2026-07-28)`,
     `  Each principal connects with its bearer token (Authorization: Bearer <token>):`,
     ...holders.map((p) =>
@@ -170,7 +174,8 @@ async function untilStopped(http: McpHttpServer, log: (line: string) => void): P
 async function serveOidc(
   server: McpServer,
   options: {
-    estate: EstateDir;
+    estate: EstateStore;
+    where: string;
     hostname: string;
     port: number;
     io: CliIO;
@@ -179,7 +184,7 @@ async function serveOidc(
     oidc: OidcSettings;
   },
 ): Promise<number> {
-  const { estate, hostname, port, io, log, principals, oidc } = options;
+  const { estate, where, hostname, port, io, log, principals, oidc } = options;
   const host = hostname.includes(":") ? `[${hostname}]` : hostname;
   const resource = oidc.resource ?? `http://${host}:${port}/mcp`;
   if (port === 0 && oidc.resource === undefined) {
@@ -236,7 +241,7 @@ async function serveOidc(
   const issuers = oidc.authorizationServers.map((a) => a.issuer).join(", ");
   io.stdout(
     [
-      `MCP server for the estate in ${estate.dir}`,
+      `MCP server for the estate in ${where}`,
       `  URL: ${http.url} (Streamable HTTP, both eras), an OAuth 2.1 protected resource`,
       `  Resource identifier (the token's aud): ${resource}`,
       `  Protected Resource Metadata: ${protectedResourceMetadataUrl(resource)}`,

@@ -94,15 +94,58 @@ export function versionImpact(
   version: string,
   options: ImpactOptions = {},
 ): VersionImpact {
-  const since = options.since === undefined ? -Infinity : Date.parse(options.since);
-  const retired = options.retiredAt === undefined ? Infinity : Date.parse(options.retiredAt);
-  const all = new Tally(), recent = new Tally(), after = new Tally();
-  for (const call of calls) {
-    if (call.version !== version) continue;
-    const t = Date.parse(call.at);
-    all.add(call, t);
-    if (t >= since) recent.add(call, t);
-    if (t >= retired) after.add(call, t);
+  const impact = new ImpactTally(version, options);
+  for (const call of calls) impact.add(call);
+  return impact.result();
+}
+
+/**
+ * {@linkcode versionImpact} over a stream that arrives asynchronously (a database cursor).
+ *
+ * @param calls The tool's stored calls (an async or a plain iterable).
+ * @param version The version.
+ * @param options What counts as recent, and when the version retired.
+ * @returns The report.
+ */
+export async function versionImpactStream(
+  calls: AsyncIterable<StoredCall> | Iterable<StoredCall>,
+  version: string,
+  options: ImpactOptions = {},
+): Promise<VersionImpact> {
+  const impact = new ImpactTally(version, options);
+  for await (const call of calls) impact.add(call);
+  return impact.result();
+}
+
+/** One impact report in progress: calls go in one at a time. */
+class ImpactTally {
+  readonly #version: string;
+  readonly #since: number;
+  readonly #retired: number;
+  readonly #all = new Tally();
+  readonly #recent = new Tally();
+  readonly #after = new Tally();
+
+  constructor(version: string, options: ImpactOptions) {
+    this.#version = version;
+    this.#since = options.since === undefined ? -Infinity : Date.parse(options.since);
+    this.#retired = options.retiredAt === undefined ? Infinity : Date.parse(options.retiredAt);
   }
-  return { version, ...all.result(), recent: recent.result(), afterRetirement: after.result() };
+
+  add(call: StoredCall): void {
+    if (call.version !== this.#version) return;
+    const t = Date.parse(call.at);
+    this.#all.add(call, t);
+    if (t >= this.#since) this.#recent.add(call, t);
+    if (t >= this.#retired) this.#after.add(call, t);
+  }
+
+  result(): VersionImpact {
+    return {
+      version: this.#version,
+      ...this.#all.result(),
+      recent: this.#recent.result(),
+      afterRetirement: this.#after.result(),
+    };
+  }
 }

@@ -52,6 +52,7 @@ export {
   type Rejections,
   type RejectionsAtNode,
   replayCalls,
+  replayCallStream,
   type ReplayOptions,
   type StoredCall,
 } from "./replay.ts";
@@ -84,6 +85,7 @@ export {
   type ImpactOptions,
   type VersionImpact,
   versionImpact,
+  versionImpactStream,
 } from "./impact.ts";
 export { type Repair, repairArguments, type RepairOptions, type RepairResult } from "./repair.ts";
 export {

@@ -139,28 +139,67 @@ export function replayCalls(
   calls: Iterable<StoredCall>,
   options: ReplayOptions = {},
 ): Rejections {
-  const tally = new RejectionTally(options.sample ?? 3);
-  const validate = compileSchema(schema);
+  const replay = new CallReplay(schema, options);
+  for (const call of calls) replay.add(call);
+  return replay.result();
+}
+
+/**
+ * {@linkcode replayCalls} over a stream that arrives asynchronously (a database cursor): the same
+ * tally, the same indices, memory flat.
+ *
+ * @param schema The schema to replay against.
+ * @param calls The stored calls, oldest first (an async or a plain iterable).
+ * @param options As for {@linkcode replayCalls}.
+ * @returns The rejections.
+ */
+export async function replayCallStream(
+  schema: ToolSpec["inputSchema"],
+  calls: AsyncIterable<StoredCall> | Iterable<StoredCall>,
+  options: ReplayOptions = {},
+): Promise<Rejections> {
+  const replay = new CallReplay(schema, options);
+  for await (const call of calls) replay.add(call);
+  return replay.result();
+}
+
+/** One replay in progress: stored calls go in one at a time, in order; `result()` tallies them. */
+class CallReplay {
+  readonly #tally: RejectionTally;
+  readonly #validate: (value: unknown) => SchemaIssue[];
+  readonly #options: ReplayOptions;
   // A call's major line from its version text, parsed once per distinct version, not per call.
-  const majors = new Map<string, number | undefined>();
-  const majorOf = (version: string): number | undefined => {
-    if (majors.has(version)) return majors.get(version);
+  readonly #majors = new Map<string, number | undefined>();
+  #index = 0;
+
+  constructor(schema: ToolSpec["inputSchema"], options: ReplayOptions) {
+    this.#tally = new RejectionTally(options.sample ?? 3);
+    this.#validate = compileSchema(schema);
+    this.#options = options;
+  }
+
+  #majorOf(version: string): number | undefined {
+    if (this.#majors.has(version)) return this.#majors.get(version);
     let major: number | undefined;
     try {
       major = Version.parse(version).major;
     } catch {
       major = undefined;
     }
-    majors.set(version, major);
+    this.#majors.set(version, major);
     return major;
-  };
-  let index = 0;
-  for (const call of calls) {
-    index++;
-    if (options.onProgress && index % 10_000 === 0) options.onProgress(index);
-    if (options.major !== undefined && majorOf(call.version) !== options.major) continue;
-    const issues = validate(call.arguments);
-    if (issues.length) tally.add(call, index, issues);
   }
-  return tally.result();
+
+  add(call: StoredCall): void {
+    const index = ++this.#index;
+    const { onProgress, major } = this.#options;
+    if (onProgress && index % 10_000 === 0) onProgress(index);
+    if (major !== undefined && this.#majorOf(call.version) !== major) return;
+    const issues = this.#validate(call.arguments);
+    if (issues.length) this.#tally.add(call, index, issues);
+  }
+
+  result(): Rejections {
+    return this.#tally.result();
+  }
 }

@@ -33,7 +33,11 @@ import {
   ServerDirectory,
 } from "../estate/servers.ts";
 import type { StoredCall } from "../estate/replay.ts";
-import type { RetirementRules } from "../estate/retirement_plan.ts";
+import type {
+  RetirementOptions,
+  RetirementPlan,
+  RetirementRules,
+} from "../estate/retirement_plan.ts";
 import { parseToolSpec, specSubject, type ToolSpec } from "../estate/spec.ts";
 import { CorpusError } from "./corpus_error.ts";
 import { type EstatePrincipal, parsePrincipals } from "./principals.ts";
@@ -656,6 +660,25 @@ export class EstateDir implements EstateStore {
 
   /** Nothing to release: a folder estate holds no connection (for {@linkcode EstateStore}). */
   close(): void {}
+
+  /**
+   * Nothing to answer ahead: this store's registry replays its stored calls by itself.
+   *
+   * @returns undefined.
+   */
+  replayFor(_spec: ToolSpec): undefined {
+    return undefined;
+  }
+
+  /**
+   * What retiring a version would do under the retirement rules (see
+   * `ToolRegistry.planRetirement`), against the stored calls in the folder.
+   *
+   * @returns The plan.
+   */
+  planRetirement(name: string, version: string, options: RetirementOptions = {}): RetirementPlan {
+    return this.registry.planRetirement(name, version, options);
+  }
 
   /** The server records on disk. */
   #readServers(): DiskServer[] {

@@ -7,14 +7,18 @@
  * @module
  */
 import type { VersionRecord } from "../estate/lifecycle.ts";
-import type { PublishResult } from "../estate/publish_plan.ts";
+import type { PlanOptions, PublishResult } from "../estate/publish_plan.ts";
 import type { ToolRegistry } from "../estate/registry.ts";
 import type { DriftRecord } from "../estate/drift.ts";
 import type { ServerRecord } from "../estate/server_record.ts";
 import type { RegisterServerOptions, RegisterServerResult } from "../estate/servers.ts";
 import type { StoredCall } from "../estate/replay.ts";
 import type { ToolSpec } from "../estate/spec.ts";
-import type { RetirementRules } from "../estate/retirement_plan.ts";
+import type {
+  RetirementOptions,
+  RetirementPlan,
+  RetirementRules,
+} from "../estate/retirement_plan.ts";
 import type { EstatePrincipal } from "./principals.ts";
 
 /** A value, or a promise of it: the folder store answers at once, a database store later. */
@@ -49,6 +53,11 @@ export interface StoreChange {
   kind: "tools" | "servers" | "principals" | "unknown";
   /** The tool or server concerned, when known. */
   name?: string;
+  /**
+   * The store's change feed was lost and is back (a database connection dropped): changes may
+   * have been missed, so the listener reloads everything (`kind` is `unknown`).
+   */
+  reconnected?: boolean;
 }
 
 /** A running watch: `close()` stops it. */
@@ -94,6 +103,22 @@ export interface EstateStore {
   ): Awaitable<VersionRecord>;
   /** Retires a version. */
   retire(name: string, version: string, options?: StoreRetireOptions): Awaitable<VersionRecord>;
+  /**
+   * The stored-call replay that planning `spec` needs, answered against the store, for
+   * `registry.plan(spec, {replay})` and `checkDraft(spec, registry, {replay})`: undefined when the
+   * registry replays by itself (the folder store), an answer streamed from the database first
+   * otherwise.
+   */
+  replayFor(spec: ToolSpec): Awaitable<PlanOptions["replay"]>;
+  /**
+   * What retiring a version would do under the retirement rules, without retiring it (who calls
+   * it, from the stored calls, and which rules refuse it), as `registry.planRetirement` does.
+   */
+  planRetirement(
+    name: string,
+    version: string,
+    options?: RetirementOptions,
+  ): Awaitable<RetirementPlan>;
   /** A tool's stored calls, oldest first, streamed (memory stays flat). */
   readCalls(name: string): Stream<StoredCall>;
   /** Appends stored calls to a published tool; how many. */

@@ -19,13 +19,12 @@ import {
 import {
   noRejections,
   type Rejections,
-  RejectionTally,
+  replayCallStream,
   type StoredCall,
 } from "../../estate/replay.ts";
+import type { RetirementOptions, RetirementPlan } from "../../estate/retirement_plan.ts";
 import { parseToolSpec, specSubject, type ToolSpec } from "../../estate/spec.ts";
-import type { PublishResult } from "../../estate/publish_plan.ts";
-import { Version } from "../../compat/semver.ts";
-import { compileSchema } from "../../schema/validate.ts";
+import type { PlanOptions, PublishResult } from "../../estate/publish_plan.ts";
 import { type EstatePrincipal, parsePrincipals } from "../principals.ts";
 import { storedCallLine, storedCallProblems } from "../_stored_call.ts";
 import { parseVersionFile } from "../_tool_dir.ts";
@@ -297,18 +296,56 @@ export class PgEstateStore implements EstateStore {
   }
 
   /**
+   * Answers the stored-call replay that planning `spec` needs, streamed from the database through
+   * a cursor, for `registry.plan(spec, {replay})` and `checkDraft(spec, registry, {replay})`.
+   *
+   * @param spec The draft.
+   * @returns The replay to plan with.
+   */
+  async replayFor(spec: ToolSpec): Promise<NonNullable<PlanOptions["replay"]>> {
+    let wanted: { schema: ToolSpec["inputSchema"]; line: ReplayLine } | undefined;
+    this.#registry.plan(spec, {
+      replay: (schema, line) => {
+        wanted = { schema, line };
+        return noRejections();
+      },
+    });
+    if (!wanted) return () => noRejections();
+    const rejections = await this.#replay(this.sql, spec.name, wanted.schema, wanted.line);
+    return () => rejections;
+  }
+
+  /**
+   * What retiring a version would do under the retirement rules, against the stored calls made
+   * to that version (read from the database for this decision).
+   *
+   * @returns The plan.
+   * @throws {LifecycleError} When the version is unknown or already retired.
+   */
+  async planRetirement(
+    name: string,
+    version: string,
+    options: RetirementOptions = {},
+  ): Promise<RetirementPlan> {
+    const calls: StoredCall[] = [];
+    if (this.#registry.versions(name).some((r) => r.spec.version === version)) {
+      for await (const call of this.#calls(this.sql, name, version)) calls.push(call);
+    }
+    const scratch = new ToolRegistry({ now: () => this.#now(), storedCalls: () => calls });
+    for (const r of this.#registry.versions(name)) {
+      scratch.restore({ spec: r.spec, history: r.history });
+    }
+    return scratch.planRetirement(name, version, options);
+  }
+
+  /**
    * A tool's stored calls, oldest first, through a cursor (memory flat).
    *
    * @param name The tool.
    * @returns The calls.
    */
-  async *readCalls(name: string): AsyncGenerator<StoredCall> {
-    for await (
-      const rows of this.sql`select call from stored_calls where name = ${name} order by id`
-        .cursor(BATCH)
-    ) {
-      for (const row of rows) yield JSON.parse(row.call as string) as StoredCall;
-    }
+  readCalls(name: string): AsyncGenerator<StoredCall> {
+    return this.#calls(this.sql, name);
   }
 
   /**
@@ -422,7 +459,7 @@ export class PgEstateStore implements EstateStore {
       CHANGE_CHANNEL,
       (payload) => listener(parse(payload)),
       () => {
-        if (!first) listener({ kind: "unknown" });
+        if (!first) listener({ kind: "unknown", reconnected: true });
         first = false;
       },
     );
@@ -479,39 +516,28 @@ export class PgEstateStore implements EstateStore {
   }
 
   /** Replays a tool's stored calls of one major line through a schema, batch by batch. */
-  async #replay(
-    tx: TransactionSql,
+  #replay(
+    sql: Sql | TransactionSql,
     name: string,
     schema: ToolSpec["inputSchema"],
     line: ReplayLine,
   ): Promise<Rejections> {
-    const tally = new RejectionTally(line.sample);
-    const validate = compileSchema(schema);
-    const majors = new Map<string, number | undefined>();
-    const majorOf = (version: string): number | undefined => {
-      if (!majors.has(version)) {
-        let major: number | undefined;
-        try {
-          major = Version.parse(version).major;
-        } catch {
-          major = undefined;
-        }
-        majors.set(version, major);
-      }
-      return majors.get(version);
-    };
-    let index = 0;
-    const cursor = tx`select call from stored_calls where name = ${name} order by id`.cursor(BATCH);
+    return replayCallStream(schema, this.#calls(sql, name), line);
+  }
+
+  /** A tool's stored calls through a cursor, oldest first (optionally of one version only). */
+  async *#calls(
+    sql: Sql | TransactionSql,
+    name: string,
+    version?: string,
+  ): AsyncGenerator<StoredCall> {
+    const cursor = version === undefined
+      ? sql`select call from stored_calls where name = ${name} order by id`.cursor(BATCH)
+      : sql`select call from stored_calls where name = ${name}
+          and (call::json ->> 'version') = ${version} order by id`.cursor(BATCH);
     for await (const rows of cursor) {
-      for (const row of rows) {
-        index++;
-        const call = JSON.parse(row.call as string) as StoredCall;
-        if (majorOf(call.version) !== line.major) continue;
-        const issues = validate(call.arguments);
-        if (issues.length) tally.add(call, index, issues);
-      }
+      for (const row of rows) yield JSON.parse(row.call as string) as StoredCall;
     }
-    return tally.result();
   }
 
   /**
@@ -554,13 +580,7 @@ export class PgEstateStore implements EstateStore {
       const tool = (await this.#readTools(tx, name)).get(name) ?? { versions: [] };
       // The retirement rules read the stored calls synchronously: load them for this decision.
       const calls: StoredCall[] = [];
-      if (withCalls) {
-        const cursor = tx`select call from stored_calls where name = ${name} order by id`
-          .cursor(BATCH);
-        for await (const rows of cursor) {
-          for (const row of rows) calls.push(JSON.parse(row.call as string));
-        }
-      }
+      if (withCalls) { for await (const call of this.#calls(tx, name)) calls.push(call); }
       const scratch = new ToolRegistry({ now: () => at, storedCalls: () => calls });
       for (const v of tool.versions) scratch.restore(v);
       decide(scratch);

@@ -1,0 +1,102 @@
+/**
+ * Where a command finds the estate: the folder (`--estate DIR`, default `corpus`) or a PostgreSQL
+ * database (`--store postgres://…`). The database driver is loaded only when a database is named,
+ * so the folder estate needs nothing else installed.
+ *
+ * @module
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { EstateDir, type EstateStore, tornLineMessage } from "../store/mod.ts";
+import { UsageError } from "./_args.ts";
+
+/** The flags that name the store; both commands and `estate serve` take them. */
+export const STORE_FLAGS = ["estate", "store"] as const;
+
+/** What {@linkcode openStore} needs besides the flags. */
+export interface OpenStoreOptions {
+  /** The folder relative paths resolve against. */
+  cwd: string;
+  /** The clock. */
+  now?: () => Date;
+  /** Told once per distinct note (a torn last line of a calls file). */
+  note: (message: string) => void;
+}
+
+/** A store, and how to say where it is (a folder path, or the database URL without password). */
+export interface OpenedStore {
+  /** The store. */
+  store: EstateStore;
+  /** Where it is, for messages: never a password. */
+  where: string;
+  /** Whether it is a database (several replicas may share it). */
+  database: boolean;
+}
+
+/** A `postgres://` URL as it may be shown: the password replaced by `***`. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "(a database URL that cannot be parsed)";
+  }
+}
+
+/** Whether a `--store` value names a PostgreSQL database. */
+function isPostgresUrl(value: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(value);
+}
+
+/**
+ * Opens the store the flags name.
+ *
+ * @param flags The parsed flags (`estate`, `store`).
+ * @param options The working folder, the clock, where notes go.
+ * @returns The store; close it when done.
+ * @throws {UsageError} When both flags are given, the folder does not exist, the URL is not a
+ *   PostgreSQL URL, or the database cannot be reached (the message names it, without password).
+ */
+export async function openStore(
+  flags: Map<string, string | boolean>,
+  options: OpenStoreOptions,
+): Promise<OpenedStore> {
+  const url = flags.get("store");
+  if (url !== undefined) {
+    if (flags.has("estate")) {
+      throw new UsageError("--store and --estate exclude each other: the estate is in one place");
+    }
+    if (typeof url !== "string" || !isPostgresUrl(url)) {
+      throw new UsageError(
+        `--store takes a postgres:// URL (the folder estate is --estate DIR), got ${
+          JSON.stringify(String(url))
+        }`,
+      );
+    }
+    const where = redactUrl(url);
+    const { PgEstateStore } = await import("../store/pg/pg_store.ts");
+    try {
+      const store = await PgEstateStore.open(url, { now: options.now });
+      return { store, where, database: true };
+    } catch (e) {
+      throw new UsageError(`cannot open the estate at ${where}: ${(e as Error).message}`);
+    }
+  }
+  const dir = path.resolve(options.cwd, String(flags.get("estate") ?? "corpus"));
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
+    throw new UsageError(`estate folder ${dir} does not exist (use --estate DIR)`);
+  }
+  // A torn last line of calls.jsonl is no error: it is said once.
+  const told = new Set<string>();
+  const store = EstateDir.open(dir, {
+    now: options.now,
+    onTornLine: (torn) => {
+      const message = tornLineMessage(torn);
+      if (told.has(message)) return;
+      told.add(message);
+      options.note(message);
+    },
+  });
+  return { store, where: dir, database: false };
+}
