@@ -21,7 +21,7 @@ import { runCli } from "../lib/cli/main.ts";
 import { DEMO_TOKENS } from "../lib/cli/demo_tokens.ts";
 import type { DriftRecord } from "../mod.ts";
 import type { Pem } from "./_pki.ts";
-import { ROOT, serveArgs } from "./_serve.ts";
+import { ROOT } from "./_serve.ts";
 
 /** SHA-256, hex, computed here with WebCrypto (not with the code under test). */
 export async function sha256Hex(bytes: Uint8Array): Promise<string> {
@@ -236,6 +236,8 @@ export interface GatewayServe {
   waitFor(pattern: RegExp, options?: { from?: number; timeoutMs?: number }): Promise<string>;
   /** Ends the process and waits for it. */
   stop(): Promise<void>;
+  /** Kills the process with SIGKILL (nothing it holds is closed) and waits for it. */
+  kill(): Promise<void>;
 }
 
 /**
@@ -244,9 +246,19 @@ export interface GatewayServe {
  *
  * @throws {Error} With what it printed, when no URL appears.
  */
-export async function startGatewayServe(dir: string, extra: string[]): Promise<GatewayServe> {
+export function startGatewayServe(dir: string, extra: string[]): Promise<GatewayServe> {
+  return startServeProcess(["--estate", dir, ...extra]);
+}
+
+/**
+ * Starts `estate serve --http 127.0.0.1:0` with these arguments (where the estate is, and more),
+ * keeping its log.
+ *
+ * @throws {Error} With what it printed, when no URL appears.
+ */
+export async function startServeProcess(args: string[]): Promise<GatewayServe> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: serveArgs(dir, "--http", "127.0.0.1:0", ...extra),
+    args: ["run", "-A", `${ROOT}cli.ts`, "serve", "--http", "127.0.0.1:0", ...args],
     cwd: ROOT,
     stdin: "null",
     stdout: "piped",
@@ -275,12 +287,15 @@ export async function startGatewayServe(dir: string, extra: string[]): Promise<G
   const drained = (async () => {
     while (!(await reader.read()).done) { /* the rest of the banner */ }
   })();
-  const stop = async () => {
-    child.kill("SIGTERM");
+  const end = async (signal: Deno.Signal) => {
+    try {
+      child.kill(signal);
+    } catch { /* already ended */ }
     await child.status;
     await drained;
     await logged;
   };
+  const stop = () => end("SIGTERM");
   if (!url) {
     await stop();
     throw new Error(`estate serve --http printed no URL:\n${printed}\n${log}`);
@@ -311,6 +326,7 @@ export async function startGatewayServe(dir: string, extra: string[]): Promise<G
       });
     },
     stop,
+    kill: () => end("SIGKILL"),
   };
 }
 

@@ -17,6 +17,11 @@ export interface TestPostgres {
   url: string;
   /** Makes a fresh database and returns its URL. */
   createDatabase(): Promise<string>;
+  /**
+   * Restarts the server on the same port (fast shutdown: open connections are cut), after
+   * `downMs` milliseconds down.
+   */
+  restart(options?: { downMs?: number }): Promise<void>;
   /** Stops the server (fast shutdown) and removes its folder. */
   stop(): Promise<void>;
 }
@@ -75,20 +80,22 @@ export async function startPostgres(): Promise<TestPostgres> {
   const data = `${dir}/data`;
   await run([`${PG_BIN}/initdb`, "-D", data, "-A", "trust", "-U", "estate", "-E", "UTF8"]);
   let port = 0;
+  const start = () =>
+    run([
+      `${PG_BIN}/pg_ctl`,
+      "-D",
+      data,
+      "-w",
+      "-o",
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      "-l",
+      `${dir}/log`,
+      "start",
+    ]);
   for (let attempt = 0;; attempt++) {
     port = freePort();
     try {
-      await run([
-        `${PG_BIN}/pg_ctl`,
-        "-D",
-        data,
-        "-w",
-        "-o",
-        `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
-        "-l",
-        `${dir}/log`,
-        "start",
-      ]);
+      await start();
       break;
     } catch (e) {
       if (attempt >= 2) throw e;
@@ -109,6 +116,11 @@ export async function startPostgres(): Promise<TestPostgres> {
         await sql.end();
       }
       return `postgres://estate@127.0.0.1:${port}/${name}`;
+    },
+    async restart(options = {}) {
+      await run([`${PG_BIN}/pg_ctl`, "-D", data, "-m", "fast", "-w", "stop"]);
+      await new Promise((r) => setTimeout(r, options.downMs ?? 0));
+      await start();
     },
     async stop() {
       if (stopped) return;
