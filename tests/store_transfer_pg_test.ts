@@ -378,32 +378,44 @@ pgTest(
 );
 
 pgTest(
-  "a torn last line of calls.jsonl is reported, skipped, and said to be left out",
+  "a torn last line of calls.jsonl or drift.jsonl is reported, skipped, and said to be left out",
   async (url, tmp) => {
     const source = path.join(tmp, "estate");
     fs.mkdirSync(source);
     buildEstate(source, 10);
     const calls = path.join(source, "tools", "payments.lookup", "calls.jsonl");
-    const whole = fs.readFileSync(calls);
+    const drift = path.join(source, "drift.jsonl");
+    const wholeCalls = fs.readFileSync(calls);
+    const wholeDrift = fs.readFileSync(drift);
     fs.appendFileSync(calls, '{"version":"1.0.0","argum');
+    fs.appendFileSync(drift, '{"at":"2026');
     const heard: TornLine[] = [];
     const store = await PgEstateStore.open(url);
     try {
       const result = await migrateToPostgres(source, store, { onTornLine: (t) => heard.push(t) });
-      const torn = { file: calls, line: 12, bytes: 25, removed: false };
-      assert.deepEqual(heard, [torn]);
-      assert.deepEqual(result.tornLines, [torn]);
+      const torn: TornLine[] = [
+        { file: calls, line: 12, bytes: 25, removed: false },
+        { file: drift, line: 3, bytes: 11, removed: false },
+      ];
+      assert.deepEqual(heard, torn);
+      assert.deepEqual(result.tornLines, torn);
       assert.deepEqual(result.changed, [
         { file: "tools/payments.lookup/calls.jsonl", note: "torn last line (25 bytes) not copied" },
+        { file: "drift.jsonl", note: "torn last line (11 bytes) not copied" },
       ]);
       assert.equal(result.calls, 11);
+      assert.equal(result.drift, 2);
       const out = path.join(tmp, "exported");
       await exportToFolder(store, out);
       assert.ok(
-        fs.readFileSync(path.join(out, "tools", "payments.lookup", "calls.jsonl")).equals(whole),
+        fs.readFileSync(path.join(out, "tools", "payments.lookup", "calls.jsonl")).equals(
+          wholeCalls,
+        ),
         "the export holds the whole lines",
       );
-      fs.writeFileSync(calls, whole);
+      assert.ok(fs.readFileSync(path.join(out, "drift.jsonl")).equals(wholeDrift));
+      fs.writeFileSync(calls, wholeCalls);
+      fs.writeFileSync(drift, wholeDrift);
       assertSameEstate(source, out, result.skipped);
     } finally {
       await store.close();
