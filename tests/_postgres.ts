@@ -2,12 +2,61 @@
  * A real PostgreSQL for the tests: `initdb` and `pg_ctl` from Debian's packages, in a temporary
  * folder, on 127.0.0.1 and a free port, run as the `postgres` user when the tests run as root
  * (PostgreSQL refuses root), and stopped by `stop()`. Where the binaries are absent,
- * {@linkcode postgresSkipReason} says so and the tests are ignored with that reason.
+ * {@linkcode postgresSkipReason} says so and the tests are ignored with that reason — except where
+ * PostgreSQL is required (`ESTATE_REQUIRE_POSTGRES=1`, or `CI=true`: `.ci/run` installs it): there
+ * the tests run and fail, saying what is missing, so CI never skips them silently.
  */
 import postgres from "postgres";
 
-/** Where Debian's PostgreSQL 15 puts its binaries; `ESTATE_PG_BIN` overrides it. */
-export const PG_BIN: string = Deno.env.get("ESTATE_PG_BIN") ?? "/usr/lib/postgresql/15/bin";
+/** Where Debian puts PostgreSQL's server binaries, one folder per major version. */
+const DEBIAN_PG = "/usr/lib/postgresql";
+
+/**
+ * The folder of `initdb` and `pg_ctl`: `ESTATE_PG_BIN` when set (`.ci/run` sets it), else the
+ * newest `/usr/lib/postgresql/<major>/bin` that has them, else Debian 12's
+ * `/usr/lib/postgresql/15/bin`.
+ */
+export const PG_BIN: string = Deno.env.get("ESTATE_PG_BIN") ?? findDebianBin() ??
+  `${DEBIAN_PG}/15/bin`;
+
+function findDebianBin(): string | undefined {
+  let majors: string[];
+  try {
+    majors = [...Deno.readDirSync(DEBIAN_PG)].filter((e) => /^\d+$/.test(e.name))
+      .map((e) => e.name).sort((a, b) => Number(b) - Number(a));
+  } catch {
+    return undefined;
+  }
+  return majors.map((m) => `${DEBIAN_PG}/${m}/bin`).find((bin) => missingBinary(bin) === undefined);
+}
+
+function missingBinary(bin: string): string | undefined {
+  for (const name of ["initdb", "pg_ctl"]) {
+    try {
+      Deno.statSync(`${bin}/${name}`);
+    } catch {
+      return `${bin}/${name}`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Whether the PostgreSQL tests must run here (and fail when they cannot) rather than skip:
+ * `ESTATE_REQUIRE_POSTGRES=1`, or `CI=true`.
+ *
+ * @returns True when required.
+ */
+export function postgresRequired(): boolean {
+  return Deno.env.get("ESTATE_REQUIRE_POSTGRES") === "1" || Deno.env.get("CI") === "true";
+}
+
+/** Why PostgreSQL cannot run here, or undefined when it can. */
+function missingReason(): string | undefined {
+  const missing = missingBinary(PG_BIN);
+  return missing &&
+    `no PostgreSQL server binaries: ${missing} is absent (apt-get install postgresql, or set ESTATE_PG_BIN)`;
+}
 
 /** A running PostgreSQL started by {@linkcode startPostgres}. */
 export interface TestPostgres {
@@ -27,19 +76,14 @@ export interface TestPostgres {
 }
 
 /**
- * Why PostgreSQL cannot run here, or undefined when it can.
+ * Why the PostgreSQL tests are skipped here, or undefined when they run: the binaries are
+ * absent, and PostgreSQL is not required (see {@linkcode postgresRequired}). Where it is required
+ * they run, and {@linkcode startPostgres} fails saying what is missing.
  *
  * @returns The reason, naming the missing binary.
  */
 export function postgresSkipReason(): string | undefined {
-  for (const bin of ["initdb", "pg_ctl"]) {
-    try {
-      Deno.statSync(`${PG_BIN}/${bin}`);
-    } catch {
-      return `no PostgreSQL server binaries: ${PG_BIN}/${bin} is absent (apt-get install postgresql)`;
-    }
-  }
-  return undefined;
+  return postgresRequired() ? undefined : missingReason();
 }
 
 function isRoot(): boolean {
@@ -70,8 +114,14 @@ function freePort(): number {
  * @throws {Error} When the binaries are absent or the server does not start (with its output).
  */
 export async function startPostgres(): Promise<TestPostgres> {
-  const reason = postgresSkipReason();
-  if (reason) throw new Error(reason);
+  const reason = missingReason();
+  if (reason) {
+    throw new Error(
+      postgresRequired()
+        ? `${reason}; PostgreSQL is required here (ESTATE_REQUIRE_POSTGRES=1 or CI=true), so the PostgreSQL tests fail instead of skipping`
+        : reason,
+    );
+  }
   const dir = await Deno.makeTempDir({ prefix: "estate-pg-" });
   if (isRoot()) {
     const out = await new Deno.Command("chown", { args: ["postgres", dir] }).output();

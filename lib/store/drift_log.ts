@@ -9,10 +9,8 @@ import path from "node:path";
 import { type DriftRecord, driftRecordProblems } from "../estate/drift.ts";
 
 export type { DriftKind, DriftRecord } from "../estate/drift.ts";
-import { CorpusError } from "./corpus_error.ts";
-import { locateJsonError } from "./_json.ts";
 import { appendToCallsFile } from "./_append.ts";
-import { DEFAULT_BUFFER_SIZE, readLines } from "./_lines.ts";
+import { readRecordLines, type RecordLine } from "./_jsonl.ts";
 import { type LockOptions, withLock } from "./_lock.ts";
 import type { TornLine } from "./read_calls.ts";
 
@@ -107,29 +105,25 @@ export function* readDriftLog(
   file: string,
   options: DriftLogOptions = {},
 ): Generator<DriftRecord> {
-  for (const [line, text, terminated, bytes] of readLines(file, DEFAULT_BUFFER_SIZE)) {
-    if (text === undefined || (!terminated && !isDriftText(text))) {
-      options.onTornLine?.({ file, line, bytes: bytes!, removed: false });
-      return;
-    }
-    if (text.trim() === "") {
-      throw new CorpusError(file, "empty line; every line must be a drift record", { line });
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (e) {
-      const found = locateJsonError(text);
-      throw new CorpusError(file, `not valid JSON: ${found?.problem ?? (e as Error).message}`, {
-        line,
-        column: found && found.offset + 1,
-        cause: e,
-      });
-    }
-    const problems = driftRecordProblems(value);
-    if (problems.length) {
-      throw new CorpusError(file, `not a drift record: ${problems.join("; ")}`, { line });
-    }
-    yield value as DriftRecord;
-  }
+  for (const { value } of readDriftLines(file, options)) yield value;
+}
+
+/**
+ * Reads a drift log as {@linkcode readDriftLog} does, yielding each line's text as it is in the
+ * file with its record: for a copy that keeps the file's bytes.
+ *
+ * @param file The log.
+ * @param options The torn-line report.
+ * @returns The lines, in file order.
+ * @throws {CorpusError} As {@linkcode readDriftLog}.
+ */
+export function readDriftLines(
+  file: string,
+  options: DriftLogOptions = {},
+): Generator<RecordLine<DriftRecord>> {
+  return readRecordLines<DriftRecord>(file, {
+    noun: "drift record",
+    problems: driftRecordProblems,
+    ...(options.onTornLine ? { onTornLine: options.onTornLine } : {}),
+  });
 }

@@ -4,10 +4,8 @@
  * @module
  */
 import type { StoredCall } from "../estate/replay.ts";
-import { CorpusError } from "./corpus_error.ts";
-import { locateJsonError } from "./_json.ts";
-import { DEFAULT_BUFFER_SIZE, readLines } from "./_lines.ts";
-import { isStoredCallText, storedCallProblems } from "./_stored_call.ts";
+import { readRecordLines, type RecordLine } from "./_jsonl.ts";
+import { storedCallProblems } from "./_stored_call.ts";
 
 /**
  * A torn last line of `calls.jsonl`: bytes after the last newline that are not a whole stored call.
@@ -93,32 +91,27 @@ export function* readCallsFile(
   path: string,
   options: ReadCallsOptions = {},
 ): Generator<StoredCall> {
+  for (const { value } of readStoredCallLines(path, options)) yield value;
+}
+
+/**
+ * Reads a `calls.jsonl` file as {@linkcode readCallsFile} does, yielding each line's text as it
+ * is in the file with its call: for a copy that keeps the file's bytes.
+ *
+ * @param path The file.
+ * @param options The read size and the torn-line report.
+ * @returns The lines, in file order.
+ * @throws {CorpusError} As {@linkcode readCallsFile}.
+ */
+export function readStoredCallLines(
+  path: string,
+  options: ReadCallsOptions = {},
+): Generator<RecordLine<StoredCall>> {
   const versions = new Set<string>();
-  const lines = readLines(path, options.bufferSize ?? DEFAULT_BUFFER_SIZE);
-  for (const [line, text, terminated, bytes] of lines) {
-    // (text is undefined only on an unterminated last line)
-    if (text === undefined || (!terminated && !isStoredCallText(text))) {
-      options.onTornLine?.({ file: path, line, bytes: bytes!, removed: false });
-      return;
-    }
-    if (text.trim() === "") {
-      throw new CorpusError(path, "empty line; every line must be a stored call", { line });
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (e) {
-      const found = locateJsonError(text);
-      throw new CorpusError(
-        path,
-        `not valid JSON: ${found?.problem ?? (e as Error).message}`,
-        { line, column: found && found.offset + 1, cause: e },
-      );
-    }
-    const problems = storedCallProblems(value, versions);
-    if (problems.length) {
-      throw new CorpusError(path, `not a stored call: ${problems.join("; ")}`, { line });
-    }
-    yield value as StoredCall;
-  }
+  return readRecordLines<StoredCall>(path, {
+    noun: "stored call",
+    problems: (value) => storedCallProblems(value, versions),
+    ...(options.bufferSize === undefined ? {} : { bufferSize: options.bufferSize }),
+    ...(options.onTornLine ? { onTornLine: options.onTornLine } : {}),
+  });
 }

@@ -1,6 +1,7 @@
 /**
  * The estate on PostgreSQL: an {@linkcode EstateStore} for several `estate serve` replicas on one
- * database. Tables and guarantees are in `migrations/001_initial.sql`.
+ * database. Tables and guarantees are in `migrations/` (`001_initial.sql`, and `002_principals_text.sql`,
+ * which keeps the principals as the text of a `principals.json`).
  *
  * @module
  */
@@ -193,19 +194,29 @@ export class PgEstateStore implements EstateStore {
 
   /**
    * Replaces the principals (an operator's write; the folder estate's is an edit of
-   * `principals.json`), checked as `principals.json` is, and announces it.
+   * `principals.json`), checked as `principals.json` is, and announces it. They are kept as the
+   * text of a `principals.json` (pretty JSON, two-space indent, final newline).
    *
    * @param principals The principals, in order.
    * @throws {CorpusError} When one is not a valid principal.
    */
   async setPrincipals(principals: EstatePrincipal[]): Promise<void> {
-    parsePrincipals(JSON.stringify(principals, null, 2), "principals");
+    await this.setPrincipalsText(JSON.stringify(principals, null, 2) + "\n");
+  }
+
+  /**
+   * Replaces the principals with the text of a `principals.json`, kept exactly as given (an
+   * export writes these bytes back), checked as `principals.json` is, and announces it.
+   *
+   * @param text The file's text: a JSON list of principals.
+   * @throws {CorpusError} Naming the line and entry, when it is not a valid principals file.
+   */
+  async setPrincipalsText(text: string): Promise<void> {
+    parsePrincipals(text, "principals");
     await this.sql.begin(async (tx) => {
       await tx`select pg_advisory_xact_lock(hashtext('principals'))`;
-      await tx`delete from principals`;
-      for (const [i, p] of principals.entries()) {
-        await tx`insert into principals (position, principal) values (${i}, ${JSON.stringify(p)})`;
-      }
+      await tx`insert into principals_file (text) values (${text})
+        on conflict (only_row) do update set text = excluded.text`;
       await this.#notify(tx, { kind: "principals" });
     });
     await this.refreshPrincipals();
@@ -476,10 +487,8 @@ export class PgEstateStore implements EstateStore {
   }
 
   async #readPrincipals(sql: Sql | TransactionSql): Promise<EstatePrincipal[]> {
-    const rows = await sql`select principal from principals order by position`;
-    if (rows.length === 0) return [];
-    const text = "[\n" + rows.map((r) => r.principal as string).join(",\n") + "\n]\n";
-    return parsePrincipals(text, "principals");
+    const rows = await sql`select text from principals_file`;
+    return rows.length === 0 ? [] : parsePrincipals(rows[0].text as string, "principals");
   }
 
   async #readServers(sql: Sql | TransactionSql): Promise<ServerRecord[]> {
