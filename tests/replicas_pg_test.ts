@@ -75,13 +75,13 @@ async function toolFile(dir: string, spec: Record<string, unknown>, tag: string)
   return file;
 }
 
-/** payments.lookup at a new 2.x version with one more optional property. */
-function lookupVersion(version: string, property: string): Record<string, unknown> {
+/** payments.lookup at a 2.x version with these optional properties added to 2.0.0's. */
+function lookupVersion(version: string, properties: string[]): Record<string, unknown> {
   const base = JSON.parse(
     Deno.readTextFileSync(`${ROOT}corpus/tools/payments.lookup/2.0.0.json`),
   );
   base.version = version;
-  base.inputSchema.properties[property] = { type: "string" };
+  for (const p of properties) base.inputSchema.properties[p] = { type: "string" };
   return base;
 }
 
@@ -186,9 +186,11 @@ Deno.test({
       clients.push(operatorA, operatorB, retailB);
       assert.ok((await names(operatorA)).includes("payments.lookup@2.0.0"));
       assert.ok(!(await names(retailB)).some((n) => n.startsWith("payments.lookup@")));
+      // The optional properties payments.lookup's 2.x versions have grown so far.
+      let props: string[] = [];
 
       await t.step("a publish through the CLI reaches every replica, per principal", async () => {
-        const file = await toolFile(work, lookupVersion("2.1.0", "channel"), "a");
+        const file = await toolFile(work, lookupVersion("2.1.0", ["channel"]), "a");
         const published = await cli(url, ["publish", file]);
         assert.equal(published.code, 0, published.out);
         assert.match(published.out, /published payments\.lookup@2\.1\.0 \(minor change/);
@@ -215,8 +217,8 @@ Deno.test({
       });
 
       await t.step("two writers publish one version at once: exactly one wins", async () => {
-        const first = await toolFile(work, lookupVersion("2.2.0", "branch"), "x");
-        const second = await toolFile(work, lookupVersion("2.2.0", "desk"), "y");
+        const first = await toolFile(work, lookupVersion("2.2.0", ["channel", "branch"]), "x");
+        const second = await toolFile(work, lookupVersion("2.2.0", ["channel", "desk"]), "y");
         const results = await Promise.all([
           cli(url, ["publish", first, "--json"]),
           cli(url, ["publish", second, "--json"]),
@@ -241,9 +243,13 @@ Deno.test({
           assert.ok(won in (listed!.inputSchema.properties ?? {}), won);
         }
         // The same content twice at once: one writes it, the other finds it there.
-        const same = await toolFile(work, lookupVersion("2.2.1", "branch2"), "s");
+        const same = await toolFile(
+          work,
+          lookupVersion("2.3.0", props = ["channel", won, "note"]),
+          "s",
+        );
         const twice = await Promise.all([cli(url, ["publish", same]), cli(url, ["publish", same])]);
-        assert.deepEqual(twice.map((r) => r.code), [0, 0]);
+        assert.deepEqual(twice.map((r) => r.code), [0, 0], JSON.stringify(twice));
         assert.deepEqual(
           twice.map((r) => /already published/.test(r.out)).sort(),
           [false, true],
@@ -262,7 +268,11 @@ Deno.test({
             at: "2026-08-21T01:15:56.035Z",
           })
         } from generate_series(1, 300000)`;
-        const file = await toolFile(work, lookupVersion("2.3.0", "region"), "k");
+        const file = await toolFile(
+          work,
+          lookupVersion("2.4.0", props = [...props, "region"]),
+          "k",
+        );
         const writer = cliProcess(url, ["publish", file]);
         // Killed while it holds the tool's lock, inside the transaction.
         for (let i = 0;; i++) {
@@ -286,37 +296,43 @@ Deno.test({
           await new Promise((r) => setTimeout(r, 20));
         }
         const [versions] = await sql`select count(*)::int as n from tool_versions
-          where name = 'payments.lookup' and version = '2.3.0'`;
+          where name = 'payments.lookup' and version = '2.4.0'`;
         const [events] = await sql`select count(*)::int as n from lifecycle_events
-          where name = 'payments.lookup' and version = '2.3.0'`;
+          where name = 'payments.lookup' and version = '2.4.0'`;
         assert.deepEqual([versions.n, events.n], [0, 0]);
         // Nothing half-written: the same publish again goes through, replaying every call.
         const again = await cli(url, ["publish", file]);
         assert.equal(again.code, 0, again.out);
         for (const op of [operatorA, operatorB]) {
-          await op.waitFor(has("payments.lookup@2.3.0"), "payments.lookup@2.3.0");
+          await op.waitFor(has("payments.lookup@2.4.0"), "payments.lookup@2.4.0");
         }
       });
 
-      await t.step("a replica killed with SIGKILL: the other serves on, a new one has it all", async () => {
-        const before = (await quote(operatorB)).structuredContent;
-        await a.kill();
-        assert.deepEqual((await quote(operatorB)).structuredContent, before);
-        const c = await start();
-        const operatorC = await connect(c.url, "wholesale-operator");
-        clients.push(operatorC);
-        assert.deepEqual(await names(operatorC), await names(operatorB));
-        assert.ok((await names(operatorC)).includes("payments.lookup@2.3.0"));
-        // The killed replica's recorded calls were committed one by one: none half-written.
-        const [bad] = await sql`select count(*)::int as n from stored_calls
-          where not (call::json ->> 'version') is not null`;
-        assert.equal(bad.n, 0);
-      });
+      await t.step(
+        "a replica killed with SIGKILL: the other serves on, a new one has it all",
+        async () => {
+          const before = (await quote(operatorB)).structuredContent;
+          // (Its client goes first: the SDK would keep reconnecting to the dead replica.)
+          await operatorA.client.close();
+          await a.kill();
+          assert.deepEqual((await quote(operatorB)).structuredContent, before);
+          const c = await start();
+          const operatorC = await connect(c.url, "wholesale-operator");
+          clients.push(operatorC);
+          assert.deepEqual(await names(operatorC), await names(operatorB));
+          assert.ok((await names(operatorC)).includes("payments.lookup@2.4.0"));
+          // The killed replica's recorded calls were committed one by one: none half-written.
+          const [bad] = await sql`select count(*)::int as n from stored_calls
+          where (call::json ->> 'version') is null`;
+          assert.equal(bad.n, 0);
+        },
+      );
 
       await t.step("the database restarted under load: both replicas recover", async () => {
         const b2 = replicas[1], c = replicas[2];
         const opB = operatorB, opC = clients.at(-1)!;
         const fromB = b2.log().length, fromC = c.log().length;
+        await new Promise((r) => setTimeout(r, 500)); // the calls made so far are written
         const [recordedBefore] = await sql`select count(*)::int as n from stored_calls
           where name = 'fx.quote'`;
         let load = true;
@@ -326,6 +342,7 @@ Deno.test({
             const r = await quote(client);
             assert.equal(r.isError, undefined, JSON.stringify(r));
             answered++;
+            await new Promise((r) => setTimeout(r, 5));
           }
         };
         const loops = [loop(opB), loop(opC)];
@@ -340,26 +357,29 @@ Deno.test({
         await Promise.all(loops);
         assert.ok(answered > 0);
         // They follow changes again.
-        const file = await toolFile(work, lookupVersion("2.4.0", "purpose"), "r");
+        const file = await toolFile(work, lookupVersion("2.5.0", [...props, "purpose"]), "r");
         const published = await cli(url, ["publish", file]);
         assert.equal(published.code, 0, published.out);
-        await opB.waitFor(has("payments.lookup@2.4.0"), "payments.lookup@2.4.0");
-        await opC.waitFor(has("payments.lookup@2.4.0"), "payments.lookup@2.4.0");
-        // Calls are recorded in the database again after the restart.
-        const after = (await quote(opB)).structuredContent;
-        assert.ok(after);
+        await opB.waitFor(has("payments.lookup@2.5.0"), "payments.lookup@2.5.0");
+        await opC.waitFor(has("payments.lookup@2.5.0"), "payments.lookup@2.5.0");
+        // Every call answered, before, during and after the outage, is recorded: the calls the
+        // database could not take waited in the replica until it was back.
+        assert.ok((await quote(opB)).structuredContent);
+        const expected = recordedBefore.n + answered + 1;
         const again = postgres(url, { max: 1, onnotice: () => {} });
         try {
-          for (let i = 0;; i++) {
-            const [n] = await again`select count(*)::int as n from stored_calls
+          let recorded = 0;
+          for (let i = 0; i < 200; i++) {
+            [{ n: recorded }] = await again`select count(*)::int as n from stored_calls
               where name = 'fx.quote'`;
-            if (n.n > recordedBefore.n) break;
-            assert.ok(i < 200, "no call was recorded after the restart");
+            if (recorded >= expected) break;
             await new Promise((r) => setTimeout(r, 50));
           }
+          assert.equal(recorded, expected, "every answered call is recorded, once");
         } finally {
           await again.end();
         }
+        assert.match(b2.log().slice(fromB) + c.log().slice(fromC), /recording calls again/);
         // estate impact reads them there.
         const impact = await cli(url, ["impact", "fx.quote@1.0.0"]);
         assert.equal(impact.code, 0, impact.out);
@@ -419,7 +439,7 @@ Deno.test({
         await sdk.close();
         const fresh = await connect(c.url, "wholesale-operator");
         clients.push(fresh);
-        assert.ok((await names(fresh)).includes("payments.lookup@2.4.0"));
+        assert.ok((await names(fresh)).includes("payments.lookup@2.5.0"));
         // 2026-07-28: no session; both replicas answer the same request byte for byte.
         const answers = await Promise.all(
           [b2, c].map((r) => modernRequest(r.url, "wholesale-operator", "tools/list")),

@@ -22,6 +22,7 @@ import { serveStdio } from "../mcp/transports/stdio.ts";
 import { HTTP_LIMITS } from "../mcp/transports/_http_limits.ts";
 import { type Args, parseArgs, UsageError } from "./_args.ts";
 import { type OpenedStore, openStore, STORE_FLAGS } from "./_open_store.ts";
+import { CallRecorder } from "./_call_recorder.ts";
 import { OIDC_FLAGS, type OidcSettings, oidcSettings } from "./_auth_config.ts";
 import { principalOnly, type PrincipalWatch } from "./_principal_watch.ts";
 import { type ServedGateway, startGateway } from "./_serve_gateway.ts";
@@ -117,6 +118,8 @@ export interface EstateServerOptions {
   log: (line: string) => void;
   /** Append each call whose arguments were accepted to the tool's `calls.jsonl`. */
   recordCalls: boolean;
+  /** Where recorded calls go instead of straight to the store (a database store's queue). */
+  recorder?: CallRecorder;
 }
 
 /** Options for {@linkcode runServe}. */
@@ -153,16 +156,18 @@ export function estateServer(estate: EstateStore, options: EstateServerOptions):
         options.recordCalls && r.outcome !== "invalid-arguments" &&
         r.outcome !== "input-required" && r.outcome !== "insufficient-scope"
       ) {
+        const call = {
+          version: r.version,
+          arguments: r.arguments,
+          principal: r.principal,
+          at: r.at,
+        };
+        if (options.recorder) return options.recorder.record(r.tool, call);
         const failed = (e: unknown) =>
           options.log(`could not record the call: ${(e as Error).message}`);
         try {
           // The folder store appends at once; a database store's promise is watched for failure.
-          const written = estate.appendCalls(r.tool, [{
-            version: r.version,
-            arguments: r.arguments,
-            principal: r.principal,
-            at: r.at,
-          }]);
+          const written = estate.appendCalls(r.tool, [call]);
           if (written instanceof Promise) written.catch(failed);
         } catch (e) {
           failed(e);
@@ -308,9 +313,13 @@ export async function runServe(
     return 2;
   }
   const { store: estate, where } = opened;
+  const recorder = opened.database && args.flags.has("record-calls")
+    ? new CallRecorder(estate, { log })
+    : undefined;
   try {
-    return await serveStore(estate, where, args, io, options, oidc, log);
+    return await serveStore(estate, { where, args, io, options, oidc, log, recorder });
   } finally {
+    await recorder?.close();
     await estate.close();
   }
 }
@@ -318,13 +327,17 @@ export async function runServe(
 /** `estate serve` over an opened store, until it stops. */
 async function serveStore(
   estate: EstateStore,
-  where: string,
-  args: Args,
-  io: CliIO,
-  options: RunServeOptions,
-  oidc: OidcSettings | undefined,
-  log: (line: string) => void,
+  context: {
+    where: string;
+    args: Args;
+    io: CliIO;
+    options: RunServeOptions;
+    oidc: OidcSettings | undefined;
+    log: (line: string) => void;
+    recorder: CallRecorder | undefined;
+  },
 ): Promise<number> {
+  const { where, args, io, options, oidc, log, recorder } = context;
   let gateway: ServedGateway | undefined;
   try {
     const flag = (name: string) => {
@@ -346,6 +359,7 @@ async function serveStore(
       : system,
     log,
     recordCalls: args.flags.has("record-calls"),
+    recorder,
   });
   const principals: PrincipalWatch = { changed: () => {} };
   const unwatch = await watchEstate(estate, log, principals);

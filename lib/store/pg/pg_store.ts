@@ -60,6 +60,16 @@ interface StoredTool {
   versions: { spec: ToolSpec; history: LifecycleEntry[] }[];
 }
 
+/**
+ * Seconds to wait before the next connection attempt after `retries` failed ones: 50 ms doubling
+ * up to 1 s, with jitter so that replicas do not reconnect in step. (The driver's default grows to
+ * 20 s, and its count of failures is shared by the pool: a replica would notice a restarted
+ * database, and hear changes again, up to 20 s late.)
+ */
+function reconnectDelay(retries: number): number {
+  return Math.min(0.05 * 2 ** retries, 1) * (0.75 + Math.random() / 4);
+}
+
 /** A clock reading that prints exactly as recorded. */
 function instant(iso: string): Date {
   const d = new Date(iso);
@@ -109,7 +119,11 @@ export class PgEstateStore implements EstateStore {
    * @throws {Error} When the database cannot be reached or a stored record is bad.
    */
   static async open(url: string, options: PgStoreOptions = {}): Promise<PgEstateStore> {
-    const sql = postgres(url, { max: options.max ?? 4, onnotice: () => {} });
+    const sql = postgres(url, {
+      max: options.max ?? 4,
+      onnotice: () => {},
+      backoff: reconnectDelay,
+    });
     try {
       if (options.migrate !== false) await migrate(sql);
       const store = new PgEstateStore(sql, options);
