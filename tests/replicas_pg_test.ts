@@ -20,8 +20,6 @@ import {
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import postgres from "postgres";
-import { EstateDir } from "../lib/store/mod.ts";
-import { PgEstateStore } from "../lib/store/pg/pg_store.ts";
 import { postgresSkipReason, startPostgres, type TestPostgres } from "./_postgres.ts";
 import {
   bearer,
@@ -36,24 +34,10 @@ import { ROOT } from "./_serve.ts";
 const skip = postgresSkipReason();
 const VERSION_KEY = "dev.tool-estate/version";
 
-/** The example estate (corpus/) copied into a database: principals, then every version. */
-async function seedFromCorpus(url: string): Promise<void> {
-  const corpus = EstateDir.open(`${ROOT}corpus`);
-  const store = await PgEstateStore.open(url);
-  try {
-    await store.setPrincipals(corpus.principals());
-    for (const name of corpus.registry.names()) {
-      for (const r of corpus.registry.versions(name)) await store.publish(r.spec);
-    }
-  } finally {
-    await store.close();
-  }
-}
-
-/** `estate ARGS --store URL` in its own process. */
+/** `estate ARGS --store URL` (`--to URL` for migrate) in its own process. */
 function cliProcess(url: string, args: string[]): Deno.ChildProcess {
   return new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}cli.ts`, ...args, "--store", url],
+    args: ["run", "-A", `${ROOT}cli.ts`, ...args, args[0] === "migrate" ? "--to" : "--store", url],
     cwd: ROOT,
     stdin: "null",
     stdout: "piped",
@@ -177,7 +161,9 @@ Deno.test({
       return r;
     };
     try {
-      await seedFromCorpus(url);
+      // The example estate, copied in by the CLI.
+      const migrated = await cli(url, ["migrate", "--from", `${ROOT}corpus`]);
+      assert.equal(migrated.code, 0, migrated.out);
       const a = await start();
       const b = await start();
       const operatorA = await connect(a.url, "wholesale-operator");

@@ -9,6 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { EstateDir, type EstateStore, tornLineMessage } from "../store/mod.ts";
 import { UsageError } from "./_args.ts";
+import type { PgEstateStore } from "../store/pg/pg_store.ts";
 
 /** The flags that name the store; both commands and `estate serve` take them. */
 export const STORE_FLAGS = ["estate", "store"] as const;
@@ -74,14 +75,7 @@ export async function openStore(
         }`,
       );
     }
-    const where = redactUrl(url);
-    const { PgEstateStore } = await import("../store/pg/pg_store.ts");
-    try {
-      const store = await PgEstateStore.open(url, { now: options.now });
-      return { store, where, database: true };
-    } catch (e) {
-      throw new UsageError(`cannot open the estate at ${where}: ${(e as Error).message}`);
-    }
+    return { store: await openPostgres(url, options.now), where: redactUrl(url), database: true };
   }
   const dir = path.resolve(options.cwd, String(flags.get("estate") ?? "corpus"));
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
@@ -99,4 +93,24 @@ export async function openStore(
     },
   });
   return { store, where: dir, database: false };
+}
+
+/**
+ * Opens an estate in PostgreSQL (the driver is loaded now, not before).
+ *
+ * @param url A `postgres://` URL.
+ * @param now The clock.
+ * @returns The store; close it when done.
+ * @throws {UsageError} When the URL is not a PostgreSQL URL or the database cannot be reached.
+ */
+export async function openPostgres(url: string, now?: () => Date): Promise<PgEstateStore> {
+  if (!isPostgresUrl(url)) {
+    throw new UsageError(`expected a postgres:// URL, got ${JSON.stringify(url)}`);
+  }
+  const { PgEstateStore } = await import("../store/pg/pg_store.ts");
+  try {
+    return await PgEstateStore.open(url, { now });
+  } catch (e) {
+    throw new UsageError(`cannot open the estate at ${redactUrl(url)}: ${(e as Error).message}`);
+  }
 }

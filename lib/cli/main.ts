@@ -33,9 +33,10 @@ import {
   versionImpactStream,
   type VersionRecord,
 } from "../../mod.ts";
-import { CorpusError, type EstateStore } from "../store/mod.ts";
+import { CorpusError, type EstateStore, tornLineMessage } from "../store/mod.ts";
+import { exportToFolder, migrateToPostgres, type TransferCounts } from "../store/pg/transfer.ts";
 import { type Args, EXIT, parseArgs, parseToolRef, UsageError } from "./_args.ts";
-import { openStore, STORE_FLAGS } from "./_open_store.ts";
+import { openPostgres, openStore, redactUrl, STORE_FLAGS } from "./_open_store.ts";
 import { addServer, listServers } from "./_servers.ts";
 import { showDrift } from "./_drift.ts";
 
@@ -139,6 +140,31 @@ const COMMANDS: Record<string, Command> = {
       "newest first: schema changes (compatible, or quarantined until a version is published),\n" +
       "changed descriptions and annotations, unavailable servers, refused identities, dropped tools",
     values: ["server", "tool"],
+    booleans: [],
+  },
+  migrate: {
+    usage: "estate migrate --from DIR --to postgres://…",
+    summary:
+      "copy a folder estate into an empty PostgreSQL database (versions, lifecycles, stored calls,\n" +
+      "servers, drift, principals, each file's bytes kept), all or nothing; the database's schema\n" +
+      "is created or brought up to date first",
+    values: ["from", "to"],
+    booleans: [],
+  },
+  export: {
+    usage: "estate export --store postgres://… --to DIR",
+    summary:
+      "write the estate in a database out as a folder estate (for review in git); a migrated\n" +
+      "folder comes back byte for byte",
+    values: ["to"],
+    booleans: [],
+  },
+  principals: {
+    usage: "estate principals [set FILE] --store postgres://…",
+    summary:
+      "the principals of the estate; set FILE replaces them with a principals.json (in a folder\n" +
+      "estate, edit its principals.json): every replica takes it in at once",
+    values: [],
     booleans: [],
   },
   serve: {
@@ -417,6 +443,87 @@ async function runCommand(
         cwd: io.cwd,
       }, out);
     }
+    case "migrate": {
+      const from = args.flags.get("from"), to = args.flags.get("to");
+      if (args.positionals.length || typeof from !== "string" || typeof to !== "string") {
+        throw new UsageError(usage);
+      }
+      if (args.flags.has("store") || args.flags.has("estate")) {
+        throw new UsageError(`migrate takes --from DIR and --to URL only; ${usage}`);
+      }
+      return await migrate(path.resolve(io.cwd, from), to, { io, now, out });
+    }
+    case "export": {
+      const to = args.flags.get("to");
+      if (args.positionals.length || typeof to !== "string") throw new UsageError(usage);
+      const url = args.flags.get("store");
+      if (typeof url !== "string") {
+        throw new UsageError(
+          `export writes a database estate out as a folder: it needs --store URL; ${usage}`,
+        );
+      }
+      const store = await openPostgres(url, now);
+      try {
+        const dir = path.resolve(io.cwd, to);
+        // The database modules are loaded only when a database is named.
+        const { exportToFolder } = await import("../store/pg/transfer.ts");
+        const result = await exportToFolder(store, dir);
+        out(
+          `exported ${counts(result)} to ${
+            path.relative(io.cwd, dir) || "."
+          } (${result.files.length} files)\n`,
+          { status: "exported", to: dir, ...result },
+        );
+        return EXIT.ok;
+      } finally {
+        await store.close();
+      }
+    }
+    case "principals": {
+      const url = args.flags.get("store");
+      const [sub, ...files] = args.positionals;
+      if (sub !== undefined && (sub !== "set" || files.length !== 1)) throw new UsageError(usage);
+      if (sub === "set") {
+        if (typeof url !== "string") {
+          throw new UsageError(
+            "principals set is for a database estate (--store URL); in a folder estate, edit its principals.json",
+          );
+        }
+        const file = path.resolve(io.cwd, files[0]);
+        let text: string;
+        try {
+          text = fs.readFileSync(file, "utf8");
+        } catch (e) {
+          throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
+        }
+        const store = await openPostgres(url, now);
+        try {
+          await store.setPrincipalsText(text);
+          const ids = store.principals().map((p) => p.id);
+          out(`set ${ids.length} principal${ids.length === 1 ? "" : "s"}: ${ids.join(", ")}\n`, {
+            status: "set",
+            principals: ids,
+          });
+          return EXIT.ok;
+        } finally {
+          await store.close();
+        }
+      }
+      const estate = await openEstate();
+      const principals = estate.principals().map((p) => ({
+        id: p.id,
+        tenant: p.tenant,
+        clearance: p.clearance,
+        scopes: p.scopes,
+      }));
+      out(
+        principals.map((p) =>
+          `${p.id} (${p.tenant}, clearance ${p.clearance}): ${p.scopes.join(" ")}\n`
+        ).join(""),
+        { principals },
+      );
+      return EXIT.ok;
+    }
     case "drift": {
       if (args.positionals.length) throw new UsageError(usage);
       return await showDrift(await openEstate(), {
@@ -426,6 +533,64 @@ async function runCommand(
     }
   }
   throw new UsageError(`unknown command ${JSON.stringify(command)}; see estate --help`);
+}
+
+/** "12 tools, 15 versions, 1,000 calls, …": what a transfer copied. */
+function counts(c: TransferCounts): string {
+  const n = (k: number, one: string, many = `${one}s`) =>
+    `${k.toLocaleString("en")} ${k === 1 ? one : many}`;
+  return [
+    n(c.tools, "tool"),
+    n(c.versions, "version"),
+    n(c.lifecycleEvents, "lifecycle event"),
+    n(c.calls, "stored call"),
+    n(c.servers, "server"),
+    n(c.drift, "drift record"),
+    n(c.principals, "principal"),
+  ].join(", ");
+}
+
+/** `estate migrate`: a folder estate into an empty database, all or nothing. */
+async function migrate(
+  from: string,
+  to: string,
+  context: { io: CliIO; now: () => Date; out: (h: string, d: unknown) => void },
+): Promise<number> {
+  if (!fs.statSync(from, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new UsageError(`estate folder ${from} does not exist (--from DIR)`);
+  }
+  const store = await openPostgres(to, context.now);
+  const { migrateToPostgres } = await import("../store/pg/transfer.ts");
+  try {
+    const result = await migrateToPostgres(from, store, {
+      onTornLine: (torn) => context.io.stderr(`estate: note: ${tornLineMessage(torn)}\n`),
+    });
+    const notes = result.changed.map((c) => `  ${c.file}: ${c.note}\n`).join("");
+    context.out(
+      `migrated ${counts(result)} from ${path.relative(context.io.cwd, from) || "."} to ${
+        redactUrl(to)
+      }\n` +
+        (result.changed.length
+          ? `${result.changed.length} file(s) will not export byte for byte:\n${notes}`
+          : "") +
+        (result.skipped.length
+          ? `not part of the estate, not copied: ${result.skipped.join(", ")}\n`
+          : ""),
+      { status: "migrated", from, to: redactUrl(to), ...result },
+    );
+    return EXIT.ok;
+  } catch (e) {
+    if (/already holds an estate/.test((e as Error).message)) {
+      context.out(`${(e as Error).message}\n`, {
+        status: "refused",
+        message: (e as Error).message,
+      });
+      return EXIT.failed;
+    }
+    throw e;
+  } finally {
+    await store.close();
+  }
 }
 
 /** Reads a tool file: JSON errors and spec problems are input errors naming the file. */
