@@ -390,16 +390,16 @@ export class PgEstateStore implements EstateStore {
       return storedCallLine(call);
     });
     if (lines.length === 0) return 0;
-    await this.sql.begin(async (tx) => {
-      const [known] = await tx`select 1 as one from tool_versions where name = ${name} limit 1`;
-      if (!known) {
-        throw new Error(`Cannot append calls to ${name}: no version is published; publish first`);
-      }
-      for (let i = 0; i < lines.length; i += BATCH) {
-        const rows = lines.slice(i, i + BATCH).map((call) => ({ name, call }));
-        await tx`insert into stored_calls ${tx(rows, "name", "call")}`;
-      }
-    });
+    // One statement, so all or none without a transaction: `estate serve` records calls on this
+    // path, and a connection lost inside a driver transaction can crash the process (the
+    // driver's rollback writes to the closed socket: porsager/postgres#1208).
+    const inserted = await this.sql`insert into stored_calls (name, call)
+      select ${name}, line from unnest(${lines}::text[]) with ordinality as given(line, n)
+      where exists (select 1 from tool_versions where name = ${name})
+      order by n`;
+    if (inserted.count !== lines.length) {
+      throw new Error(`Cannot append calls to ${name}: no version is published; publish first`);
+    }
     return list.length;
   }
 
