@@ -34,7 +34,7 @@ import {
   type VersionRecord,
 } from "../../mod.ts";
 import { CorpusError, type EstateStore, tornLineMessage } from "../store/mod.ts";
-import { exportToFolder, migrateToPostgres, type TransferCounts } from "../store/pg/transfer.ts";
+import type { TransferCounts } from "../store/pg/transfer.ts";
 import { type Args, EXIT, parseArgs, parseToolRef, UsageError } from "./_args.ts";
 import { openPostgres, openStore, redactUrl, STORE_FLAGS } from "./_open_store.ts";
 import { addServer, listServers } from "./_servers.ts";
