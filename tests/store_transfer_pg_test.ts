@@ -10,7 +10,7 @@ import path from "node:path";
 import postgres from "postgres";
 import type { DriftRecord, StoredCall, ToolSpec } from "../mod.ts";
 import { EstateDir, type TornLine } from "../lib/store/mod.ts";
-import { migrations } from "../lib/store/pg/migrate.ts";
+import { MIGRATION_FILES, migrations } from "../lib/store/pg/migrate.ts";
 import { PgEstateStore } from "../lib/store/pg/pg_store.ts";
 import {
   exportToFolder,
@@ -464,7 +464,7 @@ pgTest(
   async (url) => {
     const sql = postgres(url, { max: 1, onnotice: () => {} });
     try {
-      const [first] = migrations();
+      const [first] = await migrations();
       assert.equal(first.version, 1);
       await sql.begin(async (tx) => {
         await tx.unsafe(`create table estate_migrations (
@@ -499,4 +499,12 @@ Deno.test({
   fn: async () => {
     if (server) await (await server).stop();
   },
+});
+
+Deno.test("the migration list names exactly the migration files in the repository, in order", () => {
+  const dir = new URL("../lib/store/pg/migrations/", import.meta.url);
+  const files = [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => n.endsWith(".sql"))
+    .sort();
+  assert.deepEqual([...MIGRATION_FILES], files);
+  assert.deepEqual(files.map((f) => Number(f.slice(0, 3))), files.map((_, i) => i + 1));
 });
