@@ -20,7 +20,10 @@
  *              misspelt key), each call replayed against the newest version of its major line.
  *              Folder: `--estate DIR` over calls.jsonl; database: `--store URL`, the calls loaded
  *              with COPY (then VACUUM ANALYZE, as autovacuum would) and read through a cursor.
- *              Both must report exactly the calls and rejections generated.
+ *              Both must report exactly the calls and rejections generated. Then again with
+ *              V8's old space capped at `--heap-cap` MiB (default 32, far below the calls' size):
+ *              it completes only if memory stays flat. (V8 sizes the young generation from that
+ *              cap too, so the capped run's time says little about the uncapped one's.)
  *   notify     two `estate serve --http` replicas on one store; a client (`McpClient`, handshake
  *              era, with its GET stream) on replica B as wholesale-operator; this process
  *              publishes a new fx.quote patch version (its own `EstateDir` / `PgEstateStore`),
@@ -40,7 +43,10 @@
  * processes measured, but it shares the machine's cores with them.
  *
  *   deno task run bench/store_bench.ts [--calls 1000000] [--rounds 3] [--versions 100]
- *     [--publishes 50] [--tool-calls 2000] [--only publish,replay,notify,call]
+ *     [--publishes 50] [--tool-calls 2000] [--heap-cap 32] [--only publish,replay,notify,call]
+ *
+ * A full run (1,000,000 calls, 5 rounds) takes about 7 minutes on 2 cores; `--calls 20000
+ * --rounds 1 --versions 5 --publishes 5 --tool-calls 200` checks every workload in about 15 s.
  */
 import fs from "node:fs";
 import { Readable } from "node:stream";
@@ -736,6 +742,236 @@ interface Options {
   only: Set<string>;
 }
 
+/** What each workload is given: the options, the database server, a scratch folder, the table. */
+interface Context {
+  o: Options;
+  pg: BenchPostgres;
+  tmp: string;
+  /** Adds a row of the table: a metric's rounds for both stores and their ratios. */
+  add(label: string, f: Figures, fmt: (x: number) => string): void;
+}
+
+const ms = (x: number) => x < 10 ? `${x.toFixed(2)} ms` : `${x.toFixed(0)} ms`;
+
+/** Workload 1: publish throughput with two writer processes. */
+async function benchPublish({ o, pg, tmp, add }: Context): Promise<void> {
+  const rate = figures();
+  let published = 0;
+  for (let round = 0; round < o.rounds; round++) {
+    for (const kind of rotate(KINDS, round)) {
+      const place = {
+        kind,
+        where: kind === "folder"
+          ? await Deno.makeTempDir({ dir: tmp, prefix: "publish-" })
+          : await pg.createDatabase(),
+      };
+      const r = await publishRound(place, o.versions);
+      rate[kind].push(r.perSecond);
+      published = r.published;
+    }
+  }
+  console.log(
+    `publish: 2 writer processes, ${published} versions a round (${o.versions} patches of 6 ` +
+      `tools; 2 of them published by both), each published exactly once: checked`,
+  );
+  add("publish, 2 writers: versions/s", rate, (x) => x.toFixed(1));
+}
+
+/** Workload 2: `estate replay` over `--calls` stored calls, time and peak RSS. */
+async function benchReplay({ o, pg, tmp, add }: Context): Promise<void> {
+  const generated = replayCalls(o.calls);
+  const folder: Place = { kind: "folder", where: corpusFolder(`${tmp}/replay`, REPLAYED) };
+  const file = `${folder.where}/tools/${REPLAYED}/calls.jsonl`;
+  let t0 = performance.now();
+  const fd = fs.openSync(file, "w");
+  let batch: string[] = [];
+  for (const line of generated.lines) {
+    batch.push(line);
+    if (batch.length === 10_000) {
+      fs.writeSync(fd, batch.join("\n") + "\n");
+      batch = [];
+    }
+  }
+  if (batch.length) fs.writeSync(fd, batch.join("\n") + "\n");
+  fs.closeSync(fd);
+  const size = fs.statSync(file).size;
+  const written = (performance.now() - t0) / 1000;
+  const database: Place = { kind: "postgres", where: await corpusDatabase(pg, REPLAYED) };
+  t0 = performance.now();
+  const again = replayCalls(o.calls);
+  check(
+    await copyCalls(database.where, REPLAYED, again.lines) === o.calls,
+    "COPY loaded too few calls",
+  );
+  check(
+    JSON.stringify(again.rejected) === JSON.stringify(generated.rejected),
+    "the generator is not deterministic",
+  );
+  const sql = postgres(database.where, { max: 1, onnotice: () => {} });
+  await sql`vacuum analyze stored_calls`;
+  const [t] = await sql`select pg_total_relation_size('stored_calls')::bigint as bytes`;
+  await sql.end();
+  const loaded = (performance.now() - t0) / 1000;
+  const rej = generated.rejected;
+  console.log(
+    `replay: ${int(o.calls)} calls of ${REPLAYED} (${int(rej[1] + rej[2])} mistakes: ${
+      int(rej[1])
+    } of 1.x, ${int(rej[2])} of 2.x); calls.jsonl ${(size / 1e6).toFixed(0)} MB written in ${
+      written.toFixed(1)
+    } s; COPY + VACUUM ANALYZE ${loaded.toFixed(1)} s, table and index ${
+      (Number(t.bytes) / 1e6).toFixed(0)
+    } MB; peak RSS by ${TIME ? "/usr/bin/time -v" : "polling /proc/PID/status VmHWM"}`,
+  );
+  const seconds = figures(), peak = figures(), capped = figures(), cappedPeak = figures();
+  for (let round = 0; round < o.rounds; round++) {
+    for (const place of rotate([folder, database], round)) {
+      const r = await replayRun(place, o.calls, rej);
+      seconds[place.kind].push(r.seconds);
+      peak[place.kind].push(r.peakMiB);
+    }
+    // The same with the V8 heap capped far below the calls' size: it completes only if
+    // memory stays flat (a store that held the calls would run out of heap and fail).
+    for (const place of rotate([folder, database], round)) {
+      const r = await replayRun(place, o.calls, rej, [
+        `--v8-flags=--max-old-space-size=${CAP}`,
+      ]);
+      capped[place.kind].push(r.seconds);
+      cappedPeak[place.kind].push(r.peakMiB);
+    }
+  }
+  add(
+    `replay ${int(o.calls)} calls: estate replay, wall`,
+    seconds,
+    (x) => `${x.toFixed(2)} s`,
+  );
+  add("replay: calls/s", {
+    folder: seconds.folder.map((s) => o.calls / s),
+    postgres: seconds.postgres.map((s) => o.calls / s),
+  }, (x) => int(x));
+  add("replay: peak RSS of estate replay", peak, (x) => `${x.toFixed(0)} MiB`);
+  add(`replay, V8 heap ≤ ${CAP} MiB: wall`, capped, (x) => `${x.toFixed(2)} s`);
+  add(`replay, V8 heap ≤ ${CAP} MiB: peak RSS`, cappedPeak, (x) => `${x.toFixed(0)} MiB`);
+  fs.rmSync(folder.where, { recursive: true });
+}
+
+/** Workload 3: list_changed from a publish to a client of another replica. */
+async function benchNotify({ o, pg, tmp, add }: Context): Promise<void> {
+  const replicas = [
+    await startReplicas({ kind: "folder", where: corpusFolder(`${tmp}/notify`) }),
+    await startReplicas({ kind: "postgres", where: await corpusDatabase(pg) }),
+  ];
+  const p50 = figures(), p99 = figures(), all = figures();
+  try {
+    for (let round = 0; round < o.rounds; round++) {
+      for (const r of rotate(replicas, round)) {
+        const xs = await propagate(r, o.publishes);
+        p50[r.place.kind].push(quantile(xs, 0.5));
+        p99[r.place.kind].push(quantile(xs, 0.99));
+        all[r.place.kind].push(...xs);
+      }
+    }
+  } finally {
+    for (const r of replicas) await stopReplicas(r);
+  }
+  console.log(
+    `notify: ${o.publishes} publishes a round per store, each heard as list_changed on ` +
+      `replica B and then listed there: checked; all rounds pooled: folder p50 ${
+        ms(quantile(all.folder, 0.5))
+      } p99 ${ms(quantile(all.folder, 0.99))} max ${ms(Math.max(...all.folder))}, ` +
+      `PostgreSQL p50 ${ms(quantile(all.postgres, 0.5))} p99 ${
+        ms(quantile(all.postgres, 0.99))
+      } max ${ms(Math.max(...all.postgres))} (serve debounces by ${DEBOUNCE_MS} ms for both)`,
+  );
+  add("list_changed publish → replica B: p50", p50, ms);
+  add("list_changed publish → replica B: p99", p99, ms);
+  const above = (xs: number[]) => xs.map((x) => x - DEBOUNCE_MS);
+  add(
+    `list_changed: p50 past serve's ${DEBOUNCE_MS} ms debounce`,
+    { folder: above(p50.folder), postgres: above(p50.postgres) },
+    ms,
+  );
+}
+
+/** Workload 4: sequential tools/call, with and without `--record-calls`. */
+async function benchCall({ o, pg, tmp, add }: Context): Promise<void> {
+  const configs: { place: Place; record: boolean; label: string }[] = [];
+  for (const record of [false, true]) {
+    configs.push(
+      {
+        place: { kind: "folder", where: corpusFolder(`${tmp}/call-${record}`) },
+        record,
+        label: record ? "folder --record-calls" : "folder",
+      },
+      {
+        place: { kind: "postgres", where: await corpusDatabase(pg) },
+        record,
+        label: record ? "postgres --record-calls" : "postgres",
+      },
+    );
+  }
+  const before = await Promise.all(configs.map((c) => fxCalls(c.place)));
+  const served = [];
+  try {
+    for (const c of configs) {
+      served.push(await startServe(c.place, c.record ? ["--record-calls"] : []));
+    }
+    const clients = await Promise.all(
+      served.map((s) => connectAs(s.url, "wholesale-operator")),
+    );
+    const warmUp = Math.min(200, o.toolCalls);
+    for (const client of clients) await callLatencies(client, warmUp);
+    const stats = configs.map(() => ({
+      mean: [] as number[],
+      p50: [] as number[],
+      p99: [] as number[],
+    }));
+    for (let round = 0; round < o.rounds; round++) {
+      for (const i of rotate(configs.map((_, i) => i), round)) {
+        const xs = await callLatencies(clients[i], o.toolCalls);
+        stats[i].mean.push(xs.reduce((a, b) => a + b, 0) / xs.length);
+        stats[i].p50.push(quantile(xs, 0.5));
+        stats[i].p99.push(quantile(xs, 0.99));
+      }
+    }
+    for (const client of clients) await client.close();
+    // The calls recorded: all of them with --record-calls (the database's inserts may still
+    // be in flight), none without.
+    const made = warmUp + o.rounds * o.toolCalls;
+    for (const [i, c] of configs.entries()) {
+      const want = before[i] + (c.record ? made : 0);
+      let now = await fxCalls(c.place);
+      for (
+        const deadline = performance.now() + 30_000;
+        now !== want && performance.now() < deadline;
+      ) {
+        await sleep(100);
+        now = await fxCalls(c.place);
+      }
+      check(now === want, `${c.label} holds ${now} fx.quote calls, expected ${want}`);
+    }
+    for (const record of [false, true]) {
+      const [f, p] = [0, 1].map((k) => stats[(record ? 2 : 0) + k]);
+      const flagText = record ? " --record-calls" : "";
+      add(`tools/call${flagText}: mean`, { folder: f.mean, postgres: p.mean }, ms);
+      add(`tools/call${flagText}: p50`, { folder: f.p50, postgres: p.p50 }, ms);
+      add(`tools/call${flagText}: p99`, { folder: f.p99, postgres: p.p99 }, ms);
+    }
+    console.log(
+      `call: ${int(o.toolCalls)} sequential fx.quote calls a round per server (after ${warmUp} ` +
+        `warm-up), every answer checked; with --record-calls every call stored, without none: checked`,
+    );
+  } finally {
+    for (const s of served) await s.stop();
+  }
+}
+
+const WORKLOADS: Record<string, (c: Context) => Promise<void>> = {
+  publish: benchPublish,
+  replay: benchReplay,
+  notify: benchNotify,
+  call: benchCall,
+};
+
 async function main(o: Options): Promise<void> {
   const pg = await startPostgres();
   const tmp = await Deno.makeTempDir({ prefix: "store-bench-" });
@@ -749,7 +985,6 @@ async function main(o: Options): Promise<void> {
       range(ratios, (x) => `${x.toFixed(2)}×`),
     ]);
   };
-  const ms = (x: number) => x < 10 ? `${x.toFixed(2)} ms` : `${x.toFixed(0)} ms`;
   try {
     const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
     const [info] = await admin`select version() as version,
@@ -761,227 +996,13 @@ async function main(o: Options): Promise<void> {
       }; ${
         String(info.version).split(" on ")[0]
       } (fsync ${info.fsync}, synchronous_commit ${info.sc}) ` +
-        `on 127.0.0.1; folders and the database under ${
-          tmp.replace(/[^/]*$/, "")
-        }; ${o.rounds} rounds, ` +
-        `stores in a rotated order each round; median round (smallest–largest); PG ÷ folder is ` +
-        `the median (smallest–largest) of the ratios within each round\n`,
+        `on 127.0.0.1; folders and the database under ${tmp.replace(/[^/]*$/, "")}; ${o.rounds} ` +
+        `rounds, stores in a rotated order each round; median round (smallest–largest); PG ÷ ` +
+        `folder is the median (smallest–largest) of the ratios within each round\n`,
     );
-    let folders = 0;
-    const freshFolder = () => {
-      const dir = `${tmp}/estate-${++folders}`;
-      fs.mkdirSync(dir);
-      return dir;
-    };
-
-    if (o.only.has("publish")) {
-      const rate = figures();
-      let published = 0;
-      for (let round = 0; round < o.rounds; round++) {
-        for (const kind of rotate(KINDS, round)) {
-          const place = {
-            kind,
-            where: kind === "folder" ? freshFolder() : await pg.createDatabase(),
-          };
-          const r = await publishRound(place, o.versions);
-          rate[kind].push(r.perSecond);
-          published = r.published;
-        }
-      }
-      console.log(
-        `publish: 2 writer processes, ${published} versions a round (${o.versions} patches of 6 ` +
-          `tools; 2 of them published by both), each published exactly once: checked`,
-      );
-      add("publish, 2 writers: versions/s", rate, (x) => x.toFixed(1));
+    for (const [name, run] of Object.entries(WORKLOADS)) {
+      if (o.only.has(name)) await run({ o, pg, tmp, add });
     }
-
-    if (o.only.has("replay")) {
-      const generated = replayCalls(o.calls);
-      const folder: Place = { kind: "folder", where: corpusFolder(`${tmp}/replay`, REPLAYED) };
-      const file = `${folder.where}/tools/${REPLAYED}/calls.jsonl`;
-      let t0 = performance.now();
-      const fd = fs.openSync(file, "w");
-      let batch: string[] = [];
-      for (const line of generated.lines) {
-        batch.push(line);
-        if (batch.length === 10_000) {
-          fs.writeSync(fd, batch.join("\n") + "\n");
-          batch = [];
-        }
-      }
-      if (batch.length) fs.writeSync(fd, batch.join("\n") + "\n");
-      fs.closeSync(fd);
-      const size = fs.statSync(file).size;
-      const written = (performance.now() - t0) / 1000;
-      const database: Place = { kind: "postgres", where: await corpusDatabase(pg, REPLAYED) };
-      t0 = performance.now();
-      const again = replayCalls(o.calls);
-      check(
-        await copyCalls(database.where, REPLAYED, again.lines) === o.calls,
-        "COPY loaded too few calls",
-      );
-      check(
-        JSON.stringify(again.rejected) === JSON.stringify(generated.rejected),
-        "the generator is not deterministic",
-      );
-      const sql = postgres(database.where, { max: 1, onnotice: () => {} });
-      await sql`vacuum analyze stored_calls`;
-      const [t] = await sql`select pg_total_relation_size('stored_calls')::bigint as bytes`;
-      await sql.end();
-      const loaded = (performance.now() - t0) / 1000;
-      const rej = generated.rejected;
-      console.log(
-        `replay: ${int(o.calls)} calls of ${REPLAYED} (${int(rej[1] + rej[2])} mistakes: ${
-          int(rej[1])
-        } of 1.x, ${int(rej[2])} of 2.x); calls.jsonl ${(size / 1e6).toFixed(0)} MB written in ${
-          written.toFixed(1)
-        } s; COPY + VACUUM ANALYZE ${loaded.toFixed(1)} s, table and index ${
-          (Number(t.bytes) / 1e6).toFixed(0)
-        } MB; peak RSS by ${TIME ? "/usr/bin/time -v" : "polling /proc/PID/status VmHWM"}`,
-      );
-      const seconds = figures(), peak = figures(), capped = figures(), cappedPeak = figures();
-      for (let round = 0; round < o.rounds; round++) {
-        for (const place of rotate([folder, database], round)) {
-          const r = await replayRun(place, o.calls, rej);
-          seconds[place.kind].push(r.seconds);
-          peak[place.kind].push(r.peakMiB);
-        }
-        // The same with the V8 heap capped far below the calls' size: it completes only if
-        // memory stays flat (a store that held the calls would run out of heap and fail).
-        for (const place of rotate([folder, database], round)) {
-          const r = await replayRun(place, o.calls, rej, [
-            `--v8-flags=--max-old-space-size=${CAP}`,
-          ]);
-          capped[place.kind].push(r.seconds);
-          cappedPeak[place.kind].push(r.peakMiB);
-        }
-      }
-      add(
-        `replay ${int(o.calls)} calls: estate replay, wall`,
-        seconds,
-        (x) => `${x.toFixed(2)} s`,
-      );
-      add("replay: calls/s", {
-        folder: seconds.folder.map((s) => o.calls / s),
-        postgres: seconds.postgres.map((s) => o.calls / s),
-      }, (x) => int(x));
-      add("replay: peak RSS of estate replay", peak, (x) => `${x.toFixed(0)} MiB`);
-      add(`replay, V8 heap ≤ ${CAP} MiB: wall`, capped, (x) => `${x.toFixed(2)} s`);
-      add(`replay, V8 heap ≤ ${CAP} MiB: peak RSS`, cappedPeak, (x) => `${x.toFixed(0)} MiB`);
-      fs.rmSync(folder.where, { recursive: true });
-    }
-
-    if (o.only.has("notify")) {
-      const replicas = [
-        await startReplicas({ kind: "folder", where: corpusFolder(`${tmp}/notify`) }),
-        await startReplicas({ kind: "postgres", where: await corpusDatabase(pg) }),
-      ];
-      const p50 = figures(), p99 = figures(), all = figures();
-      try {
-        for (let round = 0; round < o.rounds; round++) {
-          for (const r of rotate(replicas, round)) {
-            const xs = await propagate(r, o.publishes);
-            p50[r.place.kind].push(quantile(xs, 0.5));
-            p99[r.place.kind].push(quantile(xs, 0.99));
-            all[r.place.kind].push(...xs);
-          }
-        }
-      } finally {
-        for (const r of replicas) await stopReplicas(r);
-      }
-      console.log(
-        `notify: ${o.publishes} publishes a round per store, each heard as list_changed on ` +
-          `replica B and then listed there: checked; all rounds pooled: folder p50 ${
-            ms(quantile(all.folder, 0.5))
-          } p99 ${ms(quantile(all.folder, 0.99))} max ${ms(Math.max(...all.folder))}, ` +
-          `PostgreSQL p50 ${ms(quantile(all.postgres, 0.5))} p99 ${
-            ms(quantile(all.postgres, 0.99))
-          } max ${ms(Math.max(...all.postgres))} (serve debounces by ${DEBOUNCE_MS} ms for both)`,
-      );
-      add("list_changed publish → replica B: p50", p50, ms);
-      add("list_changed publish → replica B: p99", p99, ms);
-      const above = (xs: number[]) => xs.map((x) => x - DEBOUNCE_MS);
-      add(
-        `list_changed: p50 past serve's ${DEBOUNCE_MS} ms debounce`,
-        { folder: above(p50.folder), postgres: above(p50.postgres) },
-        ms,
-      );
-    }
-
-    if (o.only.has("call")) {
-      const configs: { place: Place; record: boolean; label: string }[] = [];
-      for (const record of [false, true]) {
-        configs.push(
-          {
-            place: { kind: "folder", where: corpusFolder(`${tmp}/call-${record}`) },
-            record,
-            label: record ? "folder --record-calls" : "folder",
-          },
-          {
-            place: { kind: "postgres", where: await corpusDatabase(pg) },
-            record,
-            label: record ? "postgres --record-calls" : "postgres",
-          },
-        );
-      }
-      const before = await Promise.all(configs.map((c) => fxCalls(c.place)));
-      const served = [];
-      try {
-        for (const c of configs) {
-          served.push(await startServe(c.place, c.record ? ["--record-calls"] : []));
-        }
-        const clients = await Promise.all(
-          served.map((s) => connectAs(s.url, "wholesale-operator")),
-        );
-        const warmUp = Math.min(200, o.toolCalls);
-        for (const client of clients) await callLatencies(client, warmUp);
-        const stats = configs.map(() => ({
-          mean: [] as number[],
-          p50: [] as number[],
-          p99: [] as number[],
-        }));
-        for (let round = 0; round < o.rounds; round++) {
-          for (const i of rotate(configs.map((_, i) => i), round)) {
-            const xs = await callLatencies(clients[i], o.toolCalls);
-            stats[i].mean.push(xs.reduce((a, b) => a + b, 0) / xs.length);
-            stats[i].p50.push(quantile(xs, 0.5));
-            stats[i].p99.push(quantile(xs, 0.99));
-          }
-        }
-        for (const client of clients) await client.close();
-        // The calls recorded: all of them with --record-calls (the database's inserts may still
-        // be in flight), none without.
-        const made = warmUp + o.rounds * o.toolCalls;
-        for (const [i, c] of configs.entries()) {
-          const want = before[i] + (c.record ? made : 0);
-          let now = await fxCalls(c.place);
-          for (
-            const deadline = performance.now() + 30_000;
-            now !== want && performance.now() < deadline;
-          ) {
-            await sleep(100);
-            now = await fxCalls(c.place);
-          }
-          check(now === want, `${c.label} holds ${now} fx.quote calls, expected ${want}`);
-        }
-        for (const record of [false, true]) {
-          const [f, p] = [0, 1].map((k) => stats[(record ? 2 : 0) + k]);
-          const flagText = record ? " --record-calls" : "";
-          add(`tools/call${flagText}: mean`, { folder: f.mean, postgres: p.mean }, ms);
-          add(`tools/call${flagText}: p50`, { folder: f.p50, postgres: p.p50 }, ms);
-          add(`tools/call${flagText}: p99`, { folder: f.p99, postgres: p.p99 }, ms);
-        }
-        console.log(
-          `call: ${
-            int(o.toolCalls)
-          } sequential fx.quote calls a round per server (after ${warmUp} ` +
-            `warm-up), every answer checked; with --record-calls every call stored, without none: checked`,
-        );
-      } finally {
-        for (const s of served) await s.stop();
-      }
-    }
-
     console.log();
     console.log(markdownTable(["", "folder", "PostgreSQL", "PG ÷ folder"], rows));
   } finally {
