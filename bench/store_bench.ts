@@ -33,8 +33,9 @@
  *              store's change events by 150 ms for both stores (fs.watch for the folder,
  *              LISTEN/NOTIFY for the database), so 150 ms is the floor of both.
  *   call       one `estate serve` per store, with and without `--record-calls` (the folder
- *              appends each accepted call to calls.jsonl with an fsync before the answer, the
- *              database inserts a row after it): sequential `tools/call` of fx.quote over HTTP
+ *              appends each accepted call to calls.jsonl with an fsync before the answer, and its
+ *              own fs.watch then refreshes the estate; the database starts an insert that the
+ *              answer does not wait for): sequential `tools/call` of fx.quote over HTTP
  *              (handshake era), each result checked; afterwards the store must hold exactly the
  *              calls made (with `--record-calls`) or none more (without).
  *
