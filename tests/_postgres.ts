@@ -110,10 +110,12 @@ function freePort(): number {
 /**
  * Starts a PostgreSQL in a new temporary folder.
  *
+ * @param options `durable`: keep `fsync` on, as a production server has it (benchmarks compare it
+ *   with a folder store that fsyncs every write); tests turn it off for speed.
  * @returns The running server; call `stop()` when done.
  * @throws {Error} When the binaries are absent or the server does not start (with its output).
  */
-export async function startPostgres(): Promise<TestPostgres> {
+export async function startPostgres(options: { durable?: boolean } = {}): Promise<TestPostgres> {
   const reason = missingReason();
   if (reason) {
     throw new Error(
@@ -137,7 +139,7 @@ export async function startPostgres(): Promise<TestPostgres> {
       data,
       "-w",
       "-o",
-      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${options.durable ? "" : " -c fsync=off"}`,
       "-l",
       `${dir}/log`,
       "start",

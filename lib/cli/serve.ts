@@ -198,6 +198,7 @@ async function watchEstate(
   estate: EstateStore,
   log: (line: string) => void,
   principals: PrincipalWatch,
+  debounceMs: number,
 ): Promise<() => Promise<void>> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let pending = new Set<StoreChange["kind"]>();
@@ -232,7 +233,7 @@ async function watchEstate(
       pending = new Set();
       // One refresh at a time, in the order heard.
       running = running.then(() => refresh(kinds));
-    }, 150);
+    }, debounceMs);
   };
   let watch: { close(): unknown } | undefined;
   try {
@@ -317,7 +318,16 @@ export async function runServe(
     ? new CallRecorder(estate, { log })
     : undefined;
   try {
-    return await serveStore(estate, { where, args, io, options, oidc, log, recorder });
+    return await serveStore(estate, {
+      where,
+      database: opened.database,
+      args,
+      io,
+      options,
+      oidc,
+      log,
+      recorder,
+    });
   } finally {
     await recorder?.close();
     await estate.close();
@@ -329,6 +339,7 @@ async function serveStore(
   estate: EstateStore,
   context: {
     where: string;
+    database: boolean;
     args: Args;
     io: CliIO;
     options: RunServeOptions;
@@ -337,7 +348,7 @@ async function serveStore(
     recorder: CallRecorder | undefined;
   },
 ): Promise<number> {
-  const { where, args, io, options, oidc, log, recorder } = context;
+  const { where, database, args, io, options, oidc, log, recorder } = context;
   let gateway: ServedGateway | undefined;
   try {
     const flag = (name: string) => {
@@ -362,7 +373,9 @@ async function serveStore(
     recorder,
   });
   const principals: PrincipalWatch = { changed: () => {} };
-  const unwatch = await watchEstate(estate, log, principals);
+  // A folder hears a burst of file events per write: 150 ms gathers them. A database announces
+  // each change once, at its commit: 10 ms gathers a burst of publishes.
+  const unwatch = await watchEstate(estate, log, principals, database ? 10 : 150);
   try {
     if (args.flags.has("stdio")) {
       const id = args.flags.get("principal");
