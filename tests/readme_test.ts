@@ -10,6 +10,7 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
+import { postgresSkipReason, startPostgres } from "./_postgres.ts";
 
 const ROOT = path.resolve(new URL("..", import.meta.url).pathname);
 const READMES = ["README.md", "corpus/README.md", "extension/README.md", "npm/README.md"];
@@ -247,3 +248,58 @@ Deno.test("the README's demo and stdio server commands run as printed", async ()
     fs.rmSync(where.parent, { recursive: true, force: true });
   }
 });
+
+Deno.test({
+  name: postgresSkipReason()
+    ? `the README's replica commands run as printed against a real PostgreSQL (ignored: ${postgresSkipReason()})`
+    : "the README's replica commands run as printed against a real PostgreSQL",
+  ignore: postgresSkipReason() !== undefined,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const block = cliBlocksAll().find((b) => b.some((c) => / estate migrate /.test(c.text)));
+    assert.ok(block, "the README shows running several replicas");
+    assert.match(block[0].text, /^export ESTATE_DB=postgres:\/\//, "it names its database first");
+    const pg = await startPostgres();
+    const where = scratchClone();
+    try {
+      const url = await pg.createDatabase();
+      const ports = [freePort(), freePort()];
+      const script = [`export ESTATE_DB=${url}`, ...block.slice(1).map((c) => c.text)].join("\n")
+        .replace("127.0.0.1:3001", `127.0.0.1:${ports[0]}`)
+        .replace("127.0.0.1:3002", `127.0.0.1:${ports[1]}`)
+        // Each line must succeed, as a reader running it would see.
+        .split("\n").map((l) => l.startsWith("npx") && !l.includes(" & ") ? `${l} || exit 9` : l)
+        .join("\n");
+      const { code, stdout, stderr } = await sh(script, where);
+      assert.equal(code, 0, `${stdout}${stderr}`);
+      assert.match(stdout, /migrated 9 tools, 12 versions/);
+      assert.match(stdout, /published fx\.quote@1\.1\.0 \(minor change against 1\.0\.0\)/);
+      assert.match(stdout, /fx\.quote@1\.1\.0/);
+      assert.match(stdout, /exported 9 tools, 13 versions/);
+      assert.ok(
+        fs.existsSync(path.join(where.parent, "estate-export", "tools", "fx.quote", "1.1.0.json")),
+      );
+    } finally {
+      fs.rmSync(where.parent, { recursive: true, force: true });
+      await pg.stop();
+    }
+  },
+});
+
+/** Every `sh` block's commands, by block. */
+function cliBlocksAll(): Command[][] {
+  const blocks = new Map<number, Command[]>();
+  for (const c of commands("README.md")) {
+    if (c.block === undefined) continue;
+    blocks.set(c.block, [...(blocks.get(c.block) ?? []), c]);
+  }
+  return [...blocks.values()];
+}
+
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
