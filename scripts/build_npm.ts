@@ -1,8 +1,10 @@
 /**
  * Builds the npm package of the library, what the npm registry would serve: `dist/npm/` holds ESM
  * JavaScript and `.d.ts` types for each entry point of deno.json's `exports` (`.`, `./testing`,
- * `./store`, `./stdio`, `./http`), a `package.json` with an `exports` map (`types` and `default`
- * for each), the README for Node users (`npm/README.md`) and the LICENSE; then `npm pack` writes
+ * `./store`, `./stdio`, `./http`, `./gateway`, `./postgres`; npm/tsconfig.json lists their files),
+ * the PostgreSQL store's migrations (`lib/store/pg/migrations/*.sql`, read beside the compiled
+ * `migrate.js`), a `package.json` with an `exports` map (`types` and `default` for each), the
+ * README for Node users (`npm/README.md`) and the LICENSE; then `npm pack` writes
  * `dist/tool-estate-core-<version>.tgz`.
  *
  *   deno task npm            (prints the tarball's path on stdout)
@@ -58,6 +60,7 @@ export function packageJson(deno: DenoJson): Record<string, unknown> {
     engines: { node: ">=20" },
     dependencies: {
       jose: range(deno, "jose"),
+      postgres: range(deno, "postgres"),
       re2js: range(deno, "re2js"),
       semver: range(deno, "semver"),
     },
@@ -87,6 +90,9 @@ function run(command: string, args: string[], cwd: string): string {
   return r.stdout;
 }
 
+/** The folder of the PostgreSQL store's migrations, relative to the repository and the package. */
+const MIGRATIONS = path.join("lib", "store", "pg", "migrations");
+
 function declarations(dir: string): string[] {
   return fs.readdirSync(dir, { recursive: true, encoding: "utf8" })
     .filter((f) => f.endsWith(".d.ts"))
@@ -97,7 +103,8 @@ function declarations(dir: string): string[] {
  * Builds `dist/npm/` and packs it.
  *
  * @returns The tarball's path.
- * @throws {Error} When tsc or npm fails, with their output.
+ * @throws {Error} When tsc or npm fails, with their output; when an entry point of deno.json's
+ *   `exports` was not compiled (npm/tsconfig.json does not list it).
  */
 export function buildNpm(): string {
   const deno = JSON.parse(fs.readFileSync(path.join(ROOT, "deno.json"), "utf8")) as DenoJson;
@@ -107,6 +114,22 @@ export function buildNpm(): string {
   run("node", [tsc, "-p", path.join(ROOT, "npm", "tsconfig.json")], ROOT);
   for (const file of declarations(OUT)) {
     fs.writeFileSync(file, rewriteDeclaration(fs.readFileSync(file, "utf8")));
+  }
+  for (const [entry, file] of Object.entries(deno.exports)) {
+    const js = file.replace(/\.ts$/, ".js");
+    for (const out of [js, js.replace(/\.js$/, ".d.ts")]) {
+      if (!fs.existsSync(path.join(OUT, out))) {
+        throw new Error(
+          `tsc did not emit ${out} for the entry point ${entry}: list ${file} in npm/tsconfig.json`,
+        );
+      }
+    }
+  }
+  fs.mkdirSync(path.join(OUT, MIGRATIONS), { recursive: true });
+  for (const name of fs.readdirSync(path.join(ROOT, MIGRATIONS))) {
+    if (name.endsWith(".sql")) {
+      fs.copyFileSync(path.join(ROOT, MIGRATIONS, name), path.join(OUT, MIGRATIONS, name));
+    }
   }
   fs.writeFileSync(
     path.join(OUT, "package.json"),

@@ -4,7 +4,8 @@
  * `fast-check@4` from the registry, type-checks `npm/consumer/consumer.ts` with tsc (strict,
  * NodeNext: through the package's `exports` and its `.d.ts` files, which are checked too) and
  * runs it with Node: validation, classification, the registry, `./testing`, `./store`, `./http`
- * and `./stdio`, each with real behaviour.
+ * and `./stdio`, each with real behaviour, and `./postgres` without a database (its migrations read
+ * from the `.sql` files the package ships).
  *
  *   deno task npm-check [--tarball FILE]     (default: build and pack first)
  *
@@ -46,7 +47,10 @@ function main(): void {
   const listing = spawnSync("tar", ["tzf", tarball], { encoding: "utf8" }).stdout.trim().split(
     "\n",
   );
-  const stray = listing.filter((f) => !/(\.js|\.d\.ts|package\.json|README\.md|LICENSE)$/.test(f));
+  const stray = listing.filter((f) =>
+    !/(\.js|\.d\.ts|package\.json|README\.md|LICENSE)$/.test(f) &&
+    !/^package\/lib\/store\/pg\/migrations\/\d{3}_\w+\.sql$/.test(f)
+  );
   if (stray.length > 0) throw new Error(`${tarball} holds files a Node user cannot use: ${stray}`);
   console.log(`${tarball}: ${listing.length} files, ${fs.statSync(tarball).size} bytes`);
 

@@ -27,6 +27,14 @@ import {
 } from "@tool-estate/core";
 import { arbitraryForSchema } from "@tool-estate/core/testing";
 import { EstateDir } from "@tool-estate/core/store";
+import {
+  CHANGE_CHANNEL,
+  type Migration,
+  MIGRATION_FILES,
+  migrations,
+  PgEstateStore,
+  type PgStoreOptions,
+} from "@tool-estate/core/postgres";
 import { serveStdio, StdioClientTransport } from "@tool-estate/core/stdio";
 import { bearerTokens, serveHttp, StreamableHttpClientTransport } from "@tool-estate/core/http";
 
@@ -136,6 +144,28 @@ async function main(): Promise<void> {
     fs.rmSync(dir, { recursive: true, force: true });
   }
   check("EstateDir publishes, stores calls and reopens");
+
+  // @tool-estate/core/postgres, without a database: the driver loads, and the migrations are read
+  // from the .sql files the package ships beside its migrate.js.
+  const shipped = fileURLToPath(
+    new URL("./node_modules/@tool-estate/core/lib/store/pg/migrations/", import.meta.url),
+  );
+  assert.deepEqual([...MIGRATION_FILES], fs.readdirSync(shipped).sort());
+  const all: Migration[] = await migrations();
+  assert.deepEqual(
+    all.map((m) => [m.version, m.name]),
+    MIGRATION_FILES.map((name, i) => [i + 1, name]),
+  );
+  for (const m of all) {
+    assert.equal(m.sql, fs.readFileSync(path.join(shipped, m.name), "utf8"));
+    assert.match(m.sql, /\b(create|alter) table\b/i);
+  }
+  // The declarations carry the store's API (nothing connects here).
+  const open: (url: string, options?: PgStoreOptions) => Promise<PgEstateStore> =
+    PgEstateStore.open;
+  assert.equal(typeof open, "function");
+  assert.equal(CHANGE_CHANNEL, "estate_changes");
+  check(`migrations() reads the ${all.length} .sql files the package ships`);
 
   // @tool-estate/core/http: a Streamable HTTP server and client on 127.0.0.1.
   const mcp = server();
