@@ -200,15 +200,19 @@ async function withGatewayEstate(prefix: string, body: (f: Fixture) => Promise<v
 }
 
 /** `estate servers add FILE`, which must succeed. */
-function addServer(f: Fixture, record: ServerRecord): void {
-  const r = estateCli(f.dir, ["servers", "add", writeJson(f.inputs, `${record.id}.json`, record)]);
+async function addServer(f: Fixture, record: ServerRecord): Promise<void> {
+  const r = await estateCli(f.dir, [
+    "servers",
+    "add",
+    writeJson(f.inputs, `${record.id}.json`, record),
+  ]);
   assert.equal(r.code, 0, r.out + r.err);
   assert.match(r.out, new RegExp(`^registered server ${record.id} `));
 }
 
 /** `estate publish FILE`, which must succeed. */
-function publish(f: Fixture, spec: ToolSpec): void {
-  const r = estateCli(f.dir, ["publish", writeJson(f.inputs, `${spec.name}.json`, spec)]);
+async function publish(f: Fixture, spec: ToolSpec): Promise<void> {
+  const r = await estateCli(f.dir, ["publish", writeJson(f.inputs, `${spec.name}.json`, spec)]);
   assert.equal(r.code, 0, r.out + r.err);
   assert.match(r.out, new RegExp(`^published ${spec.name.replaceAll(".", "\\.")}@1\\.0\\.0`));
 }
@@ -292,9 +296,9 @@ Deno.test("estate serve as the gateway: server-everything over stdio and an SDK 
     try {
       const home = `${f.inputs}/home`;
       fs.mkdirSync(home);
-      addServer(f, await everythingRecord(home));
-      addServer(f, httpRecord("payments-mcp", payments.url, PAYMENTS_ID, ["payments.fees"]));
-      for (const spec of [ECHO, SUM, FEES]) publish(f, spec);
+      await addServer(f, await everythingRecord(home));
+      await addServer(f, httpRecord("payments-mcp", payments.url, PAYMENTS_ID, ["payments.fees"]));
+      for (const spec of [ECHO, SUM, FEES]) await publish(f, spec);
 
       serve = await startGatewayServe(f.dir, f.tls);
       await serve.waitFor(
@@ -534,7 +538,7 @@ Deno.test("estate serve as the gateway refuses rogue upstreams — another CA, a
       const pinned = await fileSha256(script);
       const home = `${f.inputs}/home`;
       fs.mkdirSync(home);
-      addServer(f, {
+      await addServer(f, {
         id: "ops-mcp",
         owner: "ops-team",
         description: "The ops team's MCP server, over stdio.",
@@ -553,19 +557,19 @@ Deno.test("estate serve as the gateway refuses rogue upstreams — another CA, a
         `import fs from "node:fs";\nfs.writeFileSync(${JSON.stringify(marker)}, "ran");\n`,
       );
       const swapped = await fileSha256(script);
-      addServer(f, httpRecord("payments-mcp", otherCa.url, PAYMENTS_ID, ["payments.fees"]));
-      addServer(
+      await addServer(f, httpRecord("payments-mcp", otherCa.url, PAYMENTS_ID, ["payments.fees"]));
+      await addServer(
         f,
         httpRecord("settlement-mcp", otherSan.url, "spiffe://bank.example/settlement", [
           "payments.settle",
         ]),
       );
-      addServer(
+      await addServer(
         f,
         httpRecord("crm-mcp", crm.url, "spiffe://bank.example/crm", ["crm.customer.search"]),
       );
-      publish(f, FEES);
-      publish(f, CRM_SEARCH);
+      await publish(f, FEES);
+      await publish(f, CRM_SEARCH);
 
       // Offered only by a rogue or refused server, and registered nowhere (ops.status and
       // payments.settle are in a record, unpublished); and a name nothing offers.
@@ -643,7 +647,7 @@ Deno.test("estate serve as the gateway refuses rogue upstreams — another CA, a
           "spiffe://bank.example/crm",
         );
       }
-      const shown = estateCli(f.dir, ["drift", "--server", "crm-mcp"]);
+      const shown = await estateCli(f.dir, ["drift", "--server", "crm-mcp"]);
       assert.match(
         shown.out,
         /\ncrm-mcp payments\.release\n {2}\S+ {2}dropped-tool {2}crm-mcp offered payments\.release: the record of server crm-mcp does not allow payments\.release\n/,
@@ -787,8 +791,11 @@ Deno.test("estate serve as the gateway classifies an upstream's drift live — c
     const clients: Client[] = [];
     let serve: GatewayServe | undefined;
     try {
-      addServer(f, httpRecord("payments-mcp", payments.url, PAYMENTS_ID, ["payments.limits"]));
-      publish(f, LIMITS);
+      await addServer(
+        f,
+        httpRecord("payments-mcp", payments.url, PAYMENTS_ID, ["payments.limits"]),
+      );
+      await publish(f, LIMITS);
       serve = await startGatewayServe(f.dir, f.tls);
       await serve.waitFor(/gateway payments-mcp: connected .*, 1 tools, 0 dropped$/);
       assert.doesNotMatch(serve.log(), /drift payments-mcp/, "the upstream starts as registered");
@@ -855,17 +862,17 @@ Deno.test("estate serve as the gateway classifies an upstream's drift live — c
         /payments\.limits quarantined: server payments-mcp left the contract/,
       );
       assert.match(quarantined, /added required property region/);
-      const servers = estateCli(f.dir, ["servers"]);
+      const servers = await estateCli(f.dir, ["servers"]);
       assert.match(
         servers.out,
         /tools {5}payments\.limits@1\.0\.0 \(quarantined: see estate drift\)\n/,
       );
-      const listedServers = JSON.parse(estateCli(f.dir, ["servers", "--json"]).out);
+      const listedServers = JSON.parse((await estateCli(f.dir, ["servers", "--json"])).out);
       assert.deepEqual(listedServers.servers[0].tools, [
         { name: "payments.limits", version: "1.0.0", quarantined: true },
       ]);
       assert.match(
-        estateCli(f.dir, ["drift", "--tool", "payments.limits"]).out,
+        (await estateCli(f.dir, ["drift", "--tool", "payments.limits"])).out,
         /^payments-mcp payments\.limits \(registered 1\.0\.0\)\n {2}\S+ {2}quarantined \(major\) {2}payments\.limits quarantined/,
       );
       // Callers keep the registered contract; what the upstream now rejects is its error.
@@ -892,7 +899,7 @@ Deno.test("estate serve as the gateway classifies an upstream's drift live — c
       assert.equal(text.live, POISON);
       assert.ok(text.signals.length > 0);
       // Still quarantined: the description did not clear it.
-      assert.match(estateCli(f.dir, ["servers"]).out, /\(quarantined: see estate drift\)/);
+      assert.match((await estateCli(f.dir, ["servers"])).out, /\(quarantined: see estate drift\)/);
 
       // The kinds, in order, and nothing reached a principal: no list_changed, no new text.
       assert.deepEqual(
