@@ -30,6 +30,8 @@ import {
   startServeProcess,
 } from "./_gateway_estate.ts";
 import { ROOT } from "./_serve.ts";
+import { Events, listen } from "./_raw_http.ts";
+import { DEMO_TOKENS } from "../lib/cli/demo_tokens.ts";
 
 const skip = postgresSkipReason();
 const VERSION_KEY = "dev.tool-estate/version";
@@ -152,6 +154,7 @@ Deno.test({
     const pg: TestPostgres = await startPostgres();
     const replicas: GatewayServe[] = [];
     const clients: Connected[] = [];
+    const streams: Events[] = [];
     const work = await Deno.makeTempDir({ prefix: "estate-replicas-" });
     const url = await pg.createDatabase();
     const sql = postgres(url, { max: 1, onnotice: () => {} });
@@ -177,6 +180,10 @@ Deno.test({
       const operatorB = await connect(b.url, "wholesale-operator");
       const retailB = await connect(b.url, "retail-agent");
       clients.push(operatorA, operatorB, retailB);
+      // 2026-07-28 listen streams on replica A, as each principal.
+      const listenRetailA = await listen(a.url, DEMO_TOKENS["retail-agent"], "retail-a");
+      const listenOperatorA = await listen(a.url, DEMO_TOKENS["wholesale-operator"], "operator-a");
+      streams.push(listenRetailA, listenOperatorA);
       assert.ok((await names(operatorA)).includes("payments.lookup@2.0.0"));
       assert.ok(!(await names(retailB)).some((n) => n.startsWith("payments.lookup@")));
       // The optional properties payments.lookup's 2.x versions have grown so far.
@@ -207,6 +214,11 @@ Deno.test({
           assert.equal(op.changes.length, 1, `${JSON.stringify(op.changes)}`);
         }
         assert.equal(retailB.changes.length, 1, JSON.stringify(retailB.changes));
+        // The listen streams: after the acknowledgement, one list_changed each, for its own
+        // principal's change only.
+        const heard = (e: Events) => e.messages.slice(1).map((m) => m.method);
+        assert.deepEqual(heard(listenOperatorA), ["notifications/tools/list_changed"]);
+        assert.deepEqual(heard(listenRetailA), ["notifications/tools/list_changed"]);
       });
 
       await t.step("two writers publish one version at once: exactly one wins", async () => {
@@ -447,6 +459,7 @@ Deno.test({
       });
     } finally {
       for (const c of clients) await c.client.close().catch(() => {});
+      for (const e of streams) await e.close();
       for (const r of replicas) await r.stop();
       await sql.end().catch(() => {});
       await pg.stop();

@@ -12,15 +12,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { DEMO_TOKENS } from "../lib/cli/demo_tokens.ts";
 import { MODERN_META } from "../mod.ts";
-import { SseDecoder } from "../lib/mcp/transports/_sse_parser.ts";
+import { ENVELOPE, Events, listen, MODERN, post } from "./_raw_http.ts";
 import { ROOT, SEES, serveArgs, startHttpServe, withEstate } from "./_serve.ts";
 
-const ACCEPT = "application/json, text/event-stream";
-const MODERN = "2026-07-28";
-const ENVELOPE = {
-  [MODERN_META.protocolVersion]: MODERN,
-  [MODERN_META.clientCapabilities]: {},
-};
 const INIT = {
   jsonrpc: "2.0",
   id: 1,
@@ -58,24 +52,6 @@ function editPrincipals(dir: string, edit: (p: EstatePrincipal[]) => EstatePrinc
   const next = edit(JSON.parse(fs.readFileSync(file, "utf8")));
   fs.writeFileSync(`${file}.tmp`, JSON.stringify(next, null, 2) + "\n");
   fs.renameSync(`${file}.tmp`, file);
-}
-
-function post(
-  url: URL,
-  body: unknown,
-  token: string,
-  headers: Record<string, string> = {},
-): Promise<Response> {
-  return fetch(url, {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${token}`,
-      "content-type": "application/json",
-      accept: ACCEPT,
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });
 }
 
 /** A stateless tools/list as `token`: the status, and the names when 200. */
@@ -123,41 +99,6 @@ async function sessionList(
   };
 }
 
-/** The messages of an SSE response as they arrive, and whether it ended. */
-class Events {
-  readonly messages: { method?: string; params?: Record<string, unknown> }[] = [];
-  ended = false;
-  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
-
-  constructor(res: Response) {
-    assert.equal(res.status, 200);
-    const reader = res.body!.getReader();
-    this.#reader = reader;
-    const decoder = new SseDecoder();
-    const text = new TextDecoder();
-    (async () => {
-      try {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          for (const e of decoder.push(text.decode(value, { stream: true }))) {
-            if (e.data !== "") this.messages.push(JSON.parse(e.data)); // "": a priming event
-          }
-        }
-      } catch { /* cancelled */ }
-      this.ended = true;
-    })();
-  }
-
-  methods(): (string | undefined)[] {
-    return this.messages.map((m) => m.method);
-  }
-
-  async close(): Promise<void> {
-    await this.#reader.cancel().catch(() => {});
-  }
-}
-
 function getStream(url: URL, session: string, token: string): Promise<Events> {
   return fetch(url, {
     headers: {
@@ -166,21 +107,6 @@ function getStream(url: URL, session: string, token: string): Promise<Events> {
       "mcp-session-id": session,
     },
   }).then((res) => new Events(res));
-}
-
-async function listen(url: URL, token: string, id: string): Promise<Events> {
-  const res = await post(
-    url,
-    {
-      jsonrpc: "2.0",
-      id,
-      method: "subscriptions/listen",
-      params: { notifications: { toolsListChanged: true }, _meta: ENVELOPE },
-    },
-    token,
-    { "mcp-protocol-version": MODERN, "mcp-method": "subscriptions/listen" },
-  );
-  return new Events(res);
 }
 
 const LIST_CHANGED = "notifications/tools/list_changed";

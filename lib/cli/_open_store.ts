@@ -114,3 +114,28 @@ export async function openPostgres(url: string, now?: () => Date): Promise<PgEst
     throw new UsageError(`cannot open the estate at ${redactUrl(url)}: ${(e as Error).message}`);
   }
 }
+
+/**
+ * Applies the schema migrations a database lacks (`estate migrate --to URL`), and nothing else.
+ *
+ * @param url A `postgres://` URL.
+ * @returns The migrations applied now (none when the schema was up to date).
+ * @throws {UsageError} When the URL is not a PostgreSQL URL or the database cannot be reached.
+ */
+export async function migrateSchema(url: string): Promise<string[]> {
+  if (!isPostgresUrl(url)) {
+    throw new UsageError(`expected a postgres:// URL, got ${JSON.stringify(url)}`);
+  }
+  const [{ default: postgres }, { migrate }] = await Promise.all([
+    import("postgres"),
+    import("../store/pg/migrate.ts"),
+  ]);
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    return await migrate(sql);
+  } catch (e) {
+    throw new UsageError(`cannot migrate the estate at ${redactUrl(url)}: ${(e as Error).message}`);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}

@@ -36,7 +36,7 @@ import {
 import { CorpusError, type EstateStore, tornLineMessage } from "../store/mod.ts";
 import type { TransferCounts } from "../store/pg/transfer.ts";
 import { type Args, EXIT, parseArgs, parseToolRef, UsageError } from "./_args.ts";
-import { openPostgres, openStore, redactUrl, STORE_FLAGS } from "./_open_store.ts";
+import { migrateSchema, openPostgres, openStore, redactUrl, STORE_FLAGS } from "./_open_store.ts";
 import { addServer, listServers } from "./_servers.ts";
 import { showDrift } from "./_drift.ts";
 
@@ -143,11 +143,12 @@ const COMMANDS: Record<string, Command> = {
     booleans: [],
   },
   migrate: {
-    usage: "estate migrate --from DIR --to postgres://…",
+    usage: "estate migrate [--from DIR] --to postgres://…",
     summary:
-      "copy a folder estate into an empty PostgreSQL database (versions, lifecycles, stored calls,\n" +
-      "servers, drift, principals, each file's bytes kept), all or nothing; the database's schema\n" +
-      "is created or brought up to date first",
+      "bring the database's schema up to date (the migrations in lib/store/pg/migrations/ it\n" +
+      "lacks, in order); with --from, then copy a folder estate into the empty database\n" +
+      "(versions, lifecycles, stored calls, servers, drift, principals, each file's bytes kept),\n" +
+      "all or nothing",
     values: ["from", "to"],
     booleans: [],
   },
@@ -445,11 +446,23 @@ async function runCommand(
     }
     case "migrate": {
       const from = args.flags.get("from"), to = args.flags.get("to");
-      if (args.positionals.length || typeof from !== "string" || typeof to !== "string") {
+      if (args.positionals.length || typeof to !== "string" || from === true) {
         throw new UsageError(usage);
       }
       if (args.flags.has("store") || args.flags.has("estate")) {
         throw new UsageError(`migrate takes --from DIR and --to URL only; ${usage}`);
+      }
+      if (from === undefined) {
+        const applied = await migrateSchema(to);
+        out(
+          applied.length
+            ? `applied ${applied.length} migration${applied.length === 1 ? "" : "s"} to ${
+              redactUrl(to)
+            }: ${applied.join(", ")}\n`
+            : `the schema of ${redactUrl(to)} is up to date\n`,
+          { status: "migrated", to: redactUrl(to), applied },
+        );
+        return EXIT.ok;
       }
       return await migrate(path.resolve(io.cwd, from), to, { io, now, out });
     }
