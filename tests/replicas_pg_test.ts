@@ -30,7 +30,7 @@ import {
   startServeProcess,
 } from "./_gateway_estate.ts";
 import { ROOT } from "./_serve.ts";
-import { Events, listen } from "./_raw_http.ts";
+import { type Events, listen } from "./_raw_http.ts";
 import { DEMO_TOKENS } from "../lib/cli/demo_tokens.ts";
 
 const skip = postgresSkipReason();
