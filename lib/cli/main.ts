@@ -39,6 +39,7 @@ import { type Args, EXIT, parseArgs, parseToolRef, UsageError } from "./_args.ts
 import { openPostgres, openStore, redactUrl, STORE_FLAGS } from "./_open_store.ts";
 import { addServer, listServers } from "./_servers.ts";
 import { showDrift } from "./_drift.ts";
+import { runDiff } from "./_diff.ts";
 
 /** Where the CLI writes, and what it knows of its terminal. */
 export interface CliIO {
@@ -76,6 +77,15 @@ const COMMANDS: Record<string, Command> = {
       "check draft tool files (*.tool.json) against the estate; without FILES, every *.tool.json\n" +
       "under the working folder except node_modules, dist, testdata and fixtures folders",
     values: [],
+    booleans: [],
+  },
+  diff: {
+    usage: "estate diff OLD NEW [--fail-on patch|minor|major]",
+    summary:
+      "the changes from one tool file (or bare JSON Schema) to another, each with its bump and its\n" +
+      "line:column in NEW, and whether NEW's version is enough; no estate needed; exit 1 when a\n" +
+      "change's bump is at or above --fail-on (default major) or the version is not enough",
+    values: ["fail-on"],
     booleans: [],
   },
   publish: {
@@ -305,6 +315,14 @@ async function runCommand(
   switch (command) {
     case "check":
       return await check(args.positionals, await openEstate(), io, json);
+    case "diff":
+      return runDiff(args.positionals, {
+        failOn: args.flags.get("fail-on"),
+        cwd: io.cwd,
+        format: json ? "json" : "text",
+        stdout: io.stdout,
+        usage,
+      });
     case "publish": {
       if (args.positionals.length !== 1) throw new UsageError(usage);
       const file = path.resolve(io.cwd, args.positionals[0]);
