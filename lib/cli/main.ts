@@ -40,6 +40,7 @@ import { openPostgres, openStore, redactUrl, STORE_FLAGS } from "./_open_store.t
 import { addServer, listServers } from "./_servers.ts";
 import { showDrift } from "./_drift.ts";
 import { runDiff } from "./_diff.ts";
+import { checkAgainst } from "./_against.ts";
 
 /** Where the CLI writes, and what it knows of its terminal. */
 export interface CliIO {
@@ -72,11 +73,13 @@ interface Command {
 /** Every command, in the order `estate --help` lists them. */
 const COMMANDS: Record<string, Command> = {
   check: {
-    usage: "estate check [FILES...]",
+    usage: "estate check [FILES...] [--against REF|DIR]",
     summary:
       "check draft tool files (*.tool.json) against the estate; without FILES, every *.tool.json\n" +
-      "under the working folder except node_modules, dist, testdata and fixtures folders",
-    values: [],
+      "under the working folder except node_modules, dist, testdata and fixtures folders;\n" +
+      "--against: each against the same file at a git ref (git show REF:path) or under a folder,\n" +
+      "with no estate: the version must be at least what the change requires of that one's",
+    values: ["against"],
     booleans: [],
   },
   diff: {
@@ -313,8 +316,19 @@ async function runCommand(
   const out = (human: string, data: unknown): void =>
     io.stdout(json ? JSON.stringify(data, null, 2) + "\n" : human);
   switch (command) {
-    case "check":
+    case "check": {
+      const against = args.flags.get("against");
+      if (typeof against === "string") {
+        return checkAgainst(args.positionals, {
+          against,
+          cwd: io.cwd,
+          format: json ? "json" : "text",
+          stdout: io.stdout,
+          findToolFiles,
+        });
+      }
       return await check(args.positionals, await openEstate(), io, json);
+    }
     case "diff":
       return runDiff(args.positionals, {
         failOn: args.flags.get("fail-on"),
