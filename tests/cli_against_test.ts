@@ -149,7 +149,7 @@ Deno.test("estate check --against a branch compares with that branch's file, fro
     assert.match(vsMain.out, /info property-added inputSchema \$\.properties\.channel/);
     const vsHead = await run(["check", "--against", "HEAD"], dir);
     assert.equal(vsHead.code, 0);
-    assert.match(vsHead.out, /^ok   tools\/lookup\.tool\.json: .*unchanged from 2\.1\.0$/m);
+    assert.match(vsHead.out, /^ok {3}tools\/lookup\.tool\.json: .*unchanged from 2\.1\.0$/m);
 
     // A further edit under the same version: against HEAD the version is unchanged.
     const more = structuredClone(minor);
@@ -184,7 +184,7 @@ Deno.test("estate check --against a branch compares with that branch's file, fro
     assert.equal(withNew.code, 0, withNew.out);
     assert.match(
       withNew.out,
-      /^new  tools\/history\.tool\.json: payments\.history@1\.0\.0 \(not at main:tools\/history\.tool\.json\)$/m,
+      /^new {2}tools\/history\.tool\.json: payments\.history@1\.0\.0 \(not at main:tools\/history\.tool\.json\)$/m,
     );
     assert.match(withNew.out, /info new payments\.history@1\.0\.0 is new/);
     assert.match(withNew.out, /^2 checked against main \([0-9a-f]{12}\), 0 failed, 1 new$/m);
@@ -263,20 +263,20 @@ Deno.test("estate check --against reports an unreadable draft or baseline and st
     assert.equal(r.code, 2, r.out + r.err);
     assert.match(
       r.out,
-      /^ERR  tools\/broken\.tool\.json: tools\/broken\.tool\.json is not valid JSON/m,
+      /^ERR {2}tools\/broken\.tool\.json: tools\/broken\.tool\.json is not valid JSON/m,
     );
     assert.match(
       r.out,
-      /^ERR  tools\/old\.tool\.json: the baseline HEAD:tools\/old\.tool\.json is not a tool file/m,
+      /^ERR {2}tools\/old\.tool\.json: the baseline HEAD:tools\/old\.tool\.json is not a tool file/m,
     );
     assert.match(
       r.out,
-      /^ok   tools\/lookup\.tool\.json: payments\.lookup@3\.0\.0 against 2\.0\.0/m,
+      /^ok {3}tools\/lookup\.tool\.json: payments\.lookup@3\.0\.0 against 2\.0\.0/m,
     );
     assert.match(r.out, /^tools\/broken\.tool\.json:1:1: error unreadable /m);
     assert.match(r.out, /3 checked against HEAD .*, 0 failed, 2 could not be read$/m);
     const missing = await run(["check", "tools/missing.tool.json", "--against", "HEAD"], dir);
     assert.equal(missing.code, 2);
-    assert.match(missing.out, /^ERR  tools\/missing\.tool\.json: cannot read/m);
+    assert.match(missing.out, /^ERR {2}tools\/missing\.tool\.json: cannot read/m);
   });
 });
