@@ -41,6 +41,7 @@ import { addServer, listServers } from "./_servers.ts";
 import { showDrift } from "./_drift.ts";
 import { runDiff } from "./_diff.ts";
 import { checkAgainst } from "./_against.ts";
+import { runChangelog } from "./_changelog.ts";
 
 /** Where the CLI writes, and what it knows of its terminal. */
 export interface CliIO {
@@ -134,6 +135,15 @@ const COMMANDS: Record<string, Command> = {
       "who called a version, how often, last seen (after retirement: who called it after it\n" +
       "retired, the calls that now fail)",
     values: [],
+    booleans: [],
+  },
+  changelog: {
+    usage: "estate changelog NAME [--from VERSION] [--to VERSION]",
+    summary:
+      "Markdown release notes of a tool, newest first: what changed in each published version\n" +
+      "against the one before (schemas by bump, other fields) and its deprecation or retirement;\n" +
+      "--from V starts after V, --to V ends at V",
+    values: ["from", "to"],
     booleans: [],
   },
   servers: {
@@ -459,6 +469,15 @@ async function runCommand(
         out,
       );
     }
+    case "changelog":
+      return await runChangelog(args.positionals, {
+        from: args.flags.get("from"),
+        to: args.flags.get("to"),
+        versions: async (name) => (await openEstate()).registry.versions(name),
+        json,
+        stdout: io.stdout,
+        usage,
+      });
     case "servers": {
       const [sub, ...files] = args.positionals;
       if (sub === undefined) {
