@@ -280,3 +280,68 @@ Deno.test("estate check --against reports an unreadable draft or baseline and st
     assert.match(missing.out, /^ERR {2}tools\/missing\.tool\.json: cannot read/m);
   });
 });
+
+Deno.test("estate check --against REF --estate DIR checks drafts against the estate as the ref has it", async () => {
+  await withRepo(async (dir) => {
+    fs.cpSync(new URL("../corpus/", import.meta.url).pathname, path.join(dir, "corpus"), {
+      recursive: true,
+    });
+    git(dir, "add", ".");
+    git(dir, "commit", "-q", "-m", "the estate");
+    fs.rmSync(path.join(dir, "tools"), { recursive: true });
+    // The working estate moves on (uncommitted): payments.lookup@2.1.0 published there.
+    const published = v2();
+    published.version = "2.1.0";
+    published.inputSchema.properties.region = { type: "string" };
+    write(dir, "published.json", published);
+    const now = () => new Date("2026-11-30T12:00:00Z");
+    let out = "";
+    const io = {
+      stdout: (t: string) => (out += t),
+      stderr: () => {},
+      isTerminal: false,
+      cwd: dir,
+      now,
+    };
+    assert.equal(await runCli(["publish", "published.json"], io), 0, out);
+    fs.rmSync(path.join(dir, "published.json"));
+    const draft = v2();
+    draft.version = "2.1.0";
+    draft.inputSchema.properties.channel = { type: "string" };
+    write(dir, "lookup.tool.json", draft);
+
+    // Against the working estate, 2.1.0 is taken; against HEAD's estate it is a minor change on 2.0.0.
+    const working = await run(["check", "lookup.tool.json"], dir);
+    assert.equal(working.code, 1, working.out + working.err);
+    const atHead = await run([
+      "check",
+      "lookup.tool.json",
+      "--against",
+      "HEAD",
+      "--estate",
+      "corpus",
+    ], dir);
+    assert.equal(atHead.code, 0, atHead.out + atHead.err);
+    assert.match(
+      atHead.out,
+      /^ok {3}lookup\.tool\.json: payments\.lookup@2\.1\.0 against payments\.lookup@2\.0\.0 \(active\), minor change$/m,
+    );
+    // The working estate is untouched.
+    assert.ok(fs.existsSync(path.join(dir, "corpus/tools/payments.lookup/2.1.0.json")));
+
+    const missing = await run([
+      "check",
+      "lookup.tool.json",
+      "--against",
+      "HEAD",
+      "--estate",
+      "elsewhere",
+    ], dir);
+    assert.equal(missing.code, 2);
+    assert.match(missing.err, /^estate: --against HEAD: elsewhere\/tools is not at HEAD\n$/);
+    fs.mkdirSync(path.join(dir, "base"));
+    const folder = await run(["check", "--against", "base", "--estate", "corpus"], dir);
+    assert.equal(folder.code, 2);
+    assert.match(folder.err, /--against base is a folder/);
+  });
+});

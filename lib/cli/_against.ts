@@ -18,6 +18,7 @@
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import type { SchemaChange } from "../compat/schema_change.ts";
 import { parseToolSpec, type ToolSpec, ToolSpecError } from "../estate/spec.ts";
@@ -64,8 +65,8 @@ function git(
 
 const firstLine = (text: string) => text.trim().split("\n")[0] ?? "";
 
-/** The baselines at a git ref of the repository the working folder is in. */
-function gitSource(against: string, cwd: string): BaselineSource {
+/** The top of the repository the working folder is in, and the commit a ref names. */
+function resolveRef(against: string, cwd: string): { root: string; commit: string } {
   const top = git(["rev-parse", "--show-toplevel"], cwd);
   if (top.status !== 0) {
     throw new UsageError(
@@ -84,7 +85,12 @@ function gitSource(against: string, cwd: string): BaselineSource {
       `--against ${against}: no such git ref (branch, tag or commit) in ${root}, and no such folder`,
     );
   }
-  const commit = verified.stdout.trim();
+  return { root, commit: verified.stdout.trim() };
+}
+
+/** The baselines at a git ref of the repository the working folder is in. */
+function gitSource(against: string, cwd: string): BaselineSource {
+  const { root, commit } = resolveRef(against, cwd);
   return {
     kind: "git",
     against,
@@ -327,4 +333,67 @@ export function checkAgainst(
     },
   }));
   return unreadable ? EXIT.usage : failed ? EXIT.failed : EXIT.ok;
+}
+
+/**
+ * Runs `fn` over a copy of an estate folder as it was at a git ref (`git ls-tree`, `git show`
+ * of each file, byte for byte), removed afterwards: `estate check --against REF --estate DIR`
+ * checks the drafts against the estate as the ref has it.
+ *
+ * @param against The ref.
+ * @param estate The estate folder (relative to `cwd`), which must be in the repository at the ref.
+ * @param cwd The working folder, in the repository.
+ * @param fn What to do with the copy's path.
+ * @returns What `fn` returns.
+ * @throws {UsageError} A folder for `against`, not a repository, an unknown ref, the estate not
+ *   at the ref.
+ */
+export async function withEstateAt<T>(
+  against: string,
+  estate: string,
+  cwd: string,
+  fn: (dir: string) => Promise<T>,
+): Promise<T> {
+  if (fs.statSync(path.resolve(cwd, against), { throwIfNoEntry: false })?.isDirectory()) {
+    throw new UsageError(
+      `--against ${against} is a folder: drafts are compared with the files under it; with --estate, --against takes a git ref`,
+    );
+  }
+  const { root, commit } = resolveRef(against, cwd);
+  const absolute = path.resolve(cwd, estate);
+  let real: string;
+  try {
+    real = fs.realpathSync(absolute);
+  } catch {
+    real = path.resolve(fs.realpathSync(cwd), estate);
+  }
+  const rel = path.relative(root, real).split(path.sep).join("/");
+  if (rel === "" || rel.startsWith("../") || rel === ".." || path.isAbsolute(rel)) {
+    throw new UsageError(`--estate ${estate} is not inside the git repository ${root}`);
+  }
+  const listed = git(["ls-tree", "-r", "-z", "--name-only", commit, "--", `${rel}/`], root);
+  const names = listed.stdout.split("\0").filter((n) => n !== "");
+  if (listed.status !== 0 || !names.some((n) => n.startsWith(`${rel}/tools/`))) {
+    throw new UsageError(`--against ${against}: ${rel}/tools is not at ${against}`);
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "estate-at-ref-"));
+  try {
+    const copy = path.join(dir, path.basename(rel));
+    for (const name of names) {
+      const shown = spawnSync("git", ["show", `${commit}:${name}`], {
+        cwd: root,
+        maxBuffer: 1024 * 1024 * 1024,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      if (shown.status !== 0) {
+        throw new UsageError(`cannot read ${against}:${name}: ${firstLine(String(shown.stderr))}`);
+      }
+      const target = path.join(copy, name.slice(rel.length + 1));
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      fs.writeFileSync(target, shown.stdout);
+    }
+    return await fn(copy);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }

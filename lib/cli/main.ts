@@ -40,7 +40,7 @@ import { openPostgres, openStore, redactUrl, STORE_FLAGS } from "./_open_store.t
 import { addServer, listServers } from "./_servers.ts";
 import { showDrift } from "./_drift.ts";
 import { runDiff } from "./_diff.ts";
-import { checkAgainst } from "./_against.ts";
+import { checkAgainst, withEstateAt } from "./_against.ts";
 import { runChangelog } from "./_changelog.ts";
 
 /** Where the CLI writes, and what it knows of its terminal. */
@@ -74,12 +74,13 @@ interface Command {
 /** Every command, in the order `estate --help` lists them. */
 const COMMANDS: Record<string, Command> = {
   check: {
-    usage: "estate check [FILES...] [--against REF|DIR]",
+    usage: "estate check [FILES...] [--against REF|DIR [--estate DIR]]",
     summary:
       "check draft tool files (*.tool.json) against the estate; without FILES, every *.tool.json\n" +
       "under the working folder except node_modules, dist, testdata and fixtures folders;\n" +
       "--against: each against the same file at a git ref (git show REF:path) or under a folder,\n" +
-      "with no estate: the version must be at least what the change requires of that one's",
+      "with no estate: the version must be at least what the change requires of that one's;\n" +
+      "--against REF --estate DIR: against the estate folder DIR as the ref has it",
     values: ["against"],
     booleans: [],
   },
@@ -328,6 +329,22 @@ async function runCommand(
   switch (command) {
     case "check": {
       const against = args.flags.get("against");
+      const estateFlag = args.flags.get("estate");
+      if (typeof against === "string" && typeof estateFlag === "string") {
+        // The drafts against the estate as the ref has it.
+        return await withEstateAt(against, estateFlag, io.cwd, async (dir) => {
+          const { store } = await openStore(new Map([["estate", dir]]), {
+            cwd: io.cwd,
+            now,
+            note: (message) => io.stderr(`estate: note: ${message}\n`),
+          });
+          try {
+            return await check(args.positionals, store, io, json);
+          } finally {
+            await store.close();
+          }
+        });
+      }
       if (typeof against === "string") {
         return checkAgainst(args.positionals, {
           against,
