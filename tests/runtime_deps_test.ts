@@ -86,6 +86,8 @@ Deno.test("serve, estate and demo work on a fresh copy with only their npm packa
         "demo.ts",
         "mod.ts",
         "lib",
+        // The CLI's positions come from the editor's code until it moves into lib/.
+        "extension/src/locations.ts",
         "examples",
         "corpus",
       ]

@@ -39,6 +39,9 @@ import { type Args, EXIT, parseArgs, parseToolRef, UsageError } from "./_args.ts
 import { migrateSchema, openPostgres, openStore, redactUrl, STORE_FLAGS } from "./_open_store.ts";
 import { addServer, listServers } from "./_servers.ts";
 import { showDrift } from "./_drift.ts";
+import { runDiff } from "./_diff.ts";
+import { checkAgainst, withEstateAt } from "./_against.ts";
+import { runChangelog } from "./_changelog.ts";
 
 /** Where the CLI writes, and what it knows of its terminal. */
 export interface CliIO {
@@ -71,11 +74,23 @@ interface Command {
 /** Every command, in the order `estate --help` lists them. */
 const COMMANDS: Record<string, Command> = {
   check: {
-    usage: "estate check [FILES...]",
+    usage: "estate check [FILES...] [--against REF|DIR [--estate DIR]]",
     summary:
       "check draft tool files (*.tool.json) against the estate; without FILES, every *.tool.json\n" +
-      "under the working folder except node_modules, dist, testdata and fixtures folders",
-    values: [],
+      "under the working folder except node_modules, dist, testdata and fixtures folders;\n" +
+      "--against: each against the same file at a git ref (git show REF:path) or under a folder,\n" +
+      "with no estate: the version must be at least what the change requires of that one's;\n" +
+      "--against REF --estate DIR: against the estate folder DIR as the ref has it",
+    values: ["against"],
+    booleans: [],
+  },
+  diff: {
+    usage: "estate diff OLD NEW [--fail-on patch|minor|major]",
+    summary:
+      "the changes from one tool file (or bare JSON Schema) to another, each with its bump and its\n" +
+      "line:column in NEW, and whether NEW's version is enough; no estate needed; exit 1 when a\n" +
+      "change's bump is at or above --fail-on (default major) or the version is not enough",
+    values: ["fail-on"],
     booleans: [],
   },
   publish: {
@@ -121,6 +136,15 @@ const COMMANDS: Record<string, Command> = {
       "who called a version, how often, last seen (after retirement: who called it after it\n" +
       "retired, the calls that now fail)",
     values: [],
+    booleans: [],
+  },
+  changelog: {
+    usage: "estate changelog NAME [--from VERSION] [--to VERSION]",
+    summary:
+      "Markdown release notes of a tool, newest first: what changed in each published version\n" +
+      "against the one before (schemas by bump, other fields) and its deprecation or retirement;\n" +
+      "--from V starts after V, --to V ends at V",
+    values: ["from", "to"],
     booleans: [],
   },
   servers: {
@@ -304,8 +328,43 @@ async function runCommand(
   const out = (human: string, data: unknown): void =>
     io.stdout(json ? JSON.stringify(data, null, 2) + "\n" : human);
   switch (command) {
-    case "check":
+    case "check": {
+      const against = args.flags.get("against");
+      const estateFlag = args.flags.get("estate");
+      if (typeof against === "string" && typeof estateFlag === "string") {
+        // The drafts against the estate as the ref has it.
+        return await withEstateAt(against, estateFlag, io.cwd, async (dir) => {
+          const { store } = await openStore(new Map([["estate", dir]]), {
+            cwd: io.cwd,
+            now,
+            note: (message) => io.stderr(`estate: note: ${message}\n`),
+          });
+          try {
+            return await check(args.positionals, store, io, json);
+          } finally {
+            await store.close();
+          }
+        });
+      }
+      if (typeof against === "string") {
+        return checkAgainst(args.positionals, {
+          against,
+          cwd: io.cwd,
+          format: json ? "json" : "text",
+          stdout: io.stdout,
+          findToolFiles,
+        });
+      }
       return await check(args.positionals, await openEstate(), io, json);
+    }
+    case "diff":
+      return runDiff(args.positionals, {
+        failOn: args.flags.get("fail-on"),
+        cwd: io.cwd,
+        format: json ? "json" : "text",
+        stdout: io.stdout,
+        usage,
+      });
     case "publish": {
       if (args.positionals.length !== 1) throw new UsageError(usage);
       const file = path.resolve(io.cwd, args.positionals[0]);
@@ -428,6 +487,15 @@ async function runCommand(
         out,
       );
     }
+    case "changelog":
+      return await runChangelog(args.positionals, {
+        from: args.flags.get("from"),
+        to: args.flags.get("to"),
+        versions: async (name) => (await openEstate()).registry.versions(name),
+        json,
+        stdout: io.stdout,
+        usage,
+      });
     case "servers": {
       const [sub, ...files] = args.positionals;
       if (sub === undefined) {
