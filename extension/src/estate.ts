@@ -61,6 +61,8 @@ export class EstateSnapshot {
     this.registry = new ToolRegistry({
       storedCalls: (name) => this.calls(name),
       ...(options.now ? { now: options.now } : {}),
+      // The estate's compatibility mode (estate.json), for drafts that declare none.
+      compatibility: published.compatibility,
     });
     for (const name of published.names()) {
       for (const record of published.versions(name)) {

@@ -4,6 +4,7 @@ import { comparePathSegments, compareStrings, formatPath } from "../schema/path.
 import type { JsonSchema, PathSegment } from "../schema/types.ts";
 import { type Change, change, keepsValues, maxBump } from "./_change.ts";
 import { Comparer } from "./_compare.ts";
+import { type CompatibilityMode, compatibilityRule } from "./compatibility_mode.ts";
 import type { SchemaBump, SchemaChange, SchemaChangeClassification } from "./schema_change.ts";
 
 /** Options for {@linkcode classifySchemaChange}. */
@@ -14,6 +15,16 @@ export interface ClassifySchemaChangeOptions {
    * calls the tool) that deserves a release and a re-run of the evaluation suite.
    */
   descriptionBump?: "patch" | "minor";
+  /**
+   * The compatibility mode the change is classified under (default `backward`, the rule described
+   * below). `forward`: a change is breaking when callers built for the new contract may fail after
+   * a rollback — the new input schema accepts a value the old one rejects (for outputs: the old
+   * output schema allows a value the new one does not) — and a change that only narrows is
+   * `minor`. `full`: breaking in either direction; only changes that keep the accepted values
+   * (or change a `default`) are not major. A `-transitive` mode classifies one pair as its base
+   * mode: see `classifyForMode` for the checks against earlier versions.
+   */
+  compatibility?: CompatibilityMode;
 }
 
 /**
@@ -70,7 +81,15 @@ export function classifySchemaChange(
   options: ClassifySchemaChangeOptions = {},
 ): SchemaChangeClassification {
   if (jsonEqual(oldSchema, newSchema)) return { bump: "patch", changes: [] };
-  return finish(compareSchemas(oldSchema, newSchema, options.descriptionBump ?? "patch", false));
+  const rule = compatibilityRule(options.compatibility ?? "backward");
+  const descriptionBump = options.descriptionBump ?? "patch";
+  // Backward: does the new schema accept every value the old one did (widening is safe)?
+  const backward = () => compareSchemas(oldSchema, newSchema, descriptionBump, false);
+  // Forward: does the old schema accept every value the new one does (narrowing is safe)?
+  const forward = () => narrowingSafe(oldSchema, newSchema, descriptionBump, false, ROLLBACK);
+  if (!rule.forward) return finish(backward());
+  if (!rule.backward) return finish(forward());
+  return finish(both(backward(), forward()));
 }
 
 /** Every change from `o` to `n`, with the internal flags still on them. */
@@ -135,78 +154,154 @@ export function classifyOutputSchemaChange(
   newSchema: JsonSchema | undefined,
   options: ClassifySchemaChangeOptions = {},
 ): SchemaChangeClassification {
+  const rule = compatibilityRule(options.compatibility ?? "backward");
   if (oldSchema === undefined && newSchema === undefined) return { bump: "patch", changes: [] };
   if (oldSchema === undefined) {
-    return finish([change(
-      [],
-      "constraint-added",
-      "minor",
-      "outputSchema added: consumers may now rely on structuredContent matching it",
-    )]);
+    return finish([
+      rule.forward
+        ? change(
+          [],
+          "constraint-added",
+          "major",
+          "outputSchema added: after a rollback, structuredContent need not match it",
+        )
+        : change(
+          [],
+          "constraint-added",
+          "minor",
+          "outputSchema added: consumers may now rely on structuredContent matching it",
+        ),
+    ]);
   }
   if (newSchema === undefined) {
-    return finish([change(
-      [],
-      "constraint-removed",
-      "major",
-      "outputSchema removed: consumers can no longer rely on the shape of structuredContent",
-    )]);
+    return finish([
+      rule.backward
+        ? change(
+          [],
+          "constraint-removed",
+          "major",
+          "outputSchema removed: consumers can no longer rely on the shape of structuredContent",
+        )
+        : change(
+          [],
+          "constraint-removed",
+          "minor",
+          "outputSchema removed: consumers built for the new contract rely on no shape, so a rollback is safe",
+        ),
+    ]);
   }
   if (jsonEqual(oldSchema, newSchema)) return { bump: "patch", changes: [] };
   const descriptionBump = options.descriptionBump ?? "patch";
-  // Does the old output schema accept every value the new one does? That decides the bump.
-  const back = compareSchemas(newSchema, oldSchema, descriptionBump, true);
+  // Backward for outputs: does the old output schema allow every value the new one does?
+  const backward = () => narrowingSafe(oldSchema, newSchema, descriptionBump, true, CONSUMERS);
+  // Forward for outputs: does the new output schema allow every value the old one does?
+  const forward = () =>
+    compareSchemas(oldSchema, newSchema, descriptionBump, true).map(forOutputRollback);
+  if (!rule.forward) return finish(backward());
+  if (!rule.backward) return finish(forward());
+  return finish(both(backward(), forward()));
+}
+
+/** How a narrowing-safe classification words its changes, for one audience. */
+interface MirrorWords {
+  same: string;
+  narrower: string;
+  wider: string;
+  fewer: string;
+  unproven: string;
+}
+
+/** Outputs under `backward`: consumers built for the old output schema. */
+const CONSUMERS: MirrorWords = {
+  same: "; the output allows the same values",
+  narrower: ": the output now allows only values the old output schema allowed",
+  wider: ": consumers may now receive values the old output schema did not allow",
+  fewer: ": the output now allows fewer values; consumers are unaffected",
+  unproven:
+    ": consumers may be affected (the classifier cannot prove the old output schema allows every value the new one does)",
+};
+
+/** Inputs under `forward`: callers built for the new contract, after a rollback to the old one. */
+const ROLLBACK: MirrorWords = {
+  same: "; the input accepts the same values",
+  narrower: ": the input now accepts only values the old contract accepted, so a rollback is safe",
+  wider:
+    ": callers built for the new contract may send values the old one rejects, so a rollback breaks them",
+  fewer: ": the input now accepts fewer values; callers built for it survive a rollback",
+  unproven:
+    ": a rollback may break callers built for the new contract (the classifier cannot prove the old contract accepts every value the new one does)",
+};
+
+/**
+ * The changes from `o` to `n` when what must hold is "`o` accepts every value `n` accepts": the
+ * bump comes from the engine run the other way round, the changes are listed as edits from old to
+ * new, worded for `words`' audience. `strict`: members the schemas do not name count (outputs).
+ */
+function narrowingSafe(
+  o: JsonSchema,
+  n: JsonSchema,
+  descriptionBump: SchemaBump,
+  strict: boolean,
+  words: MirrorWords,
+): Change[] {
+  // Does the old schema accept every value the new one does? That decides the bump.
+  const back = compareSchemas(n, o, descriptionBump, strict);
   const proven = back.filter((c) => !keepsValues(c)).reduce<SchemaBump>(
     (b, c) => maxBump(b, c.bump),
     "patch",
   );
   // The edits as made (old to new) are what a reader wants listed.
-  const forward = compareSchemas(oldSchema, newSchema, descriptionBump, true);
-  let mapped = forward.map((c) => mirror(c, proven));
+  const edits = compareSchemas(o, n, descriptionBump, strict);
+  let mapped = edits.map((c) => mirror(c, proven, words));
   if (proven === "major" && !mapped.some((c) => c.bump === "major")) {
     mapped = mapped.map((c) => keepsValues(c) ? c : { ...c, bump: "major" as const });
   }
-  return finish(mapped);
+  return mapped;
 }
 
 /**
- * One input-style change read for outputs, given what the reverse comparison proved: `patch`
- * (the same values), `minor` (the new output allows only old values) or `major` (not proven).
+ * One input-style change read the other way round, given what the reverse comparison proved:
+ * `patch` (the same values), `minor` (the new schema accepts only old values) or `major` (not
+ * proven).
  */
-function mirror(c: Change, proven: SchemaBump): Change {
+function mirror(c: Change, proven: SchemaBump, words: MirrorWords): Change {
   if (keepsValues(c)) return c;
   // The message's statement of the edit, without its consequence for input callers.
   const what = c.message.split(/[:;] /)[0];
-  if (proven === "patch") {
-    return { ...c, bump: "patch", message: `${what}; the output allows the same values` };
-  }
-  if (proven === "minor") {
-    return {
-      ...c,
-      bump: "minor",
-      message: `${what}: the output now allows only values the old output schema allowed`,
-    };
-  }
-  if (c.bump === "minor") {
-    return {
-      ...c,
-      bump: "major",
-      message: `${what}: consumers may now receive values the old output schema did not allow`,
-    };
-  }
+  if (proven === "patch") return { ...c, bump: "patch", message: `${what}${words.same}` };
+  if (proven === "minor") return { ...c, bump: "minor", message: `${what}${words.narrower}` };
+  if (c.bump === "minor") return { ...c, bump: "major", message: `${what}${words.wider}` };
   if (c.bump === "major" && c.narrows) {
-    return {
-      ...c,
-      bump: "minor",
-      message: `${what}: the output now allows fewer values; consumers are unaffected`,
-    };
+    return { ...c, bump: "minor", message: `${what}${words.fewer}` };
   }
-  return {
-    ...c,
-    bump: "major",
-    message:
-      `${what}: consumers may be affected (the classifier cannot prove the old output schema allows every value the new one does)`,
-  };
+  return { ...c, bump: "major", message: `${what}${words.unproven}` };
+}
+
+/** An input-style change of an output schema, read for consumers built for the new one. */
+function forOutputRollback(c: Change): Change {
+  if (keepsValues(c)) return c;
+  const what = c.message.split(/[:;] /)[0];
+  return c.bump === "major"
+    ? {
+      ...c,
+      message:
+        `${what}: after a rollback, consumers built for the new output schema may receive values it does not allow`,
+    }
+    : {
+      ...c,
+      message: `${what}: the output allows more values; consumers built for it survive a rollback`,
+    };
+}
+
+/**
+ * The changes under both guarantees: the two lists are the same edits (old to new, in the same
+ * order); each keeps the larger bump, worded by the direction that gave it.
+ */
+function both(backward: Change[], forward: Change[]): Change[] {
+  return backward.map((b, i) => {
+    const f = forward[i];
+    return f && maxBump(b.bump, f.bump) !== b.bump ? f : b;
+  });
 }
 
 /** Changed `$defs`/`definitions` entries that no followed `$ref` reached on either side. */

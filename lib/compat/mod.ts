@@ -16,3 +16,17 @@ export type {
   SchemaChangeClassification,
   SchemaChangeKind,
 } from "./schema_change.ts";
+export {
+  combineCompatibility,
+  COMPATIBILITY_MODES,
+  compatibilityRule,
+  DEFAULT_COMPATIBILITY,
+  isCompatibilityMode,
+} from "./compatibility_mode.ts";
+export type { CompatibilityMode, CompatibilityRule } from "./compatibility_mode.ts";
+export { classifyForMode } from "./classify_for_mode.ts";
+export type {
+  ClassifyForModeOptions,
+  EarlierSchema,
+  ModeClassification,
+} from "./classify_for_mode.ts";

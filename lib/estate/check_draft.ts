@@ -4,10 +4,12 @@
  *
  * @module
  */
+import type { CompatibilityMode } from "../compat/compatibility_mode.ts";
 import type { SchemaBump, SchemaChange } from "../compat/schema_change.ts";
 import type { SchemaIssue } from "../schema/types.ts";
 import {
   inOutputSchema,
+  modePhrase,
   type PlanOptions,
   type PublishPlan,
   type PublishRefusal,
@@ -65,8 +67,15 @@ export interface DraftReport {
   version: string;
   /** The newest published version compared with, and its state. */
   baseline?: { version: string; state: string };
-  /** The bump the change requires (patch when there is no baseline). */
+  /**
+   * The compatibility mode the draft is checked under: its own `compatibility`, else the estate's,
+   * combined with the baseline's when they differ.
+   */
+  compatibility: CompatibilityMode;
+  /** The bump the change requires under that mode (patch when there is no baseline). */
   bump: SchemaBump;
+  /** For a `-transitive` mode: the earlier versions of the line the change is breaking against. */
+  breaksAgainst: string[];
   /** The lowest acceptable version, when there is a baseline. */
   minimumVersion?: string;
   /** Every input schema change against the baseline (paths inside `inputSchema`). */
@@ -100,6 +109,12 @@ function issueTarget(issue: SchemaIssue): FindingTarget {
   return { field: "inputSchema", path: issue.path };
 }
 
+/** `Under forward compatibility, ` for a mode other than the default; empty for `backward`. */
+function modeLead(plan: PublishPlan): string {
+  const phrase = modePhrase(plan);
+  return phrase && phrase[0].toUpperCase() + phrase.slice(1);
+}
+
 function rejectionMessage(node: RejectionsAtNode): string {
   const n = node.count;
   const what = `${node.example.path} ${
@@ -110,7 +125,9 @@ function rejectionMessage(node: RejectionsAtNode): string {
 
 /**
  * Checks a draft spec against the newest published version of its tool: the bump the schema
- * change requires and whether the draft's version is enough, each change at its node, the stored
+ * change requires under the tool's compatibility mode (its `compatibility`, else the estate's;
+ * a mode other than `backward` is named in the version finding) and whether the draft's version
+ * is enough, each change at its node, the stored
  * calls a non-major bump would reject (at the node that rejects them), what `checkSchema` refuses,
  * a description that names a tool some of this tool's principals may not see (an error: publish
  * refuses it), a `server` that is not registered or does not list the tool (an error), tool
@@ -157,12 +174,17 @@ export function checkDraft(
     if (r.refusal === "bump-too-small") {
       const biting = [...plan.changes, ...plan.outputChanges.map(inOutputSchema)].filter((c) =>
         c.bump === plan.bump
-      ).map((c) => c.message.split(":")[0]);
+      ).map((c) => {
+        const against = /\(against ([^)]+)\)$/.exec(c.message);
+        return c.message.split(":")[0] + (against ? ` (against ${against[1]})` : "");
+      });
       findings.push({
         severity: "error",
         code: "version-too-low",
         target: { field: "version" },
-        message: `change is ${plan.bump} against ${baseName}: ${biting.slice(0, 3).join("; ")}${
+        message: `${modeLead(plan)}change is ${plan.bump} against ${baseName}: ${
+          biting.slice(0, 3).join("; ")
+        }${
           biting.length > 3 ? `; and ${biting.length - 3} more` : ""
         } — version must be at least ${plan.minimumVersion}`,
       });
@@ -193,7 +215,7 @@ export function checkDraft(
       severity: "hint",
       code: "version-ok",
       target: { field: "version" },
-      message: `${plan.bump} change against ${base.spec.version}${
+      message: `${modeLead(plan)}${plan.bump} change against ${base.spec.version}${
         plan.changes.length + plan.outputChanges.length === 0 ? " (no schema change)" : ""
       }: version ${spec.version} is enough`,
     });
@@ -274,7 +296,9 @@ export function checkDraft(
     name: spec.name,
     version: spec.version,
     baseline: base ? { version: base.spec.version, state: base.state } : undefined,
+    compatibility: plan.compatibility,
     bump: plan.bump,
+    breaksAgainst: plan.breaksAgainst,
     minimumVersion: plan.minimumVersion,
     changes: plan.changes,
     outputChanges: plan.outputChanges,

@@ -144,3 +144,4 @@ export {
   type MeetsRequirementOptions,
   type Requirement,
 } from "./requirement.ts";
+export { ESTATE_CONFIG_FILE, type EstateConfig, estateConfigProblems } from "./estate_config.ts";

@@ -10,7 +10,13 @@
  *
  * @module
  */
-import { classifyOutputSchemaChange, classifySchemaChange } from "../compat/classify.ts";
+import { classifyForMode, type EarlierSchema } from "../compat/classify_for_mode.ts";
+import {
+  combineCompatibility,
+  type CompatibilityMode,
+  compatibilityRule,
+  DEFAULT_COMPATIBILITY,
+} from "../compat/compatibility_mode.ts";
 import type { SchemaBump, SchemaChange } from "../compat/schema_change.ts";
 import { bumpFor, compareVersions, Version } from "../compat/semver.ts";
 import { canonicalJson } from "../schema/_equal.ts";
@@ -43,13 +49,26 @@ export interface PublishPlan {
   /** The newest published version it is compared with (a copy of its record), if any. */
   baseline?: VersionRecord;
   /**
-   * The bump the change requires against the baseline: the larger of the input schema's and the
-   * output schema's (patch when there is no baseline).
+   * The compatibility mode the change is held to: the candidate's (its `compatibility`, else the
+   * estate's default), combined with the baseline's when they differ (see
+   * `combineCompatibility`): a change of mode is held to both.
+   */
+  compatibility: CompatibilityMode;
+  /**
+   * The bump the change requires against the baseline under that mode: the larger of the input
+   * schema's and the output schema's (patch when there is no baseline); for a `-transitive` mode,
+   * major when the change is breaking against any version of the baseline's major line that is
+   * not retired.
    */
   bump: SchemaBump;
-  /** The input schema's changes against the baseline (paths inside `inputSchema`). */
+  /** For a `-transitive` mode: the earlier versions of the line the change is breaking against. */
+  breaksAgainst: string[];
+  /**
+   * The input schema's changes against the baseline (paths inside `inputSchema`), under the mode;
+   * for a transitive mode, then the major ones against earlier versions (`(against 1.0.0)`).
+   */
   changes: SchemaChange[];
-  /** The output schema's bump against the baseline, by the mirror rule of `classifyOutputSchemaChange`. */
+  /** The output schema's bump against the baseline, by the mirror rule of `classifyOutputSchemaChange`, under the mode. */
   outputBump: SchemaBump;
   /** The output schema's changes against the baseline (paths inside `outputSchema`). */
   outputChanges: SchemaChange[];
@@ -183,9 +202,28 @@ function releaseBetween(from: string, to: string): SchemaBump {
   return "patch";
 }
 
+/** `under forward compatibility, ` for a mode other than the default; empty for `backward`. */
+export function modePhrase(plan: PublishPlan): string {
+  return plan.compatibility === DEFAULT_COMPATIBILITY
+    ? ""
+    : `under ${plan.compatibility} compatibility, `;
+}
+
+/**
+ * A change's message cut to its statement of the edit — `removed property currency` — keeping
+ * the version a transitive mode found it breaking against: `..., against 1.0.0`.
+ */
+export function changeHeadline(c: SchemaChange): string {
+  const against = /\(against ([^)]+)\)$/.exec(c.message);
+  return c.message.split(":")[0] + (against ? `, against ${against[1]}` : "");
+}
+
 function describeChanges(changes: SchemaChange[], bump: SchemaBump): string {
   const biting = changes.filter((c) => c.bump === bump);
-  const shown = biting.slice(0, 2).map((c) => c.message.split(":")[0] + ` at ${c.path}`);
+  const shown = biting.slice(0, 2).map((c) => {
+    const against = /\(against ([^)]+)\)$/.exec(c.message);
+    return `${c.message.split(":")[0]} at ${c.path}${against ? `, against ${against[1]}` : ""}`;
+  });
   return shown.join("; ") + (biting.length > 2 ? `; and ${biting.length - 2} more` : "");
 }
 
@@ -201,6 +239,8 @@ export interface PublishSubject {
   replay: (schema: ToolSpec["inputSchema"], options: ReplayLine) => Rejections;
   /** How many rejected calls a refusal lists. */
   sample: number;
+  /** The estate's default compatibility mode, for a spec that declares none. Default `backward`. */
+  compatibility?: CompatibilityMode;
   /** The estate's servers: a server the candidate names must be registered and list it. */
   servers: ServerLookup;
 }
@@ -223,10 +263,17 @@ export function publishPlan(subject: PublishSubject): PublishPlan {
   const existing = versions.find((r) => compareVersions(r.spec.version, spec.version) === 0);
   const baseline = versions.length ? copyRecord(versions[versions.length - 1]) : undefined;
   const refusals: PublishPlan["refusals"] = [];
+  const estateMode = subject.compatibility ?? DEFAULT_COMPATIBILITY;
+  const own = spec.compatibility ?? estateMode;
+  const mode = baseline
+    ? combineCompatibility(baseline.spec.compatibility ?? estateMode, own)
+    : own;
   const plan: PublishPlan = {
     spec,
     baseline,
+    compatibility: mode,
     bump: "patch",
+    breaksAgainst: [],
     changes: [],
     outputBump: "patch",
     outputChanges: [],
@@ -244,12 +291,29 @@ export function publishPlan(subject: PublishSubject): PublishPlan {
   if (baseline) {
     // Against the newest version, whatever this version's number: the classification decides
     // the bump, and the version a refusal suggests is one the next check accepts.
-    const c = classifySchemaChange(baseline.spec.inputSchema, spec.inputSchema);
-    const out = classifyOutputSchemaChange(baseline.spec.outputSchema, spec.outputSchema);
+    // A transitive mode checks every other version of the baseline's major line still in use.
+    const line = Version.parse(baseline.spec.version).major;
+    const others = versions.slice(0, -1).filter((r) =>
+      r.state !== "retired" && Version.parse(r.spec.version).major === line
+    );
+    const earlier = (pick: (s: ToolSpec) => EarlierSchema["schema"]): EarlierSchema[] =>
+      others.map((r) => ({ version: r.spec.version, schema: pick(r.spec) }));
+    const c = classifyForMode(baseline.spec.inputSchema, spec.inputSchema, {
+      mode,
+      earlier: earlier((s) => s.inputSchema),
+    });
+    const out = classifyForMode(baseline.spec.outputSchema, spec.outputSchema, {
+      mode,
+      output: true,
+      earlier: earlier((s) => s.outputSchema),
+    });
     plan.changes = c.changes;
     plan.outputBump = out.bump;
     plan.outputChanges = out.changes;
     plan.bump = RANK[out.bump] > RANK[c.bump] ? out.bump : c.bump;
+    plan.breaksAgainst = others.map((r) => r.spec.version).filter((v) =>
+      c.breaksAgainst.includes(v) || out.breaksAgainst.includes(v)
+    );
     plan.minimumVersion = bumpFor(baseline.spec.version, plan.bump);
   }
   if (existing) {
@@ -323,7 +387,7 @@ export function publishPlan(subject: PublishSubject): PublishPlan {
     if (RANK[actual] < RANK[plan.bump]) {
       refusals.push({
         refusal: "bump-too-small",
-        message: `Cannot publish ${id}: change is ${plan.bump} (${
+        message: `Cannot publish ${id}: ${modePhrase(plan)}change is ${plan.bump} (${
           describeChanges(
             [...plan.changes, ...plan.outputChanges.map(inOutputSchema)],
             plan.bump,
@@ -331,7 +395,10 @@ export function publishPlan(subject: PublishSubject): PublishPlan {
         }); publish ${plan.minimumVersion}, not ${spec.version}`,
       });
     }
-    if (actual !== "major" && plan.schemaIssues.length === 0) {
+    // The stored calls stand for callers built for older versions: what `backward` protects.
+    if (
+      actual !== "major" && plan.schemaIssues.length === 0 && compatibilityRule(mode).backward
+    ) {
       const major = Version.parse(spec.version).major;
       plan.rejected = subject.replay(spec.inputSchema, { major, sample: subject.sample });
       if (plan.rejected.count > 0) {

@@ -9,6 +9,7 @@
  * @module
  */
 import { compareVersions, satisfies } from "../compat/semver.ts";
+import { type CompatibilityMode, DEFAULT_COMPATIBILITY } from "../compat/compatibility_mode.ts";
 import { frozenJsonCopy } from "../schema/_json_value.ts";
 import {
   copyRecord,
@@ -78,6 +79,11 @@ export interface RegistryOptions {
   now?: () => Date;
   /** How many rejected calls a refusal lists. Default 3. */
   rejectedSample?: number;
+  /**
+   * The estate's compatibility mode, for a tool that declares none in its spec (`compatibility`):
+   * what publish, `plan` and the gateway's drift check hold its changes to. Default `backward`.
+   */
+  compatibility?: CompatibilityMode;
 }
 
 /** A version as it was reviewed and stored, for {@linkcode ToolRegistry.restore}. */
@@ -158,6 +164,7 @@ export class ToolRegistry implements ServerLookup {
   readonly #storedCalls: CallSource;
   readonly #now: () => Date;
   readonly #sample: number;
+  readonly #compatibility: CompatibilityMode;
   /** Sorted names with their active versions newest first; rebuilt lazily after a change. */
   #discoveryIndex: IndexEntry[] | undefined;
   /** The earliest retirement scheduled and not yet applied (ms); undefined: to compute; null: none. */
@@ -172,6 +179,26 @@ export class ToolRegistry implements ServerLookup {
     this.#storedCalls = options.storedCalls ?? (() => []);
     this.#now = options.now ?? (() => new Date());
     this.#sample = options.rejectedSample ?? 3;
+    this.#compatibility = options.compatibility ?? DEFAULT_COMPATIBILITY;
+  }
+
+  /**
+   * The estate's compatibility mode: for a tool whose spec declares none.
+   *
+   * @returns The mode given as `RegistryOptions.compatibility`, else `backward`.
+   */
+  get compatibility(): CompatibilityMode {
+    return this.#compatibility;
+  }
+
+  /**
+   * The compatibility mode a version is held to: its own `compatibility`, else the estate's.
+   *
+   * @param spec The version (or a candidate).
+   * @returns The mode.
+   */
+  compatibilityOf(spec: ToolSpec): CompatibilityMode {
+    return spec.compatibility ?? this.#compatibility;
   }
 
   /**
@@ -195,6 +222,7 @@ export class ToolRegistry implements ServerLookup {
       replay: options.replay ??
         ((schema, line) => replayCalls(schema, this.#storedCalls(spec.name), line)),
       sample: this.#sample,
+      compatibility: this.#compatibility,
       servers: this.#servers,
     });
   }

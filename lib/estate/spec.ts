@@ -6,6 +6,11 @@
  */
 import { isObject } from "../_object.ts";
 import { Version } from "../compat/semver.ts";
+import {
+  COMPATIBILITY_MODES,
+  type CompatibilityMode,
+  isCompatibilityMode,
+} from "../compat/compatibility_mode.ts";
 import { jsonProblems } from "../schema/_json_value.ts";
 import { formatPath } from "../schema/path.ts";
 import type { JsonSchema } from "../schema/types.ts";
@@ -151,6 +156,14 @@ export interface ToolSpec {
    * {amount} {currency}?"`.
    */
   confirm?: { message?: string };
+  /**
+   * The compatibility mode publish holds this tool's changes to (see `CompatibilityMode`):
+   * `backward` (callers built for the old version keep working), `forward` (callers built for the
+   * new version survive a rollback), `full` (both), each also `-transitive` (against every
+   * version of the major line that is not retired). Absent: the estate's default (`estate.json`),
+   * else `backward`.
+   */
+  compatibility?: CompatibilityMode;
 }
 
 /** A direction in which a server asks its client: for a completion, for user input, for roots. */
@@ -233,6 +246,7 @@ export const TOOL_SPEC_FIELDS: readonly (keyof ToolSpec)[] = [
   "server",
   "uses",
   "confirm",
+  "compatibility",
 ];
 
 /** A tool spec that was refused, with every problem found (each names its field). */
@@ -413,6 +427,14 @@ export function parseToolSpec(value: unknown, subject = "tool spec"): ToolSpec {
       `server ${JSON.stringify(server)} must be a server id: 1-63 characters of a-z 0-9 -`,
     );
   }
+  const compatibility = str("compatibility", false);
+  if (typeof v.compatibility === "string" && !isCompatibilityMode(compatibility)) {
+    problems.push(
+      `compatibility must be one of ${COMPATIBILITY_MODES.join(", ")}, got ${
+        JSON.stringify(compatibility)
+      }`,
+    );
+  }
   const inputSchema = schema("inputSchema", true);
   const outputSchema = schema("outputSchema", false);
   const known = new Set([...TOOL_SPEC_FIELDS, "$schema"]);
@@ -436,6 +458,7 @@ export function parseToolSpec(value: unknown, subject = "tool spec"): ToolSpec {
     spec.uses = [...new Set(uses as ClientDirection[])].sort();
   }
   if (confirm !== undefined) spec.confirm = confirm;
+  if (typeof v.compatibility === "string") spec.compatibility = compatibility as CompatibilityMode;
   if (Object.hasOwn(v, "callScopes") && v.callScopes !== undefined) {
     spec.callScopes = [...new Set(callScopes)];
   }

@@ -186,6 +186,7 @@ export class UpstreamLink {
     t.version = registered.version;
     const a = classifyDrift(registered, live.listed, {
       descriptionSignals: this.#ctx.descriptionSignals,
+      compatibility: this.#ctx.registry.compatibilityOf(registered),
     });
     const version = registered.version;
     const stated = isObject(live.listed.annotations) ? live.listed.annotations : {};

@@ -12,6 +12,12 @@
  * - annotations: does the upstream now say the tool does more to the world than the estate's
  *   side-effect class (read-only → writes, non-destructive → destructive, idempotent → not)?
  *
+ * A tool whose compatibility mode (its `compatibility`, else the estate's) asks for `forward` is
+ * also held to it: a live contract that callers built for it could not roll back from — an input
+ * that accepts calls the registered one rejects, an output the registered one allows but it does
+ * not — is outside what the registered version promises, as a publish of it would be a major
+ * change. (`backward` always applies: the gateway forwards what the registered contract accepts.)
+ *
  * Any of those quarantines the tool ({@linkcode DriftAssessment.quarantine}); anything smaller is
  * compatible. A changed description or title (or new text inside the schemas) is reported apart,
  * as a rug-pull signal, with what a description lint finds in the new text.
@@ -20,6 +26,7 @@
  */
 import { isObject } from "../_object.ts";
 import { classifyOutputSchemaChange, classifySchemaChange } from "../compat/classify.ts";
+import { combineCompatibility, type CompatibilityMode } from "../compat/compatibility_mode.ts";
 import type { SchemaChangeClassification } from "../compat/schema_change.ts";
 import { annotationsFor, type ToolAnnotations, type ToolSpec } from "../estate/spec.ts";
 import type { ListedTool } from "../mcp/protocol.ts";
@@ -87,6 +94,13 @@ export interface DriftAssessment {
 export interface ClassifyDriftOptions {
   /** The description lint run on each changed text. Default: none. */
   descriptionSignals?: DescriptionLint;
+  /**
+   * The tool's compatibility mode (`ToolRegistry.compatibilityOf(registered)`). The schemas are
+   * classified under it combined with `backward` (so `forward` is checked as `full`);
+   * `-transitive` adds nothing here: drift is against the registered version only. Default:
+   * the registered spec's `compatibility`, else `backward`.
+   */
+  compatibility?: CompatibilityMode;
 }
 
 /** The most schema texts looked at per listing (a hostile listing may be huge). */
@@ -128,18 +142,33 @@ export function classifyDrift(
   options: ClassifyDriftOptions = {},
 ): DriftAssessment {
   const quarantine: string[] = [];
+  const declared = options.compatibility ?? registered.compatibility ?? "backward";
+  // The gateway's own guarantee (what the registered contract accepts is forwarded) is backward.
+  const compatibility = combineCompatibility(
+    declared.replace(/-transitive$/, "") as CompatibilityMode,
+    "backward",
+  );
+  const under = compatibility === "backward" ? "" : ` under ${compatibility} compatibility`;
   const liveInput: JsonSchema = isSchema(live.inputSchema) ? live.inputSchema : { type: "object" };
-  const input = compare(() => classifySchemaChange(registered.inputSchema, liveInput));
+  const input = compare(() =>
+    classifySchemaChange(registered.inputSchema, liveInput, { compatibility })
+  );
   if (input?.bump === "major") {
     quarantine.push(
-      `its input schema now rejects calls the registered one accepts (${firstMajor(input)})`,
+      under
+        ? `its input schema changed beyond the registered contract${under} (${firstMajor(input)})`
+        : `its input schema now rejects calls the registered one accepts (${firstMajor(input)})`,
     );
   }
   const liveOutput = isSchema(live.outputSchema) ? live.outputSchema : undefined;
-  const output = compare(() => classifyOutputSchemaChange(registered.outputSchema, liveOutput));
+  const output = compare(() =>
+    classifyOutputSchemaChange(registered.outputSchema, liveOutput, { compatibility })
+  );
   if (output?.bump === "major") {
     quarantine.push(
-      `its output schema now allows values the registered one does not (${firstMajor(output)})`,
+      under
+        ? `its output schema changed beyond the registered contract${under} (${firstMajor(output)})`
+        : `its output schema now allows values the registered one does not (${firstMajor(output)})`,
     );
   }
   const annotations = annotationChanges(registered, live);

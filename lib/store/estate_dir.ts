@@ -4,6 +4,7 @@
  *
  * ```
  * <estate>/
+ *   estate.json              the estate's settings: { "compatibility": "<mode>" } (optional)
  *   principals.json          example principals
  *   servers/<id>.json        the MCP servers the estate did not write (loaded before tools/)
  *   tools/<tool name>/
@@ -39,7 +40,13 @@ import type {
   RetirementRules,
 } from "../estate/retirement_plan.ts";
 import { parseToolSpec, specSubject, type ToolSpec } from "../estate/spec.ts";
+import {
+  ESTATE_CONFIG_FILE,
+  type EstateConfig,
+  estateConfigProblems,
+} from "../estate/estate_config.ts";
 import { CorpusError } from "./corpus_error.ts";
+import { parseJsonFile } from "./_json.ts";
 import { type EstatePrincipal, parsePrincipals } from "./principals.ts";
 import { readCallsFile, type TornLine } from "./read_calls.ts";
 import { appendToCallsFile } from "./_append.ts";
@@ -211,13 +218,14 @@ export class EstateDir implements EstateStore {
   /**
    * Opens an estate folder and loads it. Nothing is written; leftovers of a crashed write
    * (`.tmp-*`) are ignored (and removed by the next write to that tool). A folder without
-   * `tools/` or `principals.json` is an empty estate.
+   * `tools/` or `principals.json` is an empty estate. `estate.json`, when there is one, gives the
+   * registry the estate's compatibility mode (`RegistryOptions.compatibility`).
    *
    * @param dir The folder (e.g. `corpus`); it must exist.
    * @param options The clock and the lock timeout.
    * @returns The estate.
    * @throws {CorpusError} Naming the file (and line and column, for invalid JSON) of the first
-   *   version file, `lifecycle.json`, `principals.json` or server record that is not valid, of a
+   *   version file, `lifecycle.json`, `principals.json`, `estate.json` or server record that is not valid, of a
    *   version file whose name or version does not match its place, of a server record whose id is
    *   not its file name, or of one that lists a tool another server's record lists.
    * @throws {Error} When `dir` is not a folder.
@@ -251,9 +259,11 @@ export class EstateDir implements EstateStore {
       throw new Error(`Cannot open the estate ${this.dir}: no such folder`);
     }
     const principals = this.#readPrincipals();
+    const config = this.#readConfig();
     const registry = new ToolRegistry({
       storedCalls: (name) => this.#replay ? this.readCalls(name) : [],
       now: () => this.#pinned ? this.#pinned() : this.#now(),
+      ...(config.compatibility ? { compatibility: config.compatibility } : {}),
     });
     registry.restoreServers(this.#readServers().map((s) => s.record));
     const tools = path.join(this.dir, TOOLS_DIR);
@@ -288,6 +298,22 @@ export class EstateDir implements EstateStore {
     if (JSON.stringify(principals) === JSON.stringify(this.#principals)) return false;
     this.#principals = principals;
     return true;
+  }
+
+  /** `estate.json`: the estate's settings; none when there is no file. */
+  #readConfig(): EstateConfig {
+    const file = path.join(this.dir, ESTATE_CONFIG_FILE);
+    let text: string;
+    try {
+      text = fs.readFileSync(file, "utf8");
+    } catch (e) {
+      if ((e as { code?: string }).code === "ENOENT") return {};
+      throw e;
+    }
+    const value = parseJsonFile(text, file);
+    const problems = estateConfigProblems(value);
+    if (problems.length) throw new CorpusError(file, problems.join("; "), { line: 1 });
+    return value as EstateConfig;
   }
 
   #readPrincipals(): EstatePrincipal[] {

@@ -10,6 +10,7 @@ import postgres, { type Sql, type TransactionSql } from "postgres";
 import type { LifecycleEntry, VersionRecord } from "../../estate/lifecycle.ts";
 import { publishError, type ReplayLine } from "../../estate/publish_plan.ts";
 import { ToolRegistry } from "../../estate/registry.ts";
+import type { CompatibilityMode } from "../../compat/compatibility_mode.ts";
 import { type DriftRecord, driftRecordProblems } from "../../estate/drift.ts";
 import { parseServerRecord, type ServerRecord } from "../../estate/server_record.ts";
 import {
@@ -53,6 +54,12 @@ export interface PgStoreOptions {
   migrate?: boolean;
   /** The connection pool's size. Default 4. */
   max?: number;
+  /**
+   * The estate's compatibility mode, for a tool whose spec declares none (what `estate.json` gives
+   * a folder estate): publish holds changes to it. Default `backward`. (Kept by the process, not
+   * the database: every replica must be opened with the same mode.)
+   */
+  compatibility?: CompatibilityMode;
 }
 
 /** A version as stored: its spec and lifecycle. */
@@ -100,6 +107,7 @@ export class PgEstateStore implements EstateStore {
   /** The connection pool. */
   readonly sql: Sql;
   readonly #now: () => Date;
+  readonly #compatibility: CompatibilityMode | undefined;
   #registry: ToolRegistry;
   #principals: EstatePrincipal[] = [];
   #pinned: (() => Date) | undefined;
@@ -107,6 +115,7 @@ export class PgEstateStore implements EstateStore {
   private constructor(sql: Sql, options: PgStoreOptions) {
     this.sql = sql;
     this.#now = options.now ?? (() => new Date());
+    this.#compatibility = options.compatibility;
     this.#registry = this.#newRegistry();
   }
 
@@ -135,8 +144,16 @@ export class PgEstateStore implements EstateStore {
     }
   }
 
+  /** The registry option carrying the estate's compatibility mode, when one was given. */
+  #mode(): { compatibility?: CompatibilityMode } {
+    return this.#compatibility ? { compatibility: this.#compatibility } : {};
+  }
+
   #newRegistry(): ToolRegistry {
-    return new ToolRegistry({ now: () => this.#pinned ? this.#pinned() : this.#now() });
+    return new ToolRegistry({
+      now: () => this.#pinned ? this.#pinned() : this.#now(),
+      ...this.#mode(),
+    });
   }
 
   /** The estate as a registry. A `reload()` replaces it. */
@@ -256,7 +273,7 @@ export class PgEstateStore implements EstateStore {
       await tx`select pg_advisory_xact_lock(hashtext(${toolKey(spec.name)}))`;
       const servers = await this.#readServers(tx);
       const tool = (await this.#readTools(tx, spec.name)).get(spec.name) ?? { versions: [] };
-      const scratch = new ToolRegistry({ now: () => at });
+      const scratch = new ToolRegistry({ now: () => at, ...this.#mode() });
       scratch.restoreServers(servers);
       for (const v of tool.versions) scratch.restore(v);
       let wanted: { schema: ToolSpec["inputSchema"]; line: ReplayLine } | undefined;

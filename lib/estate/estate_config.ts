@@ -1,0 +1,57 @@
+/**
+ * The estate's own settings, as `<estate>/estate.json` holds them: for now the compatibility mode
+ * of every tool that declares none. Pure: the store reads the file.
+ *
+ * @module
+ */
+import { isObject } from "../_object.ts";
+import {
+  COMPATIBILITY_MODES,
+  type CompatibilityMode,
+  isCompatibilityMode,
+} from "../compat/compatibility_mode.ts";
+
+/** The estate's settings file, in the estate's folder. */
+export const ESTATE_CONFIG_FILE = "estate.json";
+
+/** The estate's settings (`estate.json`); every field is optional. */
+export interface EstateConfig {
+  /**
+   * The compatibility mode of a tool whose spec declares none (a tool's own `compatibility`
+   * wins). Absent: `backward`.
+   */
+  compatibility?: CompatibilityMode;
+}
+
+/**
+ * Every problem with a value as estate settings, each naming its field.
+ *
+ * @param value The candidate (the parsed `estate.json`).
+ * @returns One sentence per problem; empty for valid settings.
+ *
+ * @example
+ * ```ts
+ * import { estateConfigProblems } from "@tool-estate/core";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(estateConfigProblems({ compatibility: "full-transitive" }), []);
+ * assert.deepEqual(estateConfigProblems({ compatibility: "both", mode: 1 }), [
+ *   'compatibility must be one of backward, backward-transitive, forward, forward-transitive, full, full-transitive, got "both"',
+ *   "unknown field mode",
+ * ]);
+ * ```
+ */
+export function estateConfigProblems(value: unknown): string[] {
+  if (!isObject(value)) return ["the estate's settings must be a JSON object"];
+  const problems: string[] = [];
+  if (value.compatibility !== undefined && !isCompatibilityMode(value.compatibility)) {
+    problems.push(
+      `compatibility must be one of ${COMPATIBILITY_MODES.join(", ")}, got ${
+        JSON.stringify(value.compatibility)
+      }`,
+    );
+  }
+  for (const k of Object.keys(value)) {
+    if (k !== "compatibility" && k !== "$schema") problems.push(`unknown field ${k}`);
+  }
+  return problems;
+}
