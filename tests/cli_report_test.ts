@@ -27,7 +27,10 @@ const SARIF_SCHEMA = new URL(
   import.meta.url,
 );
 
-async function run(args: string[], cwd: string): Promise<{ code: number; out: string; err: string }> {
+async function run(
+  args: string[],
+  cwd: string,
+): Promise<{ code: number; out: string; err: string }> {
   let out = "", err = "";
   const code = await runCli(args, {
     stdout: (t) => (out += t),
@@ -91,7 +94,10 @@ Deno.test("estate check --format sarif is valid SARIF 2.1.0 against its JSON Sch
     assert.equal(log.version, "2.1.0");
     assert.equal(run0.tool.driver.name, "tool-estate");
     assert.equal(run0.tool.driver.version, "0.1.0");
-    assert.deepEqual(run0.tool.driver.rules.map((x: { id: string }) => x.id), RULES.map((x) => x.id));
+    assert.deepEqual(
+      run0.tool.driver.rules.map((x: { id: string }) => x.id),
+      RULES.map((x) => x.id),
+    );
     const removed = run0.tool.driver.rules.find((x: { id: string }) => x.id === "property-removed");
     assert.equal(removed.defaultConfiguration.level, "warning");
     assert.match(removed.helpUri, /^file:\/\/.*\/docs\/rules\.md#property-removed$/);
@@ -100,7 +106,9 @@ Deno.test("estate check --format sarif is valid SARIF 2.1.0 against its JSON Sch
       ruleId: string;
       ruleIndex: number;
       level: string;
-      locations: { physicalLocation: { artifactLocation: { uri: string }; region: Record<string, number> } }[];
+      locations: {
+        physicalLocation: { artifactLocation: { uri: string }; region: Record<string, number> };
+      }[];
     }[];
     assert.deepEqual(
       results.map((x) => [x.locations[0].physicalLocation.artifactLocation.uri, x.ruleId, x.level]),
@@ -205,10 +213,15 @@ Deno.test("estate check --format junit reads back as a suite per file, a case pe
       name: string;
       tests: string;
       failures: string;
-      testcase: { name: string; classname: string; failure?: { message: string; type: string; "#text": string } }[];
+      testcase: {
+        name: string;
+        classname: string;
+        failure?: { message: string; type: string; "#text": string };
+      }[];
     }[];
     assert.deepEqual(suites.map((s) => s.name), [...FILES, "broken.tool.json"]);
-    const cases = (i: number) => suites[i].testcase.map((c) => [c.name, c.failure ? "fail" : "pass"]);
+    const cases = (i: number) =>
+      suites[i].testcase.map((c) => [c.name, c.failure ? "fail" : "pass"]);
     assert.deepEqual(cases(0), [
       ["version-too-low", "fail"],
       ["rejected-calls", "fail"],

@@ -225,15 +225,14 @@ function sarifLog(report: CheckReport, options: RenderOptions): Record<string, u
 
 // ---------------------------------------------------------------- JUnit XML
 
+/** Characters XML 1.0 cannot hold at all (controls but tab, newline, return). */
+// deno-lint-ignore no-control-regex
+const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
+
 /** Escapes text for XML content and attribute values. */
 function xml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
-    // Characters XML 1.0 cannot hold at all (controls but tab, newline, return).
-    // deno-lint-ignore no-control-regex
-    .replace(
-      /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g,
-      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-    );
+    .replace(NOT_XML, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /**
