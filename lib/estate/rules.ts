@@ -23,7 +23,7 @@
  *
  * @module
  */
-import { SCHEMA_CHANGE_KINDS, type SchemaBump } from "../compat/schema_change.ts";
+import type { SchemaBump } from "../compat/schema_change.ts";
 import { isObject } from "../_object.ts";
 import type { JsonSchema, PathSegment } from "../schema/types.ts";
 import type { ToolSpec } from "./spec.ts";
@@ -787,7 +787,10 @@ const CHECK_RULES: Rule[] = [
   ),
 ];
 
-/** Every rule: the schema change kinds in their documented order, then the checks. */
+/**
+ * Every rule: the schema change kinds in `SCHEMA_CHANGE_KINDS`' order (tests/rules_test.ts holds it
+ * to that list), then the checks.
+ */
 export const RULES: readonly Rule[] = [...CHANGE_RULES, ...CHECK_RULES];
 
 const BY_ID = new Map(RULES.map((r) => [r.id, r]));
@@ -800,11 +803,6 @@ const BY_ID = new Map(RULES.map((r) => [r.id, r]));
  */
 export function findRule(id: string): Rule | undefined {
   return BY_ID.get(id);
-}
-
-// Every change kind has its rule, in order (a new kind without a rule fails at import in tests).
-if (CHANGE_RULES.map((r) => r.id).join() !== SCHEMA_CHANGE_KINDS.join()) {
-  throw new Error("the rule catalog does not list every SchemaChangeKind in order");
 }
 
 /** One entry of `rules.json`'s ignore list. */
