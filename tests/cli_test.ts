@@ -66,15 +66,15 @@ Deno.test("estate check fails a breaking change published as a minor, with exit 
     );
     assert.match(
       r.out,
-      /error +version: change is major against payments\.lookup@2\.0\.0 \(published\): removed property includeHistory — version must be at least 3\.0\.0/,
+      /lookup\.tool\.json:\d+:\d+: error +version-too-low version: change is major against payments\.lookup@2\.0\.0 \(published\): removed property includeHistory — version must be at least 3\.0\.0/,
     );
     assert.match(
       r.out,
-      /warning +inputSchema \$\.properties\.includeHistory: removed property includeHistory/,
+      /lookup\.tool\.json:\d+:\d+: warning property-removed inputSchema \$\.properties\.includeHistory: removed property includeHistory/,
     );
     assert.match(
       r.out,
-      /information inputSchema \$\.properties\.channel: added optional property channel/,
+      /lookup\.tool\.json:\d+:\d+: info +property-added inputSchema \$\.properties\.channel: added optional property channel/,
     );
     assert.match(r.out, /1 checked, 1 failed/);
     const json = JSON.parse((await run(["check", "lookup.tool.json", "--json"], dir)).out);
@@ -83,7 +83,7 @@ Deno.test("estate check fails a breaking change published as a minor, with exit 
   });
 });
 
-Deno.test("estate check passes an enough version and reports it as a hint", async () => {
+Deno.test("estate check passes an enough version and reports it as a version-ok hint (info)", async () => {
   await withEstate(async (dir) => {
     draft(dir, "lookup.tool.json", (s) => {
       s.version = "2.1.0";
@@ -93,7 +93,10 @@ Deno.test("estate check passes an enough version and reports it as a hint", asyn
     });
     const r = await run(["check", "lookup.tool.json"], dir);
     assert.equal(r.code, 0, r.out);
-    assert.match(r.out, /hint +version: minor change against 2\.0\.0: version 2\.1\.0 is enough/);
+    assert.match(
+      r.out,
+      /info +version-ok version: minor change against 2\.0\.0: version 2\.1\.0 is enough/,
+    );
   });
 });
 

@@ -9,7 +9,7 @@ import {
   locateTarget,
   parseToolFile,
   type Span,
-} from "../extension/src/locations.ts";
+} from "../lib/cli/_locations.ts";
 import type { PathSegment } from "../lib/schema/types.ts";
 
 const draft = `{

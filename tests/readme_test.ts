@@ -123,7 +123,6 @@ function scratchClone(): { parent: string; repo: string; bin: string } {
       "mod.ts",
       "lib",
       // The CLI's positions come from the editor's code until it moves into lib/.
-      "extension/src/locations.ts",
       "examples",
       "corpus",
     ]

@@ -209,7 +209,7 @@ Deno.test("estate check fails a draft whose description names a tool its princip
     assert.equal(code, 1, out);
     assert.match(
       out,
-      /error +description: description names payments\.lookup, which a principal who sees this tool may not see \(a principal of tenant retail with scopes transfers:read and clearance confidential\)/,
+      /transfers\.tool\.json:\d+:\d+: error +hidden-tool description: description names payments\.lookup, which a principal who sees this tool may not see \(a principal of tenant retail with scopes transfers:read and clearance confidential\)/,
     );
   } finally {
     await Deno.remove(dir, { recursive: true });

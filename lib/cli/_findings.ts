@@ -29,7 +29,7 @@ export interface Finding {
   column: number;
   /** Where the finding's node ends (same counting), when known. */
   endLine?: number;
-  /** Where the finding's node ends, when known. */
+  /** The column just after the finding's node (exclusive, as SARIF counts), when known. */
   endColumn?: number;
   /** The tool and version the file holds, when known. */
   tool?: string;
@@ -53,4 +53,19 @@ export interface CheckReport {
   findings: Finding[];
   /** Whether the command passed (no finding of severity `error`, nothing unreadable). */
   ok: boolean;
+  /**
+   * A line per file for the text report (`FAIL lookup.tool.json: payments.lookup@2.1.0 against …`):
+   * its status (`error`: the file could not be checked) and what to say after the file name.
+   */
+  headers?: FileHeader[];
+}
+
+/** What the text report says of a file before its findings. */
+export interface FileHeader {
+  /** The file, as in {@linkcode Finding.file}. */
+  file: string;
+  /** `ok`, `fail` (an error finding) or `error` (the file could not be checked). */
+  status: "ok" | "fail" | "error";
+  /** The rest of the line. */
+  text: string;
 }

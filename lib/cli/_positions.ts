@@ -1,11 +1,10 @@
 /**
  * Where a finding goes in a file's text, as the editor shows it: the one adapter between the CLI's
- * findings and the position code (jsonc-parser). That code still lives in the extension
- * (`extension/src/locations.ts`); when it moves into `lib/`, only this import changes.
+ * findings and the position code the editor uses (`_locations.ts`, jsonc-parser).
  *
  * @module
  */
-import { LineIndex, locateSegments, parseToolFile } from "../../extension/src/locations.ts";
+import { LineIndex, locateSegments, parseToolFile } from "./_locations.ts";
 import { parsePath } from "../schema/path.ts";
 import type { PathSegment } from "../schema/types.ts";
 

@@ -7,9 +7,11 @@
  * @module
  */
 import type { CheckReport, Finding } from "./_findings.ts";
+import { renderReport, type ReportFormat } from "./_report.ts";
+import denoJson from "../../deno.json" with { type: "json" };
 
-/** The formats this renderer knows. */
-export type Format = "text" | "json";
+/** The formats: text and JSON here, SARIF, JUnit and GitHub annotations by `renderReport`. */
+export type Format = ReportFormat;
 
 /** What a command says besides its findings. */
 export interface Summary {
@@ -35,11 +37,14 @@ export function findingLine(f: Finding): string {
  * Renders a report.
  *
  * @param report The findings and whether the command passed.
- * @param format `text` or `json`.
+ * @param format `text` or `json` (the command's own), or `sarif`, `junit`, `github`.
  * @param summary The command's own summary.
  * @returns The text to print on stdout, ending with a newline.
  */
 export function render(report: CheckReport, format: Format, summary: Summary): string {
+  if (format === "sarif" || format === "junit" || format === "github") {
+    return renderReport(report, format, { toolVersion: denoJson.version });
+  }
   if (format === "json") {
     return JSON.stringify({ ...report, summary: summary.data }, null, 2) + "\n";
   }

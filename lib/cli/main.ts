@@ -42,6 +42,22 @@ import { showDrift } from "./_drift.ts";
 import { runDiff } from "./_diff.ts";
 import { checkAgainst, withEstateAt } from "./_against.ts";
 import { runChangelog } from "./_changelog.ts";
+import {
+  type CheckedFile,
+  checkReport,
+  draftFindings,
+  type LoadedRules,
+  loadRules,
+  RULES_FILE,
+  specFindings,
+  unreadableFinding,
+} from "./_check_report.ts";
+import { renderReport, REPORT_FORMATS, type ReportFormat, reportFormat } from "./_report.ts";
+import { type Rule, RULES } from "../estate/rules.ts";
+import denoJson from "../../deno.json" with { type: "json" };
+
+/** The version SARIF reports name. */
+const TOOL_VERSION: string = denoJson.version;
 
 /** Where the CLI writes, and what it knows of its terminal. */
 export interface CliIO {
@@ -74,23 +90,36 @@ interface Command {
 /** Every command, in the order `estate --help` lists them. */
 const COMMANDS: Record<string, Command> = {
   check: {
-    usage: "estate check [FILES...] [--against REF|DIR [--estate DIR]]",
+    usage:
+      "estate check [FILES...] [--against REF|DIR [--estate DIR]] [--format text|json|sarif|junit|github] [--rules FILE]",
     summary:
       "check draft tool files (*.tool.json) against the estate; without FILES, every *.tool.json\n" +
-      "under the working folder except node_modules, dist, testdata and fixtures folders;\n" +
-      "--against: each against the same file at a git ref (git show REF:path) or under a folder,\n" +
-      "with no estate: the version must be at least what the change requires of that one's;\n" +
-      "--against REF --estate DIR: against the estate folder DIR as the ref has it",
-    values: ["against"],
+      "under the working folder except node_modules, dist, testdata and fixtures folders. Each\n" +
+      "finding has a rule id and a place (file:line:col); the estate's rules.json (or --rules FILE)\n" +
+      "sets rule severities and ignores (estate rules lists the rules; docs/rules.md). --format:\n" +
+      "text (default), json (= --json), sarif (SARIF 2.1.0), junit (JUnit XML), github (workflow\n" +
+      "annotations). --against: each draft against the same file at a git ref (git show REF:path)\n" +
+      "or under a folder, with no estate: the version must be at least what the change requires\n" +
+      "of that one's; --against REF --estate DIR: against the estate folder DIR as the ref has it",
+    values: ["against", "format", "rules"],
     booleans: [],
   },
   diff: {
-    usage: "estate diff OLD NEW [--fail-on patch|minor|major]",
+    usage:
+      "estate diff OLD NEW [--fail-on patch|minor|major] [--format text|json|sarif|junit|github]",
     summary:
       "the changes from one tool file (or bare JSON Schema) to another, each with its bump and its\n" +
       "line:column in NEW, and whether NEW's version is enough; no estate needed; exit 1 when a\n" +
       "change's bump is at or above --fail-on (default major) or the version is not enough",
-    values: ["fail-on"],
+    values: ["fail-on", "format"],
+    booleans: [],
+  },
+  rules: {
+    usage: "estate rules",
+    summary:
+      "the rules of the checking commands: each id, its default severity and what it means\n" +
+      "(docs/rules.md has an example of each); configure them in the estate's rules.json",
+    values: [],
     booleans: [],
   },
   publish: {
@@ -329,8 +358,16 @@ async function runCommand(
     io.stdout(json ? JSON.stringify(data, null, 2) + "\n" : human);
   switch (command) {
     case "check": {
+      const format = checkFormat(args, json);
       const against = args.flags.get("against");
       const estateFlag = args.flags.get("estate");
+      const rulesFlag = args.flags.get("rules");
+      const rulesAt = (dir: string | undefined) =>
+        rulesFlag !== undefined
+          ? loadRules(path.resolve(io.cwd, String(rulesFlag)), io.cwd, true)
+          : dir === undefined
+          ? undefined
+          : loadRules(path.join(dir, RULES_FILE), io.cwd);
       if (typeof against === "string" && typeof estateFlag === "string") {
         // The drafts against the estate as the ref has it.
         return await withEstateAt(against, estateFlag, io.cwd, async (dir) => {
@@ -340,7 +377,11 @@ async function runCommand(
             note: (message) => io.stderr(`estate: note: ${message}\n`),
           });
           try {
-            return await check(args.positionals, store, io, json);
+            return await check(args.positionals, store, io, {
+              format,
+              rules: rulesAt(dir),
+              now: now(),
+            });
           } finally {
             await store.close();
           }
@@ -350,18 +391,28 @@ async function runCommand(
         return checkAgainst(args.positionals, {
           against,
           cwd: io.cwd,
-          format: json ? "json" : "text",
+          format,
           stdout: io.stdout,
           findToolFiles,
         });
       }
-      return await check(args.positionals, await openEstate(), io, json);
+      const estate = await openEstate();
+      const rules = rulesAt(
+        args.flags.has("store")
+          ? undefined
+          : path.resolve(io.cwd, String(args.flags.get("estate") ?? "corpus")),
+      );
+      return await check(args.positionals, estate, io, { format, rules, now: now() });
     }
+    case "rules":
+      if (args.positionals.length) throw new UsageError(usage);
+      out(rulesText(), { rules: RULES });
+      return EXIT.ok;
     case "diff":
       return runDiff(args.positionals, {
         failOn: args.flags.get("fail-on"),
         cwd: io.cwd,
-        format: json ? "json" : "text",
+        format: checkFormat(args, json),
         stdout: io.stdout,
         usage,
       });
@@ -752,64 +803,94 @@ function limitedReport(r: DraftReport & { file: string }): Record<string, unknow
   };
 }
 
+/** `--format`, with `--json` its synonym for json. */
+function checkFormat(args: Args, json: boolean): ReportFormat {
+  const value = args.flags.get("format");
+  if (value === undefined) return json ? "json" : "text";
+  const format = reportFormat(String(value));
+  if (!format) {
+    throw new UsageError(
+      `--format takes one of ${REPORT_FORMATS.join(", ")}, got ${JSON.stringify(value)}`,
+    );
+  }
+  if (json && format !== "json") {
+    throw new UsageError(`--json and --format ${format} exclude each other`);
+  }
+  return format;
+}
+
+/** The rules as `estate rules` lists them. */
+function rulesText(): string {
+  const width = Math.max(...RULES.map((r) => r.id.length));
+  const line = (r: Rule) =>
+    `  ${r.id.padEnd(width)}  ${
+      (r.kind === "change" ? `${r.defaultSeverity} (${r.usualBump})` : r.defaultSeverity).padEnd(
+        15,
+      )
+    } ${r.summary.replace(/`/g, "")}${r.fixed ? " [fixed]" : ""}\n`;
+  return "schema changes (warning when major, info otherwise; the usual bump in brackets):\n" +
+    RULES.filter((r) => r.kind === "change").map(line).join("") +
+    "checks ([fixed]: a refusal of publish, it cannot be lowered, turned off or ignored):\n" +
+    RULES.filter((r) => r.kind === "check").map(line).join("") +
+    `configure them in the estate's ${RULES_FILE}: {"rules": {"<id>": "error"|"warning"|"info"|"off"},\n` +
+    `"ignore": [{"rule": "<id>", "tool"?, "field"?, "path"?, "reason": "…", "expires": "YYYY-MM-DD"}]};\n` +
+    "docs/rules.md explains each rule with an example\n";
+}
+
 async function check(
   files: string[],
   estate: EstateStore,
   io: CliIO,
-  json: boolean,
+  options: { format: ReportFormat; rules?: LoadedRules; now: Date },
 ): Promise<number> {
   const targets = files.length ? files.map((f) => path.resolve(io.cwd, f)) : findToolFiles(io.cwd);
   if (targets.length === 0) throw new UsageError("no *.tool.json files to check");
   const reports: (DraftReport & { file: string })[] = [];
+  const checked: CheckedFile[] = [];
   // A file that cannot be read as a tool spec is reported, and the others are still checked.
   const unreadable: { file: string; message: string }[] = [];
   for (const target of targets) {
-    const file = path.relative(io.cwd, target);
+    const file = path.relative(io.cwd, target).split(path.sep).join("/");
+    let text: string | undefined;
+    try {
+      text = fs.readFileSync(target, "utf8");
+    } catch {
+      // readSpecFile says why.
+    }
     try {
       const spec = readSpecFile(target);
       const replay = await estate.replayFor(spec);
-      reports.push({ file, ...checkDraft(spec, estate.registry, { replay }) });
+      const report = checkDraft(spec, estate.registry, { replay });
+      reports.push({ file, ...report });
+      const against = report.baseline
+        ? ` against ${report.name}@${report.baseline.version} (${report.baseline.state}), ${report.bump} change`
+        : " (new tool)";
+      checked.push({
+        file,
+        findings: draftFindings(file, text ?? "", report),
+        header: { status: "ok", text: `${report.name}@${report.version}${against}` },
+      });
     } catch (e) {
       if (!(e instanceof UsageError || e instanceof ToolSpecError)) throw e;
       unreadable.push({ file, message: e.message });
+      checked.push({
+        file,
+        findings: e instanceof ToolSpecError && text !== undefined
+          ? specFindings(file, text, e.problems)
+          : [unreadableFinding(file, text, e.message)],
+        header: { status: "error", text: shortenText(e.message) },
+      });
     }
   }
-  const failed = reports.filter((r) => !r.ok).length;
-  if (json) {
-    io.stdout(
-      JSON.stringify(
-        {
-          ok: failed === 0 && unreadable.length === 0,
-          reports: reports.map(limitedReport),
-          errors: unreadable,
-        },
-        null,
-        2,
-      ) + "\n",
-    );
-  } else {
-    for (const r of reports) {
-      const against = r.baseline
-        ? ` against ${r.name}@${r.baseline.version} (${r.baseline.state}), ${r.bump} change`
-        : " (new tool)";
-      io.stdout(`${r.ok ? "ok  " : "FAIL"} ${r.file}: ${r.name}@${r.version}${against}\n`);
-      const shown = limitList(r.findings, { shorten: shortenFinding });
-      for (const f of shown.items) {
-        const where = f.target.field === "inputSchema" || f.target.field === "outputSchema"
-          ? `${f.target.field} ${f.target.path}`
-          : f.target.field;
-        io.stdout(`  ${f.severity.padEnd(11)} ${where}: ${f.message}\n`);
-      }
-      if (shown.omitted) io.stdout(`  … ${more(shown.omitted, "finding")}\n`);
-    }
-    for (const u of unreadable) io.stdout(`ERR  ${u.file}: ${shortenText(u.message)}\n`);
-    io.stdout(
-      `${targets.length} checked, ${failed} failed${
-        unreadable.length ? `, ${unreadable.length} could not be read` : ""
-      }\n`,
-    );
-  }
-  return unreadable.length ? EXIT.usage : failed ? EXIT.failed : EXIT.ok;
+  const report = checkReport("check", checked, { rules: options.rules, now: options.now });
+  io.stdout(renderReport(report, options.format, {
+    toolVersion: TOOL_VERSION,
+    json: {
+      reports: reports.map(limitedReport),
+      errors: unreadable,
+    },
+  }));
+  return unreadable.length ? EXIT.usage : report.ok ? EXIT.ok : EXIT.failed;
 }
 
 function list(

@@ -5,7 +5,7 @@
  * @module
  */
 import type { CompatibilityMode } from "../compat/compatibility_mode.ts";
-import type { SchemaBump, SchemaChange } from "../compat/schema_change.ts";
+import type { SchemaBump, SchemaChange, SchemaChangeKind } from "../compat/schema_change.ts";
 import type { SchemaIssue } from "../schema/types.ts";
 import {
   inOutputSchema,
@@ -57,6 +57,10 @@ export interface DraftFinding {
   target: FindingTarget;
   /** The sentence shown to the user. */
   message: string;
+  /** For a `change` or `output-change`: the change's kind (its stable rule id, `property-removed`, …). */
+  kind?: SchemaChangeKind;
+  /** For a `change` or `output-change`: the bump the change requires. */
+  bump?: SchemaBump;
 }
 
 /** The result of checking one draft. */
@@ -226,6 +230,8 @@ export function checkDraft(
       code: "change",
       target: { field: "inputSchema", path: c.path },
       message: c.message,
+      kind: c.kind,
+      bump: c.bump,
     });
   }
   for (const c of plan.outputChanges) {
@@ -234,6 +240,8 @@ export function checkDraft(
       code: "output-change",
       target: { field: "outputSchema", path: c.path },
       message: `outputSchema: ${c.message}`,
+      kind: c.kind,
+      bump: c.bump,
     });
   }
   for (const node of plan.rejected.byNode) {

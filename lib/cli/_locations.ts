@@ -1,14 +1,17 @@
 /**
  * Where a finding goes in a tool file's text: a `$` path inside `inputSchema` or `outputSchema`, or a top-level
- * field, turned into an offset range with jsonc-parser. Pure: no editor, no file system.
+ * field, turned into an offset range with jsonc-parser. Pure: no editor, no file system. The one
+ * module both the editor's diagnostics (extension/src/check_file.ts) and the CLI's reports
+ * (`file:line:col`, SARIF regions, GitHub annotations: lib/cli/_check_report.ts) take positions
+ * from, so both put a finding on the same node.
  *
  * @module
  */
 import { findNodeAtOffset, type Node, type ParseError, parseTree } from "jsonc-parser";
-import type { FindingTarget } from "../../lib/estate/check_draft.ts";
-import { TOOL_SPEC_FIELDS } from "../../lib/estate/spec.ts";
-import { parsePath } from "../../lib/schema/path.ts";
-import type { PathSegment } from "../../lib/schema/types.ts";
+import type { FindingTarget } from "../estate/check_draft.ts";
+import { TOOL_SPEC_FIELDS } from "../estate/spec.ts";
+import { parsePath } from "../schema/path.ts";
+import type { PathSegment } from "../schema/types.ts";
 
 /** A stretch of the text, by UTF-16 offset (what LSP positions count). */
 export interface Span {
