@@ -88,7 +88,7 @@ Deno.test("estate check --against HEAD fails a draft whose version is too low fo
     assert.match(
       r.out,
       new RegExp(
-        `^tools/lookup\\.tool\\.json:${version.line}:${version.column}: error version-too-low major change against 2\\.0\\.0: removed property includeHistory at \\$\\.properties\\.includeHistory — version must be at least 3\\.0\\.0$`,
+        `^tools/lookup\\.tool\\.json:${version.line}:${version.column}: error +version-too-low version: major change against 2\\.0\\.0: removed property includeHistory at \\$\\.properties\\.includeHistory — version must be at least 3\\.0\\.0$`,
         "m",
       ),
     );
@@ -145,8 +145,11 @@ Deno.test("estate check --against a branch compares with that branch's file, fro
     // Against main (2.0.0) the committed 2.1.0 is enough; against HEAD it is unchanged.
     const vsMain = await run(["check", "--against", "main"], dir);
     assert.equal(vsMain.code, 0, vsMain.out + vsMain.err);
-    assert.match(vsMain.out, /info version-ok minor change against 2\.0\.0: 2\.1\.0 is enough/);
-    assert.match(vsMain.out, /info property-added inputSchema \$\.properties\.channel/);
+    assert.match(
+      vsMain.out,
+      /info +version-ok version: minor change against 2\.0\.0: 2\.1\.0 is enough/,
+    );
+    assert.match(vsMain.out, /info +property-added inputSchema \$\.properties\.channel/);
     const vsHead = await run(["check", "--against", "HEAD"], dir);
     assert.equal(vsHead.code, 0);
     assert.match(vsHead.out, /^ok {3}tools\/lookup\.tool\.json: .*unchanged from 2\.1\.0$/m);
@@ -186,7 +189,7 @@ Deno.test("estate check --against a branch compares with that branch's file, fro
       withNew.out,
       /^new {2}tools\/history\.tool\.json: payments\.history@1\.0\.0 \(not at main:tools\/history\.tool\.json\)$/m,
     );
-    assert.match(withNew.out, /info new payments\.history@1\.0\.0 is new/);
+    assert.match(withNew.out, /info +new [^:]*: payments\.history@1\.0\.0 is new/);
     assert.match(withNew.out, /^2 checked against main \([0-9a-f]{12}\), 0 failed, 1 new$/m);
   });
 });
@@ -273,7 +276,7 @@ Deno.test("estate check --against reports an unreadable draft or baseline and st
       r.out,
       /^ok {3}tools\/lookup\.tool\.json: payments\.lookup@3\.0\.0 against 2\.0\.0/m,
     );
-    assert.match(r.out, /^tools\/broken\.tool\.json:1:1: error unreadable /m);
+    assert.match(r.out, /^tools\/broken\.tool\.json:1:1: error +unreadable/m);
     assert.match(r.out, /3 checked against HEAD .*, 0 failed, 2 could not be read$/m);
     const missing = await run(["check", "tools/missing.tool.json", "--against", "HEAD"], dir);
     assert.equal(missing.code, 2);

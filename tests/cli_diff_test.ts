@@ -81,7 +81,7 @@ Deno.test("estate diff of two tool files: a removed property is major, shown at 
     assert.match(
       r.out,
       new RegExp(
-        `^new\\.json:${props.line}:${props.column}: error property-removed inputSchema \\$\\.properties\\.currency: removed property currency`,
+        `^new\\.json:${props.line}:${props.column}: error +property-removed inputSchema \\$\\.properties\\.currency: removed property currency`,
         "m",
       ),
     );
@@ -89,11 +89,11 @@ Deno.test("estate diff of two tool files: a removed property is major, shown at 
     assert.match(
       r.out,
       new RegExp(
-        `^new\\.json:${version.line}:${version.column}: info version-ok .*2\\.0\\.0 is enough`,
+        `^new\\.json:${version.line}:${version.column}: info +version-ok .*2\\.0\\.0 is enough`,
         "m",
       ),
     );
-    assert.match(r.out, /info field-changed description changed/);
+    assert.match(r.out, /info +field-changed description: description changed/);
     assert.match(r.out, /major change \(input major, output patch/);
     assert.match(r.out, /failed: a major change, at or above --fail-on major/);
 
@@ -139,14 +139,14 @@ Deno.test("estate diff: an added property is minor, at its key in NEW; --fail-on
     assert.match(
       r.out,
       new RegExp(
-        `^new\\.json:${key.line}:${key.column}: info property-added inputSchema \\$\\.properties\\.includeHistory`,
+        `^new\\.json:${key.line}:${key.column}: info +property-added inputSchema \\$\\.properties\\.includeHistory`,
         "m",
       ),
     );
     assert.match(r.out, /ok: below --fail-on major/);
     const minor = await run(["diff", "old.json", "new.json", "--fail-on", "minor"], dir);
     assert.equal(minor.code, 1);
-    assert.match(minor.out, /error property-added/);
+    assert.match(minor.out, /error +property-added/);
     assert.equal((await run(["diff", "old.json", "new.json", "--fail-on=patch"], dir)).code, 1);
     // The reverse: the property removed again is major.
     assert.equal((await run(["diff", "new.json", "old.json", "--fail-on", "major"], dir)).code, 1);
@@ -251,10 +251,10 @@ Deno.test("estate diff of two bare schemas: the changes and the bump, at their n
     const maxAt = at(text, "5000");
     assert.equal(
       r.out,
-      `new.schema.json:${enumAt.line}:${enumAt.column}: error enum-narrowed $.properties.currency.enum: ${
+      `new.schema.json:${enumAt.line}:${enumAt.column}: error   enum-narrowed $.properties.currency.enum: ${
         /enum-narrowed \$\.properties\.currency\.enum: ([^\n]*)/.exec(r.out)![1]
       }\n` +
-        `new.schema.json:${maxAt.line}:${maxAt.column}: info bound-loosened $.properties.amount.maximum: ${
+        `new.schema.json:${maxAt.line}:${maxAt.column}: info    bound-loosened $.properties.amount.maximum: ${
           /bound-loosened \$\.properties\.amount\.maximum: ([^\n]*)/.exec(r.out)![1]
         }\n` +
         "old.schema.json → new.schema.json: major change (2 changes)\n" +

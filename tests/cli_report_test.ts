@@ -293,3 +293,72 @@ Deno.test("estate check prints file:line:col per finding, and --json keeps its k
     assert.equal(both.code, 2);
   });
 });
+
+Deno.test("estate diff and estate check --against render every format: SARIF valid against its schema, JUnit read back, GitHub annotations at the text's positions", async () => {
+  await withDrafts(async (dir) => {
+    const old = "corpus/tools/payments.lookup/2.0.0.json";
+    // check --against DIR: the drafts against the same paths under a folder.
+    const base = path.join(dir, "base");
+    fs.mkdirSync(base);
+    fs.copyFileSync(path.join(dir, old), path.join(base, "lookup.tool.json"));
+    const commands: [string, string[]][] = [
+      ["diff", ["diff", old, "lookup.tool.json"]],
+      ["check --against", ["check", "lookup.tool.json", "--against", "base"]],
+    ];
+    const validate = compileSchema(
+      JSON.parse(fs.readFileSync(SARIF_SCHEMA, "utf8")) as JsonSchema,
+    );
+    const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "" });
+    for (const [name, args] of commands) {
+      const text = await run(args, dir);
+      assert.equal(text.code, 1, `${name}: ${text.out}${text.err}`);
+      const json = JSON.parse((await run([...args, "--format", "json"], dir)).out);
+      const findings = json.findings as {
+        rule: string;
+        severity: string;
+        file: string;
+        line: number;
+        column: number;
+        message: string;
+      }[];
+      assert.ok(findings.some((f) => f.rule === "property-removed"), name);
+      // SARIF: valid, and each result where the finding is.
+      const sarif = await run([...args, "--format", "sarif"], dir);
+      assert.equal(sarif.code, 1, name);
+      const log = JSON.parse(sarif.out);
+      assert.deepEqual(validate(log), [], `${name}: SARIF valid against its schema`);
+      const results = log.runs[0].results as {
+        ruleId: string;
+        locations: { physicalLocation: { region: { startLine: number; startColumn: number } } }[];
+      }[];
+      assert.deepEqual(
+        results.map((r) => [r.ruleId, r.locations[0].physicalLocation.region.startLine]),
+        findings.map((f) => [f.rule, f.line]),
+        name,
+      );
+      // JUnit: one failure per error finding.
+      const junit = await run([...args, "--format", "junit"], dir);
+      const xml = parser.parse(junit.out);
+      assert.equal(
+        Number(xml.testsuites.failures),
+        findings.filter((f) => f.severity === "error").length,
+        name,
+      );
+      // GitHub: one annotation per finding, on its line and column.
+      const github = await run([...args, "--format", "github"], dir);
+      const lines = github.out.trim().split("\n");
+      assert.equal(lines.length, findings.length, name);
+      for (const [i, f] of findings.entries()) {
+        assert.match(
+          lines[i],
+          new RegExp(
+            `^::(error|warning|notice) file=${
+              f.file.replaceAll(".", "\\.")
+            },line=${f.line},col=${f.column},.*title=${f.rule}::`,
+          ),
+          `${name}: ${lines[i]}`,
+        );
+      }
+    }
+  });
+});

@@ -110,7 +110,8 @@ export function changeFindings(
     return {
       rule: c.kind,
       severity: severityOf(c),
-      message: `${field ? `${field} ` : ""}${c.path}: ${c.message}`,
+      // The field and path are the finding's own (every renderer shows them before the message).
+      message: c.message,
       file: doc.file,
       line: at.line,
       column: at.column,

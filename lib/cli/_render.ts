@@ -7,7 +7,7 @@
  * @module
  */
 import type { CheckReport, Finding } from "./_findings.ts";
-import { renderReport, type ReportFormat } from "./_report.ts";
+import { findingLine, renderReport, type ReportFormat } from "./_report.ts";
 import denoJson from "../../deno.json" with { type: "json" };
 
 /** The formats: text and JSON here, SARIF, JUnit and GitHub annotations by `renderReport`. */
@@ -26,11 +26,6 @@ export function sortFindings(findings: readonly Finding[]): Finding[] {
   return [...findings].sort((a, b) =>
     a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column
   );
-}
-
-/** One finding as a text line: `file:line:col: severity rule message`. */
-export function findingLine(f: Finding): string {
-  return `${f.file}:${f.line}:${f.column}: ${f.severity} ${f.rule} ${f.message}`;
 }
 
 /**

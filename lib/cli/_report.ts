@@ -73,7 +73,8 @@ function plural(n: number, word: string): string {
 
 /** `inputSchema $.properties.x` or the field, for a finding that has one. */
 function where(f: Finding): string {
-  if (f.field === undefined) return "";
+  // A bare schema's finding has a path and no field.
+  if (f.field === undefined) return f.path !== undefined ? ` ${f.path}` : "";
   return f.path !== undefined ? ` ${f.field} ${f.path}` : ` ${f.field}`;
 }
 
