@@ -388,6 +388,11 @@ async function runCommand(
         });
       }
       if (typeof against === "string") {
+        if (args.flags.has("store")) {
+          throw new UsageError(
+            "--against compares the drafts with files (at a git ref or in a folder), not with a database estate: drop --store, or check against the database without --against",
+          );
+        }
         return checkAgainst(args.positionals, {
           against,
           cwd: io.cwd,
