@@ -3,6 +3,7 @@
  * HEAD, at a branch, or under a folder; new files; and the input errors (not a repository, an
  * unknown ref, unreadable drafts and baselines).
  */
+import { type CliRun, estate } from "./_cli.ts";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -11,18 +12,8 @@ import { runCli } from "../lib/cli/main.ts";
 
 const LOOKUP = new URL("../corpus/tools/payments.lookup/", import.meta.url).pathname;
 
-async function run(
-  args: string[],
-  cwd: string,
-): Promise<{ code: number; out: string; err: string }> {
-  let out = "", err = "";
-  const code = await runCli(args, {
-    stdout: (t) => (out += t),
-    stderr: (t) => (err += t),
-    isTerminal: false,
-    cwd,
-  });
-  return { code, out, err };
+function run(args: string[], cwd: string): Promise<CliRun> {
+  return estate(args, cwd);
 }
 
 function git(cwd: string, ...args: string[]): string {

@@ -2,29 +2,17 @@
  * `estate changelog NAME`: Markdown release notes from the estate's published versions, newest
  * first, with the classifier's changes, other fields and lifecycle; `--from`/`--to` bound it.
  */
+import { type CliRun, estate } from "./_cli.ts";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { runCli } from "../lib/cli/main.ts";
 
 const CORPUS = new URL("../corpus/", import.meta.url).pathname;
 /** The example estate's own time: payments.lookup@1.0.0 is deprecated, not yet retired. */
 const CORPUS_NOW = () => new Date("2026-11-30T12:00:00Z");
 
-async function run(
-  args: string[],
-  cwd: string,
-  now = CORPUS_NOW,
-): Promise<{ code: number; out: string; err: string }> {
-  let out = "", err = "";
-  const code = await runCli(args, {
-    stdout: (t) => (out += t),
-    stderr: (t) => (err += t),
-    isTerminal: false,
-    cwd,
-    now,
-  });
-  return { code, out, err };
+function run(args: string[], cwd: string, now = CORPUS_NOW): Promise<CliRun> {
+  return estate(args, cwd, now);
 }
 
 async function withEstate(fn: (dir: string) => Promise<void>): Promise<void> {

@@ -2,27 +2,17 @@
  * `estate diff OLD NEW`: tool files and bare schemas, each change at its node in NEW's text, exit
  * codes with `--fail-on`, and input errors as one line and exit 2.
  */
+import { type CliRun, estate } from "./_cli.ts";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
-import { runCli } from "../lib/cli/main.ts";
 
 const CORPUS = new URL("../corpus/", import.meta.url).pathname;
 const LOOKUP = path.join(CORPUS, "tools/payments.lookup");
 
-async function run(
-  args: string[],
-  cwd: string,
-): Promise<{ code: number; out: string; err: string }> {
-  let out = "", err = "";
-  const code = await runCli(args, {
-    stdout: (t) => (out += t),
-    stderr: (t) => (err += t),
-    isTerminal: false,
-    cwd,
-  });
-  return { code, out, err };
+function run(args: string[], cwd: string): Promise<CliRun> {
+  return estate(args, cwd);
 }
 
 async function inScratch(fn: (dir: string) => Promise<void>): Promise<void> {

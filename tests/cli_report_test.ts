@@ -3,11 +3,11 @@
  * library's own validator), JUnit XML read back with an independent parser, GitHub annotations at
  * exactly the places the editor puts its diagnostics, and the text report's `file:line:col`.
  */
+import { type CliRun, estate } from "./_cli.ts";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { XMLParser } from "fast-xml-parser";
-import { runCli } from "../lib/cli/main.ts";
 import { escapeGithubData, escapeGithubProperty, githubAnnotation } from "../lib/cli/_report.ts";
 import { RULES } from "../lib/estate/rules.ts";
 import { checkToolFile } from "../extension/src/check_file.ts";
@@ -27,19 +27,8 @@ const SARIF_SCHEMA = new URL(
   import.meta.url,
 );
 
-async function run(
-  args: string[],
-  cwd: string,
-): Promise<{ code: number; out: string; err: string }> {
-  let out = "", err = "";
-  const code = await runCli(args, {
-    stdout: (t) => (out += t),
-    stderr: (t) => (err += t),
-    isTerminal: false,
-    cwd,
-    now: NOW,
-  });
-  return { code, out, err };
+function run(args: string[], cwd: string): Promise<CliRun> {
+  return estate(args, cwd, NOW);
 }
 
 /**

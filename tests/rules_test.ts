@@ -2,10 +2,10 @@
  * The rule catalog and rules.json: every example gives its rule, docs/rules.md is the catalog,
  * and `estate check` applies an estate's severities and ignores (an expired ignore fails).
  */
+import { type CliRun, estate } from "./_cli.ts";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { runCli } from "../lib/cli/main.ts";
 import { rulesMarkdown } from "../lib/cli/_rules_doc.ts";
 import {
   applyRules,
@@ -167,19 +167,8 @@ Deno.test("applyRules() sets severities, drops off rules and active ignores (by 
 
 // ---------------------------------------------------------------- through the CLI
 
-async function run(
-  args: string[],
-  cwd: string,
-): Promise<{ code: number; out: string; err: string }> {
-  let out = "", err = "";
-  const code = await runCli(args, {
-    stdout: (t) => (out += t),
-    stderr: (t) => (err += t),
-    isTerminal: false,
-    cwd,
-    now: () => NOW,
-  });
-  return { code, out, err };
+function run(args: string[], cwd: string): Promise<CliRun> {
+  return estate(args, cwd, () => NOW);
 }
 
 /** A scratch estate with `minor.tool.json`: payments.lookup@2.1.0 adding `channel`, removing nothing. */
