@@ -2,7 +2,8 @@
  * The command line over an estate in PostgreSQL answers as it does over the folder: the same
  * commands on a copy of the example estate and on that estate migrated into a real PostgreSQL
  * (`_postgres.ts`) print the same, and write the same; `estate migrate --to` alone brings the
- * schema up to date; `estate principals set` replaces the principals; a bad URL is one line.
+ * schema up to date; `estate principals set` replaces the principals; `estate settings set` stores
+ * estate.json and rules.json, which publish and check then honour; a bad URL is one line.
  */
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -30,7 +31,7 @@ async function cli(args: string[], cwd: string): Promise<{ code: number; out: st
 Deno.test({
   name: skip
     ? `[postgres] the CLI over a database estate answers as over the folder (ignored: ${skip})`
-    : "[postgres] the CLI over a database estate answers as over the folder; migrate, export, principals set",
+    : "[postgres] the CLI over a database estate answers as over the folder; migrate, export, principals set, settings set",
   ignore: skip !== undefined,
   sanitizeResources: false,
   sanitizeOps: false,
@@ -61,6 +62,76 @@ Deno.test({
         assert.deepEqual(JSON.parse(strip(b.out)), JSON.parse(strip(a.out)), args.join(" "));
         return a;
       };
+
+      // The settings files: set in the database, edited in the folder; the same answers.
+      const none = await cli(["settings", "--store", url, "--json"], work);
+      assert.equal(none.code, 0, none.out);
+      assert.deepEqual(JSON.parse(none.out), {
+        settings: [{ file: "estate.json", set: false }, { file: "rules.json", set: false }],
+      });
+      await both(["settings"]);
+      assert.equal((await both(["check", "fx.tool.json"])).code, 0); // backward: minor
+      const settings = path.join(work, "settings");
+      fs.mkdirSync(settings);
+      const forward = '{\n\t"compatibility": "forward"\n}'; // no final newline: kept
+      fs.writeFileSync(path.join(settings, "estate.json"), forward);
+      const setMode = await cli(["settings", "set", "settings/estate.json", "--store", url], work);
+      assert.equal(setMode.code, 0, setMode.out);
+      assert.match(setMode.out, /^set estate\.json in postgres:\/\//);
+      const inFolder = await cli(
+        ["settings", "set", "settings/estate.json", "--estate", "estate"],
+        work,
+      );
+      assert.equal(inFolder.code, 2);
+      assert.match(inFolder.out, /in a folder estate, edit its estate\.json/);
+      const other = await cli(["settings", "set", "p.json", "--store", url], work);
+      assert.equal(other.code, 2);
+      assert.match(other.out, /settings set takes estate\.json or rules\.json .*got p\.json/);
+      fs.mkdirSync(path.join(work, "bad"));
+      fs.writeFileSync(path.join(work, "bad", "estate.json"), '{"compatibility": "both"}');
+      const bad = await cli(["settings", "set", "bad/estate.json", "--store", url], work);
+      assert.equal(bad.code, 2);
+      assert.match(bad.out, /cannot set estate\.json: compatibility must be one of backward/);
+      fs.writeFileSync(path.join(folder, "estate.json"), forward);
+      // Under forward, an optional property added (a widening) is major: check and publish refuse.
+      const widened = await both(["check", "fx.tool.json"]);
+      assert.equal(widened.code, 1);
+      assert.match(widened.out, /Under forward compatibility, change is major/);
+      const rulesOf = (out: string) =>
+        (JSON.parse(out).findings as { rule: string }[]).map((f) => f.rule);
+      assert.deepEqual(rulesOf(widened.out), ["version-too-low", "property-added"]);
+      assert.equal((await both(["publish", "fx.tool.json"])).code, 1);
+      // rules.json turns property-added off; --rules FILE still wins.
+      const rules = '{\n  "rules": { "property-added": "off" }\n}\n';
+      fs.writeFileSync(path.join(settings, "rules.json"), rules);
+      const setRules = await cli(["settings", "set", "settings/rules.json", "--store", url], work);
+      assert.equal(setRules.code, 0, setRules.out);
+      fs.writeFileSync(path.join(folder, "rules.json"), rules);
+      const quiet = await both(["check", "fx.tool.json"]);
+      assert.equal(quiet.code, 1);
+      assert.deepEqual(rulesOf(quiet.out), ["version-too-low"]);
+      assert.doesNotMatch(
+        (await cli(["check", "fx.tool.json", "--store", url], work)).out,
+        /property-added/,
+      );
+      fs.writeFileSync(path.join(work, "loud.json"), '{"rules": {}}');
+      assert.match(
+        (await cli(["check", "fx.tool.json", "--store", url, "--rules", "loud.json"], work)).out,
+        /property-added/,
+      );
+      const listed = await both(["settings"]);
+      assert.deepEqual(JSON.parse(listed.out), {
+        settings: [{ file: "estate.json", set: true }, { file: "rules.json", set: true }],
+      });
+      // Back to backward (a final newline this time), in both.
+      const backward = '{"compatibility": "backward"}\n';
+      fs.writeFileSync(path.join(settings, "estate.json"), backward);
+      assert.equal(
+        (await cli(["settings", "set", "settings/estate.json", "--store", url], work)).code,
+        0,
+      );
+      fs.writeFileSync(path.join(folder, "estate.json"), backward);
+
       await both(["list"]);
       await both(["list", "--principal", "wholesale-operator"]);
       await both(["check", "fx.tool.json"]);
@@ -85,6 +156,7 @@ Deno.test({
           .filter((f) => fs.statSync(path.join(dir, f)).isFile() && f !== "README.md")
           .sort();
       assert.deepEqual(files(path.join(work, "exported")), files(folder));
+      assert.ok(files(folder).includes("estate.json") && files(folder).includes("rules.json"));
       for (const f of files(folder)) {
         assert.ok(
           fs.readFileSync(path.join(work, "exported", f)).equals(

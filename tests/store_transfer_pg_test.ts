@@ -493,6 +493,136 @@ pgTest(
   },
 );
 
+/** estate.json and rules.json as a person writes them: tabs, key order, no final newline. */
+const ESTATE_JSON = '{\t"compatibility":   "forward" }';
+const RULES_JSON = '{\n\t"ignore": [],\n\t"rules": { "description": "off" }\n}';
+
+/** A payments.lookup whose reference is one of `codes` (an enum: adding a code widens it). */
+function coded(version: string, codes: string[]): ToolSpec {
+  return lookup(version, {
+    inputSchema: {
+      type: "object",
+      properties: { reference: { type: "string", enum: codes } },
+      required: ["reference"],
+    },
+  });
+}
+
+pgTest(
+  "a folder's estate.json and rules.json round-trip byte for byte; the store takes the mode from estate.json",
+  async (url, tmp) => {
+    const source = path.join(tmp, "estate");
+    fs.mkdirSync(source);
+    buildEstate(source, 10);
+    fs.writeFileSync(path.join(source, "estate.json"), ESTATE_JSON);
+    fs.writeFileSync(path.join(source, "rules.json"), RULES_JSON);
+    const store = await PgEstateStore.open(url);
+    try {
+      const result = await migrateToPostgres(source, store);
+      noChanges(result);
+      assert.deepEqual(result.skipped, ["README.md", "tools/fx.quote/.gitkeep"]);
+      assert.equal(store.estateFile("estate.json"), ESTATE_JSON);
+      assert.equal(store.estateFile("rules.json"), RULES_JSON);
+      assert.equal(store.estateFile("principals.json"), undefined);
+      assert.equal(store.registry.compatibility, "forward");
+      const out = path.join(tmp, "exported");
+      const exported = await exportToFolder(store, out);
+      assert.ok(exported.files.includes("estate.json") && exported.files.includes("rules.json"));
+      assertSameEstate(source, out, result.skipped);
+      assert.equal(EstateDir.open(out).registry.compatibility, "forward");
+    } finally {
+      await store.close();
+    }
+    const reopened = await PgEstateStore.open(url);
+    try {
+      assert.equal(reopened.registry.compatibility, "forward");
+    } finally {
+      await reopened.close();
+    }
+  },
+);
+
+pgTest(
+  "migrate refuses a folder whose rules.json is not valid, naming it; nothing is written",
+  async (url, tmp) => {
+    const source = path.join(tmp, "estate");
+    fs.mkdirSync(source);
+    buildEstate(source, 10);
+    fs.writeFileSync(path.join(source, "rules.json"), '{"rules": {"no-such-rule": "off"}}\n');
+    const store = await PgEstateStore.open(url);
+    try {
+      await assert.rejects(() => migrateToPostgres(source, store), (e: Error) => {
+        assert.equal(
+          e.message,
+          `${
+            path.join(source, "rules.json")
+          }: $.rules["no-such-rule"]: unknown rule "no-such-rule"; estate rules lists them`,
+        );
+        return true;
+      });
+      const [{ n }] = await store.sql`select count(*)::int as n from tool_versions`;
+      assert.equal(n, 0);
+    } finally {
+      await store.close();
+    }
+  },
+);
+
+pgTest(
+  "setEstateFile checks, keeps the bytes and announces; another store's refresh and every publish take the new mode",
+  async (url) => {
+    const a = await PgEstateStore.open(url, { now: clock() });
+    const b = await PgEstateStore.open(url, { now: clock() });
+    const heard: string[] = [];
+    const watch = await b.watch((c) => heard.push(`${c.kind}:${c.name}`));
+    try {
+      await a.publish(coded("1.0.0", ["A", "B"]));
+      await assert.rejects(
+        () => a.setEstateFile("estate.json", '{"compatibility": "both"}'),
+        /: estate\.json: compatibility must be one of backward, .*, got "both"$/,
+      );
+      await assert.rejects(
+        () => a.setEstateFile("rules.json", "{"),
+        /: rules\.json: not valid JSON/,
+      );
+      await assert.rejects(
+        () => a.setEstateFile("principals.json", "[]"),
+        (e: unknown) => e instanceof TypeError && /estate\.json and rules\.json/.test(e.message),
+      );
+      assert.equal(a.estateFile("estate.json"), undefined, "nothing was written");
+
+      await a.setEstateFile("estate.json", ESTATE_JSON);
+      assert.equal(a.estateFile("estate.json"), ESTATE_JSON);
+      assert.equal(a.registry.compatibility, "forward");
+      // b has not refreshed: its registry still says backward, but its publish reads the mode
+      // stored now, and a widening is major under forward.
+      assert.equal(b.registry.compatibility, "backward");
+      const registry = b.registry;
+      await assert.rejects(
+        () => b.publish(coded("1.1.0", ["A", "B", "C"])),
+        /under forward compatibility, change is major/,
+      );
+      await b.refresh();
+      assert.equal(b.registry, registry, "refresh keeps the registry its subscribers hold");
+      assert.equal(b.registry.compatibility, "forward");
+      assert.equal(b.estateFile("estate.json"), ESTATE_JSON);
+      for (let i = 0; i < 50 && !heard.includes("settings:estate.json"); i++) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.ok(heard.includes("settings:estate.json"), heard.join(", "));
+
+      // Back to backward: the same widening is minor.
+      await a.setEstateFile("estate.json", '{"compatibility": "backward"}\n');
+      const done = await b.publish(coded("1.1.0", ["A", "B", "C"]));
+      assert.equal(done.status, "published");
+    } finally {
+      await watch.close();
+      await a.close();
+      await b.close();
+    }
+  },
+);
+
 Deno.test({
   name: "[postgres] the test server stops",
   ignore: skip !== undefined,

@@ -29,8 +29,7 @@ import {
   type ToolFileTree,
 } from "./_locations.ts";
 
-/** The name of the rules configuration in an estate folder. */
-export const RULES_FILE = "rules.json";
+export { RULES_FILE } from "../estate/estate_files.ts";
 
 /** A rules configuration as read from its file: the parsed config and where its entries are. */
 export interface LoadedRules {
@@ -90,6 +89,18 @@ export function loadRules(file: string, cwd: string, required = false): LoadedRu
     }
     throw new UsageError(`cannot read ${rel}: ${(e as Error).message}`);
   }
+  return parseRules(text, rel);
+}
+
+/**
+ * Reads a rules configuration from its text (a file's, or a database estate's `rules.json`).
+ *
+ * @param text The text.
+ * @param rel How to name it in messages and findings.
+ * @returns The configuration.
+ * @throws {UsageError} When it is not a valid configuration, naming line and column.
+ */
+export function parseRules(text: string, rel: string): LoadedRules {
   const tree = parseToolFile(text);
   const lines = new LineIndex(text);
   if (tree.errors.length || !tree.root) {

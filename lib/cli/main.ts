@@ -48,12 +48,15 @@ import {
   draftFindings,
   type LoadedRules,
   loadRules,
+  parseRules,
   RULES_FILE,
   specFindings,
   unreadableFinding,
 } from "./_check_report.ts";
 import { renderReport, REPORT_FORMATS, type ReportFormat, reportFormat } from "./_report.ts";
 import { type Rule, RULES } from "../estate/rules.ts";
+import { ESTATE_FILES, isEstateFileName } from "../estate/estate_files.ts";
+import type { PgEstateStore } from "../store/pg/pg_store.ts";
 import denoJson from "../../deno.json" with { type: "json" };
 
 /** The version SARIF reports name. */
@@ -95,7 +98,8 @@ const COMMANDS: Record<string, Command> = {
     summary:
       "check draft tool files (*.tool.json) against the estate; without FILES, every *.tool.json\n" +
       "under the working folder except node_modules, dist, testdata and fixtures folders. Each\n" +
-      "finding has a rule id and a place (file:line:col); the estate's rules.json (or --rules FILE)\n" +
+      "finding has a rule id and a place (file:line:col); the estate's rules.json (a database\n" +
+      "estate's as estate settings set it; or --rules FILE)\n" +
       "sets rule severities and ignores (estate rules lists the rules; docs/rules.md). --format:\n" +
       "text (default), json (= --json), sarif (SARIF 2.1.0), junit (JUnit XML), github (workflow\n" +
       "annotations). --against: each draft against the same file at a git ref (git show REF:path)\n" +
@@ -218,6 +222,16 @@ const COMMANDS: Record<string, Command> = {
     summary:
       "the principals of the estate; set FILE replaces them with a principals.json (in a folder\n" +
       "estate, edit its principals.json): every replica takes it in at once",
+    values: [],
+    booleans: [],
+  },
+  settings: {
+    usage: "estate settings [set FILE] --store postgres://…",
+    summary:
+      "the estate's settings files, estate.json (its compatibility mode) and rules.json (rule\n" +
+      "severities and ignores for estate check), and whether each is set; set FILE stores one in a\n" +
+      "database estate, named by its file name (in a folder estate, edit the file): every replica\n" +
+      "takes it in at once",
     values: [],
     booleans: [],
   },
@@ -402,7 +416,11 @@ async function runCommand(
         });
       }
       const estate = await openEstate();
-      const rules = rulesAt(
+      // A database estate's own rules.json is in the database.
+      const stored = rulesFlag === undefined && args.flags.has("store")
+        ? (estate as PgEstateStore).estateFile(RULES_FILE)
+        : undefined;
+      const rules = stored !== undefined ? parseRules(stored, RULES_FILE) : rulesAt(
         args.flags.has("store")
           ? undefined
           : path.resolve(io.cwd, String(args.flags.get("estate") ?? "corpus")),
@@ -661,6 +679,8 @@ async function runCommand(
       );
       return EXIT.ok;
     }
+    case "settings":
+      return await settings(args, io, now, usage, out);
     case "drift": {
       if (args.positionals.length) throw new UsageError(usage);
       return await showDrift(await openEstate(), {
@@ -822,6 +842,79 @@ function checkFormat(args: Args, json: boolean): ReportFormat {
     throw new UsageError(`--json and --format ${format} exclude each other`);
   }
   return format;
+}
+
+/**
+ * `estate settings [set FILE]`: which settings files the estate has; `set` stores one in a
+ * database estate.
+ */
+async function settings(
+  args: Args,
+  io: CliIO,
+  now: () => Date,
+  usage: string,
+  out: (human: string, data: unknown) => void,
+): Promise<number> {
+  const url = args.flags.get("store");
+  const [sub, ...files] = args.positionals;
+  if (sub !== undefined && (sub !== "set" || files.length !== 1)) throw new UsageError(usage);
+  if (sub === "set") {
+    const name = path.basename(files[0]);
+    if (!isEstateFileName(name)) {
+      throw new UsageError(
+        `settings set takes ${ESTATE_FILES.join(" or ")} (the file's name says which), got ${name}`,
+      );
+    }
+    if (typeof url !== "string") {
+      throw new UsageError(
+        `settings set is for a database estate (--store URL); in a folder estate, edit its ${name}`,
+      );
+    }
+    const file = path.resolve(io.cwd, files[0]);
+    let text: string;
+    try {
+      text = fs.readFileSync(file, "utf8");
+    } catch (e) {
+      throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
+    }
+    const store = await openPostgres(url, now);
+    try {
+      try {
+        await store.setEstateFile(name, text);
+      } catch (e) {
+        throw new UsageError(`cannot set ${(e as Error).message}`);
+      }
+      out(`set ${name} in ${redactUrl(url)}\n`, { status: "set", file: name });
+      return EXIT.ok;
+    } finally {
+      await store.close();
+    }
+  }
+  let has: (name: string) => boolean;
+  if (typeof url === "string") {
+    if (args.flags.has("estate")) {
+      throw new UsageError("--store and --estate exclude each other: the estate is in one place");
+    }
+    const store = await openPostgres(url, now);
+    try {
+      const set = new Set<string>(ESTATE_FILES.filter((n) => store.estateFile(n) !== undefined));
+      has = (name) => set.has(name);
+    } finally {
+      await store.close();
+    }
+  } else {
+    const dir = path.resolve(io.cwd, String(args.flags.get("estate") ?? "corpus"));
+    if (!fs.existsSync(dir)) {
+      throw new UsageError(`estate folder ${dir} does not exist (use --estate DIR)`);
+    }
+    has = (name) => fs.existsSync(path.join(dir, name));
+  }
+  const list = ESTATE_FILES.map((file) => ({ file, set: has(file) }));
+  out(
+    list.map((f) => `${f.file}: ${f.set ? "set" : "not set"}\n`).join(""),
+    { settings: list },
+  );
+  return EXIT.ok;
 }
 
 /** The rules as `estate rules` lists them. */

@@ -189,10 +189,10 @@ export function estateServer(estate: EstateStore, options: EstateServerOptions):
 }
 
 /**
- * Follows the store and takes other processes' changes in (debounced): tools, servers and
- * principals (a set that cannot be read leaves the principals read before in force). A folder
- * store hears of its files; a database store hears every writer through `LISTEN/NOTIFY`, and after
- * a lost connection reloads what it may have missed and says so.
+ * Follows the store and takes other processes' changes in (debounced): tools, servers, a database
+ * estate's settings, and principals (a set that cannot be read leaves the principals read before
+ * in force). A folder store hears of its files; a database store hears every writer through
+ * `LISTEN/NOTIFY`, and after a lost connection reloads what it may have missed and says so.
  */
 async function watchEstate(
   estate: EstateStore,
@@ -216,7 +216,7 @@ async function watchEstate(
         );
       }
     }
-    if (all || kinds.has("tools") || kinds.has("servers")) {
+    if (all || kinds.has("tools") || kinds.has("servers") || kinds.has("settings")) {
       try {
         await estate.refresh();
       } catch (e) {

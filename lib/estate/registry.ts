@@ -9,7 +9,11 @@
  * @module
  */
 import { compareVersions, satisfies } from "../compat/semver.ts";
-import { type CompatibilityMode, DEFAULT_COMPATIBILITY } from "../compat/compatibility_mode.ts";
+import {
+  type CompatibilityMode,
+  DEFAULT_COMPATIBILITY,
+  isCompatibilityMode,
+} from "../compat/compatibility_mode.ts";
 import { frozenJsonCopy } from "../schema/_json_value.ts";
 import {
   copyRecord,
@@ -164,7 +168,7 @@ export class ToolRegistry implements ServerLookup {
   readonly #storedCalls: CallSource;
   readonly #now: () => Date;
   readonly #sample: number;
-  readonly #compatibility: CompatibilityMode;
+  #compatibility: CompatibilityMode;
   /** Sorted names with their active versions newest first; rebuilt lazily after a change. */
   #discoveryIndex: IndexEntry[] | undefined;
   /** The earliest retirement scheduled and not yet applied (ms); undefined: to compute; null: none. */
@@ -189,6 +193,29 @@ export class ToolRegistry implements ServerLookup {
    */
   get compatibility(): CompatibilityMode {
     return this.#compatibility;
+  }
+
+  /**
+   * Changes the estate's compatibility mode (the estate's settings changed: a store took in a new
+   * `estate.json`). Versions already published stay; the next `plan` and publish use the mode.
+   *
+   * @param mode The mode for a tool whose spec declares none.
+   * @throws {TypeError} When `mode` is not a compatibility mode.
+   *
+   * @example
+   * ```ts
+   * import { ToolRegistry } from "@tool-estate/core";
+   * import assert from "node:assert/strict";
+   * const registry = new ToolRegistry();
+   * registry.setCompatibility("forward");
+   * assert.equal(registry.compatibility, "forward");
+   * ```
+   */
+  setCompatibility(mode: CompatibilityMode): void {
+    if (!isCompatibilityMode(mode)) {
+      throw new TypeError(`Not a compatibility mode: ${JSON.stringify(mode)}`);
+    }
+    this.#compatibility = mode;
   }
 
   /**

@@ -46,12 +46,14 @@ export interface StoreRetireOptions {
 /** What a {@linkcode EstateStore.watch} listener hears: something changed in the store. */
 export interface StoreChange {
   /**
-   * What changed: `tools` (a version or a lifecycle), `servers`, `principals`, or `unknown` (the
+   * What changed: `tools` (a version or a lifecycle), `servers`, `principals`, `settings` (a
+   * database estate's `estate.json` or `rules.json`; `name` is the file), or `unknown` (the
    * store cannot tell: a folder store hears of files, and a reconnected database store may have
-   * missed notifications). A listener reloads what it needs: `refresh()`, `refreshPrincipals()`.
+   * missed notifications). A listener reloads what it needs: `refresh()` (which takes in the
+   * settings too), `refreshPrincipals()`.
    */
-  kind: "tools" | "servers" | "principals" | "unknown";
-  /** The tool or server concerned, when known. */
+  kind: "tools" | "servers" | "principals" | "settings" | "unknown";
+  /** The tool, server or settings file concerned, when known. */
   name?: string;
   /**
    * The store's change feed was lost and is back (a database connection dropped): changes may

@@ -26,7 +26,11 @@ const MIGRATION_LOCK = 0x657374617465;
  * here (a test holds the two to each other): the list is explicit because a published module
  * cannot list its own folder.
  */
-export const MIGRATION_FILES: readonly string[] = ["001_initial.sql", "002_principals_text.sql"];
+export const MIGRATION_FILES: readonly string[] = [
+  "001_initial.sql",
+  "002_principals_text.sql",
+  "003_estate_files.sql",
+];
 
 /**
  * The migrations in the repository, in order, read beside this module (from a local copy with

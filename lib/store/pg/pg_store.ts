@@ -1,7 +1,8 @@
 /**
  * The estate on PostgreSQL: an {@linkcode EstateStore} for several `estate serve` replicas on one
- * database. Tables and guarantees are in `migrations/` (`001_initial.sql`, and `002_principals_text.sql`,
- * which keeps the principals as the text of a `principals.json`).
+ * database. Tables and guarantees are in `migrations/` (`001_initial.sql`; `002_principals_text.sql`,
+ * which keeps the principals as the text of a `principals.json`; `003_estate_files.sql`, which keeps
+ * the estate's settings files, `estate.json` and `rules.json`, as their text).
  *
  * @module
  */
@@ -10,7 +11,14 @@ import postgres, { type Sql, type TransactionSql } from "postgres";
 import type { LifecycleEntry, VersionRecord } from "../../estate/lifecycle.ts";
 import { publishError, type ReplayLine } from "../../estate/publish_plan.ts";
 import { ToolRegistry } from "../../estate/registry.ts";
-import type { CompatibilityMode } from "../../compat/compatibility_mode.ts";
+import { type CompatibilityMode, DEFAULT_COMPATIBILITY } from "../../compat/compatibility_mode.ts";
+import type { EstateConfig } from "../../estate/estate_config.ts";
+import {
+  ESTATE_FILES,
+  type EstateFileName,
+  estateFileProblems,
+  isEstateFileName,
+} from "../../estate/estate_files.ts";
 import { type DriftRecord, driftRecordProblems } from "../../estate/drift.ts";
 import { parseServerRecord, type ServerRecord } from "../../estate/server_record.ts";
 import {
@@ -27,6 +35,7 @@ import {
 import type { RetirementOptions, RetirementPlan } from "../../estate/retirement_plan.ts";
 import { parseToolSpec, specSubject, type ToolSpec } from "../../estate/spec.ts";
 import type { PlanOptions, PublishResult } from "../../estate/publish_plan.ts";
+import { CorpusError } from "../corpus_error.ts";
 import { type EstatePrincipal, parsePrincipals } from "../principals.ts";
 import { storedCallLine, storedCallProblems } from "../_stored_call.ts";
 import { parseVersionFile } from "../_tool_dir.ts";
@@ -54,12 +63,6 @@ export interface PgStoreOptions {
   migrate?: boolean;
   /** The connection pool's size. Default 4. */
   max?: number;
-  /**
-   * The estate's compatibility mode, for a tool whose spec declares none (what `estate.json` gives
-   * a folder estate): publish holds changes to it. Default `backward`. (Kept by the process, not
-   * the database: every replica must be opened with the same mode.)
-   */
-  compatibility?: CompatibilityMode;
 }
 
 /** A version as stored: its spec and lifecycle. */
@@ -107,7 +110,8 @@ export class PgEstateStore implements EstateStore {
   /** The connection pool. */
   readonly sql: Sql;
   readonly #now: () => Date;
-  readonly #compatibility: CompatibilityMode | undefined;
+  /** The settings files as read last (name → text). */
+  #files = new Map<EstateFileName, string>();
   #registry: ToolRegistry;
   #principals: EstatePrincipal[] = [];
   #pinned: (() => Date) | undefined;
@@ -115,7 +119,6 @@ export class PgEstateStore implements EstateStore {
   private constructor(sql: Sql, options: PgStoreOptions) {
     this.sql = sql;
     this.#now = options.now ?? (() => new Date());
-    this.#compatibility = options.compatibility;
     this.#registry = this.#newRegistry();
   }
 
@@ -144,15 +147,18 @@ export class PgEstateStore implements EstateStore {
     }
   }
 
-  /** The registry option carrying the estate's compatibility mode, when one was given. */
-  #mode(): { compatibility?: CompatibilityMode } {
-    return this.#compatibility ? { compatibility: this.#compatibility } : {};
+  /** The estate's compatibility mode, as the settings files `files` give it. */
+  #modeOf(files: Map<EstateFileName, string>): CompatibilityMode {
+    const text = files.get("estate.json");
+    return text === undefined
+      ? DEFAULT_COMPATIBILITY
+      : (JSON.parse(text) as EstateConfig).compatibility ?? DEFAULT_COMPATIBILITY;
   }
 
-  #newRegistry(): ToolRegistry {
+  #newRegistry(files: Map<EstateFileName, string> = this.#files): ToolRegistry {
     return new ToolRegistry({
       now: () => this.#pinned ? this.#pinned() : this.#now(),
-      ...this.#mode(),
+      compatibility: this.#modeOf(files),
     });
   }
 
@@ -162,42 +168,96 @@ export class PgEstateStore implements EstateStore {
   }
 
   /**
-   * Loads the whole estate again into a new registry.
+   * Loads the whole estate again into a new registry, its compatibility mode from the stored
+   * `estate.json` (none: `backward`).
    *
    * @returns The new registry.
+   * @throws {CorpusError} Naming the file, when a stored settings file is not valid.
    */
   async reload(): Promise<ToolRegistry> {
-    const [principals, servers, tools] = await Promise.all([
+    const [files, principals, servers, tools] = await Promise.all([
+      this.#readFiles(this.sql),
       this.#readPrincipals(this.sql),
       this.#readServers(this.sql),
       this.#readTools(this.sql),
     ]);
-    const registry = this.#newRegistry();
+    const registry = this.#newRegistry(files);
     registry.restoreServers(servers);
     for (const tool of tools.values()) {
       for (const v of tool.versions) registry.restore(v);
     }
     this.#registry = registry;
+    this.#files = files;
     this.#principals = principals;
     return registry;
   }
 
   /**
-   * Takes in what other writers changed: servers, versions and lifecycle transitions; subscribers
-   * hear of each.
+   * Takes in what other writers changed: the settings files (a new `estate.json` changes the
+   * registry's compatibility mode), servers, versions and lifecycle transitions; subscribers hear
+   * of each.
    *
    * @returns How many tools were looked at.
+   * @throws {CorpusError} Naming the file, when a stored settings file is not valid (nothing is
+   *   taken in).
    */
   async refresh(): Promise<number> {
-    const [servers, tools] = await Promise.all([
+    const [files, servers, tools] = await Promise.all([
+      this.#readFiles(this.sql),
       this.#readServers(this.sql),
       this.#readTools(this.sql),
     ]);
+    this.#takeFiles(files);
     this.#registry.restoreServers(servers, { emit: true });
     for (const [name, tool] of [...tools].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)) {
       this.#sync(name, tool, true);
     }
     return tools.size;
+  }
+
+  /**
+   * A settings file's text, exactly as set (or migrated from a folder).
+   *
+   * @param name `estate.json` or `rules.json`.
+   * @returns The text; undefined when the estate has no such file (or `name` is not one).
+   */
+  estateFile(name: string): string | undefined {
+    return isEstateFileName(name) ? this.#files.get(name) : undefined;
+  }
+
+  /**
+   * Sets a settings file (an operator's write; the folder estate's is an edit of the file),
+   * checked as its readers check it (`estate.json`: the estate's settings; `rules.json`: the
+   * rules configuration), kept exactly as given (an export writes these bytes back), and
+   * announced (`settings`): every replica's next `refresh()` takes it in. A new `estate.json`
+   * changes this store's compatibility mode at once.
+   *
+   * @param name `estate.json` or `rules.json`.
+   * @param text The file's text.
+   * @throws {TypeError} When `name` is not a settings file's.
+   * @throws {CorpusError} Naming the file, when the text is not valid for it; nothing is written.
+   */
+  async setEstateFile(name: string, text: string): Promise<void> {
+    if (!isEstateFileName(name)) {
+      throw new TypeError(
+        `Cannot set ${name}: the estate's settings files are ${ESTATE_FILES.join(" and ")}`,
+      );
+    }
+    checkEstateFile(name, text);
+    await this.sql.begin(async (tx) => {
+      await tx`select pg_advisory_xact_lock(hashtext('estate_files'))`;
+      await tx`insert into estate_files (name, text) values (${name}, ${text})
+        on conflict (name) do update set text = excluded.text`;
+      await this.#notify(tx, { kind: "settings", name });
+    });
+    this.#takeFiles(await this.#readFiles(this.sql));
+  }
+
+  /** Takes in the settings files read: the registry's compatibility mode follows `estate.json`. */
+  #takeFiles(files: Map<EstateFileName, string>): void {
+    const mode = this.#modeOf(files);
+    if (mode !== this.#registry.compatibility) this.#registry.setCompatibility(mode);
+    this.#files = files;
   }
 
   /** The principals, in stored order (copies). */
@@ -269,11 +329,16 @@ export class PgEstateStore implements EstateStore {
       ? parseVersionFile(fs.readFileSync(specOrFile, "utf8"), specOrFile)
       : parseToolSpec(specOrFile, specSubject(specOrFile));
     const at = this.#now();
+    let files: Map<EstateFileName, string> | undefined;
     const done = await this.sql.begin(async (tx) => {
       await tx`select pg_advisory_xact_lock(hashtext(${toolKey(spec.name)}))`;
       const servers = await this.#readServers(tx);
       const tool = (await this.#readTools(tx, spec.name)).get(spec.name) ?? { versions: [] };
-      const scratch = new ToolRegistry({ now: () => at, ...this.#mode() });
+      // The estate's mode as stored now: a replica that has not yet heard of a new estate.json
+      // decides as every other does.
+      files = await this.#readFiles(tx);
+      const compatibility = this.#modeOf(files);
+      const scratch = new ToolRegistry({ now: () => at, compatibility });
       scratch.restoreServers(servers);
       for (const v of tool.versions) scratch.restore(v);
       let wanted: { schema: ToolSpec["inputSchema"]; line: ReplayLine } | undefined;
@@ -299,6 +364,8 @@ export class PgEstateStore implements EstateStore {
       await this.#notify(tx, { kind: "tools", name: spec.name });
       return { plan, tool, at };
     });
+    // The registry mirrors the decision: with the mode it was made with.
+    if (files) this.#takeFiles(files);
     this.#sync(spec.name, done.tool, false);
     if (!done.at) return { status: "already-published", plan: done.plan };
     this.#mirror(done.at, () => this.#registry.publish(done.plan.spec));
@@ -517,6 +584,17 @@ export class PgEstateStore implements EstateStore {
     await tx`select pg_notify(${CHANGE_CHANNEL}, ${JSON.stringify(change)})`;
   }
 
+  /** The settings files stored, each checked (a bad one throws, naming it). */
+  async #readFiles(sql: Sql | TransactionSql): Promise<Map<EstateFileName, string>> {
+    const files = new Map<EstateFileName, string>();
+    for (const row of await sql`select name, text from estate_files order by name`) {
+      const name = row.name as EstateFileName;
+      checkEstateFile(name, row.text as string);
+      files.set(name, row.text as string);
+    }
+    return files;
+  }
+
   async #readPrincipals(sql: Sql | TransactionSql): Promise<EstatePrincipal[]> {
     const rows = await sql`select text from principals_file`;
     return rows.length === 0 ? [] : parsePrincipals(rows[0].text as string, "principals");
@@ -673,4 +751,10 @@ export class PgEstateStore implements EstateStore {
       }
     }
   }
+}
+
+/** Throws a {@linkcode CorpusError} naming the settings file when its text is not valid. */
+function checkEstateFile(name: EstateFileName, text: string): void {
+  const problems = estateFileProblems(name, text);
+  if (problems.length) throw new CorpusError(name, problems.join("; "));
 }

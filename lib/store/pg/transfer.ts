@@ -2,7 +2,8 @@
  * Moving an estate between a folder and PostgreSQL: {@linkcode migrateToPostgres} copies a folder
  * estate into an empty database, {@linkcode exportToFolder} writes a database's estate out as a
  * folder. The round trip gives back the folder's estate files byte for byte: version files,
- * server records and `principals.json` are kept as their text; `lifecycle.json` is written by the
+ * server records, `principals.json` and the settings files (`estate.json`, `rules.json`) are kept
+ * as their text; `lifecycle.json` is written by the
  * folder store's own formatter from the histories; `calls.jsonl` and `drift.jsonl` keep each
  * line's text. Where a folder file is not in the form an export writes (a hand-edited
  * `lifecycle.json`, CRLF line ends, a torn last line), the migration says so, file by file.
@@ -18,6 +19,7 @@ import path from "node:path";
 import { Buffer } from "node:buffer";
 import type { TransactionSql } from "postgres";
 import type { LifecycleEntry } from "../../estate/lifecycle.ts";
+import { ESTATE_FILES, estateFileProblems } from "../../estate/estate_files.ts";
 import { CorpusError } from "../corpus_error.ts";
 import { EstateDir } from "../estate_dir.ts";
 import { parsePrincipals } from "../principals.ts";
@@ -44,6 +46,7 @@ const ESTATE_TABLES: [table: string, what: string][] = [
   ["servers", "server records"],
   ["drift", "drift records"],
   ["principals_file", "principals file"],
+  ["estate_files", "settings files"],
 ];
 
 /** What a transfer copied. */
@@ -188,8 +191,8 @@ async function copyLines<T>(
 
 /**
  * Copies a folder estate into an empty PostgreSQL estate, in one transaction (a failure leaves
- * the database empty): `principals.json`, every server record and every version file as their
- * text, each version's lifecycle history exactly (timestamps, reasons, retire-after dates), every
+ * the database empty): `principals.json`, the settings files (`estate.json`, `rules.json`, each
+ * checked as its readers check it), every server record and every version file as their text, each version's lifecycle history exactly (timestamps, reasons, retire-after dates), every
  * tool's stored calls in file order and the drift log, line by line, in batches. The folder is
  * checked as `EstateDir.open` checks it, and each line as its readers check it. Then the store
  * reloads. Migrate a folder no one is writing to.
@@ -246,6 +249,16 @@ export async function migrateToPostgres(
       counts.principals = parsePrincipals(text, principalsFile).length;
       await tx`insert into principals_file (text) values (${text})`;
       estateFiles.add(PRINCIPALS_FILE);
+    }
+
+    for (const name of ESTATE_FILES) {
+      const file = path.join(fromDir, name);
+      if (!fs.existsSync(file)) continue;
+      const text = readExact(file);
+      const problems = estateFileProblems(name, text);
+      if (problems.length) throw new CorpusError(file, problems.join("; "));
+      await tx`insert into estate_files (name, text) values (${name}, ${text})`;
+      estateFiles.add(name);
     }
 
     for (const { record, file } of loadServerDir(path.join(fromDir, SERVERS_DIR))) {
@@ -354,7 +367,8 @@ async function refuseNonEmpty(tx: TransactionSql, fromDir: string): Promise<void
 
 /**
  * Writes a PostgreSQL estate out as an estate folder, from one consistent snapshot (a read-only,
- * repeatable-read transaction): `principals.json`, `servers/<id>.json` and every
+ * repeatable-read transaction): `principals.json`, `estate.json` and `rules.json`,
+ * `servers/<id>.json` and every
  * `tools/<name>/<version>.json` as their stored text, each tool's `lifecycle.json` formatted as
  * the folder store formats it, and `calls.jsonl` and `drift.jsonl` a stored line each, streamed
  * through cursors (memory stays flat). `EstateDir.open(toDir)` then loads the same estate.
@@ -440,6 +454,9 @@ export async function exportToFolder(
     if (principals) {
       write(PRINCIPALS_FILE, principals.text as string);
       counts.principals = parsePrincipals(principals.text as string, PRINCIPALS_FILE).length;
+    }
+    for (const f of await tx`select name, text from estate_files order by name`) {
+      write(f.name as string, f.text as string);
     }
     for (const s of await tx`select id, record from servers order by id`) {
       write(`${SERVERS_DIR}/${s.id}.json`, s.record as string);
