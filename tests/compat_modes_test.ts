@@ -357,6 +357,24 @@ Deno.test("estate.json gives the estate's default mode; a tool's own field wins"
   });
 });
 
+Deno.test("an edited estate.json reaches a running estate on refresh(); a bad one keeps the mode and says so", async () => {
+  await withEstate(undefined, (dir) => {
+    const estate = EstateDir.open(dir, { now: NOW });
+    const registry = estate.registry;
+    assert.equal(registry.compatibility, "backward");
+    fs.writeFileSync(path.join(dir, "estate.json"), JSON.stringify({ compatibility: "full" }));
+    estate.refresh();
+    assert.equal(estate.registry, registry, "the same registry: a server holding it sees the mode");
+    assert.equal(registry.compatibility, "full");
+    fs.writeFileSync(path.join(dir, "estate.json"), JSON.stringify({ compatibility: "up" }));
+    assert.throws(() => estate.refresh(), /estate\.json.*compatibility must be one of/);
+    assert.equal(registry.compatibility, "full");
+    fs.rmSync(path.join(dir, "estate.json"));
+    estate.refresh();
+    assert.equal(registry.compatibility, "backward");
+  });
+});
+
 Deno.test("EstateDir.open() refuses a bad estate.json, naming the file and the field", async () => {
   await withEstate({ compatibility: "sideways" }, (dir) => {
     assert.throws(

@@ -487,12 +487,18 @@ export class EstateDir implements EstateStore {
    */
   refresh(): number {
     // A bad server record does not hold back the tools (nor a bad tool the servers): both are
-    // taken in, then the first error is thrown.
+    // taken in, then the first error is thrown. An edited estate.json changes the estate's
+    // compatibility mode from now on (a bad one keeps the mode in force, and is thrown too).
     let serversFailed: unknown;
+    try {
+      this.#registry.setCompatibility(this.#readConfig().compatibility ?? "backward");
+    } catch (e) {
+      serversFailed = e;
+    }
     try {
       this.#syncServers();
     } catch (e) {
-      serversFailed = e;
+      serversFailed ??= e;
     }
     const tools = path.join(this.dir, "tools");
     const names = fs.existsSync(tools)
