@@ -28,6 +28,7 @@ import {
   type Span,
   type ToolFileTree,
 } from "./_locations.ts";
+import { type Place, placeOf } from "./_positions.ts";
 
 export { RULES_FILE } from "../estate/estate_files.ts";
 
@@ -39,33 +40,6 @@ export interface LoadedRules {
   file?: string;
   /** The file's text. */
   text?: string;
-}
-
-/** A position in a text: 1-based line and column, and the end (column exclusive). */
-interface Place {
-  line: number;
-  column: number;
-  endLine: number;
-  endColumn: number;
-}
-
-/**
- * Where a span is, as reports count: 1-based lines and UTF-16 columns, the end column exclusive —
- * the LSP range of the editor's diagnostic plus one on each number.
- *
- * @param lines The text's line index.
- * @param span The span (`_locations.ts`).
- * @returns The place.
- */
-export function placeOf(lines: LineIndex, span: { offset: number; length: number }): Place {
-  const start = lines.position(span.offset);
-  const end = lines.position(span.offset + span.length);
-  return {
-    line: start.line + 1,
-    column: start.character + 1,
-    endLine: end.line + 1,
-    endColumn: end.character + 1,
-  };
 }
 
 /**

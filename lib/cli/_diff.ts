@@ -98,6 +98,26 @@ export function failOnSeverity(failOn: SchemaBump): SeverityOf {
     BUMP_RANK[c.bump] >= BUMP_RANK[failOn] ? "error" : c.bump === "major" ? "warning" : "info";
 }
 
+/** A finding placed at a node of a document: a top-level field, or a `$` path inside one. */
+function placed(
+  doc: Document,
+  where: { field?: string; path?: string },
+  finding: { rule: string; severity: Severity; message: string; bump?: SchemaBump },
+): Finding {
+  const { line, column, endLine, endColumn } = positionOf(doc.text, where.field, where.path);
+  return {
+    ...finding,
+    file: doc.file,
+    line,
+    column,
+    endLine,
+    endColumn,
+    ...(doc.spec ? { tool: doc.spec.name, version: doc.spec.version } : {}),
+    ...(where.field ? { field: where.field } : {}),
+    ...(where.path !== undefined ? { path: where.path } : {}),
+  };
+}
+
 /** The findings of schema changes, each at its node in the newer document's text. */
 export function changeFindings(
   changes: readonly SchemaChange[],
@@ -105,24 +125,15 @@ export function changeFindings(
   severityOf: SeverityOf,
 ): Finding[] {
   const { doc, field } = where;
-  return changes.map((c) => {
-    const at = positionOf(doc.text, field, c.path);
-    return {
+  // The field and path are the finding's own (every renderer shows them before the message).
+  return changes.map((c) =>
+    placed(doc, { field, path: c.path }, {
       rule: c.kind,
       severity: severityOf(c),
-      // The field and path are the finding's own (every renderer shows them before the message).
       message: c.message,
-      file: doc.file,
-      line: at.line,
-      column: at.column,
-      endLine: at.endLine,
-      endColumn: at.endColumn,
-      ...(doc.spec ? { tool: doc.spec.name, version: doc.spec.version } : {}),
       bump: c.bump,
-      ...(field ? { field } : {}),
-      path: c.path,
-    };
-  });
+    })
+  );
 }
 
 /** Findings at a top-level field of a tool file (the version verdict, a changed field). */
@@ -131,17 +142,7 @@ export function fieldFinding(
   field: string,
   finding: { rule: string; severity: Severity; message: string; bump?: SchemaBump },
 ): Finding {
-  const at = positionOf(doc.text, field, undefined);
-  return {
-    ...finding,
-    file: doc.file,
-    line: at.line,
-    column: at.column,
-    endLine: at.endLine,
-    endColumn: at.endColumn,
-    ...(doc.spec ? { tool: doc.spec.name, version: doc.spec.version } : {}),
-    field,
-  };
+  return placed(doc, { field }, finding);
 }
 
 /** Every finding of a comparison of two tool specs, in the newer one's text. */

@@ -8,6 +8,37 @@ import { LineIndex, locateSegments, parseToolFile } from "./_locations.ts";
 import { parsePath } from "../schema/path.ts";
 import type { PathSegment } from "../schema/types.ts";
 
+/** A position in a text: 1-based line and column, and the end (column exclusive). */
+export interface Place {
+  /** The line where the span starts, from 1. */
+  line: number;
+  /** The column where the span starts, from 1 (UTF-16 code units, as the editor counts). */
+  column: number;
+  /** The line where the span ends. */
+  endLine: number;
+  /** The column just after the span. */
+  endColumn: number;
+}
+
+/**
+ * Where a span is, as reports count: 1-based lines and UTF-16 columns, the end column exclusive —
+ * the LSP range of the editor's diagnostic plus one on each number.
+ *
+ * @param lines The text's line index.
+ * @param span The span (`_locations.ts`).
+ * @returns The place.
+ */
+export function placeOf(lines: LineIndex, span: { offset: number; length: number }): Place {
+  const start = lines.position(span.offset);
+  const end = lines.position(span.offset + span.length);
+  return {
+    line: start.line + 1,
+    column: start.character + 1,
+    endLine: end.line + 1,
+    endColumn: end.character + 1,
+  };
+}
+
 /** A stretch of a text, from 1 (line) and 1 (column, UTF-16 code units as the editor counts). */
 export interface Position {
   /** The line where the node starts, from 1. */
@@ -48,14 +79,5 @@ export function positionOf(
     }
   }
   const span = locateSegments(parseToolFile(text), segments);
-  const index = new LineIndex(text);
-  const start = index.position(span.offset);
-  const end = index.position(span.offset + span.length);
-  return {
-    line: start.line + 1,
-    column: start.character + 1,
-    endLine: end.line + 1,
-    endColumn: end.character + 1,
-    exact: span.exact,
-  };
+  return { ...placeOf(new LineIndex(text), span), exact: span.exact };
 }

@@ -645,12 +645,7 @@ async function runCommand(
           );
         }
         const file = path.resolve(io.cwd, files[0]);
-        let text: string;
-        try {
-          text = fs.readFileSync(file, "utf8");
-        } catch (e) {
-          throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
-        }
+        const text = readText(file);
         const store = await openPostgres(url, now);
         try {
           await store.setPrincipalsText(text);
@@ -752,12 +747,20 @@ async function migrate(
 
 /** Reads a tool file: JSON errors and spec problems are input errors naming the file. */
 function readSpecFile(file: string) {
-  let text: string;
+  return parseSpecText(readText(file), file);
+}
+
+/** A file the command was given, as text: a file that cannot be read is an input error. */
+function readText(file: string): string {
   try {
-    text = fs.readFileSync(file, "utf8");
+    return fs.readFileSync(file, "utf8");
   } catch (e) {
     throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
   }
+}
+
+/** A tool file's text as a spec: JSON errors and spec problems are input errors naming the file. */
+function parseSpecText(text: string, file: string) {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -871,12 +874,7 @@ async function settings(
       );
     }
     const file = path.resolve(io.cwd, files[0]);
-    let text: string;
-    try {
-      text = fs.readFileSync(file, "utf8");
-    } catch (e) {
-      throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
-    }
+    const text = readText(file);
     const store = await openPostgres(url, now);
     try {
       try {
@@ -951,12 +949,8 @@ async function check(
     const file = path.relative(io.cwd, target).split(path.sep).join("/");
     let text: string | undefined;
     try {
-      text = fs.readFileSync(target, "utf8");
-    } catch {
-      // readSpecFile says why.
-    }
-    try {
-      const spec = readSpecFile(target);
+      text = readText(target);
+      const spec = parseSpecText(text, target);
       const replay = await estate.replayFor(spec);
       const report = checkDraft(spec, estate.registry, { replay });
       reports.push({ file, ...report });

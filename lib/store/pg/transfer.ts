@@ -108,6 +108,19 @@ export interface ExportResult extends TransferCounts {
   files: string[];
 }
 
+/** Nothing copied yet. */
+function noCounts(): TransferCounts {
+  return {
+    tools: 0,
+    versions: 0,
+    lifecycleEvents: 0,
+    calls: 0,
+    servers: 0,
+    drift: 0,
+    principals: 0,
+  };
+}
+
 /** A file's text, exactly: refused when it is not UTF-8 (a byte order mark is kept). */
 function readExact(file: string): string {
   const fd = openNoFollow(file, fs.constants.O_RDONLY);
@@ -231,15 +244,7 @@ export async function migrateToPostgres(
   };
   const changed: TransferNote[] = [];
   const estateFiles = new Set<string>();
-  const counts: TransferCounts = {
-    tools: 0,
-    versions: 0,
-    lifecycleEvents: 0,
-    calls: 0,
-    servers: 0,
-    drift: 0,
-    principals: 0,
-  };
+  const counts = noCounts();
   await store.sql.begin(async (tx) => {
     await refuseNonEmpty(tx, fromDir);
 
@@ -409,15 +414,7 @@ export async function exportToFolder(
   }
   fs.mkdirSync(toDir, { recursive: true });
   const files: string[] = [];
-  const counts: TransferCounts = {
-    tools: 0,
-    versions: 0,
-    lifecycleEvents: 0,
-    calls: 0,
-    servers: 0,
-    drift: 0,
-    principals: 0,
-  };
+  const counts = noCounts();
   const write = (rel: string, text: string) => {
     const file = path.join(toDir, ...rel.split("/"));
     fs.mkdirSync(path.dirname(file), { recursive: true });
