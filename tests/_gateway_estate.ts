@@ -21,7 +21,7 @@ import { runCli } from "../lib/cli/main.ts";
 import { DEMO_TOKENS } from "../lib/cli/demo_tokens.ts";
 import type { DriftRecord } from "../mod.ts";
 import type { Pem } from "./_pki.ts";
-import { ROOT } from "./_serve.ts";
+import { ROOT, type ServeProcess, spawnServe } from "./_serve.ts";
 
 /** SHA-256, hex, computed here with WebCrypto (not with the code under test). */
 export async function sha256Hex(bytes: Uint8Array): Promise<string> {
@@ -257,49 +257,21 @@ export function startGatewayServe(dir: string, extra: string[]): Promise<Gateway
  * @throws {Error} With what it printed, when no URL appears.
  */
 export async function startServeProcess(args: string[]): Promise<GatewayServe> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}cli.ts`, "serve", "--http", "127.0.0.1:0", ...args],
-    cwd: ROOT,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
   let log = "";
   const waiters = new Set<() => void>();
-  const logged = child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
-    new WritableStream({
-      write: (text) => {
+  let served: ServeProcess;
+  try {
+    served = await spawnServe(
+      ["run", "-A", `${ROOT}cli.ts`, "serve", "--http", "127.0.0.1:0", ...args],
+      (text) => {
         log += text;
         for (const w of waiters) w();
       },
-    }),
-  );
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let printed = "";
-  let url: URL | undefined;
-  while (!url) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    printed += value;
-    const m = /URL: (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(printed);
-    if (m) url = new URL(m[1]);
+    );
+  } catch (e) {
+    throw new Error(`${(e as Error).message}\n${log}`);
   }
-  const drained = (async () => {
-    while (!(await reader.read()).done) { /* the rest of the banner */ }
-  })();
-  const end = async (signal: Deno.Signal) => {
-    try {
-      child.kill(signal);
-    } catch { /* already ended */ }
-    await child.status;
-    await drained;
-    await logged;
-  };
-  const stop = () => end("SIGTERM");
-  if (!url) {
-    await stop();
-    throw new Error(`estate serve --http printed no URL:\n${printed}\n${log}`);
-  }
+  const { url, stop, kill } = served;
   const find = (pattern: RegExp, from: number): string | undefined =>
     log.slice(from).split("\n").find((line) => pattern.test(line));
   return {
@@ -326,7 +298,7 @@ export async function startServeProcess(args: string[]): Promise<GatewayServe> {
       });
     },
     stop,
-    kill: () => end("SIGKILL"),
+    kill,
   };
 }
 

@@ -33,21 +33,29 @@ export function serveArgs(dir: string, ...rest: string[]): string[] {
   return ["run", "-A", `${ROOT}cli.ts`, "serve", "--estate", dir, ...rest];
 }
 
+/** A running `estate serve --http` process. */
+export interface ServeProcess {
+  /** The MCP endpoint it printed. */
+  url: URL;
+  /** Ends the process (SIGTERM) and waits for it. */
+  stop(): Promise<void>;
+  /** Kills the process with SIGKILL (nothing it holds is closed) and waits for it. */
+  kill(): Promise<void>;
+}
+
 /**
- * Starts `estate serve --http 127.0.0.1:0` on an estate folder and reads the URL it prints.
+ * Runs Deno with `args` (an `estate serve --http …` command line) and reads the URL it prints.
  *
  * @param onLog Given the server log (stderr) as it arrives; without it, the log is dropped.
- * @param options Another address to listen on, further arguments (`--auth oidc …`).
- * @returns The URL and a `stop` that ends the process and waits for it.
+ * @returns The URL, `stop` and `kill`.
  * @throws {Error} With what it printed, when no URL appears.
  */
-export async function startHttpServe(
-  dir: string,
+export async function spawnServe(
+  args: string[],
   onLog?: (text: string) => void,
-  options: { listen?: string; args?: string[] } = {},
-): Promise<{ url: URL; stop: () => Promise<void> }> {
+): Promise<ServeProcess> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: serveArgs(dir, "--http", options.listen ?? "127.0.0.1:0", ...(options.args ?? [])),
+    args,
     cwd: ROOT,
     stdin: "null",
     stdout: "piped",
@@ -71,15 +79,37 @@ export async function startHttpServe(
   const drained = (async () => {
     while (!(await reader.read()).done) { /* the rest of the banner */ }
   })();
-  const stop = async () => {
-    child.kill("SIGTERM");
+  const end = async (signal: Deno.Signal) => {
+    try {
+      child.kill(signal);
+    } catch { /* already ended */ }
     await child.status;
     await drained;
     await logged;
   };
   if (!url) {
-    await stop();
+    await end("SIGTERM");
     throw new Error(`estate serve --http printed no URL:\n${printed}`);
   }
+  return { url, stop: () => end("SIGTERM"), kill: () => end("SIGKILL") };
+}
+
+/**
+ * Starts `estate serve --http 127.0.0.1:0` on an estate folder and reads the URL it prints.
+ *
+ * @param onLog Given the server log (stderr) as it arrives; without it, the log is dropped.
+ * @param options Another address to listen on, further arguments (`--auth oidc …`).
+ * @returns The URL and a `stop` that ends the process and waits for it.
+ * @throws {Error} With what it printed, when no URL appears.
+ */
+export async function startHttpServe(
+  dir: string,
+  onLog?: (text: string) => void,
+  options: { listen?: string; args?: string[] } = {},
+): Promise<{ url: URL; stop: () => Promise<void> }> {
+  const { url, stop } = await spawnServe(
+    serveArgs(dir, "--http", options.listen ?? "127.0.0.1:0", ...(options.args ?? [])),
+    onLog,
+  );
   return { url, stop };
 }
