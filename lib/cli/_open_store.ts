@@ -1,6 +1,7 @@
 /**
- * Where a command finds the estate: the folder (`--estate DIR`, default `corpus`) or a PostgreSQL
- * database (`--store postgres://…`). The database driver is loaded only when a database is named,
+ * Where a command finds the estate: the folder (`--estate DIR`; by default the nearest folder holding
+ * `estate.json`, from the working folder upwards, as `findEstateDir` finds it; else `corpus`, this
+ * repository's example) or a PostgreSQL database (`--store postgres://…`). The database driver is loaded only when a database is named,
  * so the folder estate needs nothing else installed.
  *
  * @module
@@ -8,6 +9,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { EstateDir, type EstateStore, tornLineMessage } from "../store/mod.ts";
+import { findEstateDir } from "../store/find_estate.ts";
 import { UsageError } from "./_args.ts";
 import type { PgEstateStore } from "../store/pg/pg_store.ts";
 
@@ -50,6 +52,34 @@ function isPostgresUrl(value: string): boolean {
   return /^postgres(ql)?:\/\//i.test(value);
 }
 
+/** The estate folder when no `--estate` names one and no `estate.json` is found. */
+export const FALLBACK_ESTATE_FOLDER = "corpus";
+
+/**
+ * The estate folder a command works on: `--estate DIR`, else the nearest folder holding
+ * `estate.json` (`findEstateDir` from the working folder), else `./corpus` when it exists.
+ *
+ * @param flags The parsed flags.
+ * @param cwd The working folder.
+ * @returns The folder's absolute path.
+ * @throws {UsageError} When the named folder does not exist, or none is named or found.
+ */
+export function estateFolder(flags: Map<string, string | boolean>, cwd: string): string {
+  const named = flags.get("estate");
+  const dir = named !== undefined
+    ? path.resolve(cwd, String(named))
+    : findEstateDir(cwd) ?? path.resolve(cwd, FALLBACK_ESTATE_FOLDER);
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
+    throw new UsageError(
+      named !== undefined
+        ? `estate folder ${dir} does not exist (use --estate DIR)`
+        : `no estate found: no estate.json in ${cwd}, its estate/ folder or a folder above it ` +
+          `in the repository; run estate init to create one, or name it with --estate DIR`,
+    );
+  }
+  return dir;
+}
+
 /**
  * Opens the store the flags name.
  *
@@ -77,10 +107,7 @@ export async function openStore(
     }
     return { store: await openPostgres(url, options.now), where: redactUrl(url), database: true };
   }
-  const dir = path.resolve(options.cwd, String(flags.get("estate") ?? "corpus"));
-  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
-    throw new UsageError(`estate folder ${dir} does not exist (use --estate DIR)`);
-  }
+  const dir = estateFolder(flags, options.cwd);
   // A torn last line of calls.jsonl is no error: it is said once.
   const told = new Set<string>();
   const store = EstateDir.open(dir, {

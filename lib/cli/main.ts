@@ -36,7 +36,14 @@ import {
 import { CorpusError, type EstateStore, tornLineMessage } from "../store/mod.ts";
 import type { TransferCounts } from "../store/pg/transfer.ts";
 import { type Args, EXIT, parseArgs, parseToolRef, UsageError } from "./_args.ts";
-import { migrateSchema, openPostgres, openStore, redactUrl, STORE_FLAGS } from "./_open_store.ts";
+import {
+  estateFolder,
+  migrateSchema,
+  openPostgres,
+  openStore,
+  redactUrl,
+  STORE_FLAGS,
+} from "./_open_store.ts";
 import { addServer, listServers } from "./_servers.ts";
 import { showDrift } from "./_drift.ts";
 import { runDiff } from "./_diff.ts";
@@ -246,7 +253,9 @@ const COMMANDS: Record<string, Command> = {
 };
 
 const COMMON = `options for every command:
-  --estate DIR   the estate folder (default: corpus)
+  --estate DIR   the estate folder (default: the nearest folder holding estate.json, from the
+                 working folder up to the repository's root, or its estate/ subfolder;
+                 else ./corpus)
   --store URL    the estate in a PostgreSQL database instead (postgres://user@host:port/db)
   --json         machine-readable output on stdout, errors included
   --help, -h     this command's usage
@@ -421,9 +430,7 @@ async function runCommand(
         ? (estate as PgEstateStore).estateFile(RULES_FILE)
         : undefined;
       const rules = stored !== undefined ? parseRules(stored, RULES_FILE) : rulesAt(
-        args.flags.has("store")
-          ? undefined
-          : path.resolve(io.cwd, String(args.flags.get("estate") ?? "corpus")),
+        args.flags.has("store") ? undefined : estateFolder(args.flags, io.cwd),
       );
       return await check(args.positionals, estate, io, { format, rules, now: now() });
     }
@@ -901,10 +908,7 @@ async function settings(
       await store.close();
     }
   } else {
-    const dir = path.resolve(io.cwd, String(args.flags.get("estate") ?? "corpus"));
-    if (!fs.existsSync(dir)) {
-      throw new UsageError(`estate folder ${dir} does not exist (use --estate DIR)`);
-    }
+    const dir = estateFolder(args.flags, io.cwd);
     has = (name) => fs.existsSync(path.join(dir, name));
   }
   const list = ESTATE_FILES.map((file) => ({ file, set: has(file) }));

@@ -47,7 +47,8 @@ options:
   --http HOST:PORT   listen there (default 127.0.0.1:3000; port 0 picks a free one)
   --stdio            serve one client on stdin/stdout instead
   --principal ID     with --stdio: the principal to serve as
-  --estate DIR       the estate folder (default: corpus)
+  --estate DIR       the estate folder (default: the nearest holding estate.json, as for every
+                     command; else ./corpus)
   --record-calls     append each accepted call to the tool's calls.jsonl
   --tls-cert FILE    the gateway's client certificate (PEM), presented to HTTP upstreams
   --tls-key FILE     its private key (PEM)
