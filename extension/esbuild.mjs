@@ -3,6 +3,7 @@
 // writes elsewhere (the tests build beside dist/ and rename into place: scripts/_extension_build.ts).
 //
 //   node esbuild.mjs [--minify] [--outdir DIR]
+import fs from "node:fs";
 import path from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
@@ -43,6 +44,13 @@ const common = {
   logLevel: "warning",
   plugins: [libraryDeps],
 };
+
+// The tool-file JSON Schema (package.json's jsonValidation) is the library's, published beside it.
+fs.mkdirSync(outdir, { recursive: true });
+fs.copyFileSync(
+  path.join(here, "..", "schemas", "tool.schema.json"),
+  path.join(outdir, "tool.schema.json"),
+);
 
 await Promise.all([
   esbuild.build({

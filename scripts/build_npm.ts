@@ -42,11 +42,13 @@ function range(deno: DenoJson, name: string): string {
 
 /** The package.json of the npm package. */
 export function packageJson(deno: DenoJson): Record<string, unknown> {
-  const exports: Record<string, { types: string; default: string }> = {};
+  const exports: Record<string, { types: string; default: string } | string> = {};
   for (const [entry, file] of Object.entries(deno.exports)) {
     const js = file.replace(/\.ts$/, ".js");
     exports[entry] = { types: js.replace(/\.js$/, ".d.ts"), default: js };
   }
+  // The tool-file JSON Schema, for editors and tools that resolve it from node_modules.
+  exports["./schemas/tool.schema.json"] = "./schemas/tool.schema.json";
   return {
     name: deno.name,
     version: deno.version,
@@ -55,11 +57,23 @@ export function packageJson(deno: DenoJson): Record<string, unknown> {
     license: deno.license,
     type: "module",
     exports,
-    files: ["*.js", "*.d.ts", "lib/", "README.md", "LICENSE"],
+    bin: { estate: BIN },
+    files: [
+      "*.js",
+      "*.d.ts",
+      "bin/",
+      "lib/",
+      "examples/",
+      "schemas/",
+      "action.yml",
+      "README.md",
+      "LICENSE",
+    ],
     sideEffects: false,
     engines: { node: ">=20" },
     dependencies: {
       jose: range(deno, "jose"),
+      "jsonc-parser": range(deno, "jsonc-parser"),
       postgres: range(deno, "postgres"),
       re2js: range(deno, "re2js"),
       semver: range(deno, "semver"),
@@ -89,6 +103,20 @@ function run(command: string, args: string[], cwd: string): string {
   }
   return r.stdout;
 }
+
+/** The `estate` command's file in the package: Node runs the compiled `cli.js`'s `main`. */
+export const BIN = "bin/estate.js";
+
+/** The bin's text: `cli.js` runs nothing when imported, so the bin calls its `main`. */
+export const BIN_TEXT = `#!/usr/bin/env node
+// The estate command (npm bin): the CLI compiled from cli.ts, run by Node 20 or newer.
+import process from "node:process";
+import { main } from "../cli.js";
+process.exitCode = await main(process.argv.slice(2));
+`;
+
+/** Files the package ships as they are in the repository: the Action and the tool-file schema. */
+const VERBATIM = ["action.yml", path.join("schemas", "tool.schema.json")];
 
 /** The folder of the PostgreSQL store's migrations, relative to the repository and the package. */
 const MIGRATIONS = path.join("lib", "store", "pg", "migrations");
@@ -130,6 +158,12 @@ export function buildNpm(): string {
     if (name.endsWith(".sql")) {
       fs.copyFileSync(path.join(ROOT, MIGRATIONS, name), path.join(OUT, MIGRATIONS, name));
     }
+  }
+  fs.mkdirSync(path.join(OUT, path.dirname(BIN)), { recursive: true });
+  fs.writeFileSync(path.join(OUT, BIN), BIN_TEXT, { mode: 0o755 });
+  for (const file of VERBATIM) {
+    fs.mkdirSync(path.join(OUT, path.dirname(file)), { recursive: true });
+    fs.copyFileSync(path.join(ROOT, file), path.join(OUT, file));
   }
   fs.writeFileSync(
     path.join(OUT, "package.json"),

@@ -14,7 +14,7 @@ const ROOT = path.resolve(new URL("..", import.meta.url).pathname);
 const EXTENSION = path.join(ROOT, "extension");
 const manifest = JSON.parse(fs.readFileSync(path.join(EXTENSION, "package.json"), "utf8"));
 const toolSchema = JSON.parse(
-  fs.readFileSync(path.join(EXTENSION, "schemas", "tool.schema.json"), "utf8"),
+  fs.readFileSync(path.join(ROOT, "schemas", "tool.schema.json"), "utf8"),
 );
 
 // deno-lint-ignore no-explicit-any
@@ -36,7 +36,7 @@ function* corpusVersions(): Generator<[string, unknown]> {
 
 Deno.test("manifest: jsonValidation covers *.tool.json and nothing broader, with the shipped schema", () => {
   assert.deepEqual(manifest.contributes.jsonValidation, [
-    { fileMatch: "*.tool.json", url: "./schemas/tool.schema.json" },
+    { fileMatch: "*.tool.json", url: "./dist/tool.schema.json" },
   ]);
   assert.deepEqual(manifest.activationEvents, ["workspaceContains:**/*.tool.json"]);
   assert.equal(manifest.main, "./dist/extension.js");
@@ -83,7 +83,13 @@ Deno.test("tool.schema.json accepts every published version in corpus/ and the f
 });
 
 Deno.test("tool.schema.json knows exactly the spec's fields and requires what parseToolSpec requires", () => {
-  assert.deepEqual(Object.keys(toolSchema.properties).sort(), [...TOOL_FIELDS].sort());
+  assert.deepEqual(
+    Object.keys(toolSchema.properties).sort(),
+    ["$schema", ...TOOL_FIELDS].sort(),
+  );
+  for (const field of toolSchema.required as string[]) {
+    assert.match(toolSchema.properties[field].description, /^Required\. /, field);
+  }
   let required: string[] = [];
   try {
     parseToolSpec({});

@@ -10,6 +10,7 @@
  *
  * @module
  */
+import process from "node:process";
 
 /** Whether an uncaught error is the driver's write to a closed socket. */
 export function isDriverFault(error: unknown): boolean {
@@ -24,7 +25,9 @@ export const DRIVER_FAULT_MESSAGE =
 
 /**
  * Stops the process with {@linkcode DRIVER_FAULT_MESSAGE} when the driver's fault escapes as an
- * uncaught error; any other uncaught error is left as it is.
+ * uncaught error; any other uncaught error is left as it is. In Deno it listens for the global
+ * `error` event; in Node (the npm package's `estate`), for `uncaughtException`, printing any other
+ * error's stack and exiting with 1 as Node would.
  *
  * @param options `stderr`: where the message goes; `exit`: ends the process with a code.
  */
@@ -32,10 +35,22 @@ export function stopOnDriverFault(options: {
   stderr: (text: string) => void;
   exit: (code: number) => void;
 }): void {
-  globalThis.addEventListener("error", (event) => {
-    if (!isDriverFault(event.error)) return;
-    event.preventDefault();
-    options.stderr(`${DRIVER_FAULT_MESSAGE}\n`);
-    options.exit(2);
+  if (typeof globalThis.addEventListener === "function") {
+    globalThis.addEventListener("error", (event) => {
+      if (!isDriverFault(event.error)) return;
+      event.preventDefault();
+      options.stderr(`${DRIVER_FAULT_MESSAGE}\n`);
+      options.exit(2);
+    });
+    return;
+  }
+  process.on("uncaughtException", (error) => {
+    if (isDriverFault(error)) {
+      options.stderr(`${DRIVER_FAULT_MESSAGE}\n`);
+      options.exit(2);
+      return;
+    }
+    options.stderr(`${error instanceof Error && error.stack ? error.stack : String(error)}\n`);
+    options.exit(1);
   });
 }

@@ -8,7 +8,7 @@
  */
 import type { CheckReport, Finding } from "./_findings.ts";
 import { findingLine, renderReport, type ReportFormat } from "./_report.ts";
-import denoJson from "../../deno.json" with { type: "json" };
+import { PACKAGE_VERSION } from "./_package.ts";
 
 /** The formats: text and JSON here, SARIF, JUnit and GitHub annotations by `renderReport`. */
 export type Format = ReportFormat;
@@ -38,7 +38,7 @@ export function sortFindings(findings: readonly Finding[]): Finding[] {
  */
 export function render(report: CheckReport, format: Format, summary: Summary): string {
   if (format === "sarif" || format === "junit" || format === "github") {
-    return renderReport(report, format, { toolVersion: denoJson.version });
+    return renderReport(report, format, { toolVersion: PACKAGE_VERSION });
   }
   if (format === "json") {
     return JSON.stringify({ ...report, summary: summary.data }, null, 2) + "\n";

@@ -64,10 +64,11 @@ import { renderReport, REPORT_FORMATS, type ReportFormat, reportFormat } from ".
 import { type Rule, RULES } from "../estate/rules.ts";
 import { ESTATE_FILES, isEstateFileName } from "../estate/estate_files.ts";
 import type { PgEstateStore } from "../store/pg/pg_store.ts";
-import denoJson from "../../deno.json" with { type: "json" };
+import { PACKAGE_NAME, PACKAGE_VERSION } from "./_package.ts";
+import { INIT_CI, type InitCi, initFiles, initText, runInit } from "./init.ts";
 
 /** The version SARIF reports name. */
-const TOOL_VERSION: string = denoJson.version;
+const TOOL_VERSION: string = PACKAGE_VERSION;
 
 /** Where the CLI writes, and what it knows of its terminal. */
 export interface CliIO {
@@ -99,6 +100,18 @@ interface Command {
 
 /** Every command, in the order `estate --help` lists them. */
 const COMMANDS: Record<string, Command> = {
+  init: {
+    usage: "estate init [DIR] [--ci github|gitlab|none] [--tool NAME] [--owner TEAM]",
+    summary:
+      "scaffold a tool estate in a repository (DIR, default the working folder): estate/ with\n" +
+      "estate.json, rules.json and principals.json (one example principal: its token is printed\n" +
+      "once, stored hashed), a first tool file tools/NAME.tool.json (default example.lookup), a\n" +
+      "pre-commit hook (.githooks/pre-commit, installed into .git/hooks when that is free) and a CI\n" +
+      "job (--ci: github, the default, writes .github/workflows/tool-estate.yml; gitlab writes\n" +
+      ".gitlab-ci.yml). It never overwrites a file, and says what to run next",
+    values: ["ci", "tool", "owner"],
+    booleans: [],
+  },
   check: {
     usage:
       "estate check [FILES...] [--against REF|DIR [--estate DIR]] [--format text|json|sarif|junit|github] [--rules FILE]",
@@ -335,6 +348,14 @@ async function run(argv: string[], io: CliIO, json: boolean): Promise<number> {
     io.stdout(USAGE);
     return command ? EXIT.ok : EXIT.usage;
   }
+  if (command === "--version" || command === "version") {
+    io.stdout(
+      json
+        ? JSON.stringify({ name: PACKAGE_NAME, version: PACKAGE_VERSION }) + "\n"
+        : `estate ${PACKAGE_VERSION} (${PACKAGE_NAME})\n`,
+    );
+    return EXIT.ok;
+  }
   const spec = COMMANDS[command];
   if (!spec) throw new UsageError(`unknown command ${JSON.stringify(command)}; see estate --help`);
   if (rest.includes("--help") || rest.includes("-h")) {
@@ -380,6 +401,32 @@ async function runCommand(
   const out = (human: string, data: unknown): void =>
     io.stdout(json ? JSON.stringify(data, null, 2) + "\n" : human);
   switch (command) {
+    case "init": {
+      if (args.positionals.length > 1) throw new UsageError(usage);
+      const ci = args.flags.get("ci") ?? "github";
+      if (!(INIT_CI as readonly unknown[]).includes(ci)) {
+        throw new UsageError(`--ci takes ${INIT_CI.join(", ")}, got ${JSON.stringify(ci)}`);
+      }
+      if (args.flags.has("estate") || args.flags.has("store")) {
+        throw new UsageError(
+          "estate init writes the estate folder estate/ in DIR; --estate and --store are for the other commands",
+        );
+      }
+      const options = {
+        ci: ci as InitCi,
+        ...(typeof args.flags.get("tool") === "string"
+          ? { tool: String(args.flags.get("tool")) }
+          : {}),
+        ...(typeof args.flags.get("owner") === "string"
+          ? { owner: String(args.flags.get("owner")) }
+          : {}),
+      };
+      const root = path.resolve(io.cwd, args.positionals[0] ?? ".");
+      const result = await runInit(root, options);
+      const files = initFiles({ ...options, token: "", tokenSha256: "0".repeat(64) });
+      out(initText(result, files), { status: "initialized", ...result });
+      return EXIT.ok;
+    }
     case "check": {
       const format = checkFormat(args, json);
       const against = args.flags.get("against");

@@ -257,11 +257,12 @@ export class ToolSpecError extends Error {
   /**
    * Makes the error from every problem found.
    *
-   * @param subject What was being read, e.g. a file name or `payments.lookup@1.2.0`.
+   * @param subject What was being read, e.g. a file name or `payments.lookup@1.2.0`; empty when
+   *   there is nothing to call it (`Invalid tool spec: …`).
    * @param problems The problems, each naming its field.
    */
   constructor(subject: string, problems: string[]) {
-    super(`Invalid tool spec ${subject}: ${problems.join("; ")}`);
+    super(`Invalid tool spec${subject ? ` ${subject}` : ""}: ${problems.join("; ")}`);
     this.name = "ToolSpecError";
     this.problems = problems;
   }
@@ -273,7 +274,7 @@ function isStringList(v: unknown): v is string[] {
 
 /**
  * What to call a candidate spec in a message before it is parsed: `payments.lookup@1.2.0`,
- * `payments.lookup@?` when its version is not a string, `tool spec` when it has no name.
+ * `payments.lookup@?` when its version is not a string, nothing (empty) when it has no name.
  *
  * @param candidate The candidate.
  * @returns The label.
@@ -285,7 +286,7 @@ export function specSubject(candidate: unknown): string {
       return `${c.name}@${typeof c.version === "string" ? c.version : "?"}`;
     }
   }
-  return "tool spec";
+  return "";
 }
 
 /**
@@ -296,7 +297,8 @@ export function specSubject(candidate: unknown): string {
  * them is a problem at its path (it would not survive being stored, and nothing may coerce it).
  *
  * @param value The candidate spec.
- * @param subject What to call it in the error (a file name, say).
+ * @param subject What to call it in the error (a file name, say); default: nothing
+ *   (`Invalid tool spec: …`).
  * @returns A fresh spec object with only the known fields.
  * @throws {ToolSpecError} Naming every field that is missing or wrong.
  *
@@ -310,7 +312,7 @@ export function specSubject(candidate: unknown): string {
  * );
  * ```
  */
-export function parseToolSpec(value: unknown, subject = "tool spec"): ToolSpec {
+export function parseToolSpec(value: unknown, subject = ""): ToolSpec {
   const problems: string[] = [];
   if (!isObject(value)) {
     throw new ToolSpecError(subject, ["a tool spec must be a JSON object"]);
