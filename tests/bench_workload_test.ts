@@ -1,5 +1,5 @@
 /**
- * The validator benchmark's workload is what the README says it is: deterministic; calls made
+ * The validator benchmark's workload is what `docs/performance.md` says it is: deterministic; calls made
  * without a mistake are valid (for ajv too, not only for the validator under test) and calls made
  * with one are invalid; the wide search tool declares 300 optional properties and its calls send a
  * handful of them, in well over 100 distinct key sets; about 15% of calls carry a mistake, of

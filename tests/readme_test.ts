@@ -1,11 +1,15 @@
 /**
- * The READMEs' commands work on a machine with only Node and npm. Every command a reader can copy
- * (a line of a `sh` block, or a code span that starts like a command) runs Deno as
- * `npx -y deno@<the version CI installs>`, never a bare `deno`; each task it names exists, and
- * each repository file it names is there. The README's CLI examples, the demo and the stdio server
- * run as printed, in order, on a scratch copy of the repository, with `npx` standing for the Deno
- * running this test (a fresh clone runs the real `npx`), and end with the exit code the README
- * gives them (`exit N` in the line's comment; 0 otherwise).
+ * The commands of the READMEs and of the `docs/` pages work on a machine with only Node and npm.
+ * Every command a reader can copy (a line of a `sh` block, or a code span that starts like a
+ * command) runs Deno as `npx -y deno@<the version CI installs>`, never a bare `deno`; each task it
+ * names exists, and each repository file it names is there. The one other use of npx is the
+ * `estate` command a reader's own repository installs from the npm package (`npx estate …`, the
+ * README's "In your own repository", which another test runs in a scratch repository). The CLI
+ * examples (wherever they are: the README or `docs/`), the demo and the stdio server run as
+ * printed, in order, on a scratch copy of the repository, with `npx` standing for the Deno running
+ * this test (a fresh clone runs the real `npx`), and end with the exit code the page gives them
+ * (`exit N` in the line's comment; 0 otherwise); the replicas' block in `docs/postgres.md` runs
+ * against a real PostgreSQL and must leave no server behind.
  */
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -13,7 +17,16 @@ import path from "node:path";
 import { postgresSkipReason, startPostgres } from "./_postgres.ts";
 
 const ROOT = path.resolve(new URL("..", import.meta.url).pathname);
-const READMES = ["README.md", "corpus/README.md", "extension/README.md", "npm/README.md"];
+/** The README, then the `docs/` pages in name order (the CLI examples of `docs/cli.md` make the
+ * copy `docs/gateway.md`'s work on), then the other READMEs. */
+const READMES = [
+  "README.md",
+  ...fs.readdirSync(path.join(ROOT, "docs")).filter((f) => f.endsWith(".md")).sort()
+    .map((f) => `docs/${f}`),
+  "corpus/README.md",
+  "extension/README.md",
+  "npm/README.md",
+];
 const DENO_VERSION = /^DENO_VERSION=(\S+)$/m.exec(
   fs.readFileSync(path.join(ROOT, ".ci/run"), "utf8"),
 )![1];
@@ -27,6 +40,8 @@ interface Command {
   comment: string;
   /** Where it is: `file:line`. */
   at: string;
+  /** Its line in the file (1-based). */
+  line: number;
   /** The fenced block it is in (its index in the file), or undefined for a code span. */
   block?: number;
 }
@@ -55,7 +70,7 @@ export function commands(file: string): Command[] {
       }
       if (!SHELL_BLOCK.test(fence) || line.trim() === "" || line.trim().startsWith("#")) return;
       const m = /^(.*?)(?:\s+#\s(.*))?$/.exec(line)!;
-      out.push({ text: m[1].trim(), comment: m[2] ?? "", at, block });
+      out.push({ text: m[1].trim(), comment: m[2] ?? "", at, line: i + 1, block });
       return;
     }
     prose.push({ text: line, line: i + 1 });
@@ -66,9 +81,9 @@ export function commands(file: string): Command[] {
     const span = m[1].replace(/\s*\n\s*/g, " ").trim();
     if (!COMMAND_START.test(span)) continue;
     const line = prose[text.slice(0, m.index).split("\n").length - 1].line;
-    out.push({ text: span, comment: "", at: `${file}:${line}` });
+    out.push({ text: span, comment: "", at: `${file}:${line}`, line });
   }
-  return out;
+  return out.sort((a, b) => a.line - b.line);
 }
 
 const TASKS = Object.keys(
@@ -83,8 +98,10 @@ Deno.test("every command in the READMEs runs Deno through npx at CI's version, n
       assert.doesNotMatch(c.text, /(^|[;&|(]\s*)deno /, `${c.at}: a bare deno: ${c.text}`);
       for (const npx of c.text.matchAll(/(?:^|[;&|(]\s*)npx (.*)/g)) {
         // The MCP Inspector, pinned, is the one other program a reader runs through npx; with
-        // --cli it runs Deno through npx in turn.
+        // --cli it runs Deno through npx in turn. `npx estate …` is the command the npm package
+        // installs in a reader's own repository.
         if (/^@modelcontextprotocol\/inspector@\d+\.\d+\.\d+$/.test(npx[1])) continue;
+        if (/^estate( |$)/.test(npx[1])) continue;
         const inspected = /^@modelcontextprotocol\/inspector@\d+\.\d+\.\d+ --cli (npx .*)$/
           .exec(npx[1]);
         assert.ok(
@@ -97,7 +114,7 @@ Deno.test("every command in the READMEs runs Deno through npx at CI's version, n
       for (const token of c.text.split(/\s+/)) {
         if (!/^[\w.-]+\/[\w./-]+\.(ts|mjs|json|jsonc)$/.test(token)) continue;
         if (/^(\.\/)?dist\//.test(token)) continue; // built by the command before it
-        const base = file === "extension/README.md" ? "extension" : "";
+        const base = path.dirname(file);
         assert.ok(
           fs.existsSync(path.join(ROOT, base, token)) || fs.existsSync(path.join(ROOT, token)),
           `${c.at}: ${token} does not exist`,
@@ -106,11 +123,42 @@ Deno.test("every command in the READMEs runs Deno through npx at CI's version, n
     }
   }
   assert.ok(count > 20, `found only ${count} commands: the extraction is broken`);
-  // The README's first two lines are the two commands a newcomer runs.
+});
+
+Deno.test("the README opens with a sentence saying what this is, then the two set-up commands, the first commands in it", () => {
+  const lines = fs.readFileSync(path.join(ROOT, "README.md"), "utf8").split("\n");
+  assert.match(lines[0], /^[A-Za-z`@]/, "line 1 is plain text: not a heading, a fence or a list");
+  const end = lines.indexOf("");
+  assert.match(lines.slice(0, end).join(" "), /\.$/, "the first paragraph is a sentence");
+  const next = lines.findIndex((l, i) => i > end && l !== "");
   assert.deepEqual(
-    fs.readFileSync(path.join(ROOT, "README.md"), "utf8").split("\n").slice(0, 4),
+    lines.slice(next, next + 4),
     ["```sh", `${NPX_DENO} task serve`, `${NPX_DENO} task test`, "```"],
+    "the first fenced block, right after the sentence, is exactly the two commands",
   );
+  assert.ok(!lines.slice(0, next).some((l) => l.startsWith("```")), "no fence before it");
+  assert.deepEqual(
+    commands("README.md").slice(0, 2).map((c) => c.text),
+    [`${NPX_DENO} task serve`, `${NPX_DENO} task test`],
+    "no command comes before them",
+  );
+});
+
+Deno.test("the README's 'In your own repository' builds the package here, then installs it, runs init and checks against HEAD", () => {
+  const lines = fs.readFileSync(path.join(ROOT, "README.md"), "utf8").split("\n");
+  const start = lines.indexOf("## In your own repository");
+  assert.ok(start > 0, "the README has the section");
+  const end = lines.findIndex((l, i) => i > start && /^## /.test(l));
+  const own = commands("README.md").filter((c) =>
+    c.block !== undefined && c.line > start && c.line < end
+  ).map((c) => c.text);
+  assert.match(own[0], new RegExp(`^${NPX_DENO.replaceAll(".", "\\.")} task npm$`));
+  assert.match(own[1], /^npm install --save-dev \S+\/dist\/tool-estate-core-[\d.]+\.tgz$/);
+  for (const c of ["npx estate init", "npx estate check --against HEAD"]) {
+    assert.ok(own.includes(c), `the section runs ${c}`);
+  }
+  // This test does not run it: that needs a scratch repository of its own.
+  assert.ok(!cliBlocks().flat().some((c) => own.includes(c.text)));
 });
 
 /** A scratch copy of what the runtime tasks need, inside a folder of its own (for `../x`). */
@@ -134,13 +182,15 @@ function scratchClone(): { parent: string; repo: string; bin: string } {
   ) {
     fs.cpSync(path.join(ROOT, p), path.join(repo, p), { recursive: true });
   }
-  // `npx -y deno@VERSION ARGS` is this Deno with ARGS; any other npx use fails loudly.
+  // `npx -y deno@VERSION ARGS` is this Deno with ARGS; any other npx use fails loudly. Like npm's
+  // npx, it runs Deno as its child (not in its place) and passes no signal on: a signal to npx
+  // alone leaves Deno running, as it does on a reader's machine.
   const bin = path.join(parent, "bin");
   fs.mkdirSync(bin);
   fs.writeFileSync(
     path.join(bin, "npx"),
     `#!/bin/sh
-if [ "$1" = "-y" ] && [ "$2" = "deno@${DENO_VERSION}" ]; then shift 2; exec "${Deno.execPath()}" "$@"; fi
+if [ "$1" = "-y" ] && [ "$2" = "deno@${DENO_VERSION}" ]; then shift 2; "${Deno.execPath()}" "$@"; exit $?; fi
 echo "npx: only ${NPX_DENO} stands in here, not: npx $*" >&2
 exit 127
 `,
@@ -149,12 +199,22 @@ exit 127
   return { parent, repo, bin };
 }
 
+/** Options of {@linkcode sh}. */
+interface ShOptions {
+  /** The shell: `sh` (default) or `bash`. */
+  shell?: "sh" | "bash";
+  /** Fail after this long, first calling `onTimeout` to stop what the command left running. */
+  timeoutMs?: number;
+  onTimeout?: () => void;
+}
+
 async function sh(
   command: string,
   where: { repo: string; bin: string },
   stdin?: string,
+  options: ShOptions = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = new Deno.Command("sh", {
+  const child = new Deno.Command(options.shell ?? "sh", {
     args: ["-c", command],
     cwd: where.repo,
     env: { PATH: `${where.bin}:${Deno.env.get("PATH")}`, NO_COLOR: "1" },
@@ -165,25 +225,34 @@ async function sh(
   const writer = child.stdin.getWriter();
   if (stdin) await writer.write(new TextEncoder().encode(stdin));
   await writer.close();
-  const { code, stdout, stderr } = await child.output();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const output = child.output();
+  const timedOut = new Promise<never>((_, reject) => {
+    if (options.timeoutMs === undefined) return;
+    timer = setTimeout(() => {
+      options.onTimeout?.();
+      try {
+        child.kill("SIGKILL");
+      } catch { /* already ended */ }
+      reject(new Error(`still running after ${options.timeoutMs} ms: ${command}`));
+    }, options.timeoutMs);
+  });
+  const { code, stdout, stderr } = await Promise.race([output, timedOut]).finally(() =>
+    clearTimeout(timer)
+  );
   const decode = (b: Uint8Array) => new TextDecoder().decode(b);
   return { code, stdout: decode(stdout), stderr: decode(stderr) };
 }
 
-/** The README's `sh` blocks that run the CLI: every line an `estate` task or a copy. */
+/** The pages' `sh` blocks that run the CLI, in page order: every line an `estate` task or a copy. */
 function cliBlocks(): Command[][] {
-  const blocks = new Map<number, Command[]>();
-  for (const c of commands("README.md")) {
-    if (c.block === undefined) continue;
-    blocks.set(c.block, [...(blocks.get(c.block) ?? []), c]);
-  }
-  return [...blocks.values()].filter((b) =>
+  return shBlocks().filter((b) =>
     b.some((c) => c.text.startsWith(`${NPX_DENO} task estate `)) &&
     b.every((c) => c.text.startsWith(`${NPX_DENO} task estate `) || c.text.startsWith("cp "))
   );
 }
 
-Deno.test("the README's CLI examples run as printed, in order, with the exit codes it gives", async () => {
+Deno.test("the CLI examples run as printed, in order, with the exit codes their pages give", async () => {
   const where = scratchClone();
   try {
     const blocks = cliBlocks();
@@ -216,10 +285,10 @@ Deno.test("the README's CLI examples run as printed, in order, with the exit cod
   }
 });
 
-Deno.test("the README's demo and stdio server commands run as printed", async () => {
+Deno.test("the demo and stdio server commands run as printed", async () => {
   const where = scratchClone();
   try {
-    const inline = commands("README.md").filter((c) => c.block === undefined);
+    const inline = READMES.flatMap(commands).filter((c) => c.block === undefined);
     const demo = inline.find((c) => c.text === `${NPX_DENO} task demo`);
     assert.ok(demo, "the README shows the demo");
     const ran = await sh(demo.text, where);
@@ -257,14 +326,14 @@ Deno.test("the README's demo and stdio server commands run as printed", async ()
 
 Deno.test({
   name: postgresSkipReason()
-    ? `the README's replica commands run as printed against a real PostgreSQL (ignored: ${postgresSkipReason()})`
-    : "the README's replica commands run as printed against a real PostgreSQL",
+    ? `the replica commands run as printed against a real PostgreSQL and stop both servers (ignored: ${postgresSkipReason()})`
+    : "the replica commands run as printed against a real PostgreSQL and stop both servers",
   ignore: postgresSkipReason() !== undefined,
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
-    const block = cliBlocksAll().find((b) => b.some((c) => / estate migrate /.test(c.text)));
-    assert.ok(block, "the README shows running several replicas");
+    const block = shBlocks().find((b) => b.some((c) => / estate migrate /.test(c.text)));
+    assert.ok(block, "the docs show running several replicas");
     assert.match(block[0].text, /^export ESTATE_DB=postgres:\/\//, "it names its database first");
     const pg = await startPostgres();
     const where = scratchClone();
@@ -277,8 +346,24 @@ Deno.test({
         // Each line must succeed, as a reader running it would see.
         .split("\n").map((l) => l.startsWith("npx") && !l.includes(" & ") ? `${l} || exit 9` : l)
         .join("\n");
-      const { code, stdout, stderr } = await sh(script, where);
+      // Run as a reader runs it, in bash; should the last line leave a server running (holding
+      // the output open), the servers are found by their ports, stopped by id, and the test fails.
+      const leftovers = () => serversOn(ports);
+      const { code, stdout, stderr } = await sh(script, where, undefined, {
+        shell: "bash",
+        timeoutMs: 120_000,
+        onTimeout: () => leftovers().forEach((pid) => Deno.kill(pid, "SIGKILL")),
+      });
       assert.equal(code, 0, `${stdout}${stderr}`);
+      // The block's last line stopped both servers: no process of theirs, nothing on the ports.
+      for (let i = 0; i < 50 && leftovers().length > 0; i++) await delay(100);
+      assert.deepEqual(leftovers(), [], "no replica's process is left running");
+      for (const port of ports) {
+        await assert.rejects(
+          Deno.connect({ hostname: "127.0.0.1", port }).then((c) => c.close()),
+          `nothing listens on ${port}`,
+        );
+      }
       assert.match(stdout, /migrated 9 tools, 12 versions/);
       assert.match(stdout, /published fx\.quote@1\.1\.0 \(minor change against 1\.0\.0\)/);
       assert.match(stdout, /fx\.quote@1\.1\.0/);
@@ -293,14 +378,28 @@ Deno.test({
   },
 });
 
-/** Every `sh` block's commands, by block. */
-function cliBlocksAll(): Command[][] {
-  const blocks = new Map<number, Command[]>();
-  for (const c of commands("README.md")) {
-    if (c.block === undefined) continue;
-    blocks.set(c.block, [...(blocks.get(c.block) ?? []), c]);
-  }
-  return [...blocks.values()];
+/** Every `sh` block's commands, by block, page by page in `READMES`' order. */
+function shBlocks(): Command[][] {
+  return READMES.flatMap((file) => {
+    const blocks = new Map<number, Command[]>();
+    for (const c of commands(file)) {
+      if (c.block === undefined) continue;
+      blocks.set(c.block, [...(blocks.get(c.block) ?? []), c]);
+    }
+    return [...blocks.values()];
+  });
+}
+
+/** The processes whose command line serves HTTP on one of these ports (as `ps` lists them). */
+function serversOn(ports: number[]): number[] {
+  const ps = new Deno.Command("ps", { args: ["-eo", "pid=,args="], stdout: "piped" }).outputSync();
+  return new TextDecoder().decode(ps.stdout).split("\n")
+    .filter((l) => ports.some((p) => l.includes(`--http 127.0.0.1:${p} `)))
+    .map((l) => Number(l.trim().split(/\s+/)[0]));
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function freePort(): number {

@@ -1,5 +1,5 @@
 /**
- * Prints the JSON-Schema-Test-Suite results per file as a Markdown table, for the README:
+ * Prints the JSON-Schema-Test-Suite results per file as a Markdown table, for `docs/validation.md`:
  * `deno task suite-report`.
  */
 import { validateSchema } from "../mod.ts";
