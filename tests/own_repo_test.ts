@@ -583,3 +583,83 @@ Deno.test("the CLI's package name and version are deno.json's", () => {
 Deno.test("a spec refused without a subject says so once: 'Invalid tool spec: …'", () => {
   assert.throws(() => parseToolSpec({}), (e: Error) => /^Invalid tool spec: /.test(e.message));
 });
+
+/** The `sh` lines of the README's "In your own repository" section, block by block. */
+function ownRepositoryBlocks(): string[][] {
+  const text = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+  const start = text.indexOf("\n## In your own repository\n");
+  assert.ok(start >= 0, "the README has an 'In your own repository' section");
+  const section = text.slice(start + 1, text.indexOf("\n## ", start + 1));
+  return [...section.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) =>
+    m[1].split("\n").map((l) => l.replace(/\s+#\s.*$/, "").trim()).filter((l) =>
+      l && !l.startsWith("#")
+    )
+  );
+}
+
+Deno.test("the README's 'In your own repository' commands run as printed in a fresh repository beside a clone, and the breaking edit it describes fails the check", async () => {
+  const [build, own] = ownRepositoryBlocks();
+  assert.deepEqual(build, ["npx -y deno@2.9.6 task npm"]);
+  const tgz = await tarball(); // what `task npm` builds and packs
+  assert.equal(
+    path.basename(tgz),
+    /\.\.\/tool-estate\/dist\/(\S+\.tgz)/.exec(own[0])?.[1],
+    "the README installs the tarball task npm writes",
+  );
+  await scratch(async (dir, env) => {
+    // This clone as the README names it (../tool-estate), holding the tarball.
+    fs.mkdirSync(path.join(dir, "tool-estate", "dist"), { recursive: true });
+    fs.copyFileSync(tgz, path.join(dir, "tool-estate", "dist", path.basename(tgz)));
+    const repo = await newRepo(dir, env);
+    for (const line of own) {
+      if (line === "npx estate serve") {
+        // It serves until stopped: on a free port, until it says it listens; then Ctrl-C.
+        const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+        const port = (listener.addr as Deno.NetAddr).port;
+        listener.close();
+        // In a session of its own, so that Ctrl-C can be sent as a terminal sends it: to the
+        // process group (npm exec passes no signal on to the estate it runs).
+        const child = new Deno.Command("setsid", {
+          args: ["sh", "-c", `exec ${line} --http 127.0.0.1:${port}`],
+          cwd: repo,
+          env: { NO_COLOR: "1", ...env },
+          stdin: "null",
+          stdout: "null",
+          stderr: "piped",
+        }).spawn();
+        const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+        let said = "";
+        const stop = setTimeout(() => Deno.kill(-child.pid, "SIGKILL"), 60_000);
+        try {
+          while (!said.includes("listening on")) {
+            const { value, done } = await reader.read();
+            if (done) break;
+            said += value;
+          }
+          Deno.kill(-child.pid, "SIGINT");
+          for (;;) {
+            const { value, done } = await reader.read();
+            if (done) break;
+            said += value;
+          }
+        } finally {
+          clearTimeout(stop);
+          await child.status;
+        }
+        assert.match(said, new RegExp(`listening on http://127\\.0\\.0\\.1:${port}/mcp`), said);
+        assert.match(said, /stopping/, "Ctrl-C stops it");
+        continue;
+      }
+      must(await sh("sh", ["-c", line], { cwd: repo, env }), line);
+    }
+    // "remove a property": the first tool's only property goes, and the check fails at its line.
+    const file = path.join(repo, TOOL);
+    const spec = JSON.parse(fs.readFileSync(file, "utf8"));
+    delete spec.inputSchema.properties.id;
+    spec.inputSchema.required = [];
+    fs.writeFileSync(file, JSON.stringify(spec, null, 2) + "\n");
+    const failed = await sh("sh", ["-c", "npx estate check --against HEAD"], { cwd: repo, env });
+    assert.equal(failed.code, 1, failed.out + failed.err);
+    assert.match(failed.out, /version must be at least 2\.0\.0/);
+  });
+});

@@ -141,7 +141,7 @@ export async function serveHttpFromCli(
     `  For example: curl -s ${http.url} -H "Authorization: Bearer ${
       holders.map(shownToken).find((t) => t !== undefined) ?? "<token>"
     }" -H "Content-Type: application/json" -H "Accept: application/json, text/event-stream" -H "MCP-Protocol-Version: 2026-07-28" -H "Mcp-Method: server/discover" -d '{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'`,
-    `  Publish into the estate while this runs (npx -y deno@2.9.6 task estate publish FILE): connected clients get list_changed.`,
+    `  Publish into the estate while this runs (estate publish FILE): connected clients get list_changed.`,
     `  Edit principals.json while this runs: a revoked token is refused at once, changed scopes apply at once.`,
     `  Limits: ${HTTP_LIMITS.maxSessionsPerPrincipal} sessions per principal (${HTTP_LIMITS.maxSessions} in all), ${HTTP_LIMITS.maxConnectionsPerAddress} connections per address (${HTTP_LIMITS.maxConnections} in all), request headers within ${
       HTTP_LIMITS.requestTimeoutMs / 1000
