@@ -49,7 +49,9 @@ function main(): void {
   );
   const stray = listing.filter((f) =>
     !/(\.js|\.d\.ts|package\.json|README\.md|LICENSE)$/.test(f) &&
-    !/^package\/lib\/store\/pg\/migrations\/\d{3}_\w+\.sql$/.test(f)
+    !/^package\/lib\/store\/pg\/migrations\/\d{3}_\w+\.sql$/.test(f) &&
+    // The GitHub Action and the tool-file schema, shipped as they are.
+    f !== "package/action.yml" && f !== "package/schemas/tool.schema.json"
   );
   if (stray.length > 0) throw new Error(`${tarball} holds files a Node user cannot use: ${stray}`);
   console.log(`${tarball}: ${listing.length} files, ${fs.statSync(tarball).size} bytes`);
