@@ -5,7 +5,7 @@
  * `estate check --against HEAD` in the GitHub and SARIF formats, the generated pre-commit hook,
  * the GitHub Action's steps (run with the `GITHUB_*` variables Actions sets) and the GitLab job's
  * script (with GitLab's `CI_*` variables), each passing and failing as `estate check` does. The
- * JSR route runs the same repository test through `deno run` of the `./cli` entry. No network:
+ * JSR route runs the same repository test through `deno install -g` of the `./cli` entry. No network:
  * npm installs the tarball's dependencies from its cache or the registry, nothing else is fetched.
  */
 import assert from "node:assert/strict";
@@ -17,6 +17,7 @@ import { parse as parseYaml } from "yaml";
 import { buildNpm } from "../scripts/build_npm.ts";
 import { parseToolSpec } from "../mod.ts";
 import { PACKAGE_NAME, PACKAGE_VERSION, TOOL_SCHEMA_URL } from "../lib/cli/_package.ts";
+import { postgresSkipReason, startPostgres } from "./_postgres.ts";
 
 const ROOT = path.resolve(new URL("..", import.meta.url).pathname);
 const denoJson = JSON.parse(fs.readFileSync(path.join(ROOT, "deno.json"), "utf8"));
@@ -197,7 +198,7 @@ Deno.test("npm route: the packed package's estate bin in a fresh repository — 
   });
 });
 
-Deno.test("JSR route: the ./cli entry through deno run, the same repository test", async () => {
+Deno.test("JSR route: the ./cli entry installed with deno install -g, the same repository test", async () => {
   assert.equal(denoJson.exports["./cli"], "./cli.ts", "./cli is exported");
   assert.ok(
     (denoJson.publish.include as string[]).includes("cli.ts") &&
@@ -205,20 +206,30 @@ Deno.test("JSR route: the ./cli entry through deno run, the same repository test
     "cli.ts and lib/cli/ are published",
   );
   await scratch(async (dir, env) => {
-    // `deno run -A jsr:@tool-estate/core/cli` resolves the package's own imports, not the user's:
-    // here the entry with the runtime configuration, from outside the clone.
-    const bin = path.join(dir, "bin");
-    fs.mkdirSync(bin);
-    fs.writeFileSync(
-      path.join(bin, "estate"),
-      `#!/bin/sh\nexec "${Deno.execPath()}" run -A --config "${
-        path.join(ROOT, "deno.runtime.jsonc")
-      }" "${path.join(ROOT, "cli.ts")}" "$@"\n`,
-      { mode: 0o755 },
-    );
-    env.PATH = `${bin}:${env.PATH}`;
+    // `deno install -g -A -n estate jsr:@tool-estate/core/cli` installs the entry with the
+    // package's own imports, not the user's: here the entry with the runtime configuration.
     env.DENO_DIR = Deno.env.get("DENO_DIR") ??
       path.join(Deno.env.get("HOME") ?? os.homedir(), ".cache", "deno");
+    const root = path.join(dir, "deno-root");
+    must(
+      await sh(Deno.execPath(), [
+        "install",
+        "-g",
+        "-A",
+        "-n",
+        "estate",
+        "--root",
+        root,
+        // The runtime lock is frozen and install records the entry in its own way: the pins in
+        // deno.runtime.jsonc are exact versions.
+        "--no-lock",
+        "--config",
+        path.join(ROOT, "deno.runtime.jsonc"),
+        path.join(ROOT, "cli.ts"),
+      ], { cwd: dir, env }),
+      "deno install -g",
+    );
+    env.PATH = `${path.join(root, "bin")}:${path.dirname(Deno.execPath())}:${env.PATH}`;
     const repo = await newRepo(dir, env);
     await userFlow(repo, env);
   });
@@ -662,4 +673,51 @@ Deno.test("the README's 'In your own repository' commands run as printed in a fr
     assert.equal(failed.code, 1, failed.out + failed.err);
     assert.match(failed.out, /version must be at least 2\.0\.0/);
   });
+});
+
+Deno.test({
+  name: postgresSkipReason()
+    ? `npm route over a database estate (ignored: ${postgresSkipReason()})`
+    : "npm route over a database estate: the installed estate migrates an init'd estate into PostgreSQL, publishes, lists and checks there as over the folder",
+  ignore: postgresSkipReason() !== undefined,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const tgz = await tarball();
+    const pg = await startPostgres();
+    try {
+      const url = await pg.createDatabase();
+      await scratch(async (dir, env) => {
+        const prefix = path.join(dir, "prefix");
+        must(
+          await sh("npm", ["install", "-g", "--prefix", prefix, "--no-audit", "--no-fund", tgz], {
+            cwd: dir,
+            env,
+          }),
+          "npm install -g",
+        );
+        env.PATH = `${path.join(prefix, "bin")}:${env.PATH}`;
+        const repo = await newRepo(dir, env);
+        const run = (args: string[]) => sh("estate", args, { cwd: repo, env });
+        must(await run(["init", "--ci", "none"]), "init");
+        const migrated = must(await run(["migrate", "--from", "estate", "--to", url]), "migrate");
+        assert.match(migrated.out, /migrated 0 tools/);
+        const folder = must(await run(["publish", TOOL]), "publish into the folder");
+        const db = must(await run(["publish", TOOL, "--store", url]), "publish into the database");
+        assert.equal(db.out, folder.out);
+        for (const args of [["list"], ["list", "--principal", "example-agent"], ["check", TOOL]]) {
+          const a = must(await run([...args, "--json"]), args.join(" "));
+          const b = must(
+            await run([...args, "--json", "--store", url]),
+            `${args.join(" ")} --store`,
+          );
+          assert.deepEqual(JSON.parse(b.out), JSON.parse(a.out), args.join(" "));
+        }
+        breakingEdit(repo);
+        assert.equal((await run(["check", TOOL, "--store", url])).code, 1);
+      });
+    } finally {
+      await pg.stop();
+    }
+  },
 });
