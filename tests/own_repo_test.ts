@@ -82,12 +82,16 @@ function tarball(): Promise<string> {
 }
 
 /** A fresh git repository on `main`, with nothing of this one in it. */
-async function newRepo(dir: string, env: Record<string, string>): Promise<string> {
+async function newRepo(
+  dir: string,
+  env: Record<string, string>,
+  options: { gitignore?: boolean } = {},
+): Promise<string> {
   const repo = path.join(dir, "my-repo");
   fs.mkdirSync(repo);
   must(await sh("git", ["init", "-q", "-b", "main"], { cwd: repo, env }), "git init");
   fs.writeFileSync(path.join(repo, "README.md"), "# my repo\n");
-  fs.writeFileSync(path.join(repo, ".gitignore"), "node_modules/\n");
+  if (options.gitignore ?? true) fs.writeFileSync(path.join(repo, ".gitignore"), "node_modules/\n");
   return repo;
 }
 
@@ -535,6 +539,8 @@ Deno.test("estate init never overwrites a file, prints the principal's token onc
       "estate init",
     );
     assert.match(first.out, /kept +estate\/rules\.json +\(it exists: not overwritten\)/);
+    assert.match(first.out, /kept +\.gitignore/);
+    assert.doesNotMatch(first.out, /add node_modules/, "the repository's .gitignore has it");
     assert.equal(
       fs.readFileSync(path.join(repo, "estate", "rules.json"), "utf8"),
       '{"rules": {}}\n',
@@ -621,7 +627,8 @@ Deno.test("the README's 'In your own repository' commands run as printed in a fr
     // This clone as the README names it (../tool-estate), holding the tarball.
     fs.mkdirSync(path.join(dir, "tool-estate", "dist"), { recursive: true });
     fs.copyFileSync(tgz, path.join(dir, "tool-estate", "dist", path.basename(tgz)));
-    const repo = await newRepo(dir, env);
+    // A repository with no .gitignore: estate init writes one, so git add -A leaves node_modules.
+    const repo = await newRepo(dir, env, { gitignore: false });
     for (const line of own) {
       if (line === "npx estate serve") {
         // It serves until stopped: on a free port, until it says it listens; then Ctrl-C.
@@ -663,6 +670,11 @@ Deno.test("the README's 'In your own repository' commands run as printed in a fr
       }
       must(await sh("sh", ["-c", line], { cwd: repo, env }), line);
     }
+    assert.equal(
+      must(await sh("git", ["ls-files", "node_modules"], { cwd: repo, env }), "ls-files").out,
+      "",
+      "nothing of node_modules/ was committed",
+    );
     // "remove a property": the first tool's only property goes, and the check fails at its line.
     const file = path.join(repo, TOOL);
     const spec = JSON.parse(fs.readFileSync(file, "utf8"));

@@ -10,6 +10,7 @@
  *   versions, empty at first): the estate folder, which the CLI and the editor find by its
  *   `estate.json` (`findEstateDir`);
  * - `tools/<name>.tool.json`: a first draft with every required field and a `$schema` line;
+ * - `.gitignore` (`node_modules/`) when the repository has none;
  * - `.githooks/pre-commit` (installed as `.git/hooks/pre-commit` when that is free): refuses a
  *   commit whose tool files need a higher version than they declare;
  * - with `--ci github` (the default), `.github/workflows/tool-estate.yml`, which runs the
@@ -228,6 +229,11 @@ export function initFiles(options: InitOptions): InitFile[] {
       purpose: "your first tool: edit it, check it, publish it",
     },
     {
+      path: ".gitignore",
+      text: "node_modules/\n",
+      purpose: "keeps installed packages (npm install) out of git",
+    },
+    {
       path: HOOK_FILE,
       text: hook(estate),
       executable: true,
@@ -263,6 +269,8 @@ export interface InitResult {
   hookInstalled: boolean;
   /** Why the hook was not installed, when it was not. */
   hookNote?: string;
+  /** What else the user should know (a `.gitignore` without `node_modules/`). */
+  notes: string[];
   /** The example principal's token, when `principals.json` was created (shown once). */
   token?: string;
 }
@@ -313,7 +321,7 @@ export async function runInit(
 ): Promise<InitResult> {
   const token = randomToken();
   const files = initFiles({ ...options, token, tokenSha256: await sha256Hex(token) });
-  const result: InitResult = { root, created: [], kept: [], hookInstalled: false };
+  const result: InitResult = { root, created: [], kept: [], hookInstalled: false, notes: [] };
   try {
     fs.mkdirSync(root, { recursive: true });
     for (const f of files) {
@@ -331,6 +339,11 @@ export async function runInit(
     }
   } catch (e) {
     throw new UsageError(`estate init in ${root}: ${(e as Error).message}`);
+  }
+  if (result.kept.includes(".gitignore")) {
+    const ignored = fs.readFileSync(path.join(root, ".gitignore"), "utf8").split(/\r?\n/)
+      .some((l) => /^\/?node_modules\/?$/.test(l.trim()));
+    if (!ignored) result.notes.push("add node_modules/ to .gitignore before git add -A");
   }
   const git = gitDir(root);
   if (!git) {
@@ -369,6 +382,7 @@ export function initText(r: InitResult, files: readonly InitFile[]): string {
   for (const p of r.kept) lines.push(`  kept    ${p.padEnd(width)}  (it exists: not overwritten)`);
   if (r.hookInstalled) lines.push(`  installed .git/hooks/pre-commit (it runs ${HOOK_FILE})`);
   if (r.hookNote) lines.push(`  note: ${r.hookNote}`);
+  for (const note of r.notes) lines.push(`  note: ${note}`);
   if (r.token) {
     lines.push(
       "",
