@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { XMLParser } from "fast-xml-parser";
-import { escapeGithubData, escapeGithubProperty, githubAnnotation } from "../lib/cli/_report.ts";
+import { escapeGithubData, escapeGithubProperty, githubAnnotation } from "../lib/report/render.ts";
 import { RULES } from "../lib/estate/rules.ts";
 import { checkToolFile } from "../extension/src/check_file.ts";
 import { EstateSnapshot } from "../extension/src/estate.ts";

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import Ajv from "ajv";
-import { TOOL_FIELDS } from "../lib/cli/_locations.ts";
+import { TOOL_FIELDS } from "../lib/report/locations.ts";
 import { parseToolSpec, ToolSpecError } from "../mod.ts";
 
 const ROOT = path.resolve(new URL("..", import.meta.url).pathname);

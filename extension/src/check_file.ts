@@ -18,7 +18,7 @@ import {
   parseToolFile,
   type Span,
   type ToolFileTree,
-} from "../../lib/cli/_locations.ts";
+} from "../../lib/report/locations.ts";
 
 /** The `source` of every diagnostic: VS Code shows `tool-estate(version-too-low)`. */
 export const SOURCE = "tool-estate";

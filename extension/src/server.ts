@@ -36,7 +36,7 @@ import { DRIFT_FILE } from "../../lib/store/drift_log.ts";
 import { checkToolFile, type FileCheck, type FileStatus } from "./check_file.ts";
 import { EstateSnapshot } from "./estate.ts";
 import { matchesGlob } from "./glob.ts";
-import { isOnVersion, parseToolFile } from "../../lib/cli/_locations.ts";
+import { isOnVersion, parseToolFile } from "../../lib/report/locations.ts";
 
 /** The `toolEstate.*` settings the server reads. */
 export interface Settings {
