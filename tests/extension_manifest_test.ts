@@ -53,7 +53,7 @@ Deno.test("manifest: the command and the settings have the ids the client and se
     "toolEstate.run",
     "toolEstate.trace.server",
   ]);
-  assert.equal(props["toolEstate.estateFolder"].default, "corpus");
+  assert.equal(props["toolEstate.estateFolder"].default, "");
   assert.equal(props["toolEstate.files"].default, "**/*.tool.json");
   assert.deepEqual(props["toolEstate.run"].enum, ["onType", "onSave"]);
   assert.deepEqual(props["toolEstate.trace.server"].enum, ["off", "messages", "verbose"]);
