@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { type CheckContext, checkToolFile, type Range } from "../extension/src/check_file.ts";
+import { ruleOf } from "../lib/report/mod.ts";
 import {
   checkDraft,
   MAX_ISSUE_TEXT,
@@ -71,7 +72,7 @@ Deno.test("checkToolFile() puts version-too-low on the version value with the Se
   assert.equal(r.diagnostics.filter((d) => d.data).length, 1);
 });
 
-Deno.test("checkToolFile() keeps checkDraft's findings, severities and order", () => {
+Deno.test("checkToolFile() shows checkDraft's findings under their rule ids, with estate check's severities", () => {
   const draft = {
     ...v1,
     version: "1.5.0",
@@ -86,13 +87,14 @@ Deno.test("checkToolFile() keeps checkDraft's findings, severities and order", (
       return reg;
     })(),
   );
+  const byMessage = (a: unknown[], b: unknown[]) => String(a[2]) < String(b[2]) ? -1 : 1;
   assert.deepEqual(
-    r.diagnostics.map((d) => [d.severity, d.code, d.message]),
+    r.diagnostics.map((d) => [d.severity, d.code, d.message]).sort(byMessage),
     report.findings.map((f) => [
-      { error: 1, warning: 2, information: 3, hint: 4 }[f.severity],
-      f.code,
+      { error: 1, warning: 2, information: 3, hint: 3 }[f.severity],
+      ruleOf(f),
       f.message,
-    ]),
+    ]).sort(byMessage),
   );
   assert.deepEqual(r.report?.findings, report.findings);
 });
@@ -116,7 +118,7 @@ Deno.test("checkToolFile() puts a removed property at properties and an added on
   assert.equal(added.severity, 3);
   assert.equal(slice(text, added.range), '"amount"');
   const ok = r.diagnostics.find((d) => d.code === "version-ok")!;
-  assert.equal(ok.severity, 4);
+  assert.equal(ok.severity, 3);
   assert.equal(ok.message, "major change against 1.4.0: version 2.0.0 is enough");
   assert.equal(slice(text, ok.range), '"2.0.0"');
   assert.equal(ok.data, undefined);
@@ -176,9 +178,14 @@ Deno.test("checkToolFile() turns a spec parseToolSpec refuses into spec errors a
   assert.equal(r.versionHover, undefined);
 });
 
-Deno.test("checkToolFile() leaves invalid JSON to the editor's JSON support", () => {
-  const r = checkToolFile('{ "name": "payments.lookup", ', context());
-  assert.deepEqual(r.diagnostics, []);
+Deno.test("checkToolFile() reports invalid JSON as estate check does: unreadable at the first syntax error", () => {
+  const r = checkToolFile('{ "name": "payments.lookup", ', { ...context(), fileLabel: "a.tool.json" });
+  assert.deepEqual(r.diagnostics.map((d) => [d.severity, d.code, d.message, d.range.start]), [[
+    1,
+    "unreadable",
+    "a.tool.json is not valid JSON: property name expected at line 1 column 30",
+    { line: 0, character: 29 },
+  ]]);
   assert.equal(r.status.text, "not valid JSON");
 });
 
@@ -290,7 +297,8 @@ Deno.test("checkToolFile() shows at most 100 diagnostics and one saying how many
   assert.equal(last.code, "omitted");
   assert.equal(last.message, "and 51 more findings, not shown here");
   assert.equal(last.severity, 3); // the worst of those left out: information
-  assert.equal(slice(text, last.range), '"note100"');
+  // The version-ok on version comes first (by place, as estate check orders), then note000….
+  assert.equal(slice(text, last.range), '"note099"');
   assert.equal(r.status.severity, "information");
   // The hover lists the first 100 changes and says how many more.
   const hover = r.versionHover!.split("\n");

@@ -171,9 +171,9 @@ Deno.test("LSP: publishing a new version lifts the quarantine; a draft naming th
     const uri = fileUri(file);
     const p = await ls.open(file);
     assert.deepEqual(shown(text, p.diagnostics).map((d) => d.slice(0, 3)), [
-      [2, "change", '"fields"'],
+      [2, "required-added", '"fields"'],
       [2, "drift-quarantined", '"fields"'],
-      [4, "version-ok", '"2.0.0"'],
+      [3, "version-ok", '"2.0.0"'],
     ]);
     // Published: the quarantine was of 1.0.0, and the draft is now what is published.
     const { file: published } = estate.publish(fix as ToolSpec);
@@ -214,17 +214,17 @@ Deno.test("LSP: a changed description and another server's offer of the tool are
     assert.deepEqual(shown(text, p.diagnostics), [
       [
         3,
+        "drift-dropped-tool",
+        '"crm.customer.get"',
+        "server marketing-mcp offered crm.customer.get and the gateway dropped it (the record of server marketing-mcp does not allow crm.customer.get): a server that may be impersonating it — see estate drift",
+      ],
+      [
+        3,
         "drift-description",
         JSON.stringify(REGISTERED.description),
         `server crm-mcp changed what the model would read of crm.customer.get (description), with signs of tool poisoning (${
           [...new Set(signals)].join(", ")
         }): a rug-pull signal; principals still read crm.customer.get@1.0.0 — see estate drift`,
-      ],
-      [
-        3,
-        "drift-dropped-tool",
-        '"crm.customer.get"',
-        "server marketing-mcp offered crm.customer.get and the gateway dropped it (the record of server marketing-mcp does not allow crm.customer.get): a server that may be impersonating it — see estate drift",
       ],
     ]);
     assert.equal(ls.statuses.at(-1)!.severity, "information");
@@ -252,7 +252,7 @@ Deno.test("LSP: a drift log that cannot be read is a warning at the name; the re
     const p = await ls.open(file);
     assert.deepEqual(shown(text, p.diagnostics).map((d) => d.slice(0, 3)), [
       [2, "drift", '"crm.customer.get"'],
-      [4, "version-ok", '"1.1.0"'],
+      [3, "version-ok", '"1.1.0"'],
     ]);
     assert.match(
       p.diagnostics[0].message,

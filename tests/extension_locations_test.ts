@@ -9,7 +9,7 @@ import {
   locateTarget,
   parseToolFile,
   type Span,
-} from "../lib/cli/_locations.ts";
+} from "../lib/report/locations.ts";
 import type { PathSegment } from "../lib/schema/types.ts";
 
 const draft = `{

@@ -51,7 +51,7 @@ function lookupDraft(edit: (s: Record<string, any>) => void): Record<string, unk
   return spec;
 }
 
-Deno.test("LSP: initialize offers incremental sync, quick fixes and hover, and asks to watch the estate folder", async () => {
+Deno.test("LSP: initialize offers incremental sync, quick fixes and hover, and asks to watch the estate folder and new estate.json files", async () => {
   const ws = makeWorkspace();
   const ls = await startServer(ws.dir);
   try {
@@ -61,7 +61,10 @@ Deno.test("LSP: initialize offers incremental sync, quick fixes and hover, and a
     }
     assert.deepEqual(ls.registrations.map((r) => r.method), ["workspace/didChangeWatchedFiles"]);
     assert.deepEqual(ls.registrations[0].registerOptions, {
-      watchers: [{ globPattern: { baseUri: fileUri(ws.estate), pattern: "**/*" } }],
+      watchers: [
+        { globPattern: { baseUri: fileUri(ws.estate), pattern: "**/*" } },
+        { globPattern: { baseUri: fileUri(ws.dir), pattern: "**/estate.json" } },
+      ],
     });
     assert.equal(await ls.close(), 0);
   } finally {
@@ -91,7 +94,7 @@ Deno.test("LSP: a breaking edit of a corpus draft is an error on version, with t
       ],
       [
         2,
-        "change",
+        "property-removed",
         '"properties"',
         "removed property includeHistory: callers that send it are now rejected",
       ],
@@ -112,7 +115,7 @@ Deno.test("LSP: a breaking edit of a corpus draft is an error on version, with t
   });
 });
 
-Deno.test("LSP: the quick fix sets the version to the minimum, and applying it leaves a hint", async () => {
+Deno.test("LSP: the quick fix sets the version to the minimum, and applying it leaves version-ok", async () => {
   await withServer(async (ls, ws) => {
     const text = fs.readFileSync(path.join(FIXTURES, "payments.lookup.tool.json"), "utf8");
     const file = ws.write("payments.lookup.tool.json", text);
@@ -151,24 +154,24 @@ Deno.test("LSP: the quick fix sets the version to the minimum, and applying it l
     assert.deepEqual(shown(fixed, after.diagnostics), [
       [
         2,
-        "change",
+        "property-removed",
         '"properties"',
         "removed property includeHistory: callers that send it are now rejected",
       ],
-      [4, "version-ok", '"3.0.0"', "major change against 2.0.0: version 3.0.0 is enough"],
+      [3, "version-ok", '"3.0.0"', "major change against 2.0.0: version 3.0.0 is enough"],
     ]);
     assert.equal(ls.statuses.at(-1)!.text, "against 2.0.0: major, ok");
   });
 });
 
-Deno.test("LSP: a compatible change is information at its node and a hint on an enough version", async () => {
+Deno.test("LSP: a compatible change is information at its node and on an enough version", async () => {
   await withServer(async (ls, ws) => {
     const text = fs.readFileSync(path.join(FIXTURES, "fx.quote.tool.json"), "utf8");
     const file = ws.write("fx.quote.tool.json", text);
     const p = await ls.open(file);
     assert.deepEqual(shown(text, p.diagnostics), [
-      [3, "change", '"channel"', "added optional property channel: callers may now send it"],
-      [4, "version-ok", '"1.1.0"', "minor change against 1.0.0: version 1.1.0 is enough"],
+      [3, "version-ok", '"1.1.0"', "minor change against 1.0.0: version 1.1.0 is enough"],
+      [3, "property-added", '"channel"', "added optional property channel: callers may now send it"],
     ]);
     assert.equal(ls.statuses.at(-1)!.text, "against 1.0.0: minor, ok");
     assert.equal(ls.statuses.at(-1)!.severity, "information");
@@ -190,6 +193,19 @@ Deno.test("LSP: a published version with different content is an immutability er
       ],
     ]);
     assert.equal(ls.statuses.at(-1)!.text, "against 2.0.0: version already published");
+    // The quick fix: the version the change needs (a patch here).
+    const uri = fileUri(file);
+    const actions: CodeAction[] = await ls.connection.sendRequest("textDocument/codeAction", {
+      textDocument: { uri },
+      range: p.diagnostics[0].range,
+      context: { diagnostics: [p.diagnostics[0]], only: ["quickfix"] },
+    });
+    assert.deepEqual(actions.map((a) => [a.title, a.diagnostics?.map((d) => d.code)]), [
+      ["Set version to 2.0.1", ["immutable"]],
+    ]);
+    assert.deepEqual(actions[0].edit!.changes![uri], [
+      { range: p.diagnostics[0].range, newText: '"2.0.1"' },
+    ]);
   });
 });
 
@@ -234,13 +250,13 @@ Deno.test("LSP: checkSchema issues are errors at their nodes: unsupported keywor
     assert.deepEqual(
       schema.map((d) => [d.severity, textAt(text, d.range)]),
       [
-        [1, '"#/$defs/party"'],
         [1, '"^(PMT)-\\\\1$"'],
+        [1, '"#/$defs/party"'],
         [1, "false"],
       ],
     );
-    assert.match(schema[0].message, /^dangling \$ref "#\/\$defs\/party"/);
-    assert.match(schema[1].message, /pattern/);
+    assert.match(schema[1].message, /^dangling \$ref "#\/\$defs\/party"/);
+    assert.match(schema[0].message, /pattern/);
     assert.match(schema[2].message, /unevaluatedProperties/);
 
     const notObject = lookupDraft((s) => {
@@ -311,7 +327,7 @@ Deno.test("LSP: a file that is not a tool spec gets one error per problem, at th
   });
 });
 
-Deno.test("LSP: typing is debounced into one check of the last version; broken JSON clears the diagnostics", async () => {
+Deno.test("LSP: typing is debounced into one check of the last version; broken JSON is one unreadable error, as estate check says", async () => {
   await withServer(async (ls, ws) => {
     const text = fs.readFileSync(path.join(FIXTURES, "payments.lookup.tool.json"), "utf8");
     const file = ws.write("payments.lookup.tool.json", text);
@@ -338,7 +354,12 @@ Deno.test("LSP: typing is debounced into one check of the last version; broken J
       textDocument: { uri, version: 5 },
       contentChanges: [{ text: text.slice(0, 40) }],
     });
-    assert.deepEqual((await broken).diagnostics, []);
+    const unreadable = (await broken).diagnostics;
+    assert.deepEqual(unreadable.map((d) => [d.severity, d.code]), [[1, "unreadable"]]);
+    assert.match(
+      unreadable[0].message,
+      /payments\.lookup\.tool\.json is not valid JSON: .* at line 3 column \d+$/,
+    );
     assert.equal(ls.statuses.at(-1)!.text, "not valid JSON");
   }, { debounceMs: 150 });
 });
@@ -386,7 +407,7 @@ Deno.test("LSP: a change to the estate folder on disk re-checks open files", asy
       [[
         "immutable",
         "fx.quote@1.1.0 is already published with different content; published versions are immutable — use 1.2.0 (a minor change against 1.1.0)",
-      ], ["change", "added optional property channel: callers may now send it"]],
+      ], ["property-added", "added optional property channel: callers may now send it"]],
     );
     assert.equal(ls.statuses.at(-1)!.text, "against 1.1.0: version already published");
   });
@@ -476,9 +497,9 @@ Deno.test("LSP: toolEstate/checkAll checks every tool file in the workspace into
     assert.deepEqual(b.diagnostics.map((d) => d.code), [
       "version-too-low",
       "rejected-calls",
-      "change",
+      "property-removed",
     ]);
-    assert.deepEqual(m.diagnostics.map((d) => d.code), ["change", "version-ok"]);
+    assert.deepEqual(m.diagnostics.map((d) => d.code), ["version-ok", "property-added"]);
   });
 });
 
@@ -520,7 +541,7 @@ Deno.test("LSP: a workspace folder added later brings its own estate", async () 
         event: { added: [{ uri: fileUri(other.dir), name: "other" }], removed: [] },
       });
       const after = await next;
-      assert.deepEqual(after.diagnostics.map((d) => d.code), ["change", "version-ok"]);
+      assert.deepEqual(after.diagnostics.map((d) => d.code), ["version-ok", "property-added"]);
       assert.ok(ws.dir !== other.dir);
     } finally {
       other.remove();

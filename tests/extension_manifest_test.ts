@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import Ajv from "ajv";
-import { TOOL_FIELDS } from "../lib/cli/_locations.ts";
+import { TOOL_FIELDS } from "../lib/report/locations.ts";
 import { parseToolSpec, ToolSpecError } from "../mod.ts";
 
 const ROOT = path.resolve(new URL("..", import.meta.url).pathname);
@@ -53,7 +53,7 @@ Deno.test("manifest: the command and the settings have the ids the client and se
     "toolEstate.run",
     "toolEstate.trace.server",
   ]);
-  assert.equal(props["toolEstate.estateFolder"].default, "corpus");
+  assert.equal(props["toolEstate.estateFolder"].default, "");
   assert.equal(props["toolEstate.files"].default, "**/*.tool.json");
   assert.deepEqual(props["toolEstate.run"].enum, ["onType", "onSave"]);
   assert.deepEqual(props["toolEstate.trace.server"].enum, ["off", "messages", "verbose"]);

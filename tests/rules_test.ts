@@ -17,6 +17,7 @@ import {
 import {
   checkDraft,
   classifySchemaChange,
+  driftNotices,
   SCHEMA_CHANGE_KINDS,
   type StoredCall,
   ToolRegistry,
@@ -64,9 +65,24 @@ Deno.test("every check rule's example with a draft, run through checkDraft, give
     assert.ok(messages.includes(e.gives), `${r.id}: ${JSON.stringify(report.findings)}`);
     ran++;
   }
-  // hidden-tool and server need principals or servers; spec, unreadable and ignore-expired are
-  // not checkDraft's: the CLI tests below run those.
-  assert.equal(ran, RULES.filter((r) => r.kind === "check").length - 5);
+  // hidden-tool and server need principals or servers; spec, unreadable, the drift-* rules and
+  // ignore-expired are not checkDraft's: the CLI tests below run those.
+  assert.equal(ran, RULES.filter((r) => r.kind === "check").length - 8);
+});
+
+Deno.test("every drift-* rule's example record, through driftNotices on the example tool, gives a notice of that code and message", () => {
+  const registry = new ToolRegistry({ now: () => NOW });
+  registry.publish(EXAMPLE_TOOL);
+  const drift = RULES.filter((r) => r.id.startsWith("drift-"));
+  assert.deepEqual(drift.map((r) => r.id), [
+    "drift-quarantined",
+    "drift-description",
+    "drift-dropped-tool",
+  ]);
+  for (const r of drift) {
+    const notices = driftNotices([JSON.parse(r.example.input!)], EXAMPLE_TOOL.name, registry);
+    assert.deepEqual(notices.map((n) => [n.code, n.message]), [[r.id, r.example.gives]], r.id);
+  }
 });
 
 Deno.test("docs/rules.md is the catalog: each rule's heading, meaning and example", () => {

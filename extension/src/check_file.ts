@@ -1,24 +1,29 @@
 /**
- * One tool file's check, as the editor shows it: `checkDraft`'s findings and the gateway's drift
- * notices (`driftNotices`) placed at their nodes, the `Set version to …` fix, the hover on
- * `version`, and the status line. The shapes are LSP's
- * (`Diagnostic`, `Range`), so the server passes them on as they are. No editor, no file system.
+ * One tool file's check, as the editor shows it: the findings engine's findings (`lib/report/`,
+ * exactly what `estate check` reports: rule ids, severities after `rules.json`, messages and
+ * places) as LSP diagnostics, the `Set version to …` fix, the hover on `version`, and the status
+ * line. The shapes are LSP's (`Diagnostic`, `Range`), so the server passes them on as they are.
+ * No editor, no file system.
  *
  * @module
  */
-import type { DraftFinding, DraftReport, FindingSeverity } from "../../lib/estate/check_draft.ts";
+import type { DraftReport } from "../../lib/estate/check_draft.ts";
 import type { DriftNotice } from "../../lib/estate/drift_notices.ts";
-import { parseToolSpec, type ToolSpec, ToolSpecError } from "../../lib/estate/spec.ts";
+import type { ToolSpec } from "../../lib/estate/spec.ts";
 import { limitList, MAX_ISSUE_TEXT, shortenText } from "../../lib/schema/issue_limit.ts";
+import { Version } from "../../lib/compat/semver.ts";
 import {
+  checkedToolFile,
+  checkReport,
+  type Finding,
   LineIndex,
+  type LoadedRules,
   locateSegments,
-  locateSpecProblem,
-  locateTarget,
+  NO_RULES,
   parseToolFile,
-  type Span,
-  type ToolFileTree,
-} from "../../lib/cli/_locations.ts";
+  readToolText,
+  type Severity,
+} from "../../lib/report/mod.ts";
 
 /** The `source` of every diagnostic: VS Code shows `tool-estate(version-too-low)`. */
 export const SOURCE = "tool-estate";
@@ -56,10 +61,10 @@ export interface FileDiagnostic {
   /** How much it matters. */
   severity: 1 | 2 | 3 | 4;
   /**
-   * The finding's code (`version-too-low`, `change`, …), the drift notice's (`drift-quarantined`,
-   * `drift-description`, `drift-dropped-tool`), `spec`, `estate` or `drift` (the drift log could
-   * not be read); `omitted` for the one diagnostic that says how many more there are than are
-   * shown.
+   * The finding's rule id as `estate check` names it (`property-removed`, `version-too-low`,
+   * `drift-quarantined`, `spec`, `unreadable`, …); editor-only: `estate` (the estate or its
+   * rules.json could not be read) or `drift` (the drift log could not be read); `omitted` for the
+   * one diagnostic that says how many more there are than are shown.
    */
   code: string;
   /** Always {@linkcode SOURCE}. */
@@ -94,6 +99,11 @@ export interface FileCheck {
   status: FileStatus;
   /** The library's report, when the file is a valid spec and the check ran. */
   report?: DraftReport;
+  /**
+   * The findings engine's findings, rules applied: this file's (shown as the diagnostics) and the
+   * rules file's (`ignore-expired`, for the server to show on `rules.json`).
+   */
+  findings: Finding[];
 }
 
 /** What a file is checked against. */
@@ -109,16 +119,50 @@ export interface CheckContext {
   estateLabel: string;
   /** Why the estate could not be loaded (the check then runs against an empty estate). */
   estateProblem?: string;
-  /** How to name the file in messages. */
+  /**
+   * How findings name the file, as `estate check` run in the workspace folder names it (relative,
+   * `/`-separated). Default: `tool file`.
+   */
   fileLabel?: string;
+  /** The estate's `rules.json`, as `readRulesFile` read it. Default: none. */
+  rules?: LoadedRules;
+  /** Why the estate's `rules.json` could not be read (the check then runs without it). */
+  rulesProblem?: string;
+  /** The clock, for ignores' expiry dates. Default: `new Date()`. */
+  now?: () => Date;
 }
 
-const SEVERITY: Record<FindingSeverity, 1 | 2 | 3 | 4> = {
-  error: 1,
-  warning: 2,
-  information: 3,
-  hint: 4,
-};
+const SEVERITY: Record<Severity, 1 | 2 | 3> = { error: 1, warning: 2, info: 3 };
+
+/** The rules whose finding on `version` carries the `Set version to …` fix. */
+const VERSION_FIX_RULES: readonly string[] = [
+  "version-too-low",
+  "not-newer",
+  "immutable",
+];
+
+/**
+ * A finding as an LSP diagnostic: the same place (zero-based, the end exclusive), rule id as code,
+ * severity and message.
+ *
+ * @param f The finding.
+ * @returns The diagnostic.
+ */
+export function toDiagnostic(f: Finding): FileDiagnostic {
+  return {
+    range: {
+      start: { line: f.line - 1, character: f.column - 1 },
+      end: {
+        line: (f.endLine ?? f.line) - 1,
+        character: (f.endColumn ?? f.column) - 1,
+      },
+    },
+    severity: SEVERITY[f.severity],
+    code: f.rule,
+    source: SOURCE,
+    message: f.message,
+  };
+}
 
 function rangeOf(
   lines: LineIndex,
@@ -138,7 +182,10 @@ function plural(n: number, word: string): string {
  * The diagnostics the editor shows: cut as every answer is (`limitList`), then, when some were
  * left out, one more at the first of those, as severe as the worst of them, saying how many.
  */
-function limitDiagnostics(all: FileDiagnostic[], what: string): FileDiagnostic[] {
+function limitDiagnostics(
+  all: FileDiagnostic[],
+  what: string,
+): FileDiagnostic[] {
   const { items, omitted } = limitList(all, {
     shorten: (d) => ({
       ...d,
@@ -154,7 +201,9 @@ function limitDiagnostics(all: FileDiagnostic[], what: string): FileDiagnostic[]
   const rest = all.slice(items.length);
   return [...items, {
     range: rest[0].range,
-    severity: Math.min(...rest.map((d) => d.severity)) as FileDiagnostic["severity"],
+    severity: Math.min(
+      ...rest.map((d) => d.severity),
+    ) as FileDiagnostic["severity"],
     code: "omitted",
     source: SOURCE,
     message: `and ${omitted} more ${what}${omitted === 1 ? "" : "s"}, not shown here`,
@@ -166,64 +215,95 @@ function stateName(state: string): string {
 }
 
 /**
- * Checks a tool file's text and places every finding in it.
+ * The version a `Set version to …` fix proposes: the minimum the change needs, else the next patch
+ * of the newest published version (a draft already published with different content and no
+ * schema change).
+ */
+function fixedVersion(report: DraftReport): string | undefined {
+  if (report.minimumVersion) return report.minimumVersion;
+  const base = report.baseline?.version;
+  if (!base) return undefined;
+  try {
+    const v = Version.parse(base);
+    return `${v.major}.${v.minor}.${v.patch + 1}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Checks a tool file's text with the findings engine (`lib/report/`), as `estate check` does, and
+ * shows every finding as a diagnostic at its place, with its rule id, severity after `rules.json`
+ * and message.
  *
- * - Text that is not valid JSON gets no diagnostics from here (the editor's JSON support reports
- *   syntax), only a status.
+ * - Text that is not valid JSON gets the `unreadable` error at the first syntax error.
  * - A spec `parseToolSpec` refuses gets one `spec` error per problem, at the field it names.
- * - Otherwise every `checkDraft` finding becomes a diagnostic at its node, with the same severity,
- *   code and message; `version-too-low` and `not-newer` carry the `Set version to …` fix.
+ * - Otherwise every `checkDraft` finding and every drift notice on the tool, after `rules.json`;
+ *   `version-too-low`, `not-newer` and `immutable` carry the `Set version to …` fix.
+ * - Editor-only: an `estate` warning when the estate or its `rules.json` could not be read (the
+ *   CLI stops with an input error then), a `drift` warning when the drift log could not be.
  *
  * @param text The file's text.
  * @param context The estate to check against.
- * @returns The diagnostics, hover and status.
+ * @returns The diagnostics, hover, status and findings.
  */
 export function checkToolFile(text: string, context: CheckContext): FileCheck {
-  const tree = parseToolFile(text);
-  const lines = new LineIndex(text);
-  if (tree.errors.length || !tree.root) {
+  const file = context.fileLabel ?? "tool file";
+  const rules = context.rules ?? NO_RULES;
+  const now = context.now?.() ?? new Date();
+  const read = readToolText(file, text);
+  if (!read.ok) {
+    const findings = checkReport("check", [checkedToolFile(file, text, read)], { rules, now })
+      .findings;
+    const mine = findings.filter((f) => f.file === file);
+    if (read.reason === "json") {
+      return {
+        diagnostics: limitDiagnostics(mine.map(toDiagnostic), "finding"),
+        status: {
+          text: "not valid JSON",
+          detail: "fix the JSON syntax to check the tool file",
+          severity: "error",
+        },
+        findings,
+      };
+    }
+    const problems = mine.map((f) => f.message);
+    const shown = limitList(problems, { shorten: (p) => shortenText(p) });
     return {
-      diagnostics: [],
+      diagnostics: limitDiagnostics(mine.map(toDiagnostic), "problem"),
       status: {
-        text: "not valid JSON",
-        detail: "fix the JSON syntax to check the tool file",
-        severity: "warning",
-      },
-    };
-  }
-  let spec: ToolSpec;
-  try {
-    spec = parseToolSpec(JSON.parse(text), context.fileLabel ?? "tool file");
-  } catch (e) {
-    if (!(e instanceof ToolSpecError)) throw e;
-    const shown = limitList(e.problems, { shorten: (p) => shortenText(p) });
-    return {
-      diagnostics: limitDiagnostics(
-        e.problems.map((problem) => ({
-          range: rangeOf(lines, locateSpecProblem(tree, problem)),
-          severity: 1 as const,
-          code: "spec",
-          source: SOURCE,
-          message: problem,
-        })),
-        "problem",
-      ),
-      status: {
-        text: `not a valid tool spec (${plural(e.problems.length, "problem")})`,
-        detail: shown.items.join("; ") + (shown.omitted ? `; and ${shown.omitted} more` : ""),
+        text: `not a valid tool spec (${plural(problems.length, "problem")})`,
+        detail: shown.items.join("; ") +
+          (shown.omitted ? `; and ${shown.omitted} more` : ""),
         severity: "error",
       },
+      findings,
     };
   }
-  const diagnostics: FileDiagnostic[] = [];
+  const spec: ToolSpec = read.spec;
+  const tree = parseToolFile(text);
+  const lines = new LineIndex(text);
+  const extras: FileDiagnostic[] = [];
   const versionSpan = locateSegments(tree, ["version"]);
+  const versionRange = rangeOf(lines, versionSpan);
+  const problem = [context.estateProblem, context.rulesProblem].filter(Boolean)
+    .join("; ");
   if (context.estateProblem) {
-    diagnostics.push({
-      range: rangeOf(lines, versionSpan),
+    extras.push({
+      range: versionRange,
       severity: 2,
       code: "estate",
       source: SOURCE,
       message: `not checked against the estate: ${context.estateProblem}`,
+    });
+  }
+  if (context.rulesProblem) {
+    extras.push({
+      range: versionRange,
+      severity: 2,
+      code: "estate",
+      source: SOURCE,
+      message: `the estate's rules.json is not applied: ${context.rulesProblem}`,
     });
   }
   let report: DraftReport;
@@ -232,26 +312,24 @@ export function checkToolFile(text: string, context: CheckContext): FileCheck {
   } catch (e) {
     // A bad stored-calls line surfaces during replay, naming its file and line.
     const message = (e as Error).message;
-    diagnostics.push({
-      range: rangeOf(lines, versionSpan),
+    extras.push({
+      range: versionRange,
       severity: 1,
       code: "estate",
       source: SOURCE,
       message: `the estate could not be read: ${message}`,
     });
     return {
-      diagnostics,
+      diagnostics: extras,
       status: { text: "estate unreadable", detail: message, severity: "error" },
+      findings: [],
     };
-  }
-  for (const f of report.findings) {
-    diagnostics.push(toDiagnostic(f, report, tree, lines));
   }
   let notices: DriftNotice[] = [];
   try {
     notices = context.drift?.(spec.name) ?? [];
   } catch (e) {
-    diagnostics.push({
+    extras.push({
       range: rangeOf(lines, locateSegments(tree, ["name"])),
       severity: 2,
       code: "drift",
@@ -259,26 +337,52 @@ export function checkToolFile(text: string, context: CheckContext): FileCheck {
       message: `the drift log could not be read: ${(e as Error).message}`,
     });
   }
-  for (const n of notices) {
-    diagnostics.push({
-      range: rangeOf(lines, locateTarget(tree, n.target)),
-      severity: SEVERITY[n.severity],
-      code: n.code,
-      source: SOURCE,
-      message: n.message,
-    });
-  }
-  diagnostics.sort((a, b) => a.severity - b.severity);
-  return {
-    diagnostics: limitDiagnostics(diagnostics, "finding"),
-    versionHover: versionHover(report, context.estateLabel),
-    status: withQuarantine(statusOf(report, context), notices),
+  const checked = checkedToolFile(file, text, {
+    ok: true,
+    spec,
     report,
+    notices,
+  });
+  const findings = checkReport("check", [checked], { rules, now }).findings;
+  const mine = findings.filter((f) => f.file === file);
+  const target = fixedVersion(report);
+  const diagnostics = mine.map((f) => {
+    const d = toDiagnostic(f);
+    if (
+      VERSION_FIX_RULES.includes(f.rule) && target && versionSpan.exact &&
+      f.field === "version" && sameRange(d.range, versionRange)
+    ) {
+      d.data = {
+        fix: {
+          title: `Set version to ${target}`,
+          range: d.range,
+          newText: JSON.stringify(target),
+        },
+      };
+    }
+    return d;
+  });
+  const all = [...extras, ...diagnostics].sort((a, b) => a.severity - b.severity);
+  return {
+    diagnostics: limitDiagnostics(all, "finding"),
+    versionHover: versionHover(report, context.estateLabel),
+    status: withQuarantine(statusOf(report, mine, context, problem), notices),
+    report,
+    findings,
   };
 }
 
+function sameRange(a: Range, b: Range): boolean {
+  return a.start.line === b.start.line &&
+    a.start.character === b.start.character &&
+    a.end.line === b.end.line && a.end.character === b.end.character;
+}
+
 /** The status of a quarantined tool says so, as a warning at least. */
-function withQuarantine(status: FileStatus, notices: DriftNotice[]): FileStatus {
+function withQuarantine(
+  status: FileStatus,
+  notices: DriftNotice[],
+): FileStatus {
   const held = notices.filter((n) => n.code === "drift-quarantined");
   if (!held.length) return status;
   return {
@@ -288,36 +392,6 @@ function withQuarantine(status: FileStatus, notices: DriftNotice[]): FileStatus 
     }): see estate drift`,
     severity: status.severity === "error" ? "error" : "warning",
   };
-}
-
-function toDiagnostic(
-  f: DraftFinding,
-  report: DraftReport,
-  tree: ToolFileTree,
-  lines: LineIndex,
-): FileDiagnostic {
-  const span: Span = locateTarget(tree, f.target);
-  const d: FileDiagnostic = {
-    range: rangeOf(lines, span),
-    severity: SEVERITY[f.severity],
-    code: f.code,
-    source: SOURCE,
-    message: f.message,
-  };
-  if (
-    (f.code === "version-too-low" || f.code === "not-newer") &&
-    report.minimumVersion &&
-    span.exact
-  ) {
-    d.data = {
-      fix: {
-        title: `Set version to ${report.minimumVersion}`,
-        range: d.range,
-        newText: JSON.stringify(report.minimumVersion),
-      },
-    };
-  }
-  return d;
 }
 
 function versionHover(report: DraftReport, estateLabel: string): string {
@@ -343,7 +417,10 @@ function versionHover(report: DraftReport, estateLabel: string): string {
   }
   const changes = [
     ...report.changes,
-    ...report.outputChanges.map((c) => ({ ...c, path: `outputSchema${c.path.slice(1)}` })),
+    ...report.outputChanges.map((c) => ({
+      ...c,
+      path: `outputSchema${c.path.slice(1)}`,
+    })),
   ];
   if (changes.length) {
     out.push(
@@ -374,10 +451,15 @@ function versionHover(report: DraftReport, estateLabel: string): string {
   return out.join("\n");
 }
 
-function statusOf(report: DraftReport, context: CheckContext): FileStatus {
-  const errors = report.findings.filter((f) => f.severity === "error").length;
-  const warnings = report.findings.filter((f) => f.severity === "warning").length;
-  const severity = errors ? "error" : warnings || context.estateProblem ? "warning" : "information";
+function statusOf(
+  report: DraftReport,
+  findings: readonly Finding[],
+  context: CheckContext,
+  problem: string,
+): FileStatus {
+  const errors = findings.filter((f) => f.severity === "error").length;
+  const warnings = findings.filter((f) => f.severity === "warning").length;
+  const severity = errors ? "error" : warnings || problem ? "warning" : "information";
   const where = context.estateProblem
     ? `estate not loaded (${context.estateProblem})`
     : `estate ${context.estateLabel}`;

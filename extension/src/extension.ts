@@ -42,7 +42,7 @@ interface CheckAllResult {
 function settings(): Record<string, unknown> {
   const c = workspace.getConfiguration("toolEstate");
   return {
-    estateFolder: c.get<string>("estateFolder", "corpus"),
+    estateFolder: c.get<string>("estateFolder", ""),
     files: c.get<string>("files", "**/*.tool.json"),
     run: c.get<string>("run", "onType"),
   };
@@ -57,7 +57,9 @@ function selector(): { scheme: string; pattern: string }[] {
   const c = workspace.getConfiguration("toolEstate");
   return [
     { scheme: "file", pattern: c.get<string>("files", "**/*.tool.json") },
-    { scheme: "file", pattern: estateFilesGlob(c.get<string>("estateFolder", "corpus")) },
+    { scheme: "file", pattern: estateFilesGlob(c.get<string>("estateFolder", "")) },
+    // An estate's rules.json: the server shows its expired ignores (ignore-expired) on it.
+    { scheme: "file", pattern: "**/rules.json" },
   ];
 }
 

@@ -83,7 +83,8 @@ export function matchesGlob(glob: string, relativePath: string): boolean {
  * against the file's absolute path.
  *
  * @param estateFolder The `toolEstate.estateFolder` setting: relative to a workspace folder, or
- *   absolute.
+ *   absolute; empty (each file's estate found from its folder) gives every estate's,
+ *   `**\/tools/*\/[0-9]*.json`.
  * @returns The glob: `**\/corpus/tools/*\/[0-9]*.json` for `corpus`; for a relative folder any
  *   folder of that name (its `..` steps dropped), for an absolute one that folder.
  */

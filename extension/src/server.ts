@@ -1,10 +1,12 @@
 /**
- * The tool-estate language server: checks open `*.tool.json` drafts against the estate folder
- * with the library's `checkDraft` (what `estate check` prints), adds what the gateway's drift log
- * says of the tool (`driftNotices`: quarantined, a changed description, offered by another
- * server), and maps the result to LSP. The
- * placing of findings, the fix, the hover and the status are in `check_file.ts`; this file only
- * wires documents, settings, watchers and requests.
+ * The tool-estate language server: checks open `*.tool.json` drafts against their estate with the
+ * findings engine of `estate check` (`lib/report/`: `checkDraft`'s findings and the gateway's
+ * drift notices, under their rule ids, with the estate's `rules.json` applied), and maps the
+ * result to LSP. Each file's estate is found as the CLI finds its default one (`findEstateDir`
+ * from the file's folder, else the workspace folder's `corpus/`), unless the
+ * `toolEstate.estateFolder` setting names one. An expired ignore is an `ignore-expired` error on
+ * the estate's `rules.json`. The placing of findings, the fix, the hover and the status are in
+ * `check_file.ts`; this file only wires documents, settings, watchers and requests.
  *
  * Beyond standard LSP: the notification `toolEstate/status` (`{ uri, text, detail, severity }`,
  * after every check of an open file) and the request `toolEstate/checkAll` (checks every tool
@@ -33,14 +35,34 @@ import {
 } from "vscode-languageserver/node";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import { DRIFT_FILE } from "../../lib/store/drift_log.ts";
-import { checkToolFile, type FileCheck, type FileStatus } from "./check_file.ts";
+import { findEstateDir } from "../../lib/store/find_estate.ts";
+import { readRulesFile } from "../../lib/store/read_rules.ts";
+import { RULES_FILE } from "../../lib/estate/estate_files.ts";
+import { ESTATE_CONFIG_FILE } from "../../lib/estate/estate_config.ts";
+import {
+  checkReport,
+  isOnVersion,
+  type LoadedRules,
+  NO_RULES,
+  parseToolFile,
+  RulesFileError,
+} from "../../lib/report/mod.ts";
+import {
+  checkToolFile,
+  type FileCheck,
+  type FileDiagnostic,
+  type FileStatus,
+  toDiagnostic,
+} from "./check_file.ts";
 import { EstateSnapshot } from "./estate.ts";
 import { matchesGlob } from "./glob.ts";
-import { isOnVersion, parseToolFile } from "../../lib/cli/_locations.ts";
 
 /** The `toolEstate.*` settings the server reads. */
 export interface Settings {
-  /** The estate folder, relative to the workspace folder (or absolute). */
+  /**
+   * The estate folder, relative to the workspace folder (or absolute); empty: found from each
+   * file's folder as `estate check` finds it (`findEstateDir`), else the workspace's `corpus/`.
+   */
   estateFolder: string;
   /** Glob of the tool files, relative to the workspace folder. */
   files: string;
@@ -58,14 +80,31 @@ export interface CheckAllResult {
   files: { uri: string; errors: number; warnings: number }[];
 }
 
+/** An estate as the server holds it: its published versions, its rules and what went wrong. */
+interface LoadedEstate {
+  /** The published versions, stored calls and drift log. */
+  snapshot: EstateSnapshot;
+  /** Why the estate could not be loaded (then the snapshot is empty). */
+  problem?: string;
+  /** Its rules.json. */
+  rules: LoadedRules;
+  /** Why its rules.json could not be read (then no rules apply). */
+  rulesProblem?: string;
+  /** Its rules.json's URI (where `ignore-expired` errors are shown). */
+  rulesUri: string;
+}
+
 /** The `toolEstate/status` notification's parameters. */
 export interface StatusParams extends FileStatus {
   /** The document. */
   uri: string;
 }
 
+/** The estate folder when none is found (this repository's example estate), as for the CLI. */
+const FALLBACK_ESTATE_FOLDER = "corpus";
+
 const DEFAULTS: Settings = {
-  estateFolder: "corpus",
+  estateFolder: "",
   files: "**/*.tool.json",
   run: "onType",
 };
@@ -76,8 +115,8 @@ function readSettings(value: unknown): Settings {
     unknown
   >;
   return {
-    estateFolder: typeof v.estateFolder === "string" && v.estateFolder.trim()
-      ? v.estateFolder
+    estateFolder: typeof v.estateFolder === "string"
+      ? v.estateFolder.trim()
       : DEFAULTS.estateFolder,
     files: typeof v.files === "string" && v.files.trim() ? v.files : DEFAULTS.files,
     run: v.run === "onSave" ? "onSave" : "onType",
@@ -135,12 +174,11 @@ function serve(connection: Connection): void {
   let dynamicWatchers = false;
   let foldersChange = false;
   let watcherRegistration: Promise<Disposable> | undefined;
-  const estates = new Map<
-    string,
-    { snapshot: EstateSnapshot; problem?: string }
-  >();
+  const estates = new Map<string, LoadedEstate>();
   const results = new Map<string, { version: number; check: FileCheck }>();
   const timers = new Map<string, ReturnType<typeof setTimeout>>();
+  /** What was last published on each estate's rules.json (JSON of the diagnostics). */
+  const rulesShown = new Map<string, string>();
   let recheckTimer: ReturnType<typeof setTimeout> | undefined;
 
   /** The workspace folder a file belongs to: the innermost one holding it, else its own folder. */
@@ -148,42 +186,132 @@ function serve(connection: Connection): void {
     folders.filter((f) => inside(f, file)).sort((a, b) => b.length - a.length)[0] ??
       path.dirname(file);
 
-  const estateDirOf = (folder: string): string => path.resolve(folder, settings.estateFolder);
+  /** A path as findings name it: relative to its workspace folder, `/`-separated. */
+  const nameOf = (file: string): string => {
+    const rel = path.relative(folderOf(file), file);
+    return rel && !rel.startsWith("..") && !path.isAbsolute(rel)
+      ? rel.split(path.sep).join("/")
+      : file.split(path.sep).join("/");
+  };
+
+  /**
+   * The estate folder of a file (or of a workspace folder): the setting when it names one, else
+   * the nearest holding estate.json (`findEstateDir`, as `estate check` finds its default estate),
+   * else the workspace folder's `corpus/`.
+   */
+  const estateDirOf = (
+    from: string,
+    folder: string,
+  ): { dir: string; found: boolean } => {
+    if (settings.estateFolder) {
+      return { dir: path.resolve(folder, settings.estateFolder), found: true };
+    }
+    const dir = findEstateDir(from);
+    return dir
+      ? { dir, found: true }
+      : { dir: path.resolve(folder, FALLBACK_ESTATE_FOLDER), found: false };
+  };
 
   const estateFor = (
     dir: string,
-  ): { snapshot: EstateSnapshot; problem?: string } => {
+    found: boolean,
+    from: string,
+  ): LoadedEstate => {
     let entry = estates.get(dir);
-    if (!entry) {
-      try {
-        entry = { snapshot: EstateSnapshot.load(dir) };
-      } catch (e) {
-        entry = {
-          snapshot: EstateSnapshot.empty(dir),
-          problem: (e as Error).message,
-        };
-      }
-      estates.set(dir, entry);
+    if (entry) return entry;
+    let snapshot: EstateSnapshot;
+    let problem: string | undefined;
+    try {
+      snapshot = EstateSnapshot.load(dir);
+    } catch (e) {
+      snapshot = EstateSnapshot.empty(dir);
+      problem = !found && !fs.existsSync(dir)
+        ? `no estate found: no ${ESTATE_CONFIG_FILE} in ${from}, its estate/ folder or a folder ` +
+          `above it in the repository (and no ${FALLBACK_ESTATE_FOLDER}/ folder); run estate ` +
+          `init to create one, or set toolEstate.estateFolder`
+        : (e as Error).message;
     }
+    const rulesFile = path.join(dir, RULES_FILE);
+    let rules: LoadedRules = NO_RULES;
+    let rulesProblem: string | undefined;
+    try {
+      rules = readRulesFile(rulesFile, nameOf(rulesFile));
+    } catch (e) {
+      if (!(e instanceof RulesFileError)) throw e;
+      rulesProblem = e.message;
+    }
+    entry = {
+      snapshot,
+      problem,
+      rules,
+      rulesProblem,
+      rulesUri: pathToFileURL(rulesFile).href,
+    };
+    estates.set(dir, entry);
+    watchEstates().catch((e) => connection.console.error(`watching the estate: ${e}`));
     return entry;
+  };
+
+  /** Shows the `ignore-expired` errors of an estate's rules.json on it (once per change). */
+  const showRules = (estate: LoadedEstate): FileDiagnostic[] => {
+    const diagnostics = checkReport("check", [], {
+      rules: estate.rules,
+      now: new Date(),
+    })
+      .findings.map(toDiagnostic);
+    const key = JSON.stringify(diagnostics);
+    if (rulesShown.get(estate.rulesUri) !== key) {
+      rulesShown.set(estate.rulesUri, key);
+      connection.sendDiagnostics({ uri: estate.rulesUri, diagnostics });
+    }
+    return diagnostics;
   };
 
   const checkText = (uri: string, text: string): FileCheck => {
     const file = toPath(uri);
     const folder = file ? folderOf(file) : folders[0] ?? process.cwd();
-    const dir = estateDirOf(folder);
-    const estate = estateFor(dir);
+    const from = file ? path.dirname(file) : folder;
+    const { dir, found } = estateDirOf(from, folder);
+    const estate = estateFor(dir, found, from);
+    if (file && path.basename(file) === RULES_FILE) {
+      // Not a tool file: the estate's rules.json shows its expired ignores, another none.
+      if (path.dirname(file) !== dir) {
+        return {
+          diagnostics: [],
+          status: {
+            text: "Tool Estate",
+            detail: "not an estate's rules.json",
+            severity: "information",
+          },
+          findings: [],
+        };
+      }
+      const diagnostics = showRules(estate);
+      return {
+        diagnostics,
+        status: {
+          text: estate.rulesProblem ? "rules.json not applied" : "estate rules",
+          detail: estate.rulesProblem ?? `the rules of the estate ${dir}`,
+          severity: estate.rulesProblem ? "error" : diagnostics.length ? "error" : "information",
+        },
+        findings: [],
+      };
+    }
     const rel = path.relative(folder, dir);
     const label = rel && !rel.startsWith("..") && !path.isAbsolute(rel)
       ? rel.split(path.sep).join("/") + "/"
       : dir;
-    return checkToolFile(text, {
+    const check = checkToolFile(text, {
       check: (spec) => estate.snapshot.check(spec),
       drift: (name) => estate.snapshot.driftNotices(name),
       estateLabel: label,
       estateProblem: estate.problem,
-      fileLabel: file ? path.basename(file) : uri,
+      rules: estate.rules,
+      rulesProblem: estate.rulesProblem,
+      fileLabel: file ? nameOf(file) : uri,
     });
+    showRules(estate);
+    return check;
   };
 
   const validate = (doc: TextDocument): FileCheck => {
@@ -197,11 +325,13 @@ function serve(connection: Connection): void {
       uri: doc.uri,
       ...check.status,
     });
-    connection.sendDiagnostics({
-      uri: doc.uri,
-      version: doc.version,
-      diagnostics: check.diagnostics,
-    });
+    if (!isRulesDoc(doc.uri)) {
+      connection.sendDiagnostics({
+        uri: doc.uri,
+        version: doc.version,
+        diagnostics: check.diagnostics,
+      });
+    }
     return check;
   };
 
@@ -249,20 +379,44 @@ function serve(connection: Connection): void {
     }, Math.min(debounceMs, 100));
   };
 
-  /** Asks the client to watch each workspace folder's estate folder (dynamic registration). */
+  /** The rules.json of a loaded estate (its diagnostics are published by `showRules`). */
+  const isRulesDoc = (uri: string): boolean =>
+    [...estates.values()].some((e) => e.rulesUri === uri);
+
+  let watched = "";
+  /**
+   * Asks the client to watch every estate folder in use (each workspace folder's own, and each
+   * estate a file was checked against) and each workspace folder's `estate.json` files (a new
+   * estate), by dynamic registration; again whenever that list changes.
+   */
   const watchEstates = async (): Promise<void> => {
     if (!dynamicWatchers) return;
+    const dirs = [
+      ...new Set([
+        ...folders.map((f) => estateDirOf(f, f).dir),
+        ...estates.keys(),
+      ]),
+    ];
+    const watchers = [
+      ...dirs.map((dir) => ({
+        globPattern: { baseUri: pathToFileURL(dir).href, pattern: "**/*" },
+      })),
+      ...folders.map((f) => ({
+        globPattern: {
+          baseUri: pathToFileURL(f).href,
+          pattern: `**/${ESTATE_CONFIG_FILE}`,
+        },
+      })),
+    ];
+    const key = JSON.stringify(watchers);
+    if (key === watched) return;
+    watched = key;
     const previous = watcherRegistration;
     watcherRegistration = undefined;
     if (previous) (await previous).dispose();
-    const dirs = [...new Set(folders.map(estateDirOf))];
     watcherRegistration = connection.client.register(
       DidChangeWatchedFilesNotification.type,
-      {
-        watchers: dirs.map((dir) => ({
-          globPattern: { baseUri: pathToFileURL(dir).href, pattern: "**/*" },
-        })),
-      },
+      { watchers },
     );
     await watcherRegistration;
   };
@@ -328,6 +482,7 @@ function serve(connection: Connection): void {
     settings = next;
     if (moved) {
       estates.clear();
+      rulesShown.clear();
       watchEstates().catch((e) => connection.console.error(`watching the estate: ${e}`));
     }
     recheckAll();
@@ -338,6 +493,16 @@ function serve(connection: Connection): void {
       p,
     ): p is string => !!p);
     let any = false;
+    // A new or removed estate.json outside the loaded estates: where files' estates are may change.
+    if (
+      changed.some((file) =>
+        path.basename(file) === ESTATE_CONFIG_FILE &&
+        ![...estates.keys()].some((d) => inside(d, file))
+      )
+    ) {
+      estates.clear();
+      any = true;
+    }
     for (const dir of [...estates.keys()]) {
       const mine = changed.filter((file) => inside(dir, file));
       if (!mine.length) continue;

@@ -23,7 +23,7 @@ import path from "node:path";
 import type { SchemaChange } from "../compat/schema_change.ts";
 import { parseToolSpec, type ToolSpec, ToolSpecError } from "../estate/spec.ts";
 import { EXIT, UsageError } from "./_args.ts";
-import type { CheckReport, Finding } from "./_findings.ts";
+import type { CheckReport, Finding } from "../report/finding.ts";
 import { type Document, fieldFinding, parseDocument, relativeFile, toolFindings } from "./_diff.ts";
 import { type Format, render, sortFindings } from "./_render.ts";
 import { diffSpecs, versionVerdict } from "./_tool_diff.ts";

@@ -24,8 +24,8 @@ import type {
 import { parseToolSpec, type ToolSpec } from "../estate/spec.ts";
 import type { JsonSchema } from "../schema/types.ts";
 import { EXIT, UsageError } from "./_args.ts";
-import type { CheckReport, Finding, Severity } from "./_findings.ts";
-import { positionOf } from "./_positions.ts";
+import type { CheckReport, Finding, Severity } from "../report/finding.ts";
+import { positionOf } from "../report/positions.ts";
 import { type Format, render, sortFindings, type Summary } from "./_render.ts";
 import { BUMP_RANK, diffSpecs, type ToolDiff, versionVerdict } from "./_tool_diff.ts";
 

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import type { CheckReport, Finding } from "./_findings.ts";
-import { findingLine, renderReport, type ReportFormat } from "./_report.ts";
+import type { CheckReport, Finding } from "../report/finding.ts";
+import { findingLine, renderReport, type ReportFormat } from "../report/render.ts";
 import { PACKAGE_VERSION } from "./_package.ts";
 
 /** The formats: text and JSON here, SARIF, JUnit and GitHub annotations by `renderReport`. */

@@ -51,16 +51,22 @@ import { checkAgainst, withEstateAt } from "./_against.ts";
 import { runChangelog } from "./_changelog.ts";
 import {
   type CheckedFile,
+  checkedToolFile,
   checkReport,
-  draftFindings,
   type LoadedRules,
-  loadRules,
-  parseRules,
-  RULES_FILE,
-  specFindings,
+  parseRulesFile,
+  readToolText,
+  renderReport,
+  REPORT_FORMATS,
+  type ReportFormat,
+  reportFormat,
+  RulesFileError,
   unreadableFinding,
-} from "./_check_report.ts";
-import { renderReport, REPORT_FORMATS, type ReportFormat, reportFormat } from "./_report.ts";
+} from "../report/mod.ts";
+import { readRulesFile } from "../store/read_rules.ts";
+import { driftNotices } from "../estate/drift_notices.ts";
+import type { DriftRecord } from "../estate/drift.ts";
+import { RULES_FILE } from "../estate/estate_files.ts";
 import { type Rule, RULES } from "../estate/rules.ts";
 import { ESTATE_FILES, isEstateFileName } from "../estate/estate_files.ts";
 import type { PgEstateStore } from "../store/pg/pg_store.ts";
@@ -437,7 +443,7 @@ async function runCommand(
           ? loadRules(path.resolve(io.cwd, String(rulesFlag)), io.cwd, true)
           : dir === undefined
           ? undefined
-          : loadRules(path.join(dir, RULES_FILE), io.cwd);
+          : loadRules(path.join(dir, RULES_FILE), io.cwd, false);
       if (typeof against === "string" && typeof estateFlag === "string") {
         // The drafts against the estate as the ref has it.
         return await withEstateAt(against, estateFlag, io.cwd, async (dir) => {
@@ -476,9 +482,11 @@ async function runCommand(
       const stored = rulesFlag === undefined && args.flags.has("store")
         ? (estate as PgEstateStore).estateFile(RULES_FILE)
         : undefined;
-      const rules = stored !== undefined ? parseRules(stored, RULES_FILE) : rulesAt(
-        args.flags.has("store") ? undefined : estateFolder(args.flags, io.cwd),
-      );
+      const rules = stored !== undefined
+        ? asUsage(() => parseRulesFile(stored, RULES_FILE))
+        : rulesAt(
+          args.flags.has("store") ? undefined : estateFolder(args.flags, io.cwd),
+        );
       return await check(args.positionals, estate, io, { format, rules, now: now() });
     }
     case "rules":
@@ -984,6 +992,44 @@ function rulesText(): string {
     "docs/rules.md explains each rule with an example\n";
 }
 
+/**
+ * Reads a rules file for `estate check`: its problems are input errors.
+ *
+ * @param file The file's absolute path.
+ * @param cwd The working folder (findings name the file relative to it).
+ * @param required Whether a missing file is an error (it was named with `--rules`).
+ */
+function loadRules(file: string, cwd: string, required: boolean): LoadedRules {
+  const name = path.relative(cwd, file).split(path.sep).join("/");
+  return asUsage(() => readRulesFile(file, name, { required }));
+}
+
+/** Runs `f`, a `RulesFileError` turned into an input error with the same message. */
+function asUsage<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof RulesFileError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
+/**
+ * The estate's drift records for `estate check`; a log that cannot be read is said on stderr (as
+ * the editor warns of it) and counts as none.
+ */
+async function readDriftOnce(estate: EstateStore, io: CliIO): Promise<DriftRecord[]> {
+  const records: DriftRecord[] = [];
+  try {
+    for await (const r of estate.readDrift()) records.push(r);
+  } catch (e) {
+    if (!(e instanceof CorpusError)) throw e;
+    io.stderr(`estate: note: the drift log could not be read: ${e.message}\n`);
+    return [];
+  }
+  return records;
+}
+
 async function check(
   files: string[],
   estate: EstateStore,
@@ -996,34 +1042,35 @@ async function check(
   const checked: CheckedFile[] = [];
   // A file that cannot be read as a tool spec is reported, and the others are still checked.
   const unreadable: { file: string; message: string }[] = [];
+  // The gateway's drift log, read once: its notices are findings of the tools' files.
+  let drift: DriftRecord[] | undefined;
   for (const target of targets) {
     const file = path.relative(io.cwd, target).split(path.sep).join("/");
-    let text: string | undefined;
+    let text: string;
     try {
       text = readText(target);
-      const spec = parseSpecText(text, target);
-      const replay = await estate.replayFor(spec);
-      const report = checkDraft(spec, estate.registry, { replay });
-      reports.push({ file, ...report });
-      const against = report.baseline
-        ? ` against ${report.name}@${report.baseline.version} (${report.baseline.state}), ${report.bump} change`
-        : " (new tool)";
-      checked.push({
-        file,
-        findings: draftFindings(file, text ?? "", report),
-        header: { status: "ok", text: `${report.name}@${report.version}${against}` },
-      });
     } catch (e) {
-      if (!(e instanceof UsageError || e instanceof ToolSpecError)) throw e;
+      if (!(e instanceof UsageError)) throw e;
       unreadable.push({ file, message: e.message });
       checked.push({
         file,
-        findings: e instanceof ToolSpecError && text !== undefined
-          ? specFindings(file, text, e.problems)
-          : [unreadableFinding(file, text, e.message)],
+        findings: [unreadableFinding(file, undefined, e.message)],
         header: { status: "error", text: shortenText(e.message) },
       });
+      continue;
     }
+    const read = readToolText(file, text);
+    if (!read.ok) {
+      unreadable.push({ file, message: read.message });
+      checked.push(checkedToolFile(file, text, read));
+      continue;
+    }
+    const replay = await estate.replayFor(read.spec);
+    const report = checkDraft(read.spec, estate.registry, { replay });
+    reports.push({ file, ...report });
+    drift ??= await readDriftOnce(estate, io);
+    const notices = driftNotices(drift, read.spec.name, estate.registry);
+    checked.push(checkedToolFile(file, text, { ok: true, spec: read.spec, report, notices }));
   }
   const report = checkReport("check", checked, { rules: options.rules, now: options.now });
   io.stdout(renderReport(report, options.format, {

@@ -46,7 +46,10 @@ export interface RuleExample {
   draft?: Partial<ToolSpec>;
   /** For `rejected-calls`: stored calls of the published version (their `arguments`). */
   calls?: unknown[];
-  /** For a rule with no tool-file example (`spec`, `unreadable`, `ignore-expired`): the input. */
+  /**
+   * For a rule with no tool-file example (`spec`, `unreadable`, a drift record for `drift-*`,
+   * `ignore-expired`): the input.
+   */
   input?: string;
   /** What the example gives: for a change, its bump and message; for a check, the finding's message. */
   gives: string;
@@ -771,6 +774,45 @@ const CHECK_RULES: Rule[] = [
     "the file cannot be read or is not valid JSON",
     "The file could not be checked at all; the command exits 2.",
     { input: '{"name": "payments.lookup",', gives: "lookup.tool.json is not valid JSON: …" },
+  ),
+  check(
+    "drift-quarantined",
+    "warning",
+    false,
+    "the gateway quarantined the tool: its server serves another contract",
+    "The gateway's drift log (`drift.jsonl` in the estate) says the newest published version is quarantined: the upstream server now serves a contract that leaves it. Shown at the schema node of the first major change, else at `name`. Publish a new version or get the upstream fixed; `estate drift` shows the evidence.",
+    {
+      input:
+        '{"at": "2026-11-01T09:00:00.000Z", "server": "payments-mcp", "tool": "payments.lookup", "registeredVersion": "1.0.0", "kind": "quarantined", "bump": "major", "details": "…", "evidence": {"reasons": ["removed property $.properties.currency"]}}',
+      gives:
+        "payments.lookup is quarantined: server payments-mcp now serves a contract that needs a major bump against 1.0.0 (removed property $.properties.currency); publish a new version or get the upstream fixed — see estate drift",
+    },
+  ),
+  check(
+    "drift-description",
+    "info",
+    false,
+    "the tool's server changed what the model reads of it",
+    "The gateway's drift log says the serving server changed a description or title of the registered version (a rug-pull signal, with any signs of tool poisoning named). Principals still read the registered text; `estate drift` shows what changed.",
+    {
+      input:
+        '{"at": "2026-11-01T09:00:00.000Z", "server": "payments-mcp", "tool": "payments.lookup", "registeredVersion": "1.0.0", "kind": "description", "details": "…"}',
+      gives:
+        "server payments-mcp changed what the model would read of payments.lookup: a rug-pull signal; principals still read payments.lookup@1.0.0 — see estate drift",
+    },
+  ),
+  check(
+    "drift-dropped-tool",
+    "info",
+    false,
+    "another server offered the tool and the gateway dropped it",
+    "The gateway's drift log says a server other than the tool's own offered a tool of this name, and the gateway dropped it: a server that may be impersonating it. Shown at `name`.",
+    {
+      input:
+        '{"at": "2026-11-01T09:00:00.000Z", "server": "other-mcp", "tool": "payments.lookup", "kind": "dropped-tool", "details": "other-mcp offered payments.lookup: another server serves it"}',
+      gives:
+        "server other-mcp offered payments.lookup and the gateway dropped it (another server serves it): a server that may be impersonating it — see estate drift",
+    },
   ),
   check(
     "ignore-expired",

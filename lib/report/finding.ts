@@ -1,7 +1,8 @@
 /**
- * What every checking command (`estate check`, `estate diff`, `estate check --against REF`)
- * reports, before it is rendered as text, JSON, SARIF, JUnit or GitHub annotations: findings with
- * a stable rule id, a severity and a position in a file (from the same code as the editor's).
+ * What every checking command (`estate check`, `estate diff`, `estate check --against REF`) and
+ * the editor's language server report, before it is rendered as text, JSON, SARIF, JUnit, GitHub
+ * annotations or LSP diagnostics: findings with a stable rule id, a severity and a position in a
+ * file.
  *
  * @module
  */

@@ -1,10 +1,11 @@
 /**
- * Where a finding goes in a file's text, as the editor shows it: the one adapter between the CLI's
- * findings and the position code the editor uses (`_locations.ts`, jsonc-parser).
+ * Where a finding goes in a file's text, as reports count (1-based lines and columns): the one
+ * adapter between findings and the position code (`locations.ts`, jsonc-parser), so the CLI's
+ * reports and the editor's diagnostics put a finding at the same place.
  *
  * @module
  */
-import { LineIndex, locateSegments, parseToolFile } from "./_locations.ts";
+import { LineIndex, locateSegments, parseToolFile } from "./locations.ts";
 import { parsePath } from "../schema/path.ts";
 import type { PathSegment } from "../schema/types.ts";
 
@@ -25,7 +26,7 @@ export interface Place {
  * the LSP range of the editor's diagnostic plus one on each number.
  *
  * @param lines The text's line index.
- * @param span The span (`_locations.ts`).
+ * @param span The span (`locations.ts`).
  * @returns The place.
  */
 export function placeOf(lines: LineIndex, span: { offset: number; length: number }): Place {

@@ -7,9 +7,9 @@
  *
  * @module
  */
-import { limitList, shortenText } from "../../mod.ts";
+import { limitList, shortenText } from "../schema/issue_limit.ts";
 import { type Rule, RULES } from "../estate/rules.ts";
-import type { CheckReport, Finding, Severity } from "./_findings.ts";
+import type { CheckReport, Finding, Severity } from "./finding.ts";
 
 /** The formats {@linkcode renderReport} writes. */
 export const REPORT_FORMATS = ["text", "json", "sarif", "junit", "github"] as const;
@@ -27,8 +27,16 @@ export interface RenderOptions {
   json?: Record<string, unknown>;
 }
 
-/** The file rules are documented in, as an absolute URL (SARIF's `helpUri` is one). */
-export const RULES_DOCS: string = new URL("../../docs/rules.md", import.meta.url).href;
+/**
+ * The file rules are documented in, as an absolute URL (SARIF's `helpUri` is one): docs/rules.md
+ * beside this module. A function, so that importing this module does no work (a bundle without
+ * `import.meta.url` can import it).
+ *
+ * @returns The URL.
+ */
+export function rulesDocs(): string {
+  return new URL("../../docs/rules.md", import.meta.url).href;
+}
 
 /**
  * Renders a report.
@@ -163,7 +171,7 @@ function sarifRule(rule: Rule, docs: string): Record<string, unknown> {
  * result per finding at its region (1-based lines and UTF-16 columns, the end column exclusive).
  */
 function sarifLog(report: CheckReport, options: RenderOptions): Record<string, unknown> {
-  const docs = options.rulesDocs ?? RULES_DOCS;
+  const docs = options.rulesDocs ?? rulesDocs();
   const index = new Map(RULES.map((r, i) => [r.id, i]));
   const files = byFile(report);
   const results = files.flatMap(({ shown }) =>
