@@ -179,7 +179,10 @@ Deno.test("checkToolFile() turns a spec parseToolSpec refuses into spec errors a
 });
 
 Deno.test("checkToolFile() reports invalid JSON as estate check does: unreadable at the first syntax error", () => {
-  const r = checkToolFile('{ "name": "payments.lookup", ', { ...context(), fileLabel: "a.tool.json" });
+  const r = checkToolFile('{ "name": "payments.lookup", ', {
+    ...context(),
+    fileLabel: "a.tool.json",
+  });
   assert.deepEqual(r.diagnostics.map((d) => [d.severity, d.code, d.message, d.range.start]), [[
     1,
     "unreadable",

@@ -171,7 +171,12 @@ Deno.test("LSP: a compatible change is information at its node and on an enough 
     const p = await ls.open(file);
     assert.deepEqual(shown(text, p.diagnostics), [
       [3, "version-ok", '"1.1.0"', "minor change against 1.0.0: version 1.1.0 is enough"],
-      [3, "property-added", '"channel"', "added optional property channel: callers may now send it"],
+      [
+        3,
+        "property-added",
+        '"channel"',
+        "added optional property channel: callers may now send it",
+      ],
     ]);
     assert.equal(ls.statuses.at(-1)!.text, "against 1.0.0: minor, ok");
     assert.equal(ls.statuses.at(-1)!.severity, "information");
