@@ -772,7 +772,7 @@ const CHECK_RULES: Rule[] = [
     "error",
     true,
     "the file cannot be read or is not valid JSON",
-    "The file could not be checked at all; the command exits 2.",
+    "The file could not be checked at all: the command exits 2, and the editor marks the first syntax error.",
     { input: '{"name": "payments.lookup",', gives: "lookup.tool.json is not valid JSON: …" },
   ),
   check(
