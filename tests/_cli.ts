@@ -16,7 +16,11 @@ export interface CliRun {
  *
  * @returns The exit code and what it printed.
  */
-export async function estate(args: string[], cwd: string, now?: () => Date): Promise<CliRun> {
+export async function estate(
+  args: string[],
+  cwd: string,
+  now?: () => Date,
+): Promise<CliRun> {
   let out = "", err = "";
   const code = await runCli(args, {
     stdout: (t) => (out += t),

@@ -25,8 +25,14 @@ import { ROOT, type ServeProcess, spawnServe } from "./_serve.ts";
 
 /** SHA-256, hex, computed here with WebCrypto (not with the code under test). */
 export async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  const digest = await crypto.subtle.digest(
+    "SHA-256",
+    bytes as Uint8Array<ArrayBuffer>,
+  );
+  return Array.from(
+    new Uint8Array(digest),
+    (b) => b.toString(16).padStart(2, "0"),
+  ).join("");
 }
 
 /** What reached an SDK upstream's MCP handler. */
@@ -81,8 +87,13 @@ export async function startSdkUpstream(options: {
   const sockets = new Set<net.Socket>();
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const servers = new Set<SdkMcpServer>();
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    seen.clients.push((req.socket as TLSSocket).getPeerCertificate().subjectaltname ?? "");
+  const handle = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<void> => {
+    seen.clients.push(
+      (req.socket as TLSSocket).getPeerCertificate().subjectaltname ?? "",
+    );
     if (req.headers.authorization !== undefined) {
       seen.authorizations.push(req.headers.authorization);
     }
@@ -95,14 +106,20 @@ export async function startSdkUpstream(options: {
         if (typeof m?.method !== "string") continue;
         seen.methods.push(m.method);
         if (m.method === "tools/call") {
-          seen.calls.push({ name: m.params?.name, arguments: m.params?.arguments });
+          seen.calls.push({
+            name: m.params?.name,
+            arguments: m.params?.arguments,
+          });
         }
       }
     }
     const id = req.headers["mcp-session-id"];
     let transport = typeof id === "string" ? sessions.get(id) : undefined;
     if (!transport) {
-      if (typeof id === "string" || (body as { method?: string })?.method !== "initialize") {
+      if (
+        typeof id === "string" ||
+        (body as { method?: string })?.method !== "initialize"
+      ) {
         res.writeHead(404, { "content-type": "application/json" }).end(
           JSON.stringify({
             jsonrpc: "2.0",
@@ -162,7 +179,9 @@ export async function startSdkUpstream(options: {
  * without the SDK's check (or an older SDK) would not: the gateway is what checks them.
  */
 export function withoutOwnOutputCheck(mcp: SdkMcpServer): SdkMcpServer {
-  Object.defineProperty(mcp, "validateToolOutput", { value: () => Promise.resolve() });
+  Object.defineProperty(mcp, "validateToolOutput", {
+    value: () => Promise.resolve(),
+  });
   return mcp;
 }
 
@@ -215,7 +234,9 @@ export async function waitForDrift(
     const found = records.find(match);
     if (found) return found;
     if (Date.now() > until) {
-      throw new Error(`no such drift record within ${timeoutMs} ms: ${JSON.stringify(records)}`);
+      throw new Error(
+        `no such drift record within ${timeoutMs} ms: ${JSON.stringify(records)}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -233,7 +254,10 @@ export interface GatewayServe {
    * @returns The matching line.
    * @throws {Error} With the log, when none appears within `timeoutMs`.
    */
-  waitFor(pattern: RegExp, options?: { from?: number; timeoutMs?: number }): Promise<string>;
+  waitFor(
+    pattern: RegExp,
+    options?: { from?: number; timeoutMs?: number },
+  ): Promise<string>;
   /** Ends the process and waits for it. */
   stop(): Promise<void>;
   /** Kills the process with SIGKILL (nothing it holds is closed) and waits for it. */
@@ -246,7 +270,10 @@ export interface GatewayServe {
  *
  * @throws {Error} With what it printed, when no URL appears.
  */
-export function startGatewayServe(dir: string, extra: string[]): Promise<GatewayServe> {
+export function startGatewayServe(
+  dir: string,
+  extra: string[],
+): Promise<GatewayServe> {
   return startServeProcess(["--estate", dir, ...extra]);
 }
 
@@ -292,7 +319,11 @@ export async function startServeProcess(args: string[]): Promise<GatewayServe> {
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`no log line matching ${pattern} within ${timeoutMs} ms; log:\n${log}`));
+          reject(
+            new Error(
+              `no log line matching ${pattern} within ${timeoutMs} ms; log:\n${log}`,
+            ),
+          );
         }, timeoutMs);
         waiters.add(check);
       });
@@ -303,7 +334,10 @@ export async function startServeProcess(args: string[]): Promise<GatewayServe> {
 }
 
 /** A principal of the example estate, by its demo token. */
-export type DemoPrincipal = "retail-agent" | "wholesale-operator" | "group-risk-analyst";
+export type DemoPrincipal =
+  | "retail-agent"
+  | "wholesale-operator"
+  | "group-risk-analyst";
 
 /** The `Authorization` header of a principal of the example estate. */
 export function bearer(principal: DemoPrincipal): string {
@@ -369,7 +403,10 @@ export interface RawSession {
 }
 
 /** Opens a handshake-era session as a principal (`initialize`, `notifications/initialized`). */
-export async function legacySession(url: URL, principal: DemoPrincipal): Promise<RawSession> {
+export async function legacySession(
+  url: URL,
+  principal: DemoPrincipal,
+): Promise<RawSession> {
   const base = {
     authorization: bearer(principal),
     "content-type": "application/json",
@@ -393,11 +430,18 @@ export async function legacySession(url: URL, principal: DemoPrincipal): Promise
   assert.equal(init.status, 200);
   const session = init.headers.get("mcp-session-id");
   assert.ok(session, "initialize gave a session id");
-  const headers = { ...base, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" };
+  const headers = {
+    ...base,
+    "mcp-session-id": session,
+    "mcp-protocol-version": "2025-11-25",
+  };
   const ack = await fetch(url, {
     method: "POST",
     headers,
-    body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      method: "notifications/initialized",
+    }),
   });
   await ack.body?.cancel();
   return {

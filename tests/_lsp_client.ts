@@ -17,7 +17,9 @@ import {
 import { ensureExtensionBuilt } from "../scripts/_extension_build.ts";
 
 /** The repository's root. */
-export const ROOT: string = path.resolve(new URL("..", import.meta.url).pathname);
+export const ROOT: string = path.resolve(
+  new URL("..", import.meta.url).pathname,
+);
 const EXTENSION = path.join(ROOT, "extension");
 /** The bundled server the tests run. */
 export const SERVER: string = path.join(EXTENSION, "dist", "server.js");
@@ -90,9 +92,15 @@ export function makeWorkspace(): Workspace {
 }
 
 /** A published spec from the repository's corpus, as a fresh object. */
-export function corpusSpec(name: string, version: string): Record<string, unknown> {
+export function corpusSpec(
+  name: string,
+  version: string,
+): Record<string, unknown> {
   return JSON.parse(
-    fs.readFileSync(path.join(ROOT, "corpus", "tools", name, `${version}.json`), "utf8"),
+    fs.readFileSync(
+      path.join(ROOT, "corpus", "tools", name, `${version}.json`),
+      "utf8",
+    ),
   );
 }
 
@@ -168,7 +176,9 @@ export async function startServer(
   options: StartOptions = {},
 ): Promise<LspSession> {
   await ensureServerBuilt();
-  const child = spawn("node", [SERVER, "--stdio"], { stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn("node", [SERVER, "--stdio"], {
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let stderr = "";
   child.stderr!.on("data", (d) => (stderr += d));
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
@@ -181,11 +191,14 @@ export async function startServer(
   const registrations: { method: string; registerOptions?: unknown }[] = [];
   const logs: string[] = [];
   const waiters: { uri: string; resolve: (p: Published) => void }[] = [];
-  connection.onNotification("textDocument/publishDiagnostics", (p: Published) => {
-    published.push(p);
-    const i = waiters.findIndex((w) => w.uri === p.uri);
-    if (i >= 0) waiters.splice(i, 1)[0].resolve(p);
-  });
+  connection.onNotification(
+    "textDocument/publishDiagnostics",
+    (p: Published) => {
+      published.push(p);
+      const i = waiters.findIndex((w) => w.uri === p.uri);
+      if (i >= 0) waiters.splice(i, 1)[0].resolve(p);
+    },
+  );
   connection.onNotification("toolEstate/status", (s: Status) => {
     statuses.push(s);
   });
@@ -217,7 +230,11 @@ export async function startServer(
       },
       textDocument: {
         publishDiagnostics: { relatedInformation: false, versionSupport: true },
-        codeAction: { codeActionLiteralSupport: { codeActionKind: { valueSet: ["quickfix"] } } },
+        codeAction: {
+          codeActionLiteralSupport: {
+            codeActionKind: { valueSet: ["quickfix"] },
+          },
+        },
         hover: { contentFormat: ["markdown", "plaintext"] },
         synchronization: { didSave: true },
       },
@@ -240,7 +257,11 @@ export async function startServer(
         const timer = setTimeout(() => {
           const i = waiters.findIndex((w) => w.resolve === done);
           if (i >= 0) waiters.splice(i, 1);
-          reject(new Error(`no diagnostics for ${uri} within ${timeoutMs} ms; stderr: ${stderr}`));
+          reject(
+            new Error(
+              `no diagnostics for ${uri} within ${timeoutMs} ms; stderr: ${stderr}`,
+            ),
+          );
         }, timeoutMs);
         const done = (p: Published) => {
           clearTimeout(timer);
@@ -280,9 +301,15 @@ export function fileUri(file: string): string {
 /** The text a one-line range covers. */
 export function textAt(
   text: string,
-  range: { start: { line: number; character: number }; end: { line: number; character: number } },
+  range: {
+    start: { line: number; character: number };
+    end: { line: number; character: number };
+  },
 ): string {
   const lines = text.split("\n");
   if (range.start.line !== range.end.line) throw new Error("multi-line range");
-  return lines[range.start.line].slice(range.start.character, range.end.character);
+  return lines[range.start.line].slice(
+    range.start.character,
+    range.end.character,
+  );
 }

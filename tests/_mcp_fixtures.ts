@@ -22,7 +22,11 @@ export const OPERATOR: Principal = {
   clearance: "restricted",
 };
 
-export function spec(name: string, version: string, changes: Partial<ToolSpec> = {}): ToolSpec {
+export function spec(
+  name: string,
+  version: string,
+  changes: Partial<ToolSpec> = {},
+): ToolSpec {
   return {
     name,
     version,
@@ -50,7 +54,10 @@ export function spec(name: string, version: string, changes: Partial<ToolSpec> =
 export function estate(): ToolRegistry {
   const r = new ToolRegistry();
   r.publish(
-    spec("payments.lookup", "1.0.0", { requiredScopes: ["payments:read"], tenants: ["wholesale"] }),
+    spec("payments.lookup", "1.0.0", {
+      requiredScopes: ["payments:read"],
+      tenants: ["wholesale"],
+    }),
   );
   r.publish(spec("payments.lookup", "1.1.0", {
     requiredScopes: ["payments:read"],
@@ -63,7 +70,9 @@ export function estate(): ToolRegistry {
     dataClassification: "restricted",
     tenants: ["wholesale"],
   }));
-  r.publish(spec("policy.search", "1.0.0", { requiredScopes: ["policy:read"] }));
+  r.publish(
+    spec("policy.search", "1.0.0", { requiredScopes: ["policy:read"] }),
+  );
   r.publish(
     spec("retail.transfers.lookup", "1.0.0", {
       requiredScopes: ["transfers:read"],
@@ -74,7 +83,10 @@ export function estate(): ToolRegistry {
 }
 
 /** A server over `registry` whose handlers echo, with every call and handler run recorded. */
-export function server(registry: ToolRegistry, options: Partial<McpServerOptions> = {}): {
+export function server(
+  registry: ToolRegistry,
+  options: Partial<McpServerOptions> = {},
+): {
   server: McpServer;
   calls: CallRecord[];
   ran: string[];
@@ -85,7 +97,9 @@ export function server(registry: ToolRegistry, options: Partial<McpServerOptions
     registry,
     handlerFor: (t) => (args) => {
       ran.push(`${t.name}@${t.version}`);
-      if (args.reference === "PMT-999999") throw new Error("core banking timed out");
+      if (args.reference === "PMT-999999") {
+        throw new Error("core banking timed out");
+      }
       return { tool: t.name, version: t.version, args };
     },
     onCall: (r) => calls.push(r),
@@ -113,6 +127,9 @@ export async function ready(
     },
   }, session);
   if (!init || "error" in init) throw new Error(JSON.stringify(init));
-  await s.handle({ jsonrpc: "2.0", method: "notifications/initialized" }, session);
+  await s.handle(
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    session,
+  );
   return session;
 }

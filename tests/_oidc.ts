@@ -86,7 +86,10 @@ export interface TestAuthorizationServer {
    */
   clientCredentials(resource: string, scope: string): Promise<string>;
   /** Revokes a token (as the client it was issued to). */
-  revoke(token: string, client: { clientId: string; clientSecret: string }): Promise<void>;
+  revoke(
+    token: string,
+    client: { clientId: string; clientSecret: string },
+  ): Promise<void>;
   /**
    * Signs claims with the server's own key (or another), as a forger with the key would.
    *
@@ -118,10 +121,22 @@ export interface StartOptions {
 export async function startAuthorizationServer(
   options: StartOptions,
 ): Promise<TestAuthorizationServer> {
-  const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
+  const { privateKey, publicKey } = await generateKeyPair("ES256", {
+    extractable: true,
+  });
   const kid = "test-key-1";
-  const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: "ES256", use: "sig" };
-  const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: "ES256", use: "sig" };
+  const privateJwk = {
+    ...(await exportJWK(privateKey)),
+    kid,
+    alg: "ES256",
+    use: "sig",
+  };
+  const publicJwk = {
+    ...(await exportJWK(publicKey)),
+    kid,
+    alg: "ES256",
+    use: "sig",
+  };
   let handler: (req: IncomingMessage, res: ServerResponse) => void = (_q, r) => r.end();
   let jwksFetches = 0;
   const http = createServer((req, res) => {
@@ -145,8 +160,14 @@ export async function startAuthorizationServer(
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
   const issuer = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   const byResource = new Map(options.resources.map((r) => [r.resource, r]));
-  const introspectionClient = { clientId: "estate-rs", clientSecret: "rs-secret-0123456789" };
-  const machineClient = { clientId: "payments-agent", clientSecret: "agent-secret-0123456789" };
+  const introspectionClient = {
+    clientId: "estate-rs",
+    clientSecret: "rs-secret-0123456789",
+  };
+  const machineClient = {
+    clientId: "payments-agent",
+    clientSecret: "agent-secret-0123456789",
+  };
   const provider = new Provider(issuer, {
     clients: [
       {
@@ -172,7 +193,9 @@ export async function startAuthorizationServer(
       accountId: id,
       claims: () => ({ sub: id }),
     }),
-    interactions: { url: (_ctx: unknown, i: { uid: string }) => `/interaction/${i.uid}` },
+    interactions: {
+      url: (_ctx: unknown, i: { uid: string }) => `/interaction/${i.uid}`,
+    },
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
@@ -187,11 +210,19 @@ export async function startAuthorizationServer(
       resourceIndicators: {
         enabled: true,
         // A request naming no resource gets none: then the token is for the userinfo endpoint.
-        defaultResource: (_ctx: unknown, _client: unknown, oneOf?: string | string[]) => oneOf,
+        defaultResource: (
+          _ctx: unknown,
+          _client: unknown,
+          oneOf?: string | string[],
+        ) => oneOf,
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx: unknown, indicator: string) => {
           const r = byResource.get(indicator);
-          if (!r) throw new provider.errors.InvalidTarget(`unknown resource ${indicator}`);
+          if (!r) {
+            throw new provider.errors.InvalidTarget(
+              `unknown resource ${indicator}`,
+            );
+          }
           return {
             scope: r.scopes.join(" "),
             audience: r.resource,
@@ -203,24 +234,43 @@ export async function startAuthorizationServer(
       },
     },
     pkce: { required: () => true },
-    issueRefreshToken: (_ctx: unknown, client: { grantTypeAllowed(g: string): boolean }) =>
-      (options.refreshTokens ?? false) && client.grantTypeAllowed("refresh_token"),
+    issueRefreshToken: (
+      _ctx: unknown,
+      client: { grantTypeAllowed(g: string): boolean },
+    ) =>
+      (options.refreshTokens ?? false) &&
+      client.grantTypeAllowed("refresh_token"),
     clientDefaults: {
       grant_types: ["authorization_code", "refresh_token"],
       response_types: ["code"],
       token_endpoint_auth_method: "none",
       id_token_signed_response_alg: "ES256",
     },
-    ttl: { AccessToken: 300, ClientCredentials: 300, Grant: 3600, Interaction: 600, Session: 3600 },
+    ttl: {
+      AccessToken: 300,
+      ClientCredentials: 300,
+      Grant: 3600,
+      Interaction: 600,
+      Session: 3600,
+    },
     cookies: { keys: ["test-cookie-key-0123456789"] },
   });
   // deno-lint-ignore no-explicit-any
-  (provider as any).on?.("server_error", (_ctx: unknown, e: Error) => console.error("AS:", e));
-  handler = provider.callback() as (req: IncomingMessage, res: ServerResponse) => void;
+  (provider as any).on?.(
+    "server_error",
+    (_ctx: unknown, e: Error) => console.error("AS:", e),
+  );
+  handler = provider.callback() as (
+    req: IncomingMessage,
+    res: ServerResponse,
+  ) => void;
 
   const state = { nextLogin: "wholesale-operator" };
 
-  async function interaction(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function interaction(
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<void> {
     const details = await provider.interactionDetails(req, res);
     const { prompt, params, session } = details as unknown as {
       prompt: { name: string; details: Record<string, unknown> };
@@ -242,12 +292,18 @@ export async function startAuthorizationServer(
       };
       if (d.missingOIDCScope) grant.addOIDCScope(d.missingOIDCScope.join(" "));
       if (d.missingOIDCClaims) grant.addOIDCClaims(d.missingOIDCClaims);
-      for (const [indicator, scopes] of Object.entries(d.missingResourceScopes ?? {})) {
+      for (
+        const [indicator, scopes] of Object.entries(
+          d.missingResourceScopes ?? {},
+        )
+      ) {
         grant.addResourceScope(indicator, scopes.join(" "));
       }
       result = { consent: { grantId: await grant.save() } };
     }
-    await provider.interactionFinished(req, res, result, { mergeWithLastSubmission: true });
+    await provider.interactionFinished(req, res, result, {
+      mergeWithLastSubmission: true,
+    });
   }
 
   const basic = (c: { clientId: string; clientSecret: string }) =>
@@ -277,10 +333,16 @@ export async function startAuthorizationServer(
           authorization: basic(machineClient),
           "content-type": "application/x-www-form-urlencoded",
         },
-        body: new URLSearchParams({ grant_type: "client_credentials", resource, scope }),
+        body: new URLSearchParams({
+          grant_type: "client_credentials",
+          resource,
+          scope,
+        }),
       });
       const body = await res.json();
-      if (!res.ok) throw new Error(`client_credentials: ${JSON.stringify(body)}`);
+      if (!res.ok) {
+        throw new Error(`client_credentials: ${JSON.stringify(body)}`);
+      }
       return body.access_token;
     },
     async revoke(token, client) {
@@ -297,7 +359,11 @@ export async function startAuthorizationServer(
     },
     sign(claims, o = {}) {
       return new SignJWT(claims)
-        .setProtectedHeader({ alg: o.alg ?? "ES256", kid: o.kid ?? kid, typ: o.typ ?? "at+jwt" })
+        .setProtectedHeader({
+          alg: o.alg ?? "ES256",
+          kid: o.kid ?? kid,
+          typ: o.typ ?? "at+jwt",
+        })
         .sign(o.key ?? privateKey);
     },
     close() {
@@ -318,8 +384,9 @@ class CookieJar {
       const eq = pair.indexOf("=");
       const name = pair.slice(0, eq).trim();
       const value = pair.slice(eq + 1).trim();
-      if (/expires=Thu, 01 Jan 1970/i.test(line) || value === "") this.#cookies.delete(name);
-      else this.#cookies.set(name, value);
+      if (/expires=Thu, 01 Jan 1970/i.test(line) || value === "") {
+        this.#cookies.delete(name);
+      } else this.#cookies.set(name, value);
     }
   }
   header(): string {
@@ -343,12 +410,17 @@ export async function followAuthorization(
   let url = new URL(String(authorizationUrl));
   for (let hop = 0; hop < 20; hop++) {
     if (url.href.startsWith(redirectUri)) return url;
-    const res = await fetch(url, { redirect: "manual", headers: { cookie: jar.header() } });
+    const res = await fetch(url, {
+      redirect: "manual",
+      headers: { cookie: jar.header() },
+    });
     jar.take(res);
     const location = res.headers.get("location");
     await res.body?.cancel();
     if (res.status < 300 || res.status >= 400 || !location) {
-      throw new Error(`the authorization flow stopped at ${url.pathname} with HTTP ${res.status}`);
+      throw new Error(
+        `the authorization flow stopped at ${url.pathname} with HTTP ${res.status}`,
+      );
     }
     url = new URL(location, url);
   }
@@ -356,7 +428,10 @@ export async function followAuthorization(
 }
 
 function base64url(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(
+    /\//g,
+    "_",
+  ).replace(
     /=+$/,
     "",
   );
@@ -397,7 +472,9 @@ export async function authorize(
   if (!reg.ok) throw new Error(`registration: ${JSON.stringify(client)}`);
   const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
   const challenge = base64url(
-    new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))),
+    new Uint8Array(
+      await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier)),
+    ),
   );
   const auth = new URL(`${as.issuer}/auth`);
   auth.search = new URLSearchParams({

@@ -49,7 +49,9 @@ export interface AuthorizationServerOptions {
 export async function startAuthorizationServer(
   options: AuthorizationServerOptions,
 ): Promise<TestAuthorizationServer> {
-  const { privateKey, publicKey } = await jose.generateKeyPair("ES256", { extractable: true });
+  const { privateKey, publicKey } = await jose.generateKeyPair("ES256", {
+    extractable: true,
+  });
   const signing = {
     ...(await jose.exportJWK(privateKey)),
     kid: "test-key",
@@ -57,16 +59,27 @@ export async function startAuthorizationServer(
     use: "sig",
   };
   const jwks = {
-    keys: [{ ...(await jose.exportJWK(publicKey)), kid: "test-key", alg: "ES256", use: "sig" }],
+    keys: [{
+      ...(await jose.exportJWK(publicKey)),
+      kid: "test-key",
+      alg: "ES256",
+      use: "sig",
+    }],
   };
-  const machine = { clientId: "gateway", clientSecret: "gateway-secret-0123456789" };
+  const machine = {
+    clientId: "gateway",
+    clientSecret: "gateway-secret-0123456789",
+  };
   const consents: string[][] = [];
   const withheld = new Set<string>();
   const grants: Record<string, number> = {};
   const allScopes = [...new Set(Object.values(options.resources).flat())];
 
   // The port is needed for the issuer before the provider exists: listen first.
-  let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => {
+  let handler: (req: IncomingMessage, res: ServerResponse) => void = (
+    _req,
+    res,
+  ) => {
     res.statusCode = 503;
     res.end();
   };
@@ -93,7 +106,11 @@ export async function startAuthorizationServer(
       revocation: { enabled: true },
       resourceIndicators: {
         enabled: true,
-        defaultResource: (_ctx: unknown, _client: unknown, oneOf?: string | string[]) => oneOf,
+        defaultResource: (
+          _ctx: unknown,
+          _client: unknown,
+          oneOf?: string | string[],
+        ) => oneOf,
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx: unknown, indicator: string) => {
           const scopes = options.resources[indicator];
@@ -109,8 +126,10 @@ export async function startAuthorizationServer(
       },
     },
     pkce: { required: () => true },
-    issueRefreshToken: (_ctx: unknown, client: { grantTypeAllowed(g: string): boolean }) =>
-      client.grantTypeAllowed("refresh_token"),
+    issueRefreshToken: (
+      _ctx: unknown,
+      client: { grantTypeAllowed(g: string): boolean },
+    ) => client.grantTypeAllowed("refresh_token"),
     interactions: {
       url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}`,
     },
@@ -129,10 +148,13 @@ export async function startAuthorizationServer(
       RefreshToken: 86_400,
     },
   });
-  provider.on("grant.success", (ctx: { oidc: { params?: { grant_type?: string } } }) => {
-    const g = ctx.oidc.params?.grant_type ?? "unknown";
-    grants[g] = (grants[g] ?? 0) + 1;
-  });
+  provider.on(
+    "grant.success",
+    (ctx: { oidc: { params?: { grant_type?: string } } }) => {
+      const g = ctx.oidc.params?.grant_type ?? "unknown";
+      grants[g] = (grants[g] ?? 0) + 1;
+    },
+  );
   const callback = provider.callback();
 
   handler = (req, res) => {
@@ -145,10 +167,15 @@ export async function startAuthorizationServer(
   };
 
   /** The scripted user: logs in as alice, then consents to what was asked (less `withheld`). */
-  async function interact(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function interact(
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<void> {
     const details = await provider.interactionDetails(req, res);
     if (details.prompt.name === "login") {
-      await provider.interactionFinished(req, res, { login: { accountId: "alice" } }, {
+      await provider.interactionFinished(req, res, {
+        login: { accountId: "alice" },
+      }, {
         mergeWithLastSubmission: false,
       });
       return;
@@ -165,15 +192,26 @@ export async function startAuthorizationServer(
     const asked: string[] = [];
     if (prompt.missingOIDCScope) {
       asked.push(...prompt.missingOIDCScope);
-      grant.addOIDCScope(prompt.missingOIDCScope.filter((s) => !withheld.has(s)).join(" "));
+      grant.addOIDCScope(
+        prompt.missingOIDCScope.filter((s) => !withheld.has(s)).join(" "),
+      );
       const refused = prompt.missingOIDCScope.filter((s) => withheld.has(s));
       if (refused.length > 0) grant.rejectOIDCScope(refused.join(" "));
     }
-    for (const [indicator, scopes] of Object.entries(prompt.missingResourceScopes ?? {})) {
+    for (
+      const [indicator, scopes] of Object.entries(
+        prompt.missingResourceScopes ?? {},
+      )
+    ) {
       asked.push(...scopes);
-      grant.addResourceScope(indicator, scopes.filter((s) => !withheld.has(s)).join(" "));
+      grant.addResourceScope(
+        indicator,
+        scopes.filter((s) => !withheld.has(s)).join(" "),
+      );
       const refused = scopes.filter((s) => withheld.has(s));
-      if (refused.length > 0) grant.rejectResourceScope(indicator, refused.join(" "));
+      if (refused.length > 0) {
+        grant.rejectResourceScope(indicator, refused.join(" "));
+      }
     }
     consents.push([...new Set(asked)].sort());
     const grantId = await grant.save();
@@ -222,7 +260,9 @@ export async function userAgent(url: URL, redirectUri: string): Promise<URL> {
     const location = res.headers.get("location");
     const text = await res.text();
     if (location === null) {
-      throw new Error(`the authorization server answered ${res.status}: ${text.slice(0, 300)}`);
+      throw new Error(
+        `the authorization server answered ${res.status}: ${text.slice(0, 300)}`,
+      );
     }
     next = new URL(location, next);
   }

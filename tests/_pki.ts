@@ -52,7 +52,9 @@ async function openssl(dir: string, args: string[]): Promise<void> {
   })
     .output();
   if (!out.success) {
-    throw new Error(`openssl ${args.join(" ")} failed: ${new TextDecoder().decode(out.stderr)}`);
+    throw new Error(
+      `openssl ${args.join(" ")} failed: ${new TextDecoder().decode(out.stderr)}`,
+    );
   }
 }
 
@@ -84,7 +86,11 @@ export async function makeTestPki(): Promise<TestPki> {
       `/CN=${name}`,
     ]);
   };
-  const leaf = async (name: string, issuer: string, ext: string): Promise<void> => {
+  const leaf = async (
+    name: string,
+    issuer: string,
+    ext: string,
+  ): Promise<void> => {
     await Deno.writeTextFile(`${dir}/${name}.ext`, ext + "\n");
     await openssl(dir, [
       "req",
@@ -131,8 +137,16 @@ export async function makeTestPki(): Promise<TestPki> {
       "ca",
       `subjectAltName=URI:${PAYMENTS_ID},URI:spiffe://bank.example/crm,IP:127.0.0.1`,
     );
-    await leaf("gateway", "ca", "subjectAltName=URI:spiffe://bank.example/gateway");
-    await leaf("rogue-gateway", "rogue-ca", "subjectAltName=URI:spiffe://bank.example/gateway");
+    await leaf(
+      "gateway",
+      "ca",
+      "subjectAltName=URI:spiffe://bank.example/gateway",
+    );
+    await leaf(
+      "rogue-gateway",
+      "rogue-ca",
+      "subjectAltName=URI:spiffe://bank.example/gateway",
+    );
     await openssl(dir, [
       "req",
       "-x509",

@@ -16,7 +16,8 @@ const DEBIAN_PG = "/usr/lib/postgresql";
  * newest `/usr/lib/postgresql/<major>/bin` that has them, else Debian 12's
  * `/usr/lib/postgresql/15/bin`.
  */
-export const PG_BIN: string = Deno.env.get("ESTATE_PG_BIN") ?? findDebianBin() ??
+export const PG_BIN: string = Deno.env.get("ESTATE_PG_BIN") ??
+  findDebianBin() ??
   `${DEBIAN_PG}/15/bin`;
 
 function findDebianBin(): string | undefined {
@@ -48,7 +49,8 @@ function missingBinary(bin: string): string | undefined {
  * @returns True when required.
  */
 export function postgresRequired(): boolean {
-  return Deno.env.get("ESTATE_REQUIRE_POSTGRES") === "1" || Deno.env.get("CI") === "true";
+  return Deno.env.get("ESTATE_REQUIRE_POSTGRES") === "1" ||
+    Deno.env.get("CI") === "true";
 }
 
 /** Why PostgreSQL cannot run here, or undefined when it can. */
@@ -92,10 +94,15 @@ function isRoot(): boolean {
 
 async function run(args: string[]): Promise<void> {
   const [cmd, ...rest] = isRoot() ? ["runuser", "-u", "postgres", "--", ...args] : args;
-  const out = await new Deno.Command(cmd, { args: rest, stdout: "piped", stderr: "piped" })
+  const out = await new Deno.Command(cmd, {
+    args: rest,
+    stdout: "piped",
+    stderr: "piped",
+  })
     .output();
   if (!out.success) {
-    const text = new TextDecoder().decode(out.stderr) + new TextDecoder().decode(out.stdout);
+    const text = new TextDecoder().decode(out.stderr) +
+      new TextDecoder().decode(out.stdout);
     throw new Error(`${args.join(" ")} failed (${out.code}): ${text}`);
   }
 }
@@ -115,7 +122,9 @@ function freePort(): number {
  * @returns The running server; call `stop()` when done.
  * @throws {Error} When the binaries are absent or the server does not start (with its output).
  */
-export async function startPostgres(options: { durable?: boolean } = {}): Promise<TestPostgres> {
+export async function startPostgres(
+  options: { durable?: boolean } = {},
+): Promise<TestPostgres> {
   const reason = missingReason();
   if (reason) {
     throw new Error(
@@ -126,11 +135,22 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
   }
   const dir = await Deno.makeTempDir({ prefix: "estate-pg-" });
   if (isRoot()) {
-    const out = await new Deno.Command("chown", { args: ["postgres", dir] }).output();
+    const out = await new Deno.Command("chown", { args: ["postgres", dir] })
+      .output();
     if (!out.success) throw new Error(`chown postgres ${dir} failed`);
   }
   const data = `${dir}/data`;
-  await run([`${PG_BIN}/initdb`, "-D", data, "-A", "trust", "-U", "estate", "-E", "UTF8"]);
+  await run([
+    `${PG_BIN}/initdb`,
+    "-D",
+    data,
+    "-A",
+    "trust",
+    "-U",
+    "estate",
+    "-E",
+    "UTF8",
+  ]);
   let port = 0;
   const start = () =>
     run([

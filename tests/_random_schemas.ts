@@ -8,13 +8,54 @@ import fc from "fast-check";
 
 export type Obj = Record<string, unknown>;
 
-const NAMES = ["amount", "currency", "reference", "iban", "note", "tags", "legs", "kind", "limit"];
-const PATTERNS = ["^[A-Z]{3}$", "^[a-z0-9]+$", "^PMT-[0-9]{3,6}$", "[0-9]", "^[A-Z]{2}[0-9]{2}"];
-const FORMATS = ["date", "date-time", "email", "uuid", "uri", "ipv4", "ipv6", "hostname", "time"];
-const VALUES: unknown[] = ["EUR", "GBP", "USD", "CHF", 0, 1, 2.5, true, false, null, "", { a: 1 }];
+const NAMES = [
+  "amount",
+  "currency",
+  "reference",
+  "iban",
+  "note",
+  "tags",
+  "legs",
+  "kind",
+  "limit",
+];
+const PATTERNS = [
+  "^[A-Z]{3}$",
+  "^[a-z0-9]+$",
+  "^PMT-[0-9]{3,6}$",
+  "[0-9]",
+  "^[A-Z]{2}[0-9]{2}",
+];
+const FORMATS = [
+  "date",
+  "date-time",
+  "email",
+  "uuid",
+  "uri",
+  "ipv4",
+  "ipv6",
+  "hostname",
+  "time",
+];
+const VALUES: unknown[] = [
+  "EUR",
+  "GBP",
+  "USD",
+  "CHF",
+  0,
+  1,
+  2.5,
+  true,
+  false,
+  null,
+  "",
+  { a: 1 },
+];
 
 function clean(o: Obj): Obj {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+  return Object.fromEntries(
+    Object.entries(o).filter(([, v]) => v !== undefined),
+  );
 }
 
 const maybe = <T>(a: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> =>
@@ -22,7 +63,10 @@ const maybe = <T>(a: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> =>
 
 /** A string schema: lengths, or a pattern, or a format (never two of them, so it is satisfiable). */
 export const stringSchema: fc.Arbitrary<Obj> = fc.oneof(
-  fc.tuple(maybe(fc.integer({ min: 0, max: 3 })), maybe(fc.integer({ min: 0, max: 8 }))).map((
+  fc.tuple(
+    maybe(fc.integer({ min: 0, max: 3 })),
+    maybe(fc.integer({ min: 0, max: 8 })),
+  ).map((
     [min, extra],
   ) =>
     clean({
@@ -78,7 +122,10 @@ export const choiceSchema: fc.Arbitrary<Obj> = fc.oneof(
     selector: (v) => JSON.stringify(v),
   })
     .map((values) => ({ enum: values })),
-  fc.uniqueArray(fc.constantFrom("EUR", "GBP", "USD", "CHF"), { minLength: 1, maxLength: 4 })
+  fc.uniqueArray(fc.constantFrom("EUR", "GBP", "USD", "CHF"), {
+    minLength: 1,
+    maxLength: 4,
+  })
     .map((values) => ({ type: "string", enum: values })),
   fc.constantFrom(...VALUES).map((v) => ({ const: v })),
   fc.constant({ type: "boolean" }),
@@ -102,7 +149,9 @@ function objectOf(sub: fc.Arbitrary<Obj>): fc.Arbitrary<Obj> {
         selector: ([n]) => n,
       }),
       fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }),
-      fc.constantFrom<unknown>(undefined, undefined, false, true, { type: "string" }),
+      fc.constantFrom<unknown>(undefined, undefined, false, true, {
+        type: "string",
+      }),
     )
     .map(([entries, req, additional]) =>
       clean({
@@ -139,7 +188,11 @@ function arrayOf(sub: fc.Arbitrary<Obj>): fc.Arbitrary<Obj> {
 /** A oneOf whose branches are disjoint: different types, or a `kind` discriminator. */
 const oneOfSchema: fc.Arbitrary<Obj> = fc.oneof(
   fc.tuple(stringSchema, integerSchema).map(([a, b]) => ({ oneOf: [a, b] })),
-  fc.tuple(stringSchema, fc.constant({ type: "boolean" }), fc.constant({ type: "null" })).map((
+  fc.tuple(
+    stringSchema,
+    fc.constant({ type: "boolean" }),
+    fc.constant({ type: "null" }),
+  ).map((
     bs,
   ) => ({ oneOf: bs })),
   fc.tuple(leafSchema, leafSchema).map(([a, b]) => ({
@@ -149,7 +202,11 @@ const oneOfSchema: fc.Arbitrary<Obj> = fc.oneof(
         properties: { kind: { const: "sepa" }, iban: a },
         required: ["kind", "iban"],
       },
-      { type: "object", properties: { kind: { const: "swift" }, bic: b }, required: ["kind"] },
+      {
+        type: "object",
+        properties: { kind: { const: "swift" }, bic: b },
+        required: ["kind"],
+      },
     ],
   })),
 );
@@ -181,36 +238,52 @@ const { schema: nested } = fc.letrec<{ schema: Obj }>((tie) => ({
     { arbitrary: objectOf(tie("schema")), weight: 2 },
     { arbitrary: arrayOf(tie("schema")), weight: 2 },
     {
-      arbitrary: fc.tuple(tie("schema"), tie("schema")).map(([a, b]) => ({ anyOf: [a, b] })),
+      arbitrary: fc.tuple(tie("schema"), tie("schema")).map(([a, b]) => ({
+        anyOf: [a, b],
+      })),
       weight: 1,
     },
     { arbitrary: oneOfSchema, weight: 1 },
     {
-      arbitrary: fc.tuple(objectOf(leafSchema), objectOf(leafSchema)).map(([a, b]) => {
-        // Branches that name different properties, as when a schema is assembled from parts.
-        const taken = Object.keys(a.properties as Obj);
-        const props = Object.entries(b.properties as Obj).filter(([n]) => !taken.includes(n));
-        const second = {
-          type: "object",
-          properties: Object.fromEntries(props),
-          required: (b.required as string[]).filter((n) => !taken.includes(n)),
-        };
-        return { allOf: [clean({ ...a, additionalProperties: undefined }), second] };
+      arbitrary: fc.tuple(objectOf(leafSchema), objectOf(leafSchema)).map(
+        ([a, b]) => {
+          // Branches that name different properties, as when a schema is assembled from parts.
+          const taken = Object.keys(a.properties as Obj);
+          const props = Object.entries(b.properties as Obj).filter(([n]) => !taken.includes(n));
+          const second = {
+            type: "object",
+            properties: Object.fromEntries(props),
+            required: (b.required as string[]).filter((n) => !taken.includes(n)),
+          };
+          return {
+            allOf: [clean({ ...a, additionalProperties: undefined }), second],
+          };
+        },
+      ),
+      weight: 1,
+    },
+    {
+      arbitrary: fc.constantFrom({ $ref: "#/$defs/money" }, {
+        $ref: "#/$defs/node",
       }),
       weight: 1,
     },
-    { arbitrary: fc.constantFrom({ $ref: "#/$defs/money" }, { $ref: "#/$defs/node" }), weight: 1 },
   ),
 }));
 
 /** A tool input schema: a root object of random properties, with `$defs`. */
 export const toolSchema: fc.Arbitrary<Obj> = fc
   .tuple(objectOf(nested), fc.boolean())
-  .map(([root, withDefs]) => (withDefs ? { ...root, $defs: structuredClone(DEFS) } : root))
+  .map((
+    [root, withDefs],
+  ) => (withDefs ? { ...root, $defs: structuredClone(DEFS) } : root))
   .map((root) =>
     // A root without $defs cannot keep $refs: point them at an inline copy instead.
     "$defs" in root ? root : JSON.parse(
-      JSON.stringify(root).replaceAll('{"$ref":"#/$defs/money"}', JSON.stringify(DEFS.money))
+      JSON.stringify(root).replaceAll(
+        '{"$ref":"#/$defs/money"}',
+        JSON.stringify(DEFS.money),
+      )
         .replaceAll(
           '{"$ref":"#/$defs/node"}',
           '{"type":"object","properties":{"name":{"type":"string"}}}',
@@ -227,12 +300,16 @@ export function subschemas(root: Obj): Obj[] {
     if (typeof s !== "object" || s === null || Array.isArray(s)) return;
     const o = s as Obj;
     out.push(o);
-    for (const kw of ["items", "additionalProperties", "not", "contains"]) visit(o[kw]);
+    for (const kw of ["items", "additionalProperties", "not", "contains"]) {
+      visit(o[kw]);
+    }
     for (const kw of ["anyOf", "oneOf", "allOf", "prefixItems"]) {
       if (Array.isArray(o[kw])) (o[kw] as unknown[]).forEach(visit);
     }
     for (const kw of ["properties", "$defs", "patternProperties"]) {
-      if (o[kw] && typeof o[kw] === "object") Object.values(o[kw] as Obj).forEach(visit);
+      if (o[kw] && typeof o[kw] === "object") {
+        Object.values(o[kw] as Obj).forEach(visit);
+      }
     }
   };
   visit(root);
@@ -242,7 +319,12 @@ export function subschemas(root: Obj): Obj[] {
 type Op = (s: Obj, k: number, root: Obj) => void;
 
 const pick = <T>(xs: readonly T[], k: number): T => xs[k % xs.length];
-const NUMERIC_BOUNDS = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"];
+const NUMERIC_BOUNDS = [
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+];
 const BOUNDS: Record<string, string[]> = {
   integer: NUMERIC_BOUNDS,
   number: NUMERIC_BOUNDS,
@@ -252,7 +334,9 @@ const BOUNDS: Record<string, string[]> = {
 };
 
 /** The bound keywords that apply to a subschema's type. */
-const boundsOf = (s: Obj): string[] => (typeof s.type === "string" ? BOUNDS[s.type] ?? [] : []);
+const boundsOf = (
+  s: Obj,
+): string[] => (typeof s.type === "string" ? BOUNDS[s.type] ?? [] : []);
 
 const LEAVES: Obj[] = [
   { type: "string" },
@@ -285,12 +369,16 @@ export const OPS: Record<string, Op> = {
     if (!names.length) return;
     const name = pick(names, k);
     delete (s.properties as Obj)[name];
-    if (Array.isArray(s.required)) s.required = s.required.filter((r) => r !== name);
+    if (Array.isArray(s.required)) {
+      s.required = s.required.filter((r) => r !== name);
+    }
   },
   makeRequired(s, k) {
     const names = Object.keys(s.properties as Obj ?? {});
     if (names.length) {
-      s.required = [...new Set([...(s.required as string[] ?? []), pick(names, k)])];
+      s.required = [
+        ...new Set([...(s.required as string[] ?? []), pick(names, k)]),
+      ];
     }
   },
   makeOptional(s, k) {
@@ -305,7 +393,9 @@ export const OPS: Record<string, Op> = {
   enumAdd(s, k) {
     if (Array.isArray(s.enum)) {
       const v = pick(VALUES, k);
-      if (!s.enum.some((x) => JSON.stringify(x) === JSON.stringify(v))) s.enum = [...s.enum, v];
+      if (!s.enum.some((x) => JSON.stringify(x) === JSON.stringify(v))) {
+        s.enum = [...s.enum, v];
+      }
     }
   },
   enumRemove(s, k) {
@@ -336,7 +426,15 @@ export const OPS: Record<string, Op> = {
     else delete s.type;
   },
   setType(s, k) {
-    s.type = pick(["string", "integer", "number", "object", "array", "boolean", "null"], k);
+    s.type = pick([
+      "string",
+      "integer",
+      "number",
+      "object",
+      "array",
+      "boolean",
+      "null",
+    ], k);
   },
   boundRemove(s, k) {
     const present = boundsOf(s).filter((kw) => typeof s[kw] === "number");
@@ -366,7 +464,12 @@ export const OPS: Record<string, Op> = {
     s[kw] = isLower(kw) ? base + d : counts ? base + d : base + 5 * d;
   },
   swapExclusive(s) {
-    for (const [a, b] of [["minimum", "exclusiveMinimum"], ["maximum", "exclusiveMaximum"]]) {
+    for (
+      const [a, b] of [["minimum", "exclusiveMinimum"], [
+        "maximum",
+        "exclusiveMaximum",
+      ]]
+    ) {
       if (typeof s[a] === "number") {
         s[b] = s[a];
         delete s[a];
@@ -411,7 +514,9 @@ export const OPS: Record<string, Op> = {
   anyOfRemoveBranch(s, k) {
     for (const kw of ["anyOf", "oneOf", "allOf"]) {
       const bs = s[kw];
-      if (Array.isArray(bs) && bs.length > 1) s[kw] = bs.filter((_, i) => i !== k % bs.length);
+      if (Array.isArray(bs) && bs.length > 1) {
+        s[kw] = bs.filter((_, i) => i !== k % bs.length);
+      }
     }
   },
   closeProperty(s, k) {
@@ -492,7 +597,10 @@ export const editArb: fc.Arbitrary<Edit> = fc.record({
 const OP_NAMES = Object.keys(OPS);
 
 /** Applies edits to a copy of a schema; returns the copy and the names of the operations. */
-export function applyEdits(schema: Obj, edits: readonly Edit[]): { schema: Obj; ops: string[] } {
+export function applyEdits(
+  schema: Obj,
+  edits: readonly Edit[],
+): { schema: Obj; ops: string[] } {
   const copy = structuredClone(schema);
   const ops: string[] = [];
   for (const e of edits) {
@@ -535,7 +643,19 @@ export function shuffleKeys(v: unknown, seed: number): unknown {
 // --- keyword soup ---------------------------------------------------------------------------
 
 const small = fc.constantFrom(0, 1, 2, 3);
-const soupValue = fc.constantFrom<unknown>(0, 1, 2, 1.5, "a", "b", "", true, null, [], {});
+const soupValue = fc.constantFrom<unknown>(
+  0,
+  1,
+  2,
+  1.5,
+  "a",
+  "b",
+  "",
+  true,
+  null,
+  [],
+  {},
+);
 
 /**
  * Small schemas of up to three keywords drawn from every supported keyword, nested: not realistic,
@@ -583,18 +703,30 @@ export const soupSchema: fc.Arbitrary<unknown> = fc.letrec<{ s: unknown }>((tie)
         minItems: small,
         maxItems: fc.constantFrom(1, 2, 4),
         uniqueItems: fc.boolean(),
-        properties: fc.dictionary(fc.constantFrom("a", "b", "c"), tie("s"), { maxKeys: 3 }),
+        properties: fc.dictionary(fc.constantFrom("a", "b", "c"), tie("s"), {
+          maxKeys: 3,
+        }),
         required: fc.subarray(["a", "b", "c"]),
         additionalProperties: tie("s"),
-        patternProperties: fc.dictionary(fc.constantFrom("^a", "^b", "c$"), tie("s"), {
-          maxKeys: 2,
-        }),
-        propertyNames: fc.constantFrom<unknown>({ maxLength: 1 }, { enum: ["a", "b"] }, {
+        patternProperties: fc.dictionary(
+          fc.constantFrom("^a", "^b", "c$"),
+          tie("s"),
+          {
+            maxKeys: 2,
+          },
+        ),
+        propertyNames: fc.constantFrom<unknown>({ maxLength: 1 }, {
+          enum: ["a", "b"],
+        }, {
           pattern: "^[ab]$",
         }),
-        dependentRequired: fc.dictionary(fc.constantFrom("a", "b"), fc.subarray(["a", "b", "c"]), {
-          maxKeys: 2,
-        }),
+        dependentRequired: fc.dictionary(
+          fc.constantFrom("a", "b"),
+          fc.subarray(["a", "b", "c"]),
+          {
+            maxKeys: 2,
+          },
+        ),
         minProperties: small,
         maxProperties: fc.constantFrom(1, 2, 3),
         anyOf: fc.array(tie("s"), { minLength: 1, maxLength: 3 }),
@@ -606,9 +738,8 @@ export const soupSchema: fc.Arbitrary<unknown> = fc.letrec<{ s: unknown }>((tie)
         else: tie("s"),
         default: soupValue,
       }, { requiredKeys: [] }).chain((o) =>
-        fc.shuffledSubarray(Object.keys(o), { minLength: 0, maxLength: 3 }).map((keys) =>
-          Object.fromEntries(keys.map((k) => [k, (o as Obj)[k]]))
-        )
+        fc.shuffledSubarray(Object.keys(o), { minLength: 0, maxLength: 3 })
+          .map((keys) => Object.fromEntries(keys.map((k) => [k, (o as Obj)[k]])))
       ),
     },
   ),

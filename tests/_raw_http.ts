@@ -72,7 +72,11 @@ export class Events {
 }
 
 /** A 2026-07-28 `subscriptions/listen` stream for tool list changes, as `token`. */
-export async function listen(url: URL, token: string, id: string): Promise<Events> {
+export async function listen(
+  url: URL,
+  token: string,
+  id: string,
+): Promise<Events> {
   const res = await post(
     url,
     {

@@ -49,7 +49,9 @@ export function set(src: string): Re {
 
 /** A literal string as a sequence of character atoms. */
 export function lit(s: string): Re {
-  return seq(...Array.from(s, (c) => set(/[\^$\\.*+?()[\]{}|]/.test(c) ? `\\${c}` : c)));
+  return seq(
+    ...Array.from(s, (c) => set(/[\^$\\.*+?()[\]{}|]/.test(c) ? `\\${c}` : c)),
+  );
 }
 
 /** A sequence. */
@@ -140,7 +142,18 @@ const CLASSES = [
   "\\p{Ll}",
 ];
 
-const LITERALS = ["a", "ab", "abc", "b", "ba", "-", "draft", "open", "a.b", "@"];
+const LITERALS = [
+  "a",
+  "ab",
+  "abc",
+  "b",
+  "ba",
+  "-",
+  "draft",
+  "open",
+  "a.b",
+  "@",
+];
 
 /** Patterns built from classes, literals, anchors, quantifiers, alternations and groups. */
 export function arbitraryPattern(): fc.Arbitrary<Re> {
@@ -166,7 +179,10 @@ export function arbitraryPattern(): fc.Arbitrary<Re> {
       quantifier,
     ).map(([atom, q]) => (q ? rep(atom, q[0], q[1], q[2]) : atom)),
     group: fc.oneof(
-      fc.array(fc.constantFrom(...LITERALS).map(lit), { minLength: 2, maxLength: 3 })
+      fc.array(fc.constantFrom(...LITERALS).map(lit), {
+        minLength: 2,
+        maxLength: 3,
+      })
         .map((alts) => alt(...alts)),
       fc.array(tie("atoms"), { minLength: 1, maxLength: 3 }).map((items) => seq(...items)),
     ),
@@ -293,7 +309,11 @@ export function search(
   const input = Array.from(s);
   let steps = 0;
   for (let start = 0; start <= input.length; start++) {
-    const stack: [number, number, number[]][] = [[0, start, new Array(p.registers).fill(-1)]];
+    const stack: [number, number, number[]][] = [[
+      0,
+      start,
+      new Array(p.registers).fill(-1),
+    ]];
     while (stack.length > 0) {
       let [pc, pos, regs] = stack.pop()!;
       for (;;) {
@@ -349,7 +369,12 @@ function sets(r: Re): SetNode[] {
 }
 
 /** A string of the pattern's language: unbounded repetitions iterated `t` times. */
-function member(r: Re, t: number, choice: number, pick: (s: SetNode) => string): string {
+function member(
+  r: Re,
+  t: number,
+  choice: number,
+  pick: (s: SetNode) => string,
+): string {
   switch (r.k) {
     case "set":
       return pick(r);
@@ -388,7 +413,12 @@ export function attacks(r: Re): Attack[] {
   const shared = ALPHABET.filter((c) => accepted(c) > 0).sort((a, b) => accepted(b) - accepted(a));
   const top = shared.slice(0, 3);
   // Per atom, the character it accepts that most other atoms accept too.
-  const chars = [...new Set([...top, ...atoms.map((s) => shared.find((c) => s.has(c)) ?? "a")])]
+  const chars = [
+    ...new Set([
+      ...top,
+      ...atoms.map((s) => shared.find((c) => s.has(c)) ?? "a"),
+    ]),
+  ]
     .slice(0, 6);
   // Characters that end a run and fail the match: no atom, or not every atom, accepts them.
   const ends = [
@@ -408,7 +438,12 @@ export function attacks(r: Re): Attack[] {
   }
   for (const a of top) {
     for (const b of top) {
-      if (a !== b) out.push({ name: `${a}${b}…!`, make: (n) => (a + b).repeat(n / 2) + "!" });
+      if (a !== b) {
+        out.push({
+          name: `${a}${b}…!`,
+          make: (n) => (a + b).repeat(n / 2) + "!",
+        });
+      }
     }
   }
   for (const [order, prefer] of [top, [...top].reverse()].entries()) {
@@ -429,7 +464,10 @@ export function attacks(r: Re): Attack[] {
       };
       if (length(pumped(64)) < 32) continue; // nothing unbounded to pump
       for (const e of ends.slice(0, 3)) {
-        out.push({ name: `member${order}${choice}…${e}`, make: (n) => pumped(n) + e });
+        out.push({
+          name: `member${order}${choice}…${e}`,
+          make: (n) => pumped(n) + e,
+        });
         out.push({
           name: `member${order}${choice}…-1${e}`,
           make: (n) => Array.from(pumped(n)).slice(0, -1).join("") + e,

@@ -53,9 +53,15 @@ const leafish: fc.Arbitrary<Obj> = fc.oneof(
 /** Places where accepting more can reject more at the root. */
 const negativePlaces: fc.Arbitrary<Obj> = fc.oneof(
   leafish.map((s) => ({ not: s })),
-  fc.tuple(leafish, leafish, leafish).map(([i, t, e]) => ({ if: i, then: t, else: e })),
+  fc.tuple(leafish, leafish, leafish).map(([i, t, e]) => ({
+    if: i,
+    then: t,
+    else: e,
+  })),
   fc.tuple(leafish, leafish).map(([a, b]) => ({ oneOf: [a, b] })),
-  fc.tuple(leafish, fc.constantFrom(0, 1), fc.constantFrom(0, 1, 2)).map(([c, min, max]) => ({
+  fc.tuple(leafish, fc.constantFrom(0, 1), fc.constantFrom(0, 1, 2)).map((
+    [c, min, max],
+  ) => ({
     type: "array",
     items: { type: ["integer", "string", "null", "boolean", "number"] },
     contains: c,
@@ -77,7 +83,13 @@ const negativePlaces: fc.Arbitrary<Obj> = fc.oneof(
  * `then`, a dependent schema, `contains` beside `items`, or a matching pattern.
  */
 const colocated: fc.Arbitrary<Obj> = fc
-  .tuple(fc.constantFrom(...NAMES), leafish, leafish, fc.nat({ max: 5 }), fc.boolean())
+  .tuple(
+    fc.constantFrom(...NAMES),
+    leafish,
+    leafish,
+    fc.nat({ max: 5 }),
+    fc.boolean(),
+  )
   .map(([name, a, b, how, required]) => {
     const base: Obj = { type: "object", properties: { [name]: a } };
     if (required) base.required = [name];
@@ -85,11 +97,21 @@ const colocated: fc.Arbitrary<Obj> = fc
       case 0:
         return { ...base, allOf: [{ properties: { [name]: b } }] };
       case 1:
-        return { type: "object", allOf: [{ properties: { [name]: a } }, { properties: {} }] };
+        return {
+          type: "object",
+          allOf: [{ properties: { [name]: a } }, { properties: {} }],
+        };
       case 2:
-        return { ...base, if: { required: ["kind"] }, then: { properties: { [name]: b } } };
+        return {
+          ...base,
+          if: { required: ["kind"] },
+          then: { properties: { [name]: b } },
+        };
       case 3:
-        return { ...base, dependentSchemas: { kind: { properties: { [name]: b } } } };
+        return {
+          ...base,
+          dependentSchemas: { kind: { properties: { [name]: b } } },
+        };
       case 4:
         return {
           type: "array",
@@ -110,7 +132,10 @@ export const positionedSchema: fc.Arbitrary<Obj> = fc
   .tuple(
     toolSchema,
     fc.uniqueArray(
-      fc.tuple(fc.constantFrom("p", "q", "r", "s"), fc.oneof(negativePlaces, colocated)),
+      fc.tuple(
+        fc.constantFrom("p", "q", "r", "s"),
+        fc.oneof(negativePlaces, colocated),
+      ),
       {
         minLength: 1,
         maxLength: 3,
@@ -120,7 +145,10 @@ export const positionedSchema: fc.Arbitrary<Obj> = fc
     fc.option(colocated, { nil: undefined }),
   )
   .map(([root, extra, rootPlace]) => {
-    const properties = { ...(root.properties as Obj), ...Object.fromEntries(extra) };
+    const properties = {
+      ...(root.properties as Obj),
+      ...Object.fromEntries(extra),
+    };
     const out: Obj = { ...root, properties, $defs: structuredClone(DEFS) };
     if (rootPlace && rootPlace.type === "object") {
       // The root itself gets co-located subschemas (allOf, then, dependentSchemas, patterns).
@@ -133,13 +161,18 @@ export const positionedSchema: fc.Arbitrary<Obj> = fc
   });
 
 /** Edits that reach the places above; the ordinary edits reach them too. */
-export const POSITION_OPS: Record<string, (s: Obj, k: number, root: Obj) => void> = {
+export const POSITION_OPS: Record<
+  string,
+  (s: Obj, k: number, root: Obj) => void
+> = {
   /** A property some other subschema names, added here. */
   addNamedElsewhere(s, k, root) {
     const named = [...namesIn(root)].filter((n) => !Object.hasOwn(s.properties as Obj ?? {}, n));
     if (!named.length) return;
     const name = named[k % named.length];
-    const leaves: Obj[] = [{ type: "string" }, { type: "number" }, {}, { maximum: 0 }, {
+    const leaves: Obj[] = [{ type: "string" }, { type: "number" }, {}, {
+      maximum: 0,
+    }, {
       const: "EUR",
     }];
     s.properties = {
@@ -187,7 +220,10 @@ function namesIn(root: unknown, out = new Set<string>()): Set<string> {
   if (Array.isArray(root)) root.forEach((x) => namesIn(x, out));
   else if (typeof root === "object" && root !== null) {
     const o = root as Obj;
-    if (o.properties && typeof o.properties === "object" && !Array.isArray(o.properties)) {
+    if (
+      o.properties && typeof o.properties === "object" &&
+      !Array.isArray(o.properties)
+    ) {
       for (const k of Object.keys(o.properties)) out.add(k);
     }
     for (const v of Object.values(o)) namesIn(v, out);
@@ -215,7 +251,11 @@ export function applyPositionedEdits(
     const nodes = objectNodes(copy);
     for (let i = 0; i < nodes.length; i++) {
       const before = JSON.stringify(copy);
-      POSITION_OPS[name](objectNodes(copy)[(e.at + i) % nodes.length], e.k, copy);
+      POSITION_OPS[name](
+        objectNodes(copy)[(e.at + i) % nodes.length],
+        e.k,
+        copy,
+      );
       if (JSON.stringify(copy) !== before) break;
     }
     ops.push(name);
@@ -247,8 +287,17 @@ function objectNodes(root: Obj): Obj[] {
     for (const kw of ["anyOf", "oneOf", "allOf", "prefixItems"]) {
       if (Array.isArray(o[kw])) (o[kw] as unknown[]).forEach(visit);
     }
-    for (const kw of ["properties", "$defs", "patternProperties", "dependentSchemas"]) {
-      if (o[kw] && typeof o[kw] === "object") Object.values(o[kw] as Obj).forEach(visit);
+    for (
+      const kw of [
+        "properties",
+        "$defs",
+        "patternProperties",
+        "dependentSchemas",
+      ]
+    ) {
+      if (o[kw] && typeof o[kw] === "object") {
+        Object.values(o[kw] as Obj).forEach(visit);
+      }
     }
   };
   visit(root);
@@ -259,7 +308,9 @@ function objectNodes(root: Obj): Obj[] {
 
 /** Resolves the `#/...` references the random schemas use. */
 function deref(root: Obj, s: unknown): unknown {
-  if (typeof s !== "object" || s === null || typeof (s as Obj).$ref !== "string") return s;
+  if (
+    typeof s !== "object" || s === null || typeof (s as Obj).$ref !== "string"
+  ) return s;
   const ref = (s as Obj).$ref as string;
   if (!ref.startsWith("#")) return undefined;
   let node: unknown = root;
@@ -275,7 +326,10 @@ function inPlace(root: Obj, seeds: unknown[]): Obj[] {
   const out: Obj[] = [];
   const seen = new Set<unknown>();
   const visit = (s: unknown, depth: number): void => {
-    if (typeof s !== "object" || s === null || Array.isArray(s) || seen.has(s) || depth > 20) {
+    if (
+      typeof s !== "object" || s === null || Array.isArray(s) || seen.has(s) ||
+      depth > 20
+    ) {
       return;
     }
     seen.add(s);
@@ -284,7 +338,9 @@ function inPlace(root: Obj, seeds: unknown[]): Obj[] {
     if (typeof o.$ref === "string") visit(deref(root, o), depth + 1);
     for (const kw of ["not", "if", "then", "else"]) visit(o[kw], depth + 1);
     for (const kw of ["allOf", "anyOf", "oneOf"]) {
-      if (Array.isArray(o[kw])) (o[kw] as unknown[]).forEach((x) => visit(x, depth + 1));
+      if (Array.isArray(o[kw])) {
+        (o[kw] as unknown[]).forEach((x) => visit(x, depth + 1));
+      }
     }
     for (const kw of ["dependentSchemas", "dependencies"]) {
       const d = o[kw];
@@ -317,7 +373,9 @@ export function usesNamedMembersOnly(root: Obj, value: unknown): boolean {
     if (Array.isArray(v)) {
       const items: unknown[] = [];
       for (const s of group) {
-        for (const kw of ["items", "prefixItems", "additionalItems", "contains"]) {
+        for (
+          const kw of ["items", "prefixItems", "additionalItems", "contains"]
+        ) {
           const x = s[kw];
           if (Array.isArray(x)) items.push(...x);
           else if (x !== undefined) items.push(x);
@@ -332,8 +390,12 @@ export function usesNamedMembersOnly(root: Obj, value: unknown): boolean {
       if (s.properties && typeof s.properties === "object") {
         for (const k of Object.keys(s.properties)) names.add(k);
       }
-      if (Array.isArray(s.required)) { for (const k of s.required) names.add(String(k)); }
-      for (const kw of ["dependentRequired", "dependentSchemas", "dependencies"]) {
+      if (Array.isArray(s.required)) {
+        for (const k of s.required) names.add(String(k));
+      }
+      for (
+        const kw of ["dependentRequired", "dependentSchemas", "dependencies"]
+      ) {
         const d = s[kw];
         if (!d || typeof d !== "object") continue;
         for (const [k, x] of Object.entries(d as Obj)) {
@@ -346,7 +408,9 @@ export function usesNamedMembersOnly(root: Obj, value: unknown): boolean {
       }
     }
     for (const [k, x] of Object.entries(v as Obj)) {
-      if (!names.has(k) && !patterns.some((p) => patternMatches(p, k))) return false;
+      if (!names.has(k) && !patterns.some((p) => patternMatches(p, k))) {
+        return false;
+      }
       const children: unknown[] = [];
       for (const s of group) {
         let governed = false;
@@ -382,9 +446,14 @@ function literals(schema: unknown, out: unknown[] = []): unknown[] {
       else if (k === "enum" && Array.isArray(v)) out.push(...v);
       else if (typeof v === "number") {
         if (/Length$/.test(k)) {
-          out.push("x".repeat(v), "x".repeat(v + 1), "x".repeat(Math.max(0, v - 1)));
-        } else if (/Items$/.test(k) || /Contains$/.test(k)) out.push(new Array(v).fill(0));
-        else out.push(v, v + 1, v - 1, v + 0.5, v - 0.5, v * 2, v / 2);
+          out.push(
+            "x".repeat(v),
+            "x".repeat(v + 1),
+            "x".repeat(Math.max(0, v - 1)),
+          );
+        } else if (/Items$/.test(k) || /Contains$/.test(k)) {
+          out.push(new Array(v).fill(0));
+        } else out.push(v, v + 1, v - 1, v + 0.5, v - 0.5, v * 2, v / 2);
       } else literals(v, out);
     }
   }
@@ -423,14 +492,24 @@ function rng(seed: number): () => number {
 }
 
 /** A copy of `v` with one random place changed: a leaf replaced, a member added or dropped, an item duplicated. */
-function mutate(v: unknown, pool: unknown[], names: string[], random: () => number): unknown {
+function mutate(
+  v: unknown,
+  pool: unknown[],
+  names: string[],
+  random: () => number,
+): unknown {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)];
   const here = (): unknown => structuredClone(pick(pool));
   if (Array.isArray(v)) {
     const out = structuredClone(v);
     const r = random();
     if (out.length && r < 0.4) {
-      out[Math.floor(random() * out.length)] = mutate(out[0], pool, names, random);
+      out[Math.floor(random() * out.length)] = mutate(
+        out[0],
+        pool,
+        names,
+        random,
+      );
     } else if (out.length && r < 0.6) out.push(structuredClone(out[0]));
     else if (out.length && r < 0.8) out.pop();
     else out.push(here());
@@ -499,7 +578,9 @@ export function acceptedValues(
   try {
     for (
       const v of fc.sample(
-        arbitraryForSchema(schema as JsonSchema, { extraProperties: options.strict }),
+        arbitraryForSchema(schema as JsonSchema, {
+          extraProperties: options.strict,
+        }),
         { numRuns: n, seed },
       )
     ) {
@@ -597,16 +678,23 @@ export function nearValues(schema: Obj, seed: number, n = 3): unknown[] {
   const out: unknown[] = [];
   for (let i = 0; i < n; i++) {
     try {
-      out.push(generateSync(schema, { seed: seed + i, maxDepth: 4, refDepth: 2 }));
+      out.push(
+        generateSync(schema, { seed: seed + i, maxDepth: 4, refDepth: 2 }),
+      );
     } catch {
       // json-schema-faker gives up on some schemas: skip.
     }
   }
   try {
-    out.push(...fc.sample(arbitraryForSchema(schema as JsonSchema, { extraProperties: true }), {
-      numRuns: n,
-      seed,
-    }));
+    out.push(
+      ...fc.sample(
+        arbitraryForSchema(schema as JsonSchema, { extraProperties: true }),
+        {
+          numRuns: n,
+          seed,
+        },
+      ),
+    );
   } catch (e) {
     if (!(e instanceof SchemaGenerationError)) throw e;
   }

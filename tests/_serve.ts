@@ -6,8 +6,17 @@ export const ROOT: string = new URL("../", import.meta.url).pathname;
 
 /** What each principal of the example estate may see (corpus/principals.json, corpus/tools/). */
 export const SEES = {
-  "retail-agent": ["crm.customer.get", "policy.search", "retail.transfers.lookup"],
-  "wholesale-operator": ["fx.quote", "payments.lookup", "payments.release", "policy.search"],
+  "retail-agent": [
+    "crm.customer.get",
+    "policy.search",
+    "retail.transfers.lookup",
+  ],
+  "wholesale-operator": [
+    "fx.quote",
+    "payments.lookup",
+    "payments.release",
+    "policy.search",
+  ],
 };
 
 /** A principal of the example estate the peer tests use. */
@@ -108,7 +117,12 @@ export async function startHttpServe(
   options: { listen?: string; args?: string[] } = {},
 ): Promise<{ url: URL; stop: () => Promise<void> }> {
   const { url, stop } = await spawnServe(
-    serveArgs(dir, "--http", options.listen ?? "127.0.0.1:0", ...(options.args ?? [])),
+    serveArgs(
+      dir,
+      "--http",
+      options.listen ?? "127.0.0.1:0",
+      ...(options.args ?? []),
+    ),
     onLog,
   );
   return { url, stop };

@@ -34,7 +34,12 @@ export interface StoreContractOptions {
 }
 
 const PRINCIPALS: EstatePrincipal[] = [
-  { id: "ops-bot", scopes: ["payments:read"], tenant: "wholesale", clearance: "confidential" },
+  {
+    id: "ops-bot",
+    scopes: ["payments:read"],
+    tenant: "wholesale",
+    clearance: "confidential",
+  },
   { id: "teller", scopes: [], tenant: "retail", clearance: "internal" },
 ];
 
@@ -60,7 +65,12 @@ const SERVER = {
 };
 
 const DRIFT: DriftRecord[] = [
-  { at: "2026-01-05T09:00:00.000Z", server: "crm-mcp", kind: "unavailable", details: "refused" },
+  {
+    at: "2026-01-05T09:00:00.000Z",
+    server: "crm-mcp",
+    kind: "unavailable",
+    details: "refused",
+  },
   {
     at: "2026-01-05T09:01:00.000Z",
     server: "crm-mcp",
@@ -72,7 +82,9 @@ const DRIFT: DriftRecord[] = [
   },
 ];
 
-async function collect<T>(stream: Iterable<T> | AsyncIterable<T>): Promise<T[]> {
+async function collect<T>(
+  stream: Iterable<T> | AsyncIterable<T>,
+): Promise<T[]> {
   const out: T[] = [];
   for await (const x of stream) out.push(x);
   return out;
@@ -88,7 +100,10 @@ async function refusal(fn: () => unknown): Promise<unknown> {
 }
 
 /** The error the in-memory registry gives for the same publish, for comparison. */
-function registryRefusal(published: ToolSpec[], candidate: ToolSpec): PublishError {
+function registryRefusal(
+  published: ToolSpec[],
+  candidate: ToolSpec,
+): PublishError {
   const registry = new ToolRegistry();
   for (const spec of published) registry.publish(spec);
   try {
@@ -112,7 +127,10 @@ export function storeContract(
   factory: () => Promise<StoreHarness>,
   options: StoreContractOptions = {},
 ): void {
-  const test = (name: string, fn: (h: StoreHarness, opened: EstateStore[]) => Promise<void>) =>
+  const test = (
+    name: string,
+    fn: (h: StoreHarness, opened: EstateStore[]) => Promise<void>,
+  ) =>
     Deno.test({
       name: `[${label}] ${name}${options.skip ? ` (skipped: ${options.skip})` : ""}`,
       ignore: options.skip !== undefined,
@@ -147,10 +165,16 @@ export function storeContract(
       reason: "use 1.1.0",
       retireAfter: "2026-06-30",
     });
-    await store.retire("payments.lookup", "1.0.0", { reason: "no callers left" });
+    await store.retire("payments.lookup", "1.0.0", {
+      reason: "no callers left",
+    });
     const calls = [
       call("1.0.0", { reference: "PMT-000001" }),
-      call("1.1.0", { reference: "PMT-000002", note: "Überweisung für 𝄞 Ltd" }, "teller"),
+      call(
+        "1.1.0",
+        { reference: "PMT-000002", note: "Überweisung für 𝄞 Ltd" },
+        "teller",
+      ),
     ];
     assert.equal(await store.appendCalls("payments.lookup", calls), 2);
 
@@ -159,19 +183,26 @@ export function storeContract(
       again.registry.versions("payments.lookup"),
       store.registry.versions("payments.lookup"),
     );
-    assert.deepEqual(again.registry.versions("payments.lookup").map((r) => r.history), [
+    assert.deepEqual(
+      again.registry.versions("payments.lookup").map((r) => r.history),
       [
-        { state: "active", at: "2026-01-05T09:00:01.000Z" },
-        {
-          state: "deprecated",
-          at: "2026-01-05T09:00:03.000Z",
-          reason: "use 1.1.0",
-          retireAfter: "2026-06-30",
-        },
-        { state: "retired", at: "2026-01-05T09:00:04.000Z", reason: "no callers left" },
+        [
+          { state: "active", at: "2026-01-05T09:00:01.000Z" },
+          {
+            state: "deprecated",
+            at: "2026-01-05T09:00:03.000Z",
+            reason: "use 1.1.0",
+            retireAfter: "2026-06-30",
+          },
+          {
+            state: "retired",
+            at: "2026-01-05T09:00:04.000Z",
+            reason: "no callers left",
+          },
+        ],
+        [{ state: "active", at: "2026-01-05T09:00:02.000Z" }],
       ],
-      [{ state: "active", at: "2026-01-05T09:00:02.000Z" }],
-    ]);
+    );
     assert.deepEqual(await collect(again.readCalls("payments.lookup")), calls);
     assert.deepEqual(again.principals(), PRINCIPALS);
     assert.equal(again.principal("teller")?.tenant, "retail");
@@ -181,7 +212,10 @@ export function storeContract(
   test("an identical republish is already-published; different content is the registry's republish refusal", async (h) => {
     const store = await h.open({ now: clock() });
     await store.publish(lookup("1.0.0"));
-    assert.equal((await store.publish(lookup("1.0.0"))).status, "already-published");
+    assert.equal(
+      (await store.publish(lookup("1.0.0"))).status,
+      "already-published",
+    );
     const changed = lookup("1.0.0", { title: "Find a payment" });
     const expected = registryRefusal([lookup("1.0.0")], changed);
     const e = await refusal(() => store.publish(changed));
@@ -189,7 +223,10 @@ export function storeContract(
     assert.equal(e.refusal, "republish");
     assert.equal(e.message, expected.message);
     const again = await h.open();
-    assert.equal(again.registry.latest("payments.lookup")?.title, "Look up a payment");
+    assert.equal(
+      again.registry.latest("payments.lookup")?.title,
+      "Look up a payment",
+    );
   });
 
   test("a bump smaller than the change is refused with the registry's PublishError", async (h) => {
@@ -202,7 +239,10 @@ export function storeContract(
     assert.equal(e.refusal, "bump-too-small");
     assert.equal(e.message, expected.message);
     assert.deepEqual(e.changes, expected.changes);
-    assert.deepEqual((await h.open()).registry.versions("payments.lookup").length, 1);
+    assert.deepEqual(
+      (await h.open()).registry.versions("payments.lookup").length,
+      1,
+    );
     assert.equal((await store.publish(lookup("2.0.0"))).status, "published");
   });
 
@@ -234,7 +274,10 @@ export function storeContract(
     assert.match(e.message, /rejects 5 stored calls/);
     assert.match(e.message, /publish 2\.0\.0/);
     assert.equal(store.registry.latest("payments.lookup")?.version, "1.0.0");
-    assert.equal((await h.open()).registry.latest("payments.lookup")?.version, "1.0.0");
+    assert.equal(
+      (await h.open()).registry.latest("payments.lookup")?.version,
+      "1.0.0",
+    );
     assert.equal((await store.publish(withNote("2.0.0"))).status, "published");
   });
 
@@ -272,7 +315,9 @@ export function storeContract(
     await c.refresh();
     assert.deepEqual(events, ["published payments.lookup@1.2.0"]);
     assert.deepEqual(
-      c.registry.versions("payments.lookup").map((r) => [r.spec.version, r.state]),
+      c.registry.versions("payments.lookup").map((
+        r,
+      ) => [r.spec.version, r.state]),
       [["1.0.0", "deprecated"], ["1.1.0", "active"], ["1.2.0", "active"]],
     );
   });
@@ -303,11 +348,17 @@ export function storeContract(
     const won = outcomes.filter((o) => o.status === "fulfilled");
     const lost = outcomes.filter((o) => o.status === "rejected");
     assert.equal(won.length, 1, JSON.stringify(outcomes));
-    assert.equal((won[0] as PromiseFulfilledResult<{ status: string }>).value.status, "published");
+    assert.equal(
+      (won[0] as PromiseFulfilledResult<{ status: string }>).value.status,
+      "published",
+    );
     const reason = (lost[0] as PromiseRejectedResult).reason;
     assert.ok(reason instanceof PublishError, String(reason));
     assert.equal(reason.refusal, "republish");
-    assert.equal((await h.open()).registry.versions("payments.lookup").length, 2);
+    assert.equal(
+      (await h.open()).registry.versions("payments.lookup").length,
+      2,
+    );
   });
 
   test("appendCalls refuses a bad call before writing anything, and a tool not published", async (h) => {
@@ -317,7 +368,11 @@ export function storeContract(
       async () =>
         await store.appendCalls("payments.lookup", [
           call("1.0.0", { reference: "x" }),
-          { version: "1.0.0", arguments: {}, principal: 7 } as unknown as StoredCall,
+          {
+            version: "1.0.0",
+            arguments: {},
+            principal: 7,
+          } as unknown as StoredCall,
         ]),
       TypeError,
     );
@@ -350,11 +405,20 @@ export function storeContract(
       async () => await store.registerServer({ ...SERVER, id: "other-mcp" }),
       /crm\.customer\.get/,
     );
-    const changed = { ...SERVER, description: "The CRM team's MCP server, moved." };
+    const changed = {
+      ...SERVER,
+      description: "The CRM team's MCP server, moved.",
+    };
     await assert.rejects(async () => await store.registerServer(changed));
-    assert.equal((await store.registerServer(changed, { update: true })).status, "updated");
+    assert.equal(
+      (await store.registerServer(changed, { update: true })).status,
+      "updated",
+    );
     const again = await h.open();
-    assert.equal(again.registry.serverFor("crm.customer.get")?.description, changed.description);
+    assert.equal(
+      again.registry.serverFor("crm.customer.get")?.description,
+      changed.description,
+    );
     assert.deepEqual(again.registry.servers().map((s) => s.id), ["crm-mcp"]);
   });
 
@@ -392,10 +456,16 @@ export function storeContract(
         await Promise.race([
           woke,
           new Promise((_, reject) => {
-            timer = setTimeout(() => reject(new Error("no change heard in 5s")), 5000);
+            timer = setTimeout(
+              () => reject(new Error("no change heard in 5s")),
+              5000,
+            );
           }),
         ]).finally(() => clearTimeout(timer));
-        assert.ok(heard.includes("tools") || heard.includes("unknown"), heard.join());
+        assert.ok(
+          heard.includes("tools") || heard.includes("unknown"),
+          heard.join(),
+        );
         await a.refresh();
         assert.equal(a.registry.latest("payments.lookup")?.version, "1.0.0");
       } finally {

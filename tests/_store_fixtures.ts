@@ -14,7 +14,10 @@ export function clock(): () => Date {
 }
 
 /** `payments.lookup` at a version, with optional changes. */
-export function lookup(version: string, changes: Partial<ToolSpec> = {}): ToolSpec {
+export function lookup(
+  version: string,
+  changes: Partial<ToolSpec> = {},
+): ToolSpec {
   return {
     name: "payments.lookup",
     version,
@@ -39,7 +42,11 @@ export function lookup(version: string, changes: Partial<ToolSpec> = {}): ToolSp
  * An object schema with `n` properties, each with a description of about `descriptionBytes`
  * (bulk that costs little to check but much to write).
  */
-export function largeSchema(n: number, tag: string, descriptionBytes = 40): JsonSchema {
+export function largeSchema(
+  n: number,
+  tag: string,
+  descriptionBytes = 40,
+): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const filler = " Free text as agreed with the counterparty.".repeat(
     Math.ceil(descriptionBytes / 43),
@@ -48,22 +55,36 @@ export function largeSchema(n: number, tag: string, descriptionBytes = 40): Json
     properties[`field_${i}`] = {
       type: "string",
       maxLength: 64,
-      description: `Field ${i} of the ${tag} remittance block.${filler}`.slice(0, descriptionBytes),
+      description: `Field ${i} of the ${tag} remittance block.${filler}`.slice(
+        0,
+        descriptionBytes,
+      ),
     };
   }
   return { type: "object", properties, required: ["field_0"] };
 }
 
 /** A stored call. */
-export function call(version: string, args: unknown, principal = "ops-bot"): StoredCall {
-  return { version, arguments: args, principal, at: "2026-01-05T09:00:00.000Z" };
+export function call(
+  version: string,
+  args: unknown,
+  principal = "ops-bot",
+): StoredCall {
+  return {
+    version,
+    arguments: args,
+    principal,
+    at: "2026-01-05T09:00:00.000Z",
+  };
 }
 
 /**
  * Runs `fn` with a fresh temporary folder (under the repository's `.scratch/`, which the test task
  * may write), removed afterwards.
  */
-export async function withTempDir(fn: (dir: string) => void | Promise<void>): Promise<void> {
+export async function withTempDir(
+  fn: (dir: string) => void | Promise<void>,
+): Promise<void> {
   const scratch = new URL("../.scratch/", import.meta.url).pathname;
   await Deno.mkdir(scratch, { recursive: true });
   const dir = await Deno.makeTempDir({ dir: scratch, prefix: "store-" });
@@ -81,7 +102,10 @@ export function snapshot(dir: string): Map<string, string> {
     for (const e of Deno.readDirSync(d)) {
       const p = `${d}/${e.name}`;
       if (e.isDirectory) walk(p, `${rel}${e.name}/`);
-      else out.set(rel + e.name, new TextDecoder().decode(Deno.readFileSync(p)));
+      else {out.set(
+          rel + e.name,
+          new TextDecoder().decode(Deno.readFileSync(p)),
+        );}
     }
   };
   walk(dir, "");

@@ -16,7 +16,11 @@ try {
     const file = `${drafts}/${i}.tool.json`;
     Deno.writeTextFileSync(
       file,
-      JSON.stringify(lookup(`1.0.${i}`, { name, title: `${name} ${i}` }), null, 2),
+      JSON.stringify(
+        lookup(`1.0.${i}`, { name, title: `${name} ${i}` }),
+        null,
+        2,
+      ),
     );
     let out = "";
     const code = await runCli(["publish", file, "--estate", dir], {

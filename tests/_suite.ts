@@ -35,9 +35,17 @@ export const OPTIONAL_FILES: readonly string[] = [
   "optional/ecmascript-regex.json",
   "optional/float-overflow.json",
   "optional/non-bmp-regex.json",
-  ...["date", "date-time", "email", "hostname", "ipv4", "ipv6", "time", "uri", "uuid"].map((f) =>
-    `optional/format/${f}.json`
-  ),
+  ...[
+    "date",
+    "date-time",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "time",
+    "uri",
+    "uuid",
+  ].map((f) => `optional/format/${f}.json`),
 ];
 
 /** Whether the suite is present beside the repository. */
@@ -50,16 +58,23 @@ export function suitePresent(): boolean {
 }
 
 /** Every case of every file: the keyword files (top level) and {@link OPTIONAL_FILES}. */
-export function loadSuite(): { cases: SuiteCase[]; unsupported: Record<string, string> } {
+export function loadSuite(): {
+  cases: SuiteCase[];
+  unsupported: Record<string, string>;
+} {
   const expected = JSON.parse(
-    Deno.readTextFileSync(new URL("./testdata/suite_expected_failures.json", import.meta.url)),
+    Deno.readTextFileSync(
+      new URL("./testdata/suite_expected_failures.json", import.meta.url),
+    ),
   ) as Expected;
   const top = [...Deno.readDirSync(SUITE_DIR)].filter((e) => e.isFile && e.name.endsWith(".json"))
     .map((e) => e.name).sort();
   const cases: SuiteCase[] = [];
   for (const file of [...top, ...OPTIONAL_FILES]) {
     if (Object.hasOwn(expected["unsupported files"], file)) continue;
-    const groups = JSON.parse(Deno.readTextFileSync(new URL(file, SUITE_DIR))) as {
+    const groups = JSON.parse(
+      Deno.readTextFileSync(new URL(file, SUITE_DIR)),
+    ) as {
       description: string;
       schema: unknown;
       tests: { description: string; data: unknown; valid: boolean }[];
@@ -74,7 +89,8 @@ export function loadSuite(): { cases: SuiteCase[]; unsupported: Record<string, s
           schema: g.schema,
           data: t.data,
           valid: t.valid,
-          skip: expected.cases[key] ?? expected.groups[`${file} :: ${g.description}`],
+          skip: expected.cases[key] ??
+            expected.groups[`${file} :: ${g.description}`],
           formatAssertion: file.startsWith("optional/format/"),
         });
       }

@@ -33,7 +33,10 @@ export interface Connection {
   /** Everything received so far. */
   readonly received: Received[];
   /** Sends a request and returns its JSON-RPC response. */
-  request(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>>;
+  request(
+    method: string,
+    params?: Record<string, unknown>,
+  ): Promise<Record<string, unknown>>;
   /**
    * Opens the era's notification channel: the handshake era's GET stream (on stdio, the one
    * stream), or a `subscriptions/listen` for list changes and these resources.
@@ -62,9 +65,15 @@ function surfaceOf(method: string, params: Record<string, unknown>): string {
   return name === undefined ? method : `${method} ${name}`;
 }
 
-function withEnvelope(era: Era, params: Record<string, unknown>): Record<string, unknown> {
+function withEnvelope(
+  era: Era,
+  params: Record<string, unknown>,
+): Record<string, unknown> {
   if (era === "2025-11-25") return params;
-  return { ...params, _meta: { ...ENVELOPE, ...(params._meta as object ?? {}) } };
+  return {
+    ...params,
+    _meta: { ...ENVELOPE, ...(params._meta as object ?? {}) },
+  };
 }
 
 /** A connection over `serveStdio` on in-memory streams: the same code `estate serve --stdio` runs. */
@@ -92,7 +101,11 @@ export async function stdioConnection(
       const waiting = message.method === undefined ? pending.get(message.id) : undefined;
       if (waiting) {
         pending.delete(message.id);
-        received.push({ surface: waiting.surface, text: line, echoes: waiting.echoes });
+        received.push({
+          surface: waiting.surface,
+          text: line,
+          echoes: waiting.echoes,
+        });
         waiting.resolve(message as never);
       } else {
         received.push({ surface: "stream", text: line, echoes: [] });
@@ -104,7 +117,11 @@ export async function stdioConnection(
   const request = (method: string, params: Record<string, unknown> = {}) => {
     const id = next++;
     return new Promise<Record<string, unknown>>((resolve) => {
-      pending.set(id, { surface: surfaceOf(method, params), echoes: echoesOf(params), resolve });
+      pending.set(id, {
+        surface: surfaceOf(method, params),
+        echoes: echoesOf(params),
+        resolve,
+      });
       send({ jsonrpc: "2.0", id, method, params: withEnvelope(era, params) });
     });
   };
@@ -127,7 +144,10 @@ export async function stdioConnection(
       } else {
         // Answered only when the stream ends (stdin closes): not awaited.
         void request("subscriptions/listen", {
-          notifications: { toolsListChanged: true, resourceSubscriptions: uris },
+          notifications: {
+            toolsListChanged: true,
+            resourceSubscriptions: uris,
+          },
         });
       }
     },
@@ -139,11 +159,18 @@ export async function stdioConnection(
 }
 
 function headerText(res: Response): string {
-  return [`HTTP ${res.status}`, ...[...res.headers].map(([k, v]) => `${k}: ${v}`)].join("\n");
+  return [
+    `HTTP ${res.status}`,
+    ...[...res.headers].map(([k, v]) => `${k}: ${v}`),
+  ].join("\n");
 }
 
 /** Reads a streaming body into `into` as it arrives, until it ends or is aborted. */
-async function drain(res: Response, into: Received, surface: string): Promise<void> {
+async function drain(
+  res: Response,
+  into: Received,
+  surface: string,
+): Promise<void> {
   into.surface = surface;
   into.text = headerText(res) + "\n\n";
   const reader = res.body!.getReader();
@@ -170,7 +197,10 @@ export async function httpConnection(
   const streams: { controller: AbortController; done: Promise<void> }[] = [];
   let session: string | undefined;
   let next = 1;
-  const headers = (method: string, params: Record<string, unknown>): Record<string, string> => {
+  const headers = (
+    method: string,
+    params: Record<string, unknown>,
+  ): Record<string, string> => {
     const h: Record<string, string> = {
       authorization: `Bearer ${token}`,
       "content-type": "application/json",
@@ -196,7 +226,10 @@ export async function httpConnection(
       signal,
     });
   };
-  const request = async (method: string, params: Record<string, unknown> = {}) => {
+  const request = async (
+    method: string,
+    params: Record<string, unknown> = {},
+  ) => {
     const id = next++;
     const res = await post({ jsonrpc: "2.0", id, method, params });
     const body = await res.text();
@@ -205,19 +238,29 @@ export async function httpConnection(
       text: `${headerText(res)}\n\n${body}`,
       echoes: echoesOf(params),
     });
-    if (method === "initialize") session = res.headers.get("mcp-session-id") ?? undefined;
-    if (!(res.headers.get("content-type") ?? "").includes("text/event-stream")) {
+    if (method === "initialize") {
+      session = res.headers.get("mcp-session-id") ?? undefined;
+    }
+    if (
+      !(res.headers.get("content-type") ?? "").includes("text/event-stream")
+    ) {
       return JSON.parse(body);
     }
     const events = new SseDecoder().push(body + "\n\n").filter((e) => e.data !== "") // priming
       .map((e) => JSON.parse(e.data));
     return events.find((e) => e.id === id && e.method === undefined);
   };
-  const stream = (open: (signal: AbortSignal) => Promise<Response>, surface: string) => {
+  const stream = (
+    open: (signal: AbortSignal) => Promise<Response>,
+    surface: string,
+  ) => {
     const controller = new AbortController();
     const into: Received = { surface, text: "", echoes: [] };
     received.push(into);
-    const done = open(controller.signal).then((res) => drain(res, into, surface), () => {});
+    const done = open(controller.signal).then(
+      (res) => drain(res, into, surface),
+      () => {},
+    );
     streams.push({ controller, done });
   };
   if (era === "2025-11-25") {
@@ -226,7 +269,10 @@ export async function httpConnection(
       capabilities: {},
       clientInfo: { name: "leak-law", version: "1" },
     });
-    const initialized = await post({ jsonrpc: "2.0", method: "notifications/initialized" });
+    const initialized = await post({
+      jsonrpc: "2.0",
+      method: "notifications/initialized",
+    });
     received.push({
       surface: "notifications/initialized",
       text: headerText(initialized),
@@ -259,7 +305,12 @@ export async function httpConnection(
             jsonrpc: "2.0",
             id: next++,
             method: "subscriptions/listen",
-            params: { notifications: { toolsListChanged: true, resourceSubscriptions: uris } },
+            params: {
+              notifications: {
+                toolsListChanged: true,
+                resourceSubscriptions: uris,
+              },
+            },
           }, signal), "subscriptions/listen stream");
       }
       await new Promise((r) => setTimeout(r, 50));
@@ -270,7 +321,10 @@ export async function httpConnection(
       if (session !== undefined) {
         const res = await fetch(http.url, {
           method: "DELETE",
-          headers: { authorization: `Bearer ${token}`, "mcp-session-id": session },
+          headers: {
+            authorization: `Bearer ${token}`,
+            "mcp-session-id": session,
+          },
         });
         await res.body?.cancel();
       }

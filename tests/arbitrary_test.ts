@@ -5,10 +5,21 @@ import { arbitraryForSchema, SchemaGenerationError } from "../testing.ts";
 import { applyEdits, editArb, type Obj, soupSchema, toolSchema } from "./_random_schemas.ts";
 
 /** Samples values and asserts each one is valid. */
-function assertAllValid(schema: JsonSchema, numRuns = 200, options = {}): unknown[] {
-  const values = fc.sample(arbitraryForSchema(schema, options), { numRuns, seed: 42 });
+function assertAllValid(
+  schema: JsonSchema,
+  numRuns = 200,
+  options = {},
+): unknown[] {
+  const values = fc.sample(arbitraryForSchema(schema, options), {
+    numRuns,
+    seed: 42,
+  });
   for (const v of values) {
-    assert.deepEqual(validateSchema(schema, v), [], `invalid value ${JSON.stringify(v)}`);
+    assert.deepEqual(
+      validateSchema(schema, v),
+      [],
+      `invalid value ${JSON.stringify(v)}`,
+    );
   }
   return values;
 }
@@ -27,12 +38,26 @@ const payment: Obj = {
   type: "object",
   properties: {
     reference: { type: "string", pattern: "^PMT-[0-9]{3,6}$" },
-    amount: { type: "number", exclusiveMinimum: 0, maximum: 1_000_000, multipleOf: 0.01 },
+    amount: {
+      type: "number",
+      exclusiveMinimum: 0,
+      maximum: 1_000_000,
+      multipleOf: 0.01,
+    },
     currency: { enum: ["EUR", "GBP", "USD"] },
     valueDate: { type: "string", format: "date" },
     debtor: { $ref: "#/$defs/party" },
-    legs: { type: "array", items: { $ref: "#/$defs/leg" }, minItems: 1, maxItems: 3 },
-    tags: { type: "array", items: { type: "string", maxLength: 5 }, uniqueItems: true },
+    legs: {
+      type: "array",
+      items: { $ref: "#/$defs/leg" },
+      minItems: 1,
+      maxItems: 3,
+    },
+    tags: {
+      type: "array",
+      items: { type: "string", maxLength: 5 },
+      uniqueItems: true,
+    },
     urgent: { type: "boolean", default: false },
   },
   required: ["reference", "amount", "currency", "legs"],
@@ -71,7 +96,9 @@ const payment: Obj = {
 Deno.test("arbitraryForSchema() yields valid values for a realistic payment schema", () => {
   const values = assertAllValid(payment) as Obj[];
   const names = named(payment);
-  for (const v of values) for (const k of Object.keys(v)) assert.ok(names.has(k), k);
+  for (const v of values) {
+    for (const k of Object.keys(v)) assert.ok(names.has(k), k);
+  }
 });
 
 Deno.test("arbitraryForSchema() uses only named properties, sometimes leaving optional ones out", () => {
@@ -97,7 +124,9 @@ Deno.test("arbitraryForSchema() adds unnamed properties only when asked and allo
   const values = assertAllValid(open, 200, { extraProperties: true }) as Obj[];
   assert.ok(values.some((v) => Object.keys(v).some((k) => k !== "a")));
   const closed = { ...open, additionalProperties: false };
-  const closedValues = assertAllValid(closed, 100, { extraProperties: true }) as Obj[];
+  const closedValues = assertAllValid(closed, 100, {
+    extraProperties: true,
+  }) as Obj[];
   assert.ok(closedValues.every((v) => Object.keys(v).every((k) => k === "a")));
 });
 
@@ -123,17 +152,33 @@ Deno.test("arbitraryForSchema() respects numeric bounds, exclusive ends and mult
   assertAllValid({ type: "integer", exclusiveMinimum: 0, exclusiveMaximum: 3 });
   assertAllValid({ type: "integer", minimum: -7, maximum: 40, multipleOf: 5 });
   assertAllValid({ type: "integer", multipleOf: 0.5 });
-  assertAllValid({ type: "number", exclusiveMinimum: 0, maximum: 0.05, multipleOf: 0.01 });
+  assertAllValid({
+    type: "number",
+    exclusiveMinimum: 0,
+    maximum: 0.05,
+    multipleOf: 0.01,
+  });
   assertAllValid({ type: "number", minimum: 0.1, exclusiveMaximum: 0.2 });
   assertAllValid({ type: "number", minimum: 1e12 });
   assertAllValid({ type: "integer", maximum: -(2 ** 40) });
-  const ints = assertAllValid({ type: "integer", minimum: 1, maximum: 3 }) as number[];
+  const ints = assertAllValid({
+    type: "integer",
+    minimum: 1,
+    maximum: 3,
+  }) as number[];
   assert.deepEqual([...new Set(ints)].sort(), [1, 2, 3]);
 });
 
 Deno.test("arbitraryForSchema() respects string lengths in code points and patterns", () => {
-  const values = assertAllValid({ type: "string", minLength: 2, maxLength: 4 }) as string[];
-  assert.ok(values.some((v) => [...v].length !== v.length), "some values have astral characters");
+  const values = assertAllValid({
+    type: "string",
+    minLength: 2,
+    maxLength: 4,
+  }) as string[];
+  assert.ok(
+    values.some((v) => [...v].length !== v.length),
+    "some values have astral characters",
+  );
   assertAllValid({ type: "string", pattern: "^[A-Z]{3}$" });
   assertAllValid({ type: "string", pattern: "[0-9]", maxLength: 3 });
   assertAllValid({ type: "string", format: "email", pattern: "\\.bank$" });
@@ -170,12 +215,26 @@ Deno.test("arbitraryForSchema() handles arrays: tuples, draft-07 items, contains
 Deno.test("arbitraryForSchema() handles applicators: allOf, anyOf, oneOf, if/then/else, not", () => {
   assertAllValid({
     allOf: [
-      { type: "object", properties: { a: { type: "string" } }, required: ["a"] },
-      { properties: { a: { maxLength: 3 }, b: { type: "integer" } }, required: ["b"] },
+      {
+        type: "object",
+        properties: { a: { type: "string" } },
+        required: ["a"],
+      },
+      {
+        properties: { a: { maxLength: 3 }, b: { type: "integer" } },
+        required: ["b"],
+      },
     ],
   });
-  assertAllValid({ anyOf: [{ type: "string", format: "uuid" }, { type: "integer", minimum: 0 }] });
-  assertAllValid({ oneOf: [{ type: "integer" }, { type: "number", minimum: 0.5 }] });
+  assertAllValid({
+    anyOf: [{ type: "string", format: "uuid" }, {
+      type: "integer",
+      minimum: 0,
+    }],
+  });
+  assertAllValid({
+    oneOf: [{ type: "integer" }, { type: "number", minimum: 0.5 }],
+  });
   assertAllValid({
     type: "object",
     properties: {
@@ -200,7 +259,10 @@ Deno.test("arbitraryForSchema() follows required names through patternProperties
   });
   const values = assertAllValid({
     type: "object",
-    properties: { card: { type: "string" }, cvc: { type: "string", pattern: "^[0-9]{3}$" } },
+    properties: {
+      card: { type: "string" },
+      cvc: { type: "string", pattern: "^[0-9]{3}$" },
+    },
     dependentRequired: { card: ["cvc"] },
   }) as Obj[];
   assert.ok(values.some((v) => "card" in v));
@@ -233,16 +295,28 @@ Deno.test("arbitraryForSchema() throws SchemaGenerationError for a schema that a
   const cases: [JsonSchema, RegExp][] = [
     [false, /\$: the schema is false/],
     [{ type: "integer", minimum: 5, maximum: 1 }, /no number satisfies/],
-    [{ type: "integer", exclusiveMinimum: 0, exclusiveMaximum: 1 }, /no number satisfies/],
-    [{ type: "string", minLength: 5, maxLength: 2 }, /minLength is above its maxLength/],
+    [
+      { type: "integer", exclusiveMinimum: 0, exclusiveMaximum: 1 },
+      /no number satisfies/,
+    ],
+    [
+      { type: "string", minLength: 5, maxLength: 2 },
+      /minLength is above its maxLength/,
+    ],
     [{ type: "string", enum: [1, 2] }, /no value of its enum/],
     [{ allOf: [{ type: "string" }, { type: "integer" }] }, /share no value/],
     [
       { type: "object", properties: { a: false }, required: ["a"] },
       /\$\.properties\.a: the schema is false/,
     ],
-    [{ type: "object", required: ["a"], additionalProperties: false }, /\$\.properties\.a/],
-    [{ type: "object", minProperties: 2, properties: { a: {} } }, /minProperties 2/],
+    [
+      { type: "object", required: ["a"], additionalProperties: false },
+      /\$\.properties\.a/,
+    ],
+    [
+      { type: "object", minProperties: 2, properties: { a: {} } },
+      /minProperties 2/,
+    ],
     [{ $ref: "#/$defs/missing" }, /cannot resolve \$ref/],
     [{ type: "string", pattern: "(a)\\1" }, /pattern cannot be run/],
   ];
@@ -259,16 +333,23 @@ Deno.test("arbitraryForSchema() throws SchemaGenerationError for a required recu
   const endless = {
     $ref: "#/$defs/a",
     $defs: {
-      a: { type: "object", properties: { next: { $ref: "#/$defs/a" } }, required: ["next"] },
+      a: {
+        type: "object",
+        properties: { next: { $ref: "#/$defs/a" } },
+        required: ["next"],
+      },
     },
   };
   assert.throws(() => arbitraryForSchema(endless), SchemaGenerationError);
 });
 
 Deno.test("arbitraryForSchema() throws SchemaGenerationError when a filtered keyword rejects every candidate", () => {
-  const arb = arbitraryForSchema({ type: "boolean", not: { type: "boolean" } }, {
-    maxAttempts: 20,
-  });
+  const arb = arbitraryForSchema(
+    { type: "boolean", not: { type: "boolean" } },
+    {
+      maxAttempts: 20,
+    },
+  );
   assert.throws(() => fc.sample(arb, 1), (e: unknown) => {
     assert.ok(e instanceof SchemaGenerationError);
     assert.match(e.message, /20 candidates in a row failed not/);
@@ -277,14 +358,23 @@ Deno.test("arbitraryForSchema() throws SchemaGenerationError when a filtered key
 });
 
 Deno.test("arbitraryForSchema() is deterministic for a seed", () => {
-  const a = fc.sample(arbitraryForSchema(payment as JsonSchema), { numRuns: 20, seed: 7 });
-  const b = fc.sample(arbitraryForSchema(payment as JsonSchema), { numRuns: 20, seed: 7 });
+  const a = fc.sample(arbitraryForSchema(payment as JsonSchema), {
+    numRuns: 20,
+    seed: 7,
+  });
+  const b = fc.sample(arbitraryForSchema(payment as JsonSchema), {
+    numRuns: 20,
+    seed: 7,
+  });
   assert.deepEqual(a, b);
 });
 
 /** Values from a seed (not `fc.gen()`), so that a failing case shrinks the schema and ends. */
 function sample(schema: Obj, seed: number, n: number): unknown[] {
-  return fc.sample(arbitraryForSchema(schema as JsonSchema), { numRuns: n, seed });
+  return fc.sample(arbitraryForSchema(schema as JsonSchema), {
+    numRuns: n,
+    seed,
+  });
 }
 
 Deno.test("arbitraryForSchema() yields only valid values for random tool schemas", () => {
@@ -292,7 +382,11 @@ Deno.test("arbitraryForSchema() yields only valid values for random tool schemas
     fc.property(toolSchema, fc.integer(), (schema, seed) => {
       const names = named(schema);
       for (const value of sample(schema, seed, 5)) {
-        assert.deepEqual(validateSchema(schema as JsonSchema, value), [], JSON.stringify(value));
+        assert.deepEqual(
+          validateSchema(schema as JsonSchema, value),
+          [],
+          JSON.stringify(value),
+        );
         if (schema.type === "object") {
           for (const k of Object.keys(value as Obj)) {
             assert.ok(names.has(k), `unnamed property ${k}`);
@@ -318,7 +412,11 @@ Deno.test("arbitraryForSchema() yields valid values or a clear error for randoml
         throw e;
       }
       for (const value of values) {
-        assert.deepEqual(validateSchema(schema as JsonSchema, value), [], JSON.stringify(value));
+        assert.deepEqual(
+          validateSchema(schema as JsonSchema, value),
+          [],
+          JSON.stringify(value),
+        );
       }
     }),
     { numRuns: 200 },
@@ -331,20 +429,30 @@ Deno.test("arbitraryForSchema() yields valid values or a clear error for schemas
     fc.property(soupSchema, fc.integer(), (schema, seed) => {
       let values: unknown[];
       try {
-        values = fc.sample(arbitraryForSchema(schema as JsonSchema, { maxAttempts: 50 }), {
-          numRuns: 3,
-          seed,
-        });
+        values = fc.sample(
+          arbitraryForSchema(schema as JsonSchema, { maxAttempts: 50 }),
+          {
+            numRuns: 3,
+            seed,
+          },
+        );
       } catch (e) {
         if (e instanceof SchemaGenerationError) return;
         throw e;
       }
       generated++;
       for (const value of values) {
-        assert.deepEqual(validateSchema(schema as JsonSchema, value), [], JSON.stringify(value));
+        assert.deepEqual(
+          validateSchema(schema as JsonSchema, value),
+          [],
+          JSON.stringify(value),
+        );
       }
     }),
     { numRuns: 300 },
   );
-  assert.ok(generated > 150, `only ${generated} of 300 schemas could be generated for`);
+  assert.ok(
+    generated > 150,
+    `only ${generated} of 300 schemas could be generated for`,
+  );
 });

@@ -20,7 +20,11 @@ Deno.test("makeCalls() gives the same calls for the same seed and others for ano
   assert.notDeepEqual(a.map((x) => x.text), c.map((x) => x.text));
   assert.equal(a.length, 1000);
   for (let t = 0; t < MCP_STYLE_TOOLS.length; t++) {
-    assert.equal(a.filter((x) => x.tool === t).length, 200, MCP_STYLE_TOOLS[t].name);
+    assert.equal(
+      a.filter((x) => x.tool === t).length,
+      200,
+      MCP_STYLE_TOOLS[t].name,
+    );
   }
 });
 
@@ -45,10 +49,18 @@ Deno.test("calls made without a mistake are valid for validateSchema and ajv; wi
 
 Deno.test("the wide search tool declares 300 optional properties; its calls send a handful, in many distinct key sets", () => {
   const t = MCP_STYLE_TOOLS.findIndex((x) => x.name === "search.query");
-  const schema = MCP_STYLE_TOOLS[t].schema as { properties: object; required: string[] };
-  assert.ok(Object.keys(schema.properties).length - schema.required.length >= 300);
+  const schema = MCP_STYLE_TOOLS[t].schema as {
+    properties: object;
+    required: string[];
+  };
+  assert.ok(
+    Object.keys(schema.properties).length - schema.required.length >= 300,
+  );
   const calls = makeCalls(MCP_STYLE_TOOLS, { perTool: 2000, mistakes: 0 });
-  assert.ok(distinctKeySets(calls, t) >= 100, `${distinctKeySets(calls, t)} key sets`);
+  assert.ok(
+    distinctKeySets(calls, t) >= 100,
+    `${distinctKeySets(calls, t)} key sets`,
+  );
   const sizes = calls.filter((c) => c.tool === t).map((c) => Object.keys(c.args).length);
   const mean = sizes.reduce((a, b) => a + b, 0) / sizes.length;
   assert.ok(mean >= 2 && mean <= 8, `mean ${mean} keys a call`);
@@ -61,7 +73,9 @@ Deno.test("about 15% of calls carry a mistake, and every kind of mistake is made
   const calls = makeCalls(MCP_STYLE_TOOLS, { perTool: 2000 });
   const share = calls.filter((c) => c.mistake).length / calls.length;
   assert.ok(share >= 0.1 && share <= 0.2, `${share}`);
-  const kinds = new Set<Mistake>(calls.flatMap((c) => c.mistake ? [c.mistake] : []));
+  const kinds = new Set<Mistake>(
+    calls.flatMap((c) => c.mistake ? [c.mistake] : []),
+  );
   assert.deepEqual([...kinds].sort(), [
     "bad enum",
     "extra key",

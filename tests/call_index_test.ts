@@ -10,18 +10,43 @@ const estate = EstateDir.open(new URL("../corpus/", import.meta.url).pathname);
 function callsOf(name: string): StoredCall[] {
   const calls = [...estate.readCalls(name)];
   const broken: StoredCall[] = [
-    { version: "1.0.0", arguments: null, principal: "x", at: "2026-01-01T00:00:00Z" },
-    { version: "1.0.0", arguments: [1, 2], principal: "x", at: "2026-01-01T00:00:00Z" },
+    {
+      version: "1.0.0",
+      arguments: null,
+      principal: "x",
+      at: "2026-01-01T00:00:00Z",
+    },
+    {
+      version: "1.0.0",
+      arguments: [1, 2],
+      principal: "x",
+      at: "2026-01-01T00:00:00Z",
+    },
     {
       version: "2.0.0",
       arguments: { reference: 42, extra: true },
       principal: "y",
       at: "2026-01-01T00:00:00Z",
     },
-    { version: "1.1.0", arguments: {}, principal: "z", at: "2026-01-01T00:00:00Z" },
-    { version: "not-semver", arguments: {}, principal: "z", at: "2026-01-01T00:00:00Z" },
+    {
+      version: "1.1.0",
+      arguments: {},
+      principal: "z",
+      at: "2026-01-01T00:00:00Z",
+    },
+    {
+      version: "not-semver",
+      arguments: {},
+      principal: "z",
+      at: "2026-01-01T00:00:00Z",
+    },
   ];
-  return [...broken.slice(0, 2), ...calls.slice(0, 150), ...broken.slice(2), ...calls.slice(150)];
+  return [
+    ...broken.slice(0, 2),
+    ...calls.slice(0, 150),
+    ...broken.slice(2),
+    ...calls.slice(150),
+  ];
 }
 
 Deno.test("CallIndex.rejections() equals replayCalls() for every tool's newest schema, per major line", () => {
@@ -42,16 +67,22 @@ Deno.test("CallIndex.rejections() equals replayCalls() for every tool's newest s
 Deno.test("property: CallIndex.rejections() equals replayCalls() under random edits, edit after edit", () => {
   const names = estate.registry.names();
   const indexes = new Map(
-    names.map((n) => [n, { calls: callsOf(n), index: new CallIndex(callsOf(n)) }]),
+    names.map((
+      n,
+    ) => [n, { calls: callsOf(n), index: new CallIndex(callsOf(n)) }]),
   );
   fc.assert(
     fc.property(
       fc.constantFrom(...names),
-      fc.array(fc.array(editArb, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 4 }),
+      fc.array(fc.array(editArb, { minLength: 1, maxLength: 3 }), {
+        minLength: 1,
+        maxLength: 4,
+      }),
       fc.constantFrom(undefined, 1, 2),
       (name, rounds, major) => {
         const { calls, index } = indexes.get(name)!;
-        let schema = estate.registry.versions(name).at(-1)!.spec.inputSchema as Obj;
+        let schema = estate.registry.versions(name).at(-1)!.spec
+          .inputSchema as Obj;
         for (const edits of rounds) {
           schema = applyEdits(schema, edits).schema;
           assert.deepEqual(
@@ -75,13 +106,20 @@ Deno.test("CallIndex answers edit after edit on one index, and back again", () =
   const index = new CallIndex(calls);
   const base = {
     type: "object",
-    properties: { a: { type: "integer" }, b: { type: "string" }, c: { type: "boolean" } },
+    properties: {
+      a: { type: "integer" },
+      b: { type: "string" },
+      c: { type: "boolean" },
+    },
     required: ["a"],
   };
   assert.equal(index.rejections(base).count, 0);
   const edited = {
     ...base,
-    properties: { ...base.properties, b: { type: "string", enum: ["v1", "v2"] } },
+    properties: {
+      ...base.properties,
+      b: { type: "string", enum: ["v1", "v2"] },
+    },
   };
   const r = index.rejections(edited);
   assert.equal(

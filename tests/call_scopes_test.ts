@@ -78,8 +78,14 @@ const call = (name: string, extra: Record<string, unknown> = {}, id = 2) => ({
 });
 
 Deno.test("parseToolSpec() takes callScopes as a list of OAuth scopes, deduplicated; absent stays absent", () => {
-  const base = spec("payments.release", "1.0.0") as unknown as Record<string, unknown>;
-  const parsed = parseToolSpec({ ...base, callScopes: ["payments:release", "payments:release"] });
+  const base = spec("payments.release", "1.0.0") as unknown as Record<
+    string,
+    unknown
+  >;
+  const parsed = parseToolSpec({
+    ...base,
+    callScopes: ["payments:release", "payments:release"],
+  });
   assert.deepEqual(parsed.callScopes, ["payments:release"]);
   assert.equal("callScopes" in parseToolSpec(base), false);
   assert.throws(
@@ -102,7 +108,11 @@ Deno.test("over stdio, a visible tool missing an action scope is a tool error na
   let buffer = "";
   output.on("data", (c: Uint8Array) => {
     buffer += new TextDecoder().decode(c);
-    for (let nl; (nl = buffer.indexOf("\n")) !== -1; buffer = buffer.slice(nl + 1)) {
+    for (
+      let nl;
+      (nl = buffer.indexOf("\n")) !== -1;
+      buffer = buffer.slice(nl + 1)
+    ) {
       lines.push(JSON.parse(buffer.slice(0, nl)));
     }
   });
@@ -136,9 +146,18 @@ Deno.test("over stdio, a visible tool missing an action scope is a tool error na
     scope: "payments:release",
   });
   // A pinned older version needs two: both named.
-  send(call("payments.release", { _meta: { "dev.tool-estate/version": "1.0.0" } }, 3));
+  send(
+    call(
+      "payments.release",
+      { _meta: { "dev.tool-estate/version": "1.0.0" } },
+      3,
+    ),
+  );
   const pinned = await answer(3) as { result: { content: { text: string }[] } };
-  assert.match(pinned.result.content[0].text, /the scopes payments:release payments:four-eyes/);
+  assert.match(
+    pinned.result.content[0].text,
+    /the scopes payments:release payments:four-eyes/,
+  );
   assert.deepEqual(ran, []);
   assert.deepEqual(calls.map((c) => `${c.tool}@${c.version} ${c.outcome}`), [
     "payments.release@1.1.0 insufficient-scope",
@@ -153,7 +172,9 @@ Deno.test("a hidden tool with action scopes is answered as a nonexistent one, in
   const withHidden = server();
   const without = server((() => {
     const r = new ToolRegistry();
-    r.publish(spec("payments.release", "1.1.0", { requiredScopes: ["payments:read"] }));
+    r.publish(
+      spec("payments.release", "1.1.0", { requiredScopes: ["payments:read"] }),
+    );
     return r;
   })());
   const modern = {
@@ -171,25 +192,42 @@ Deno.test("a hidden tool with action scopes is answered as a nonexistent one, in
   };
   const answers = [];
   for (const x of [withHidden, without]) {
-    assert.equal(x.server.scopeChallenge(call("risk.limits"), READER), undefined);
+    assert.equal(
+      x.server.scopeChallenge(call("risk.limits"), READER),
+      undefined,
+    );
     assert.equal(x.probes.length, 0);
-    const session = x.server.openSession({ principal: READER, notify: () => {} });
+    const session = x.server.openSession({
+      principal: READER,
+      notify: () => {},
+    });
     await x.server.handle({
       jsonrpc: "2.0",
       id: 1,
       method: "initialize",
       params: { protocolVersion: "2025-11-25", capabilities: {} },
     }, session);
-    await x.server.handle({ jsonrpc: "2.0", method: "notifications/initialized" }, session);
-    answers.push(JSON.stringify(await x.server.handle(call("risk.limits"), session)));
+    await x.server.handle({
+      jsonrpc: "2.0",
+      method: "notifications/initialized",
+    }, session);
     answers.push(
-      JSON.stringify(await x.server.handleStateless(modern, { principal: READER })),
+      JSON.stringify(await x.server.handle(call("risk.limits"), session)),
+    );
+    answers.push(
+      JSON.stringify(
+        await x.server.handleStateless(modern, { principal: READER }),
+      ),
     );
   }
   assert.equal(answers[0], answers[2]);
   assert.equal(answers[1], answers[3]);
   assert.match(answers[0], /Unknown tool: risk\.limits/);
-  assert.equal(withHidden.probes.length, 2, "probes are logged by handle, once each");
+  assert.equal(
+    withHidden.probes.length,
+    2,
+    "probes are logged by handle, once each",
+  );
   withHidden.server.close();
   without.server.close();
 });
@@ -204,7 +242,9 @@ Deno.test("scopeChallenge() names the missing and the needed scopes of the versi
   });
   assert.deepEqual(
     s.scopeChallenge(
-      call("payments.release", { _meta: { "dev.tool-estate/version": "1.0.0" } }),
+      call("payments.release", {
+        _meta: { "dev.tool-estate/version": "1.0.0" },
+      }),
       { ...READER, scopes: ["payments:read", "payments:release"] },
     )?.missing,
     ["payments:four-eyes"],
@@ -217,31 +257,48 @@ Deno.test("scopeChallenge() names the missing and the needed scopes of the versi
     undefined,
   );
   assert.equal(
-    s.scopeChallenge({ jsonrpc: "2.0", method: "tools/call", params: call("x").params }, READER),
+    s.scopeChallenge({
+      jsonrpc: "2.0",
+      method: "tools/call",
+      params: call("x").params,
+    }, READER),
     undefined,
   );
   assert.equal(
-    s.scopeChallenge({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: 3 } }, READER),
+    s.scopeChallenge({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: 3 },
+    }, READER),
     undefined,
   );
   assert.equal(
     s.scopeChallenge(
-      call("payments.release", { _meta: { "dev.tool-estate/version": "9.0.0" } }),
+      call("payments.release", {
+        _meta: { "dev.tool-estate/version": "9.0.0" },
+      }),
       READER,
     ),
     undefined,
   );
-  assert.deepEqual(calls.map((c) => `${c.principal} ${c.tool}@${c.version} ${c.outcome}`), [
-    "ops payments.release@1.1.0 insufficient-scope",
-    "ops payments.release@1.0.0 insufficient-scope",
-  ]);
+  assert.deepEqual(
+    calls.map((c) => `${c.principal} ${c.tool}@${c.version} ${c.outcome}`),
+    [
+      "ops payments.release@1.1.0 insufficient-scope",
+      "ops payments.release@1.0.0 insufficient-scope",
+    ],
+  );
   s.close();
 });
 
 Deno.test("updateSessionPrincipal() serves the session as the stepped-up principal, tells it list_changed when its tools changed, and leaves others alone", async () => {
   const { server: s, ran } = server();
   const told: string[] = [];
-  const session = s.openSession({ principal: READER, notify: (m) => told.push(m.method) });
+  const session = s.openSession({
+    principal: READER,
+    notify: (m) => told.push(m.method),
+  });
   const other = s.openSession({ principal: READER, notify: () => {} });
   for (const x of [session, other]) {
     await s.handle({
@@ -255,16 +312,24 @@ Deno.test("updateSessionPrincipal() serves the session as the stepped-up princip
   const stepped = { ...READER, scopes: ["payments:read", "payments:release"] };
   assert.equal(s.updateSessionPrincipal(session, stepped), true);
   assert.deepEqual(told, [], "the same tools are visible: no list_changed");
-  const ok = await s.handle(call("payments.release"), session) as { result: { isError?: boolean } };
+  const ok = await s.handle(call("payments.release"), session) as {
+    result: { isError?: boolean };
+  };
   assert.equal(ok.result.isError, undefined);
   const still = await s.handle(call("payments.release", {}, 3), other) as {
     result: { isError?: boolean };
   };
   assert.equal(still.result.isError, true);
   assert.deepEqual(ran, ["payments.release@1.1.0"]);
-  s.updateSessionPrincipal(session, { ...stepped, scopes: [...stepped.scopes, "risk:read"] });
+  s.updateSessionPrincipal(session, {
+    ...stepped,
+    scopes: [...stepped.scopes, "risk:read"],
+  });
   assert.deepEqual(told, ["notifications/tools/list_changed"]);
-  assert.throws(() => s.updateSessionPrincipal(session, { ...READER, id: "mallory" }), TypeError);
+  assert.throws(
+    () => s.updateSessionPrincipal(session, { ...READER, id: "mallory" }),
+    TypeError,
+  );
   s.closeSession(session);
   assert.equal(s.updateSessionPrincipal(session, READER), false);
   s.close();
@@ -275,20 +340,38 @@ Deno.test("principalFromClaims() maps the declared claims; claims win over the r
     id === "ops" ? { tenant: "wholesale", clearance: "restricted" as const } : undefined;
   assert.deepEqual(
     principalFromClaims({ sub: "ops", scope: "a b a" }, { records }),
-    { id: "ops", scopes: ["a", "b"], tenant: "wholesale", clearance: "restricted" },
+    {
+      id: "ops",
+      scopes: ["a", "b"],
+      tenant: "wholesale",
+      clearance: "restricted",
+    },
   );
   assert.deepEqual(
     principalFromClaims(
-      { sub: "u1", client_id: "ops", scp: ["x"], org: "retail", lvl: "internal" },
       {
-        claims: { principal: "client_id", scopes: "scp", tenant: "org", clearance: "lvl" },
+        sub: "u1",
+        client_id: "ops",
+        scp: ["x"],
+        org: "retail",
+        lvl: "internal",
+      },
+      {
+        claims: {
+          principal: "client_id",
+          scopes: "scp",
+          tenant: "org",
+          clearance: "lvl",
+        },
         records,
       },
     ),
     { id: "ops", scopes: ["x"], tenant: "retail", clearance: "internal" },
   );
   assert.deepEqual(
-    principalFromClaims({ sub: "new" }, { defaults: { tenant: "group", clearance: "public" } }),
+    principalFromClaims({ sub: "new" }, {
+      defaults: { tenant: "group", clearance: "public" },
+    }),
     { id: "new", scopes: [], tenant: "group", clearance: "public" },
   );
   const refused = (claims: Record<string, unknown>, why: RegExp) =>
@@ -298,13 +381,19 @@ Deno.test("principalFromClaims() maps the declared claims; claims win over the r
     );
   refused({ scope: "a" }, /no sub claim/);
   refused({ sub: "stranger" }, /not a principal of this estate/);
-  refused({ sub: "ops", lvl: "top-secret" }, /clearance "top-secret" is not one of/);
+  refused(
+    { sub: "ops", lvl: "top-secret" },
+    /clearance "top-secret" is not one of/,
+  );
   refused({ sub: "ops", scope: 3 }, /space-separated string or a list/);
   refused({ sub: "ops", lvl: 2 }, /lvl claim must be a non-empty string/);
 });
 
 Deno.test("resource identifiers, metadata URLs and documents, and challenge headers follow RFC 8707, 9728 and 6750", () => {
-  assert.equal(canonicalResource("HTTP://127.0.0.1:3000/mcp/"), "http://127.0.0.1:3000/mcp");
+  assert.equal(
+    canonicalResource("HTTP://127.0.0.1:3000/mcp/"),
+    "http://127.0.0.1:3000/mcp",
+  );
   for (
     const bad of [
       "mcp.example.com",
@@ -327,18 +416,28 @@ Deno.test("resource identifiers, metadata URLs and documents, and challenge head
   assert.deepEqual(
     protectedResourceMetadata({
       resource: "https://mcp.bank.example/mcp/",
-      authorizationServers: ["https://login.bank.example/realms/bank", "http://127.0.0.1:8080"],
+      authorizationServers: [
+        "https://login.bank.example/realms/bank",
+        "http://127.0.0.1:8080",
+      ],
       resourceName: "Bank tools",
     }),
     {
       resource: "https://mcp.bank.example/mcp",
-      authorization_servers: ["https://login.bank.example/realms/bank", "http://127.0.0.1:8080"],
+      authorization_servers: [
+        "https://login.bank.example/realms/bank",
+        "http://127.0.0.1:8080",
+      ],
       bearer_methods_supported: ["header"],
       resource_name: "Bank tools",
     },
   );
   assert.throws(
-    () => protectedResourceMetadata({ resource: "https://a.example", authorizationServers: [] }),
+    () =>
+      protectedResourceMetadata({
+        resource: "https://a.example",
+        authorizationServers: [],
+      }),
     /at least one issuer/,
   );
   assert.throws(

@@ -74,21 +74,30 @@ function caller(
 }
 
 /** The JSON-RPC error a step throws: its code, message and data. */
-function thrown(f: () => unknown): { code: number; message: string; data?: unknown } {
+function thrown(
+  f: () => unknown,
+): { code: number; message: string; data?: unknown } {
   try {
     f();
   } catch (e) {
-    const { code, message, data } = e as { code: number; message: string; data?: unknown };
+    const { code, message, data } = e as {
+      code: number;
+      message: string;
+      data?: unknown;
+    };
     return data === undefined ? { code, message } : { code, message, data };
   }
   throw new Error("did not throw");
 }
 
 Deno.test("shape: name, then arguments, then the pin — the first that is wrong is the -32602", () => {
-  assert.deepEqual(thrown(() => readCallParams({ arguments: [], _meta: { [PIN]: "nope" } })), {
-    code: -32602,
-    message: "Invalid params: tools/call needs name (a string)",
-  });
+  assert.deepEqual(
+    thrown(() => readCallParams({ arguments: [], _meta: { [PIN]: "nope" } })),
+    {
+      code: -32602,
+      message: "Invalid params: tools/call needs name (a string)",
+    },
+  );
   assert.deepEqual(
     thrown(() => readCallParams({ name: "x", arguments: [], _meta: { [PIN]: 1 } })),
     {
@@ -110,13 +119,19 @@ Deno.test("shape: name, then arguments, then the pin — the first that is wrong
     meta: {},
   });
   // A _meta that is not an object carries no pin and no progress token.
-  assert.deepEqual(readCallParams({ name: "x", arguments: { a: 1 }, _meta: "~1.0.0" }), {
+  assert.deepEqual(
+    readCallParams({ name: "x", arguments: { a: 1 }, _meta: "~1.0.0" }),
+    {
+      name: "x",
+      args: { a: 1 },
+      pin: undefined,
+      meta: {},
+    },
+  );
+  const pinned = readCallParams({
     name: "x",
-    args: { a: 1 },
-    pin: undefined,
-    meta: {},
+    _meta: { [PIN]: "~1.0.0", progressToken: 7 },
   });
-  const pinned = readCallParams({ name: "x", _meta: { [PIN]: "~1.0.0", progressToken: 7 } });
   assert.equal(pinned.pin, "~1.0.0");
   assert.equal(pinned.meta.progressToken, 7);
 });
@@ -124,20 +139,42 @@ Deno.test("shape: name, then arguments, then the pin — the first that is wrong
 Deno.test("visibility: a tool the caller may not see gets the bytes an unknown one gets; both are probes", () => {
   const { core: c, probes } = core(estate());
   assert.equal(
-    visibleTool(c, { caller: caller(OPERATOR), name: "payments.lookup" }).version,
+    visibleTool(c, { caller: caller(OPERATOR), name: "payments.lookup" })
+      .version,
     "1.1.0",
   );
   const hidden = thrown(() => visibleTool(c, { caller: caller(RETAIL), name: "payments.lookup" }));
   const unknown = thrown(() =>
     visibleTool(c, { caller: caller(RETAIL), name: "payments.lookupp" })
   );
-  assert.deepEqual(hidden, { code: -32602, message: "Unknown tool: payments.lookup" });
-  assert.deepEqual(unknown, { code: -32602, message: "Unknown tool: payments.lookupp" });
+  assert.deepEqual(hidden, {
+    code: -32602,
+    message: "Unknown tool: payments.lookup",
+  });
+  assert.deepEqual(unknown, {
+    code: -32602,
+    message: "Unknown tool: payments.lookupp",
+  });
   assert.deepEqual(
-    probes.map(({ principal, method, name, hidden }) => ({ principal, method, name, hidden })),
+    probes.map(({ principal, method, name, hidden }) => ({
+      principal,
+      method,
+      name,
+      hidden,
+    })),
     [
-      { principal: RETAIL.id, method: "tools/call", name: "payments.lookup", hidden: true },
-      { principal: RETAIL.id, method: "tools/call", name: "payments.lookupp", hidden: false },
+      {
+        principal: RETAIL.id,
+        method: "tools/call",
+        name: "payments.lookup",
+        hidden: true,
+      },
+      {
+        principal: RETAIL.id,
+        method: "tools/call",
+        name: "payments.lookupp",
+        hidden: false,
+      },
     ],
   );
   // A name of any length gets a short answer.
@@ -147,14 +184,20 @@ Deno.test("visibility: a tool the caller may not see gets the bytes an unknown o
 
 Deno.test("version: a pin reaches a deprecated version the caller may see, and nothing it may not", () => {
   const registry = estate();
-  registry.publish(spec("policy.search", "2.0.0", { requiredScopes: ["policy:admin"] }));
+  registry.publish(
+    spec("policy.search", "2.0.0", { requiredScopes: ["policy:admin"] }),
+  );
   registry.deprecate("payments.lookup", "1.0.0");
   const { core: c, probes } = core(registry);
   const operator = caller(OPERATOR);
   const lookup = visibleTool(c, { caller: operator, name: "payments.lookup" });
-  assert.equal(resolveVersion(c, { caller: operator, visible: lookup, pin: undefined }), lookup);
   assert.equal(
-    resolveVersion(c, { caller: operator, visible: lookup, pin: "~1.0.0" }).version,
+    resolveVersion(c, { caller: operator, visible: lookup, pin: undefined }),
+    lookup,
+  );
+  assert.equal(
+    resolveVersion(c, { caller: operator, visible: lookup, pin: "~1.0.0" })
+      .version,
     "1.0.0",
   );
   // The retail agent sees policy.search 1.0.0; 2.0.0 needs a scope it lacks.
@@ -169,25 +212,46 @@ Deno.test("version: a pin reaches a deprecated version the caller may see, and n
     code: -32602,
     message: "No version of policy.search satisfies ^2.0.0",
   });
-  assert.deepEqual(none, { code: -32602, message: "No version of policy.search satisfies ^3.0.0" });
-  assert.deepEqual(probes.map((p) => [p.version, p.hidden]), [["^2.0.0", true], ["^3.0.0", false]]);
+  assert.deepEqual(none, {
+    code: -32602,
+    message: "No version of policy.search satisfies ^3.0.0",
+  });
+  assert.deepEqual(probes.map((p) => [p.version, p.hidden]), [
+    ["^2.0.0", true],
+    ["^3.0.0", false],
+  ]);
 });
 
 Deno.test("schema: invalid arguments are -32602 up to 2025-06-18 and an isError result from 2025-11-25", () => {
   const lookup = spec("payments.lookup", "1.0.0");
   const valid = { reference: "PMT-000001" };
   const invalid = { reference: "nope", extra: true };
-  for (const protocolVersion of [undefined, "2024-11-05", "2025-11-25", "2026-07-28"]) {
-    assert.deepEqual(checkArguments(lookup, { args: valid, protocolVersion }), { kind: "valid" });
+  for (
+    const protocolVersion of [
+      undefined,
+      "2024-11-05",
+      "2025-11-25",
+      "2026-07-28",
+    ]
+  ) {
+    assert.deepEqual(checkArguments(lookup, { args: valid, protocolVersion }), {
+      kind: "valid",
+    });
   }
   for (const protocolVersion of ["2024-11-05", "2025-03-26", "2025-06-18"]) {
     const verdict = checkArguments(lookup, { args: invalid, protocolVersion });
     assert.equal(verdict.kind, "protocol-error", String(protocolVersion));
     if (verdict.kind !== "protocol-error") continue;
     assert.equal(verdict.error.code, -32602);
-    assert.equal(verdict.error.message, "Invalid arguments for payments.lookup");
+    assert.equal(
+      verdict.error.message,
+      "Invalid arguments for payments.lookup",
+    );
     const data = verdict.error.data as { issues: { path: string }[] };
-    assert.deepEqual(data.issues.map((i) => i.path).sort(), ["$.extra", "$.reference"]);
+    assert.deepEqual(data.issues.map((i) => i.path).sort(), [
+      "$.extra",
+      "$.reference",
+    ]);
   }
   // No revision negotiated yet: the newest handshake-era one's rule.
   for (const protocolVersion of [undefined, "2025-11-25", "2026-07-28"]) {
@@ -198,7 +262,10 @@ Deno.test("schema: invalid arguments are -32602 up to 2025-06-18 and an isError 
     const text = (verdict.result.content[0] as { text: string }).text;
     assert.match(text, /^Invalid arguments for payments\.lookup:\n/);
     assert.match(text, /\$\.reference: /);
-    const data = verdict.result.structuredContent as { issues: unknown[]; omitted?: number };
+    const data = verdict.result.structuredContent as {
+      issues: unknown[];
+      omitted?: number;
+    };
     assert.equal(data.issues.length, 2);
     assert.equal(data.omitted, undefined);
   }
@@ -208,18 +275,31 @@ Deno.test("schema: thousands of issues are answered with the first ones and the 
   const lookup = spec("payments.lookup", "1.0.0");
   const args: Record<string, unknown> = { reference: "PMT-000001" };
   for (let i = 0; i < 5000; i++) args[`k${i}`] = i;
-  const verdict = checkArguments(lookup, { args, protocolVersion: "2025-11-25" });
+  const verdict = checkArguments(lookup, {
+    args,
+    protocolVersion: "2025-11-25",
+  });
   assert.equal(verdict.kind, "tool-error");
   if (verdict.kind !== "tool-error") return;
-  const data = verdict.result.structuredContent as { issues: unknown[]; omitted: number };
+  const data = verdict.result.structuredContent as {
+    issues: unknown[];
+    omitted: number;
+  };
   assert.equal(data.issues.length + data.omitted, 5000);
   assert.ok(data.issues.length <= 100);
-  assert.match((verdict.result.content[0] as { text: string }).text, /… and \d+ more issues$/);
+  assert.match(
+    (verdict.result.content[0] as { text: string }).text,
+    /… and \d+ more issues$/,
+  );
 });
 
 async function run(
   handler: ToolHandler | undefined,
-  options: { caller?: Caller; meta?: Record<string, unknown>; signal?: AbortSignal } = {},
+  options: {
+    caller?: Caller;
+    meta?: Record<string, unknown>;
+    signal?: AbortSignal;
+  } = {},
 ) {
   const outcomes: CallRecord["outcome"][] = [];
   const { core: c } = core(estate(), { handlerFor: () => handler });
@@ -238,7 +318,12 @@ async function run(
           caller: who,
           context,
           spec: spec("policy.search", "1.0.0"),
-          request: { name: "policy.search", args: { q: 1 }, pin: undefined, meta },
+          request: {
+            name: "policy.search",
+            args: { q: 1 },
+            pin: undefined,
+            meta,
+          },
           record: (o) => outcomes.push(o),
         });
       } catch (e) {
@@ -248,7 +333,9 @@ async function run(
       return result;
     },
   });
-  options.signal?.addEventListener("abort", () => exchange.cancel("r1"), { once: true });
+  options.signal?.addEventListener("abort", () => exchange.cancel("r1"), {
+    once: true,
+  });
   await exchange.exchange({
     jsonrpc: "2.0",
     id: "r1",
@@ -265,7 +352,10 @@ Deno.test("handler: values become results; throws and missing handlers are tool 
     outcomes: ["ok"],
   });
   assert.deepEqual(await run(() => ({ n: 1 })), {
-    result: { content: [{ type: "text", text: '{"n":1}' }], structuredContent: { n: 1 } },
+    result: {
+      content: [{ type: "text", text: '{"n":1}' }],
+      structuredContent: { n: 1 },
+    },
     outcomes: ["ok"],
   });
   assert.deepEqual(await run(() => undefined), {
@@ -273,14 +363,20 @@ Deno.test("handler: values become results; throws and missing handlers are tool 
     outcomes: ["ok"],
   });
   const own = { content: [{ type: "text", text: "own" }], isError: true };
-  assert.deepEqual(await run(() => own), { result: own, outcomes: ["tool-error"] });
+  assert.deepEqual(await run(() => own), {
+    result: own,
+    outcomes: ["tool-error"],
+  });
   assert.deepEqual(
     await run(() => {
       throw new Error("core banking timed out");
     }),
     {
       result: {
-        content: [{ type: "text", text: "policy.search failed: core banking timed out" }],
+        content: [{
+          type: "text",
+          text: "policy.search failed: core banking timed out",
+        }],
         isError: true,
       },
       outcomes: ["tool-error"],
@@ -288,7 +384,10 @@ Deno.test("handler: values become results; throws and missing handlers are tool 
   );
   assert.deepEqual(await run(undefined), {
     result: {
-      content: [{ type: "text", text: "policy.search@1.0.0 is not available right now" }],
+      content: [{
+        type: "text",
+        text: "policy.search@1.0.0 is not available right now",
+      }],
       isError: true,
     },
     outcomes: ["tool-error"],
@@ -300,7 +399,9 @@ Deno.test("handler: a missing client capability is -32021 in 2026-07-28, a tool 
     throw new MissingClientCapabilityError({ sampling: {} });
   };
   await assert.rejects(
-    run(missing, { caller: caller(OPERATOR, { protocolVersion: "2026-07-28" }) }),
+    run(missing, {
+      caller: caller(OPERATOR, { protocolVersion: "2026-07-28" }),
+    }),
     (e: { code: number; data: unknown }) => {
       assert.equal(e.code, -32021);
       assert.deepEqual(e.data, { requiredCapabilities: { sampling: {} } });
@@ -376,22 +477,35 @@ Deno.test("handler: the context carries the principal, the version and the clien
 
 Deno.test("callTool(): the steps in order; a call is logged once it reached a version, timed from there", async () => {
   const { core: c, calls } = core(estate());
-  const call = async (params: Record<string, unknown>, protocolVersion = "2025-11-25") =>
+  const call = async (
+    params: Record<string, unknown>,
+    protocolVersion = "2025-11-25",
+  ) =>
     await callTool(c, {
       caller: caller(OPERATOR, { protocolVersion }),
       params,
       context: idleContext(1),
     }) as CallToolResult;
-  await assert.rejects(call({ name: "nope", arguments: { reference: 1 } }), { code: -32602 });
+  await assert.rejects(call({ name: "nope", arguments: { reference: 1 } }), {
+    code: -32602,
+  });
   assert.equal(calls.length, 0); // never reached a version
-  const rejected = await call({ name: "policy.search", arguments: { reference: 1 } });
+  const rejected = await call({
+    name: "policy.search",
+    arguments: { reference: 1 },
+  });
   assert.equal(rejected.isError, true);
   await assert.rejects(
     call({ name: "policy.search", arguments: { reference: 1 } }, "2025-06-18"),
     { code: -32602, message: "Invalid arguments for policy.search" },
   );
-  const ok = await call({ name: "policy.search", arguments: { reference: "PMT-000001" } });
-  assert.deepEqual(ok.structuredContent, { echoed: { reference: "PMT-000001" } });
+  const ok = await call({
+    name: "policy.search",
+    arguments: { reference: "PMT-000001" },
+  });
+  assert.deepEqual(ok.structuredContent, {
+    echoed: { reference: "PMT-000001" },
+  });
   assert.deepEqual(
     calls.map((r) => [r.tool, r.version, r.outcome, r.durationMs]),
     [
@@ -416,16 +530,26 @@ function idleContext(id: JsonRpcId): RequestContext {
 }
 
 Deno.test("schema: for a tool with an outputSchema the issues ride under _meta, and the client reads them there", async () => {
-  const { resultOutcome, ISSUES_META_KEY } = await import("../lib/mcp/_client_outcome.ts");
+  const { resultOutcome, ISSUES_META_KEY } = await import(
+    "../lib/mcp/_client_outcome.ts"
+  );
   const lookup = spec("payments.lookup", "1.0.0", {
-    outputSchema: { type: "object", properties: { status: { type: "string" } } },
+    outputSchema: {
+      type: "object",
+      properties: { status: { type: "string" } },
+    },
   });
-  const verdict = checkArguments(lookup, { args: { reference: 7 }, protocolVersion: "2025-11-25" });
+  const verdict = checkArguments(lookup, {
+    args: { reference: 7 },
+    protocolVersion: "2025-11-25",
+  });
   assert.equal(verdict.kind, "tool-error");
   if (verdict.kind !== "tool-error") return;
   // Clients check structuredContent against the outputSchema, error results too: none is sent.
   assert.equal(verdict.result.structuredContent, undefined);
-  const carried = verdict.result._meta?.[ISSUES_META_KEY] as { issues: { path: string }[] };
+  const carried = verdict.result._meta?.[ISSUES_META_KEY] as {
+    issues: { path: string }[];
+  };
   assert.deepEqual(carried.issues.map((i) => i.path), ["$.reference"]);
   const outcome = resultOutcome(verdict.result);
   assert.equal(outcome.kind, "invalid-arguments");

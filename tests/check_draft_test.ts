@@ -24,7 +24,10 @@ function lookup(version: string, changes: Partial<ToolSpec> = {}): ToolSpec {
     description: "Returns a wholesale payment's status by reference. Reads the payments system.",
     inputSchema: {
       type: "object",
-      properties: { reference: { type: "string" }, currency: { type: "string" } },
+      properties: {
+        reference: { type: "string" },
+        currency: { type: "string" },
+      },
       required: ["reference"],
     },
     sideEffect: "read",
@@ -36,11 +39,23 @@ function lookup(version: string, changes: Partial<ToolSpec> = {}): ToolSpec {
   };
 }
 
-function call(version: string, args: unknown, principal = "ops-bot"): StoredCall {
-  return { version, arguments: args, principal, at: "2026-11-01T09:00:00.000Z" };
+function call(
+  version: string,
+  args: unknown,
+  principal = "ops-bot",
+): StoredCall {
+  return {
+    version,
+    arguments: args,
+    principal,
+    at: "2026-11-01T09:00:00.000Z",
+  };
 }
 
-function estate(calls: StoredCall[] = [], ...published: ToolSpec[]): ToolRegistry {
+function estate(
+  calls: StoredCall[] = [],
+  ...published: ToolSpec[]
+): ToolRegistry {
   const registry = new ToolRegistry({ now: NOW, storedCalls: () => calls });
   for (const spec of published) registry.publish(spec);
   return registry;
@@ -83,7 +98,10 @@ Deno.test("checkDraft() calls a version too low for a major change an error at t
   });
   const change = report.findings.find((f) => f.code === "change")!;
   assert.equal(change.severity, "warning");
-  assert.deepEqual(change.target, { field: "inputSchema", path: "$.properties.currency" });
+  assert.deepEqual(change.target, {
+    field: "inputSchema",
+    path: "$.properties.currency",
+  });
   // The same draft at the version the report asks for has no error left.
   const fixed = checkDraft({ ...draft, version: "2.0.0" }, registry);
   assert.equal(fixed.ok, true);
@@ -95,7 +113,10 @@ Deno.test("checkDraft() calls a version too low for a major change an error at t
 
 Deno.test("checkDraft() hints that a version is enough, and says when the schema did not change", () => {
   const registry = estate([], lookup("1.0.0"));
-  const same = checkDraft(lookup("1.0.1", { title: "Look up one payment" }), registry);
+  const same = checkDraft(
+    lookup("1.0.1", { title: "Look up one payment" }),
+    registry,
+  );
   assert.equal(same.ok, true);
   assert.deepEqual(same.findings, [{
     severity: "hint",
@@ -120,12 +141,18 @@ Deno.test("checkDraft() hints that a version is enough, and says when the schema
   assert.deepEqual(codes(minor), ["change", "version-ok"]); // information before the hint
   const change = minor.findings[0];
   assert.equal(change.severity, "information");
-  assert.deepEqual(change.target, { field: "inputSchema", path: "$.properties.account" });
+  assert.deepEqual(change.target, {
+    field: "inputSchema",
+    path: "$.properties.account",
+  });
 });
 
 Deno.test("checkDraft() calls a published version with different content immutable, and an older version not newer", () => {
   const registry = estate([], lookup("1.0.0"), lookup("1.2.0"));
-  const rewritten = checkDraft(lookup("1.0.0", { title: "Rewritten" }), registry);
+  const rewritten = checkDraft(
+    lookup("1.0.0", { title: "Rewritten" }),
+    registry,
+  );
   assert.equal(rewritten.ok, false);
   assert.deepEqual(rewritten.findings, [{
     severity: "error",
@@ -156,7 +183,10 @@ Deno.test("checkDraft() names the baseline's state when it is not active", () =>
   const registry = estate([], lookup("1.0.0"));
   registry.deprecate("payments.lookup", "1.0.0");
   const draft = lookup("1.0.1", {
-    inputSchema: { type: "object", properties: { reference: { type: "string" } } },
+    inputSchema: {
+      type: "object",
+      properties: { reference: { type: "string" } },
+    },
   });
   const report = checkDraft(draft, registry);
   assert.deepEqual(report.baseline, { version: "1.0.0", state: "deprecated" });
@@ -204,7 +234,10 @@ Deno.test("checkDraft() puts stored calls a non-major version rejects at the nod
     f.code === "rejected-calls" && f.message.endsWith("is required")
   )!;
   assert.deepEqual(atRoot.target, { field: "inputSchema", path: "$" });
-  assert.equal(atRoot.message, "1 stored call is rejected here: $.account is required");
+  assert.equal(
+    atRoot.message,
+    "1 stored call is rejected here: $.account is required",
+  );
 });
 
 Deno.test("checkDraft() with a CallIndex replay reports exactly what it reports with the stored calls streamed", () => {
@@ -231,7 +264,9 @@ Deno.test("checkDraft() with a CallIndex replay reports exactly what it reports 
   const streamed = checkDraft(draft, registry);
   assert.ok(streamed.rejected.count > 0);
   assert.deepEqual(
-    checkDraft(draft, registry, { replay: (schema, line) => index.rejections(schema, line) }),
+    checkDraft(draft, registry, {
+      replay: (schema, line) => index.rejections(schema, line),
+    }),
     streamed,
   );
 });
@@ -249,7 +284,10 @@ Deno.test("checkDraft() reports what checkSchema refuses as errors at the schema
   const schema = report.findings.filter((f) => f.code === "schema");
   assert.equal(schema.length, 1);
   assert.equal(schema[0].severity, "error");
-  assert.deepEqual(schema[0].target, { field: "inputSchema", path: "$.unevaluatedProperties" });
+  assert.deepEqual(schema[0].target, {
+    field: "inputSchema",
+    path: "$.unevaluatedProperties",
+  });
 });
 
 Deno.test("checkDraft() makes a description naming a tool some principals may not see an error, and platform metadata a warning", () => {
@@ -262,7 +300,9 @@ Deno.test("checkDraft() makes a description naming a tool some principals may no
     tenants: ["retail"],
   });
   const naming = checkDraft(
-    transfers("Reads retail transfers. For wholesale payments use payments.lookup."),
+    transfers(
+      "Reads retail transfers. For wholesale payments use payments.lookup.",
+    ),
     registry,
   );
   assert.equal(naming.ok, false);
@@ -292,14 +332,23 @@ Deno.test("checkDraft() lists errors first, then warnings, information and hints
     description: "Returns a payment's status. Owned by payments-platform.",
     inputSchema: {
       type: "object",
-      properties: { reference: { type: "string" }, account: { type: "string" } },
+      properties: {
+        reference: { type: "string" },
+        account: { type: "string" },
+      },
       required: ["reference"],
     },
   });
   const report = checkDraft(draft, registry);
   const severities = report.findings.map((f) => f.severity);
   const rank = { error: 0, warning: 1, information: 2, hint: 3 };
-  assert.deepEqual(severities, [...severities].sort((a, b) => rank[a] - rank[b]));
-  assert.deepEqual(new Set(severities), new Set(["error", "warning", "information"]));
+  assert.deepEqual(
+    severities,
+    [...severities].sort((a, b) => rank[a] - rank[b]),
+  );
+  assert.deepEqual(
+    new Set(severities),
+    new Set(["error", "warning", "information"]),
+  );
   assert.equal(report.findings[0].code, "version-too-low");
 });

@@ -10,13 +10,20 @@ Deno.test("checkSchema() accepts a schema the validator fully enforces", () => {
       type: "object",
       title: "Lookup",
       properties: {
-        reference: { type: "string", pattern: "^PMT-[0-9]+$", description: "payment reference" },
+        reference: {
+          type: "string",
+          pattern: "^PMT-[0-9]+$",
+          description: "payment reference",
+        },
         legs: { type: "array", items: { $ref: "#/$defs/leg" } },
       },
       required: ["reference"],
       additionalProperties: false,
       $defs: {
-        leg: { type: "object", properties: { amount: { type: "number", multipleOf: 0.01 } } },
+        leg: {
+          type: "object",
+          properties: { amount: { type: "number", multipleOf: 0.01 } },
+        },
       },
       "x-owner-note": "extension annotations are allowed",
     }),
@@ -56,7 +63,10 @@ Deno.test("checkSchema() reports remote and dangling $ref", () => {
     },
     $defs: { ok: { type: "string" } },
   });
-  assert.deepEqual(brief(issues), ["$.properties.a.$ref $ref", "$.properties.b.$ref $ref"]);
+  assert.deepEqual(brief(issues), [
+    "$.properties.a.$ref $ref",
+    "$.properties.b.$ref $ref",
+  ]);
   assert.match(issues[0].message, /remote \$ref/);
   assert.match(issues[1].message, /dangling \$ref/);
 });
@@ -64,7 +74,10 @@ Deno.test("checkSchema() reports remote and dangling $ref", () => {
 Deno.test("checkSchema() reports patterns it cannot run safely, and invalid ones", () => {
   const issues = checkSchema({
     type: "object",
-    properties: { a: { type: "string", pattern: "^(?=x)y" }, b: { type: "string", pattern: "(" } },
+    properties: {
+      a: { type: "string", pattern: "^(?=x)y" },
+      b: { type: "string", pattern: "(" },
+    },
     patternProperties: { "(a)\\1": { type: "string" } },
   });
   assert.deepEqual(brief(issues), [
@@ -75,7 +88,10 @@ Deno.test("checkSchema() reports patterns it cannot run safely, and invalid ones
   assert.match(issues[1].message, /lookahead/);
   assert.match(issues[2].message, /invalid regular expression/);
   // A catastrophic pattern is fine: it runs on the linear-time engine.
-  assert.deepEqual(checkSchema({ type: "object", properties: { a: { pattern: "^(a+)+$" } } }), []);
+  assert.deepEqual(
+    checkSchema({ type: "object", properties: { a: { pattern: "^(a+)+$" } } }),
+    [],
+  );
 });
 
 Deno.test("checkSchema() reports keyword values of the wrong shape", () => {
@@ -83,7 +99,13 @@ Deno.test("checkSchema() reports keyword values of the wrong shape", () => {
     type: "object",
     required: "amount",
     properties: {
-      n: { type: "decimal", minimum: "0", maxLength: -1, exclusiveMinimum: true, multipleOf: 0 },
+      n: {
+        type: "decimal",
+        minimum: "0",
+        maxLength: -1,
+        exclusiveMinimum: true,
+        multipleOf: 0,
+      },
     },
   });
   assert.deepEqual(brief(issues), [

@@ -17,8 +17,16 @@ function expect(
   const r = classifySchemaChange(before, after);
   assert.equal(r.bump, bump, JSON.stringify(r.changes, null, 1));
   if (witness !== undefined) {
-    assert.deepEqual(validateSchema(before, witness), [], "the witness passes the old schema");
-    assert.notDeepEqual(validateSchema(after, witness), [], "the witness fails the new schema");
+    assert.deepEqual(
+      validateSchema(before, witness),
+      [],
+      "the witness passes the old schema",
+    );
+    assert.notDeepEqual(
+      validateSchema(after, witness),
+      [],
+      "the witness fails the new schema",
+    );
   }
 }
 
@@ -38,7 +46,11 @@ Deno.test("classifySchemaChange() calls widening an empty subschema in a positiv
 
 Deno.test("classifySchemaChange() calls a changed multipleOf under not major even when the old enum hides it", () => {
   // {enum: [6, 3], multipleOf: 2} accepts 6 only; with multipleOf 3 it accepts 6 and 3.
-  expect({ enum: [6, 3], multipleOf: 2 }, { enum: [6, 3], multipleOf: 3 }, "minor");
+  expect(
+    { enum: [6, 3], multipleOf: 2 },
+    { enum: [6, 3], multipleOf: 3 },
+    "minor",
+  );
   expect(
     { not: { enum: [6, 3], multipleOf: 2 } },
     { not: { enum: [6, 3], multipleOf: 3 } },
@@ -49,7 +61,9 @@ Deno.test("classifySchemaChange() calls a changed multipleOf under not major eve
 
 Deno.test("classifySchemaChange() calls a bound edit on an absent kind patch only when neither side has that kind", () => {
   // Neither side accepts numbers: the numeric keyword is inert.
-  expect({ not: { type: "string", minimum: 5 } }, { not: { type: "string", minimum: 3 } }, "patch");
+  expect({ not: { type: "string", minimum: 5 } }, {
+    not: { type: "string", minimum: 3 },
+  }, "patch");
   // The new side accepts numbers through the edit's own type change.
   expect(
     { not: { type: "string", maximum: 5 } },
@@ -79,7 +93,12 @@ Deno.test("classifySchemaChange() calls widening one oneOf branch into another m
 
 Deno.test("classifySchemaChange() calls widening contains major when maxContains bounds it", () => {
   expect(
-    { type: "array", contains: { const: 1, enum: [2] }, minContains: 0, maxContains: 0 },
+    {
+      type: "array",
+      contains: { const: 1, enum: [2] },
+      minContains: 0,
+      maxContains: 0,
+    },
     { type: "array", contains: { const: 1 }, minContains: 0, maxContains: 0 },
     "major",
     [1],
@@ -87,11 +106,18 @@ Deno.test("classifySchemaChange() calls widening contains major when maxContains
 });
 
 Deno.test("classifySchemaChange() calls a property added beside an allOf branch that names it major", () => {
-  const before = { type: "object", allOf: [{ properties: { a: { type: "number" } } }] };
+  const before = {
+    type: "object",
+    allOf: [{ properties: { a: { type: "number" } } }],
+  };
   const after = { ...before, properties: { a: { type: "string" } } };
   expect(before, after, "major", { a: 1 });
   // Naming it without constraining it is no narrowing.
-  expect(before, { ...before, properties: { a: { description: "A" } } }, "patch");
+  expect(
+    before,
+    { ...before, properties: { a: { description: "A" } } },
+    "patch",
+  );
 });
 
 Deno.test("classifySchemaChange() calls a property added in an allOf branch beside the root's major", () => {
@@ -110,7 +136,12 @@ Deno.test("classifySchemaChange() calls a property added in an allOf branch besi
 
 Deno.test("classifySchemaChange() calls a property added in then where the root names it major", () => {
   expect(
-    { type: "object", properties: { a: {} }, if: { required: ["b"] }, then: {} },
+    {
+      type: "object",
+      properties: { a: {} },
+      if: { required: ["b"] },
+      then: {},
+    },
     {
       type: "object",
       properties: { a: {} },
@@ -125,7 +156,11 @@ Deno.test("classifySchemaChange() calls a property added in then where the root 
 Deno.test("classifySchemaChange() calls a property added in a dependent schema where the root names it major", () => {
   for (const kw of ["dependentSchemas", "dependencies"]) {
     expect(
-      { type: "object", properties: { a: { type: "number" } }, [kw]: { b: {} } },
+      {
+        type: "object",
+        properties: { a: { type: "number" } },
+        [kw]: { b: {} },
+      },
       {
         type: "object",
         properties: { a: { type: "number" } },
@@ -153,7 +188,10 @@ Deno.test("classifySchemaChange() calls a property added where a pattern already
 Deno.test("classifySchemaChange() calls a property added inside contains major", () => {
   expect(
     { type: "array", contains: { type: "object" } },
-    { type: "array", contains: { type: "object", properties: { a: { type: "string" } } } },
+    {
+      type: "array",
+      contains: { type: "object", properties: { a: { type: "string" } } },
+    },
     "major",
     [{ a: 1 }],
   );
@@ -177,14 +215,20 @@ Deno.test("classifySchemaChange() calls a property added inside contains major",
 Deno.test("classifySchemaChange() still calls an optional property nobody names minor", () => {
   expect(
     { type: "object", properties: { a: { type: "number" } } },
-    { type: "object", properties: { a: { type: "number" }, b: { type: "string" } } },
+    {
+      type: "object",
+      properties: { a: { type: "number" }, b: { type: "string" } },
+    },
     "minor",
   );
   // Named in a sibling object elsewhere is not named here.
   expect(
     {
       type: "object",
-      properties: { x: { type: "object" }, y: { type: "object", properties: { b: {} } } },
+      properties: {
+        x: { type: "object" },
+        y: { type: "object", properties: { b: {} } },
+      },
     },
     {
       type: "object",
@@ -198,11 +242,25 @@ Deno.test("classifySchemaChange() still calls an optional property nobody names 
 });
 
 Deno.test("classifySchemaChange() calls integer multipleOf 1.5 and 3 the same values", () => {
-  expect({ type: "integer", multipleOf: 1.5 }, { type: "integer", multipleOf: 3 }, "patch");
-  expect({ type: "integer", multipleOf: 3 }, { type: "integer", multipleOf: 1.5 }, "patch");
+  expect({ type: "integer", multipleOf: 1.5 }, {
+    type: "integer",
+    multipleOf: 3,
+  }, "patch");
+  expect({ type: "integer", multipleOf: 3 }, {
+    type: "integer",
+    multipleOf: 1.5,
+  }, "patch");
   expect({ type: "integer", multipleOf: 0.5 }, { type: "integer" }, "patch");
-  expect({ type: "integer", multipleOf: 6 }, { type: "integer", multipleOf: 1.5 }, "minor");
-  expect({ type: "integer", multipleOf: 1.5 }, { type: "integer", multipleOf: 2 }, "major", 3);
+  expect({ type: "integer", multipleOf: 6 }, {
+    type: "integer",
+    multipleOf: 1.5,
+  }, "minor");
+  expect(
+    { type: "integer", multipleOf: 1.5 },
+    { type: "integer", multipleOf: 2 },
+    "major",
+    3,
+  );
 });
 
 Deno.test("classifySchemaChange() calls a single-branch anyOf, allOf or oneOf the same values as its branch", () => {

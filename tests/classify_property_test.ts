@@ -25,17 +25,28 @@ const changeArb = fc
  */
 const positionedArb = fc
   .tuple(positionedSchema, fc.array(editArb, { minLength: 1, maxLength: 3 }))
-  .map(([before, edits]) => ({ before, ...applyPositionedEdits(before, edits) }));
+  .map(([before, edits]) => ({
+    before,
+    ...applyPositionedEdits(before, edits),
+  }));
 
 /**
  * Fails with the pair when values disprove the classification. Values come from
  * json-schema-faker, `arbitraryForSchema`, both schemas' literals and mutations of accepted values,
  * drawn from a seed rather than `fc.gen()` so that shrinking a counterexample shrinks the schemas.
  */
-function assertSound(before: unknown, after: unknown, seed: number, ops: string[] = []): boolean {
+function assertSound(
+  before: unknown,
+  after: unknown,
+  seed: number,
+  ops: string[] = [],
+): boolean {
   const bad = checkClaim(before as Obj, after as Obj, { seed, n: 4 });
   if (bad) {
-    const result = classifySchemaChange(before as JsonSchema, after as JsonSchema);
+    const result = classifySchemaChange(
+      before as JsonSchema,
+      after as JsonSchema,
+    );
     assert.fail(
       `classified ${bad.bump}${ops.length ? ` after ${ops.join(", ")}` : ""}, yet the new schema ${
         bad.how === "rejected" ? "rejects" : "accepts (and the old one rejects)"
@@ -44,30 +55,45 @@ function assertSound(before: unknown, after: unknown, seed: number, ops: string[
       }\nbefore: ${JSON.stringify(before)}\nafter: ${JSON.stringify(after)}`,
     );
   }
-  return classifySchemaChange(before as JsonSchema, after as JsonSchema).bump !== "major";
+  return classifySchemaChange(before as JsonSchema, after as JsonSchema)
+    .bump !== "major";
 }
 
 Deno.test("classifySchemaChange() is sound: a minor change accepts every old value, a patch exactly the old values", () => {
   let compatible = 0;
   fc.assert(
-    fc.property(changeArb, fc.integer(), ({ before, schema: after, ops }, seed) => {
-      if (assertSound(before, after, seed, ops)) compatible++;
-    }),
+    fc.property(
+      changeArb,
+      fc.integer(),
+      ({ before, schema: after, ops }, seed) => {
+        if (assertSound(before, after, seed, ops)) compatible++;
+      },
+    ),
     { numRuns: RUNS },
   );
   // The law must be exercised by compatible edits, not only skip major ones.
-  assert.ok(compatible > RUNS / 4, `only ${compatible} compatible edits were tried`);
+  assert.ok(
+    compatible > RUNS / 4,
+    `only ${compatible} compatible edits were tried`,
+  );
 });
 
 Deno.test("classifySchemaChange() is sound on edits in negative and co-located places", () => {
   let compatible = 0;
   fc.assert(
-    fc.property(positionedArb, fc.integer(), ({ before, schema: after, ops }, seed) => {
-      if (assertSound(before, after, seed, ops)) compatible++;
-    }),
+    fc.property(
+      positionedArb,
+      fc.integer(),
+      ({ before, schema: after, ops }, seed) => {
+        if (assertSound(before, after, seed, ops)) compatible++;
+      },
+    ),
     { numRuns: RUNS },
   );
-  assert.ok(compatible > RUNS / 5, `only ${compatible} compatible edits were tried`);
+  assert.ok(
+    compatible > RUNS / 5,
+    `only ${compatible} compatible edits were tried`,
+  );
 });
 
 Deno.test("classifyOutputSchemaChange() is sound: a minor output change allows only old values, a patch exactly the old values", () => {
@@ -81,22 +107,35 @@ Deno.test("classifyOutputSchemaChange() is sound: a minor output change allows o
             `output classified ${bad.bump} after ${ops.join(", ")}, yet the new output schema ${
               bad.how === "accepted" ? "allows (and the old one does not)" : "rejects"
             } ${JSON.stringify(bad.value)}\nchanges: ${
-              JSON.stringify(classifyOutputSchemaChange(before, after).changes, null, 1)
+              JSON.stringify(
+                classifyOutputSchemaChange(before, after).changes,
+                null,
+                1,
+              )
             }\nbefore: ${JSON.stringify(before)}\nafter: ${JSON.stringify(after)}`,
           );
         }
-        if (classifyOutputSchemaChange(before, after).bump !== "major") compatible++;
+        if (classifyOutputSchemaChange(before, after).bump !== "major") {
+          compatible++;
+        }
       }),
       { numRuns: RUNS / 2 },
     );
   }
-  assert.ok(compatible > RUNS / 5, `only ${compatible} compatible output edits were tried`);
+  assert.ok(
+    compatible > RUNS / 5,
+    `only ${compatible} compatible output edits were tried`,
+  );
 });
 
 Deno.test("classifyOutputSchemaChange() is sound on small schemas that mix every keyword", () => {
   fc.assert(
     fc.property(soupChange, fc.integer(), ([before, after], seed) => {
-      const bad = checkClaim(before as Obj, after as Obj, { seed, n: 4, output: true });
+      const bad = checkClaim(before as Obj, after as Obj, {
+        seed,
+        n: 4,
+        output: true,
+      });
       assert.equal(bad, undefined, JSON.stringify({ bad, before, after }));
     }),
     { numRuns: RUNS },
@@ -115,8 +154,14 @@ Deno.test("classifySchemaChange() is sound on small schemas that mix every keywo
 Deno.test("classifySchemaChange() calls a schema compared with itself patch with no changes", () => {
   fc.assert(
     fc.property(toolSchema, (s) => {
-      assert.deepEqual(classifySchemaChange(s, s), { bump: "patch", changes: [] });
-      assert.deepEqual(classifySchemaChange(s, structuredClone(s)), { bump: "patch", changes: [] });
+      assert.deepEqual(classifySchemaChange(s, s), {
+        bump: "patch",
+        changes: [],
+      });
+      assert.deepEqual(classifySchemaChange(s, structuredClone(s)), {
+        bump: "patch",
+        changes: [],
+      });
     }),
     { numRuns: RUNS },
   );
@@ -125,7 +170,10 @@ Deno.test("classifySchemaChange() calls a schema compared with itself patch with
 Deno.test("classifySchemaChange() gives the same result whatever the key order", () => {
   fc.assert(
     fc.property(changeArb, fc.integer(), ({ before, schema: after }, seed) => {
-      const expected = classifySchemaChange(before as JsonSchema, after as JsonSchema);
+      const expected = classifySchemaChange(
+        before as JsonSchema,
+        after as JsonSchema,
+      );
       const shuffled = classifySchemaChange(
         shuffleKeys(before, seed) as JsonSchema,
         shuffleKeys(after, seed + 1) as JsonSchema,
@@ -147,7 +195,9 @@ function canonical(v: unknown): string {
     (_k, x) =>
       x !== null && typeof x === "object" && !Array.isArray(x)
         ? Object.fromEntries(
-          Object.keys(x).sort().map((k) => [k, (x as Record<string, unknown>)[k]]),
+          Object.keys(x).sort().map((
+            k,
+          ) => [k, (x as Record<string, unknown>)[k]]),
         )
         : x,
   );
@@ -157,8 +207,14 @@ Deno.test("classifySchemaChange() returns the largest bump of its sorted, distin
   const rank = { patch: 0, minor: 1, major: 2 };
   fc.assert(
     fc.property(changeArb, ({ before, schema: after }) => {
-      const { bump, changes } = classifySchemaChange(before as JsonSchema, after as JsonSchema);
-      assert.equal(rank[bump], Math.max(0, ...changes.map((c) => rank[c.bump])));
+      const { bump, changes } = classifySchemaChange(
+        before as JsonSchema,
+        after as JsonSchema,
+      );
+      assert.equal(
+        rank[bump],
+        Math.max(0, ...changes.map((c) => rank[c.bump])),
+      );
       const keys = changes.map((c) => `${c.path} ${c.kind} ${c.message}`);
       assert.equal(new Set(keys).size, keys.length);
       // A textual change always leaves at least one change that says what happened; keys merely

@@ -24,7 +24,9 @@ function classify(a: JsonSchema, b: JsonSchema): SchemaChangeClassification {
   const rank = { patch: 0, minor: 1, major: 2 };
   const top = r.changes.reduce((m, c) => Math.max(m, rank[c.bump]), 0);
   assert.equal(rank[r.bump], top);
-  for (const c of r.changes) assert.ok(SCHEMA_CHANGE_KINDS.includes(c.kind), c.kind);
+  for (const c of r.changes) {
+    assert.ok(SCHEMA_CHANGE_KINDS.includes(c.kind), c.kind);
+  }
   return r;
 }
 
@@ -42,7 +44,10 @@ const payment = tool(
 // --- identity -----------------------------------------------------------------------------
 
 Deno.test("classifySchemaChange() calls an identical schema patch with no changes", () => {
-  assert.deepEqual(classify(payment, structuredClone(payment)), { bump: "patch", changes: [] });
+  assert.deepEqual(classify(payment, structuredClone(payment)), {
+    bump: "patch",
+    changes: [],
+  });
 });
 
 Deno.test("classifySchemaChange() ignores key order", () => {
@@ -57,13 +62,19 @@ Deno.test("classifySchemaChange() ignores key order", () => {
     },
     type: "object",
   };
-  assert.deepEqual(classify(payment, reordered), { bump: "patch", changes: [] });
+  assert.deepEqual(classify(payment, reordered), {
+    bump: "patch",
+    changes: [],
+  });
 });
 
 // --- the six asymmetries ------------------------------------------------------------------
 
 Deno.test("classifySchemaChange() calls an added required property major", () => {
-  const next = tool({ ...payment.properties as Obj, valueDate: { type: "string" } }, [
+  const next = tool({
+    ...payment.properties as Obj,
+    valueDate: { type: "string" },
+  }, [
     "reference",
     "amount",
     "valueDate",
@@ -106,13 +117,20 @@ Deno.test("classifySchemaChange() calls a removed property major on an open obje
   const open = tool({ a: { type: "string" }, b: { type: "integer" } });
   const r = classify(open, tool({ a: { type: "string" } }));
   assert.deepEqual(lines(r), ["$.properties.b property-removed major"]);
-  assert.match(r.changes[0].message, /^removed property b: callers that send it/);
+  assert.match(
+    r.changes[0].message,
+    /^removed property b: callers that send it/,
+  );
 });
 
 Deno.test("classifySchemaChange() calls a removed required property major", () => {
   const props = { ...payment.properties as Obj };
   delete props.amount;
-  const r = classify(payment, { ...payment, properties: props, required: ["reference"] });
+  const r = classify(payment, {
+    ...payment,
+    properties: props,
+    required: ["reference"],
+  });
   assert.deepEqual(lines(r), ["$.properties.amount property-removed major"]);
 });
 
@@ -131,14 +149,20 @@ Deno.test("classifySchemaChange() calls an added optional property minor on a cl
 });
 
 Deno.test("classifySchemaChange() calls an added optional property minor on an open object", () => {
-  const r = classify(tool({ a: { type: "string" } }), tool({ a: { type: "string" }, b: {} }));
+  const r = classify(
+    tool({ a: { type: "string" } }),
+    tool({ a: { type: "string" }, b: {} }),
+  );
   assert.deepEqual(lines(r), ["$.properties.b property-added minor"]);
 });
 
 Deno.test("classifySchemaChange() calls a narrowed enum major", () => {
   const next = {
     ...payment,
-    properties: { ...payment.properties as Obj, currency: { enum: ["EUR", "GBP"] } },
+    properties: {
+      ...payment.properties as Obj,
+      currency: { enum: ["EUR", "GBP"] },
+    },
   };
   const r = classify(payment, next);
   assert.deepEqual(r.changes, [{
@@ -152,7 +176,10 @@ Deno.test("classifySchemaChange() calls a narrowed enum major", () => {
 Deno.test("classifySchemaChange() calls a widened enum minor", () => {
   const next = {
     ...payment,
-    properties: { ...payment.properties as Obj, currency: { enum: ["EUR", "GBP", "USD", "CHF"] } },
+    properties: {
+      ...payment.properties as Obj,
+      currency: { enum: ["EUR", "GBP", "USD", "CHF"] },
+    },
   };
   const r = classify(payment, next);
   assert.deepEqual(r.changes, [{
@@ -168,22 +195,35 @@ Deno.test("classifySchemaChange() calls a widened enum minor", () => {
 Deno.test("classifySchemaChange() calls optional to required major and required to optional minor", () => {
   const a = tool({ x: { type: "string" } }, []);
   const b = tool({ x: { type: "string" } }, ["x"]);
-  assert.deepEqual(lines(classify(a, b)), ["$.properties.x required-added major"]);
-  assert.deepEqual(lines(classify(b, a)), ["$.properties.x required-removed minor"]);
+  assert.deepEqual(lines(classify(a, b)), [
+    "$.properties.x required-added major",
+  ]);
+  assert.deepEqual(lines(classify(b, a)), [
+    "$.properties.x required-removed minor",
+  ]);
 });
 
 Deno.test("classifySchemaChange() treats a name only in required as named", () => {
   // The old schema names `a` through required alone (any value); typing it rejects old values.
   const a = { type: "object", required: ["a"] };
-  const b = { type: "object", properties: { a: { type: "number" } }, required: ["a"] };
-  assert.deepEqual(lines(classify(a, b)), ["$.properties.a.type type-narrowed major"]);
-  assert.deepEqual(lines(classify(b, a)), ["$.properties.a.type type-widened minor"]);
+  const b = {
+    type: "object",
+    properties: { a: { type: "number" } },
+    required: ["a"],
+  };
+  assert.deepEqual(lines(classify(a, b)), [
+    "$.properties.a.type type-narrowed major",
+  ]);
+  assert.deepEqual(lines(classify(b, a)), [
+    "$.properties.a.type type-widened minor",
+  ]);
 });
 
 // --- types ----------------------------------------------------------------------------------
 
 Deno.test("classifySchemaChange() calls integer to number minor and number to integer major", () => {
-  const i = tool({ n: { type: "integer" } }), n = tool({ n: { type: "number" } });
+  const i = tool({ n: { type: "integer" } }),
+    n = tool({ n: { type: "number" } });
   const up = classify(i, n), down = classify(n, i);
   assert.deepEqual(lines(up), ["$.properties.n.type type-widened minor"]);
   assert.equal(
@@ -191,19 +231,31 @@ Deno.test("classifySchemaChange() calls integer to number minor and number to in
     "type widened from integer to number: callers may now send fractional numbers",
   );
   assert.deepEqual(lines(down), ["$.properties.n.type type-narrowed major"]);
-  assert.match(down.changes[0].message, /fractional numbers such as 1\.5 are now rejected/);
+  assert.match(
+    down.changes[0].message,
+    /fractional numbers such as 1\.5 are now rejected/,
+  );
 });
 
 Deno.test("classifySchemaChange() calls a type added to a list minor and removed major", () => {
-  const one = tool({ v: { type: ["string"] } }), two = tool({ v: { type: ["string", "null"] } });
-  assert.deepEqual(lines(classify(one, two)), ["$.properties.v.type type-widened minor"]);
+  const one = tool({ v: { type: ["string"] } }),
+    two = tool({ v: { type: ["string", "null"] } });
+  assert.deepEqual(lines(classify(one, two)), [
+    "$.properties.v.type type-widened minor",
+  ]);
   const r = classify(two, one);
   assert.deepEqual(lines(r), ["$.properties.v.type type-narrowed major"]);
-  assert.match(r.changes[0].message, /no longer allows null: callers that send a null/);
+  assert.match(
+    r.changes[0].message,
+    /no longer allows null: callers that send a null/,
+  );
 });
 
 Deno.test("classifySchemaChange() calls a type written as a one-item list patch", () => {
-  const r = classify(tool({ v: { type: "string" } }), tool({ v: { type: ["string"] } }));
+  const r = classify(
+    tool({ v: { type: "string" } }),
+    tool({ v: { type: ["string"] } }),
+  );
   assert.deepEqual(lines(r), ["$.properties.v.type rewritten patch"]);
 });
 
@@ -225,8 +277,14 @@ Deno.test("classifySchemaChange() calls a type added next to an enum patch when 
 Deno.test("classifySchemaChange() calls added and tightened numeric bounds major", () => {
   const base = tool({ n: { type: "number", minimum: 0, maximum: 100 } });
   const cases: [Obj, string][] = [
-    [{ type: "number", minimum: 1, maximum: 100 }, "$.properties.n.minimum bound-tightened major"],
-    [{ type: "number", minimum: 0, maximum: 99 }, "$.properties.n.maximum bound-tightened major"],
+    [
+      { type: "number", minimum: 1, maximum: 100 },
+      "$.properties.n.minimum bound-tightened major",
+    ],
+    [
+      { type: "number", minimum: 0, maximum: 99 },
+      "$.properties.n.maximum bound-tightened major",
+    ],
     [
       { type: "number", exclusiveMinimum: 0, maximum: 100 },
       "$.properties.n.exclusiveMinimum bound-tightened major",
@@ -237,7 +295,11 @@ Deno.test("classifySchemaChange() calls added and tightened numeric bounds major
     ],
   ];
   for (const [next, expected] of cases) {
-    assert.deepEqual(lines(classify(base, tool({ n: next }))), [expected], JSON.stringify(next));
+    assert.deepEqual(
+      lines(classify(base, tool({ n: next }))),
+      [expected],
+      JSON.stringify(next),
+    );
   }
   const added = classify(tool({ n: { type: "number" } }), base);
   assert.deepEqual(lines(added), [
@@ -251,13 +313,22 @@ Deno.test("classifySchemaChange() calls added and tightened numeric bounds major
 });
 
 Deno.test("classifySchemaChange() calls removed and loosened numeric bounds minor", () => {
-  const base = tool({ n: { type: "number", exclusiveMinimum: 0, maximum: 100 } });
+  const base = tool({
+    n: { type: "number", exclusiveMinimum: 0, maximum: 100 },
+  });
   assert.deepEqual(
-    lines(classify(base, tool({ n: { type: "number", minimum: 0, maximum: 100 } }))),
+    lines(
+      classify(base, tool({ n: { type: "number", minimum: 0, maximum: 100 } })),
+    ),
     ["$.properties.n.minimum bound-loosened minor"],
   );
   assert.deepEqual(
-    lines(classify(base, tool({ n: { type: "number", exclusiveMinimum: 0, maximum: 101 } }))),
+    lines(
+      classify(
+        base,
+        tool({ n: { type: "number", exclusiveMinimum: 0, maximum: 101 } }),
+      ),
+    ),
     ["$.properties.n.maximum bound-loosened minor"],
   );
   assert.deepEqual(lines(classify(base, tool({ n: { type: "number" } }))), [
@@ -268,7 +339,9 @@ Deno.test("classifySchemaChange() calls removed and loosened numeric bounds mino
 
 Deno.test("classifySchemaChange() compares exclusive and inclusive integer bounds exactly", () => {
   const a = tool({ n: { type: "integer", minimum: 1, maximum: 9 } });
-  const b = tool({ n: { type: "integer", exclusiveMinimum: 0, exclusiveMaximum: 10 } });
+  const b = tool({
+    n: { type: "integer", exclusiveMinimum: 0, exclusiveMaximum: 10 },
+  });
   assert.equal(classify(a, b).bump, "patch");
   assert.equal(classify(b, a).bump, "patch");
   assert.deepEqual(lines(classify(a, b)), [
@@ -277,9 +350,12 @@ Deno.test("classifySchemaChange() compares exclusive and inclusive integer bound
   ]);
   // On numbers the same edit rejects 0.5: minimum 1 is tighter than exclusiveMinimum 0.
   const c = tool({ n: { type: "number", exclusiveMinimum: 0 } });
-  assert.deepEqual(lines(classify(c, tool({ n: { type: "number", minimum: 1 } }))), [
-    "$.properties.n.minimum bound-tightened major",
-  ]);
+  assert.deepEqual(
+    lines(classify(c, tool({ n: { type: "number", minimum: 1 } }))),
+    [
+      "$.properties.n.minimum bound-tightened major",
+    ],
+  );
 });
 
 Deno.test("classifySchemaChange() keeps the tighter of minimum and exclusiveMinimum", () => {
@@ -310,15 +386,26 @@ Deno.test("classifySchemaChange() compares multipleOf by divisibility", () => {
   ]);
   // Every integer is a multiple of 0.5.
   const i = tool({ n: { type: "integer" } });
-  assert.equal(classify(i, tool({ n: { type: "integer", multipleOf: 0.5 } })).bump, "patch");
+  assert.equal(
+    classify(i, tool({ n: { type: "integer", multipleOf: 0.5 } })).bump,
+    "patch",
+  );
 });
 
 // --- lengths, counts, uniqueness ------------------------------------------------------------
 
 Deno.test("classifySchemaChange() treats length, item and property counts as bounds", () => {
   const cases: [Obj, Obj, string][] = [
-    [{ type: "string" }, { type: "string", maxLength: 5 }, "maxLength bound-tightened major"],
-    [{ type: "string", maxLength: 5 }, { type: "string" }, "maxLength bound-loosened minor"],
+    [
+      { type: "string" },
+      { type: "string", maxLength: 5 },
+      "maxLength bound-tightened major",
+    ],
+    [
+      { type: "string", maxLength: 5 },
+      { type: "string" },
+      "maxLength bound-loosened minor",
+    ],
     [
       { type: "string", minLength: 1 },
       { type: "string", minLength: 2 },
@@ -329,14 +416,26 @@ Deno.test("classifySchemaChange() treats length, item and property counts as bou
       { type: "string", minLength: 0 },
       "minLength bound-loosened minor",
     ],
-    [{ type: "array" }, { type: "array", minItems: 1 }, "minItems bound-tightened major"],
+    [
+      { type: "array" },
+      { type: "array", minItems: 1 },
+      "minItems bound-tightened major",
+    ],
     [
       { type: "array", maxItems: 3 },
       { type: "array", maxItems: 4 },
       "maxItems bound-loosened minor",
     ],
-    [{ type: "array" }, { type: "array", uniqueItems: true }, "uniqueItems bound-tightened major"],
-    [{ type: "array", uniqueItems: true }, { type: "array" }, "uniqueItems bound-loosened minor"],
+    [
+      { type: "array" },
+      { type: "array", uniqueItems: true },
+      "uniqueItems bound-tightened major",
+    ],
+    [
+      { type: "array", uniqueItems: true },
+      { type: "array" },
+      "uniqueItems bound-loosened minor",
+    ],
     [
       { type: "object" },
       { type: "object", maxProperties: 2 },
@@ -386,13 +485,20 @@ Deno.test("classifySchemaChange() calls a pattern added or changed major and rem
   // Even a pattern that accepts more is major: regex inclusion is not decided.
   const r = classify(s("^PMT-[0-9]+$"), s("^PMT-"));
   assert.deepEqual(lines(r), ["$.properties.r.pattern pattern-changed major"]);
-  assert.match(r.changes[0].message, /inclusion between regular expressions is not decided/);
+  assert.match(
+    r.changes[0].message,
+    /inclusion between regular expressions is not decided/,
+  );
 });
 
 Deno.test("classifySchemaChange() calls a format added or changed major and removed minor", () => {
   const s = (f?: string) => tool({ d: { type: "string", ...(f ? { format: f } : {}) } });
-  assert.deepEqual(lines(classify(s(), s("date"))), ["$.properties.d.format format-added major"]);
-  assert.deepEqual(lines(classify(s("date"), s())), ["$.properties.d.format format-removed minor"]);
+  assert.deepEqual(lines(classify(s(), s("date"))), [
+    "$.properties.d.format format-added major",
+  ]);
+  assert.deepEqual(lines(classify(s("date"), s())), [
+    "$.properties.d.format format-removed minor",
+  ]);
   assert.deepEqual(lines(classify(s("date"), s("date-time"))), [
     "$.properties.d.format format-changed major",
   ]);
@@ -413,12 +519,18 @@ Deno.test("classifySchemaChange() compares const as a one-value enum", () => {
   assert.deepEqual(lines(classify(c({}), c({ const: "sepa" }))), [
     "$.properties.k.const const-changed major",
   ]);
-  assert.deepEqual(lines(classify(c({ const: "sepa" }), c({ enum: ["sepa", "swift"] }))), [
-    "$.properties.k.enum enum-widened minor",
-  ]);
-  assert.deepEqual(lines(classify(c({ const: "sepa" }), c({ enum: ["sepa"] }))), [
-    "$.properties.k.enum rewritten patch",
-  ]);
+  assert.deepEqual(
+    lines(classify(c({ const: "sepa" }), c({ enum: ["sepa", "swift"] }))),
+    [
+      "$.properties.k.enum enum-widened minor",
+    ],
+  );
+  assert.deepEqual(
+    lines(classify(c({ const: "sepa" }), c({ enum: ["sepa"] }))),
+    [
+      "$.properties.k.enum rewritten patch",
+    ],
+  );
 });
 
 Deno.test("classifySchemaChange() compares enum values by JSON equality, 0 not false", () => {
@@ -449,7 +561,13 @@ Deno.test("classifySchemaChange() calls reordered enum and required patch", () =
 Deno.test("classifySchemaChange() calls description, title, examples and $comment patch", () => {
   const a = tool({ r: { type: "string", description: "Reference." } });
   const b = {
-    ...tool({ r: { type: "string", description: "The payment reference.", examples: ["PMT-1"] } }),
+    ...tool({
+      r: {
+        type: "string",
+        description: "The payment reference.",
+        examples: ["PMT-1"],
+      },
+    }),
     title: "Lookup",
     $comment: "v2",
   };
@@ -467,7 +585,9 @@ Deno.test("classifySchemaChange() calls a description change minor when asked to
   const a = tool({ r: { type: "string", description: "Reference." } });
   const b = tool({ r: { type: "string", description: "Payment reference." } });
   const r = classifySchemaChange(a, b, { descriptionBump: "minor" });
-  assert.deepEqual(lines(r), ["$.properties.r.description annotation-changed minor"]);
+  assert.deepEqual(lines(r), [
+    "$.properties.r.description annotation-changed minor",
+  ]);
 });
 
 Deno.test("classifySchemaChange() calls a changed default minor", () => {
@@ -493,7 +613,9 @@ Deno.test("classifySchemaChange() treats x- extension keywords as annotations", 
 
 Deno.test("classifySchemaChange() calls closing an object major and opening it minor", () => {
   const open = tool({ a: { type: "string" } });
-  const closed = tool({ a: { type: "string" } }, [], { additionalProperties: false });
+  const closed = tool({ a: { type: "string" } }, [], {
+    additionalProperties: false,
+  });
   const r = classify(open, closed);
   assert.deepEqual(r.changes, [{
     path: "$.additionalProperties",
@@ -505,14 +627,20 @@ Deno.test("classifySchemaChange() calls closing an object major and opening it m
   assert.deepEqual(lines(classify(closed, open)), [
     "$.additionalProperties additional-properties-widened minor",
   ]);
-  assert.equal(classify(tool({}, [], { additionalProperties: true }), tool({})).bump, "patch");
+  assert.equal(
+    classify(tool({}, [], { additionalProperties: true }), tool({})).bump,
+    "patch",
+  );
 });
 
 Deno.test("classifySchemaChange() compares schema-valued additionalProperties", () => {
   const s = (ap: unknown) => tool({}, [], { additionalProperties: ap });
-  assert.deepEqual(lines(classify(s({ type: "string" }), s({ type: ["string", "number"] }))), [
-    "$.additionalProperties.type type-widened minor",
-  ]);
+  assert.deepEqual(
+    lines(classify(s({ type: "string" }), s({ type: ["string", "number"] }))),
+    [
+      "$.additionalProperties.type type-widened minor",
+    ],
+  );
   assert.deepEqual(lines(classify(s(true), s({ type: "string" }))), [
     "$.additionalProperties.type type-narrowed major",
   ]);
@@ -525,7 +653,10 @@ Deno.test("classifySchemaChange() compares patternProperties", () => {
   const s = (pp: Obj, extra: Obj = {}) => tool({}, [], { patternProperties: pp, ...extra });
   assert.deepEqual(
     lines(
-      classify(s({ "^x-": { type: "string" } }), s({ "^x-": { type: "string", maxLength: 9 } })),
+      classify(
+        s({ "^x-": { type: "string" } }),
+        s({ "^x-": { type: "string", maxLength: 9 } }),
+      ),
     ),
     ['$.patternProperties["^x-"].maxLength bound-tightened major'],
   );
@@ -540,7 +671,10 @@ Deno.test("classifySchemaChange() compares patternProperties", () => {
     ['$.patternProperties["^x-"] additional-properties-widened minor'],
   );
   // On an open object a restrictive new pattern rejects unnamed properties callers may send.
-  assert.equal(classify(tool({}), s({ "^x-": { type: "string" } })).bump, "major");
+  assert.equal(
+    classify(tool({}), s({ "^x-": { type: "string" } })).bump,
+    "major",
+  );
 });
 
 Deno.test("classifySchemaChange() compares propertyNames", () => {
@@ -562,11 +696,19 @@ Deno.test("classifySchemaChange() compares dependentRequired and draft-07 depend
   assert.deepEqual(lines(classify(s({ a: ["b", "c"] }), s({ a: ["b"] }))), [
     "$.dependentRequired.a dependency-removed minor",
   ]);
-  assert.deepEqual(lines(classify(s({ a: ["b"] }, "dependencies"), s({ a: ["b"] }))), [
-    "$.dependentRequired.a rewritten patch",
-  ]);
   assert.deepEqual(
-    lines(classify(s({ a: { required: ["b"] } }, "dependentSchemas"), s({}, "dependentSchemas"))),
+    lines(classify(s({ a: ["b"] }, "dependencies"), s({ a: ["b"] }))),
+    [
+      "$.dependentRequired.a rewritten patch",
+    ],
+  );
+  assert.deepEqual(
+    lines(
+      classify(
+        s({ a: { required: ["b"] } }, "dependentSchemas"),
+        s({}, "dependentSchemas"),
+      ),
+    ),
     ["$.dependentSchemas.a dependency-removed minor"],
   );
   assert.deepEqual(
@@ -611,19 +753,27 @@ Deno.test("classifySchemaChange() compares prefixItems position by position", ()
       "$.prefixItems[1].type type-widened minor",
     ],
   );
-  assert.deepEqual(lines(classify(t([{ type: "string" }], false), t([{ type: "string" }]))), [
-    "$.items schema-opened minor",
-  ]);
-  assert.deepEqual(lines(classify(t([{ type: "string" }]), t([{ type: "string" }], false))), [
-    "$.items schema-closed major",
-  ]);
+  assert.deepEqual(
+    lines(classify(t([{ type: "string" }], false), t([{ type: "string" }]))),
+    [
+      "$.items schema-opened minor",
+    ],
+  );
+  assert.deepEqual(
+    lines(classify(t([{ type: "string" }]), t([{ type: "string" }], false))),
+    [
+      "$.items schema-closed major",
+    ],
+  );
   // Draft-07: an items array with additionalItems.
   const d7 = (extra: unknown) => ({
     type: "array",
     items: [{ type: "string" }],
     additionalItems: extra,
   });
-  assert.deepEqual(lines(classify(d7(false), d7(true))), ["$.additionalItems schema-opened minor"]);
+  assert.deepEqual(lines(classify(d7(false), d7(true))), [
+    "$.additionalItems schema-opened minor",
+  ]);
 });
 
 Deno.test("classifySchemaChange() compares contains", () => {
@@ -634,27 +784,46 @@ Deno.test("classifySchemaChange() compares contains", () => {
   assert.deepEqual(lines(classify(s({ type: "string" }), s())), [
     "$.contains constraint-removed minor",
   ]);
-  assert.deepEqual(lines(classify(s({ type: "string" }), s({ type: ["string", "null"] }))), [
-    "$.contains.type type-widened minor",
-  ]);
+  assert.deepEqual(
+    lines(classify(s({ type: "string" }), s({ type: ["string", "null"] }))),
+    [
+      "$.contains.type type-widened minor",
+    ],
+  );
 });
 
 // --- applicators ----------------------------------------------------------------------------
 
 Deno.test("classifySchemaChange() calls an added anyOf branch minor and a removed one major", () => {
-  const a = tool({ id: { anyOf: [{ type: "string", format: "uuid" }, { type: "integer" }] } });
-  const b = tool({
-    id: { anyOf: [{ type: "string", format: "uuid" }, { type: "integer" }, { type: "null" }] },
+  const a = tool({
+    id: { anyOf: [{ type: "string", format: "uuid" }, { type: "integer" }] },
   });
-  assert.deepEqual(lines(classify(a, b)), ["$.properties.id.anyOf[2] branch-added minor"]);
-  assert.deepEqual(lines(classify(b, a)), ["$.properties.id.anyOf[2] branch-removed major"]);
+  const b = tool({
+    id: {
+      anyOf: [{ type: "string", format: "uuid" }, { type: "integer" }, {
+        type: "null",
+      }],
+    },
+  });
+  assert.deepEqual(lines(classify(a, b)), [
+    "$.properties.id.anyOf[2] branch-added minor",
+  ]);
+  assert.deepEqual(lines(classify(b, a)), [
+    "$.properties.id.anyOf[2] branch-removed major",
+  ]);
 });
 
 Deno.test("classifySchemaChange() pairs reordered and changed anyOf branches", () => {
-  const a = tool({ v: { anyOf: [{ type: "string", maxLength: 3 }, { type: "integer" }] } });
-  const reordered = tool({ v: { anyOf: [{ type: "integer" }, { type: "string", maxLength: 3 }] } });
+  const a = tool({
+    v: { anyOf: [{ type: "string", maxLength: 3 }, { type: "integer" }] },
+  });
+  const reordered = tool({
+    v: { anyOf: [{ type: "integer" }, { type: "string", maxLength: 3 }] },
+  });
   assert.equal(classify(a, reordered).bump, "patch");
-  const widened = tool({ v: { anyOf: [{ type: "string", maxLength: 5 }, { type: "integer" }] } });
+  const widened = tool({
+    v: { anyOf: [{ type: "string", maxLength: 5 }, { type: "integer" }] },
+  });
   assert.deepEqual(lines(classify(a, widened)), [
     "$.properties.v.anyOf[0].maxLength bound-loosened minor",
   ]);
@@ -666,9 +835,13 @@ Deno.test("classifySchemaChange() pairs reordered and changed anyOf branches", (
 Deno.test("classifySchemaChange() calls a oneOf branch added minor only when provably disjoint", () => {
   const a = tool({ v: { oneOf: [{ type: "string" }, { type: "integer" }] } });
   const disjoint = tool({
-    v: { oneOf: [{ type: "string" }, { type: "integer" }, { type: "boolean" }] },
+    v: {
+      oneOf: [{ type: "string" }, { type: "integer" }, { type: "boolean" }],
+    },
   });
-  assert.deepEqual(lines(classify(a, disjoint)), ["$.properties.v.oneOf[2] branch-added minor"]);
+  assert.deepEqual(lines(classify(a, disjoint)), [
+    "$.properties.v.oneOf[2] branch-added minor",
+  ]);
   // A number branch overlaps the integer branch: 5 matched one branch and now matches two.
   const overlapping = tool({
     v: { oneOf: [{ type: "string" }, { type: "integer" }, { type: "number" }] },
@@ -686,7 +859,10 @@ Deno.test("classifySchemaChange() recognises a discriminated oneOf branch as dis
     tool({ kind: { const: kind }, ...extra }, ["kind", ...Object.keys(extra)]);
   const a = tool({
     leg: {
-      oneOf: [leg("sepa", { iban: { type: "string" } }), leg("swift", { bic: { type: "string" } })],
+      oneOf: [
+        leg("sepa", { iban: { type: "string" } }),
+        leg("swift", { bic: { type: "string" } }),
+      ],
     },
   });
   const b = tool({
@@ -698,19 +874,36 @@ Deno.test("classifySchemaChange() recognises a discriminated oneOf branch as dis
       ],
     },
   });
-  assert.deepEqual(lines(classify(a, b)), ["$.properties.leg.oneOf[2] branch-added minor"]);
+  assert.deepEqual(lines(classify(a, b)), [
+    "$.properties.leg.oneOf[2] branch-added minor",
+  ]);
 });
 
 Deno.test("classifySchemaChange() calls a widened oneOf branch major unless disjoint", () => {
   const a = tool({
-    v: { oneOf: [{ type: "integer", maximum: 10 }, { type: "integer", minimum: 20 }] },
+    v: {
+      oneOf: [{ type: "integer", maximum: 10 }, {
+        type: "integer",
+        minimum: 20,
+      }],
+    },
   });
   const ok = tool({
-    v: { oneOf: [{ type: "integer", maximum: 15 }, { type: "integer", minimum: 20 }] },
+    v: {
+      oneOf: [{ type: "integer", maximum: 15 }, {
+        type: "integer",
+        minimum: 20,
+      }],
+    },
   });
   assert.equal(classify(a, ok).bump, "minor");
   const overlap = tool({
-    v: { oneOf: [{ type: "integer", maximum: 25 }, { type: "integer", minimum: 20 }] },
+    v: {
+      oneOf: [{ type: "integer", maximum: 25 }, {
+        type: "integer",
+        minimum: 20,
+      }],
+    },
   });
   assert.equal(classify(a, overlap).bump, "major");
 });
@@ -739,14 +932,26 @@ Deno.test("classifySchemaChange() calls a changed not undecidable and major", ()
 });
 
 Deno.test("classifySchemaChange() compares then and else when if is unchanged, else is undecidable", () => {
-  const s = (cond: Obj, then: Obj) => ({ ...tool({ kind: {}, iban: {} }), if: cond, then });
+  const s = (cond: Obj, then: Obj) => ({
+    ...tool({ kind: {}, iban: {} }),
+    if: cond,
+    then,
+  });
   const cond = { properties: { kind: { const: "sepa" } }, required: ["kind"] };
-  assert.deepEqual(lines(classify(s(cond, { required: [] }), s(cond, { required: ["iban"] }))), [
-    "$.then.properties.iban required-added major",
-  ]);
+  assert.deepEqual(
+    lines(classify(s(cond, { required: [] }), s(cond, { required: ["iban"] }))),
+    [
+      "$.then.properties.iban required-added major",
+    ],
+  );
   const other = { properties: { kind: { const: "fps" } }, required: ["kind"] };
   assert.deepEqual(
-    lines(classify(s(cond, { required: ["iban"] }), s(other, { required: ["iban"] }))),
+    lines(
+      classify(
+        s(cond, { required: ["iban"] }),
+        s(other, { required: ["iban"] }),
+      ),
+    ),
     [
       "$.if undecidable major",
     ],
@@ -757,7 +962,9 @@ Deno.test("classifySchemaChange() calls an unknown keyword change undecidable an
   const r = classify(tool({}), { ...tool({}), unevaluatedProperties: false });
   assert.deepEqual(lines(r), ["$.unevaluatedProperties undecidable major"]);
   const r2 = classify(tool({ a: {} }), tool({ a: { discriminator: "kind" } }));
-  assert.deepEqual(lines(r2), ["$.properties.a.discriminator undecidable major"]);
+  assert.deepEqual(lines(r2), [
+    "$.properties.a.discriminator undecidable major",
+  ]);
   assert.match(r2.changes[0].message, /unknown keyword discriminator added/);
 });
 
@@ -771,7 +978,10 @@ const money = (currencies: string[]) => ({
 
 Deno.test("classifySchemaChange() follows $ref and reports at every place that refers to it", () => {
   const s = (currencies: string[]) => ({
-    ...tool({ debit: { $ref: "#/$defs/money" }, credit: { $ref: "#/$defs/money" } }),
+    ...tool({
+      debit: { $ref: "#/$defs/money" },
+      credit: { $ref: "#/$defs/money" },
+    }),
     $defs: { money: money(currencies) },
   });
   const r = classify(s(["EUR", "GBP"]), s(["EUR"]));
@@ -789,16 +999,24 @@ Deno.test("classifySchemaChange() follows draft-07 definitions and inlined targe
   const inline = tool({ m: money(["EUR"]) });
   assert.equal(classify(byRef, inline).bump, "patch");
   assert.equal(classify(inline, byRef).bump, "patch");
-  assert.equal(classify(byRef, tool({ m: money(["EUR", "GBP"]) })).bump, "minor");
+  assert.equal(
+    classify(byRef, tool({ m: money(["EUR", "GBP"]) })).bump,
+    "minor",
+  );
 });
 
 Deno.test("classifySchemaChange() applies a $ref's siblings with its target", () => {
-  const a = { ...tool({ m: { $ref: "#/$defs/code" } }), $defs: { code: { type: "string" } } };
+  const a = {
+    ...tool({ m: { $ref: "#/$defs/code" } }),
+    $defs: { code: { type: "string" } },
+  };
   const b = {
     ...tool({ m: { $ref: "#/$defs/code", maxLength: 3 } }),
     $defs: { code: { type: "string" } },
   };
-  assert.deepEqual(lines(classify(a, b)), ["$.properties.m.maxLength bound-tightened major"]);
+  assert.deepEqual(lines(classify(a, b)), [
+    "$.properties.m.maxLength bound-tightened major",
+  ]);
 });
 
 Deno.test("classifySchemaChange() terminates on recursive schemas and finds changes in the cycle", () => {
@@ -815,7 +1033,10 @@ Deno.test("classifySchemaChange() terminates on recursive schemas and finds chan
       },
     },
   });
-  assert.deepEqual(classify(tree(10), tree(10)), { bump: "patch", changes: [] });
+  assert.deepEqual(classify(tree(10), tree(10)), {
+    bump: "patch",
+    changes: [],
+  });
   const r = classify(tree(10), tree(5));
   assert.equal(r.bump, "major");
   assert.ok(
@@ -836,7 +1057,9 @@ Deno.test("classifySchemaChange() calls an unresolvable $ref change undecidable"
 Deno.test("classifySchemaChange() calls a change to an unused definition patch", () => {
   const a = { ...tool({}), $defs: { unused: { type: "string" } } };
   const b = { ...tool({}), $defs: { unused: { type: "integer" } } };
-  assert.deepEqual(lines(classify(a, b)), ["$.$defs.unused definition-changed patch"]);
+  assert.deepEqual(lines(classify(a, b)), [
+    "$.$defs.unused definition-changed patch",
+  ]);
 });
 
 // --- boolean schemas, inapplicable keywords -------------------------------------------------
@@ -853,7 +1076,10 @@ Deno.test("classifySchemaChange() compares boolean schemas", () => {
 });
 
 Deno.test("classifySchemaChange() calls a keyword for a type the old schema rejects patch", () => {
-  const r = classify(tool({ r: { type: "string" } }), tool({ r: { type: "string", minimum: 3 } }));
+  const r = classify(
+    tool({ r: { type: "string" } }),
+    tool({ r: { type: "string", minimum: 3 } }),
+  );
   assert.deepEqual(lines(r), ["$.properties.r.minimum bound-tightened patch"]);
   assert.match(r.changes[0].message, /it accepts no numbers/);
 });
@@ -874,8 +1100,14 @@ Deno.test("classifySchemaChange() calls a bound that every enum value meets patc
 // --- order ----------------------------------------------------------------------------------
 
 Deno.test("classifySchemaChange() sorts changes by path, then kind", () => {
-  const a = tool({ b: { type: "string" }, a: { type: "integer" }, c: { enum: [1, 2] } }, ["b"]);
-  const b = tool({ a: { type: "number", maximum: 9 }, c: { enum: [1] } }, ["a"]);
+  const a = tool({
+    b: { type: "string" },
+    a: { type: "integer" },
+    c: { enum: [1, 2] },
+  }, ["b"]);
+  const b = tool({ a: { type: "number", maximum: 9 }, c: { enum: [1] } }, [
+    "a",
+  ]);
   const r = classify(a, b);
   assert.deepEqual(lines(r), [
     "$.properties.a required-added major",

@@ -99,7 +99,13 @@ Deno.test("estate check --against HEAD fails a draft whose version is too low fo
 
     draft.version = "3.0.0";
     write(dir, "tools/lookup.tool.json", draft);
-    const ok = await run(["check", "tools/lookup.tool.json", "--against", "HEAD", "--json"], dir);
+    const ok = await run([
+      "check",
+      "tools/lookup.tool.json",
+      "--against",
+      "HEAD",
+      "--json",
+    ], dir);
     assert.equal(ok.code, 0, ok.out);
     const json = JSON.parse(ok.out);
     assert.equal(json.command, "check");
@@ -140,10 +146,16 @@ Deno.test("estate check --against a branch compares with that branch's file, fro
       vsMain.out,
       /info +version-ok version: minor change against 2\.0\.0: 2\.1\.0 is enough/,
     );
-    assert.match(vsMain.out, /info +property-added inputSchema \$\.properties\.channel/);
+    assert.match(
+      vsMain.out,
+      /info +property-added inputSchema \$\.properties\.channel/,
+    );
     const vsHead = await run(["check", "--against", "HEAD"], dir);
     assert.equal(vsHead.code, 0);
-    assert.match(vsHead.out, /^ok {3}tools\/lookup\.tool\.json: .*unchanged from 2\.1\.0$/m);
+    assert.match(
+      vsHead.out,
+      /^ok {3}tools\/lookup\.tool\.json: .*unchanged from 2\.1\.0$/m,
+    );
 
     // A further edit under the same version: against HEAD the version is unchanged.
     const more = structuredClone(minor);
@@ -157,7 +169,8 @@ Deno.test("estate check --against a branch compares with that branch's file, fro
       "version-unchanged",
     );
     assert.match(
-      json.findings.find((f: { field?: string }) => f.field === "version").message,
+      json.findings.find((f: { field?: string }) => f.field === "version")
+        .message,
       /version must be at least 2\.2\.0/,
     );
 
@@ -180,8 +193,14 @@ Deno.test("estate check --against a branch compares with that branch's file, fro
       withNew.out,
       /^new {2}tools\/history\.tool\.json: payments\.history@1\.0\.0 \(not at main:tools\/history\.tool\.json\)$/m,
     );
-    assert.match(withNew.out, /info +new [^:]*: payments\.history@1\.0\.0 is new/);
-    assert.match(withNew.out, /^2 checked against main \([0-9a-f]{12}\), 0 failed, 1 new$/m);
+    assert.match(
+      withNew.out,
+      /info +new [^:]*: payments\.history@1\.0\.0 is new/,
+    );
+    assert.match(
+      withNew.out,
+      /^2 checked against main \([0-9a-f]{12}\), 0 failed, 1 new$/m,
+    );
   });
 });
 
@@ -197,20 +216,33 @@ Deno.test("estate check --against DIR takes the same path under the folder, and 
     const json = JSON.parse(r.out);
     assert.deepEqual(json.files, ["tools/lookup.tool.json"]);
     assert.equal(json.summary.kind, "folder");
-    assert.equal(json.summary.results[0].baseline, "baseline/tools/lookup.tool.json");
+    assert.equal(
+      json.summary.results[0].baseline,
+      "baseline/tools/lookup.tool.json",
+    );
     assert.equal(json.summary.results[0].minimumVersion, "2.1.0");
     const v = json.findings.find((f: { field?: string }) => f.field === "version");
     assert.equal(v.rule, "version-too-low");
     assert.equal(v.severity, "error");
     // A folder outside the working folder works the same.
-    fs.cpSync(path.join(dir, "baseline"), path.join(dir, "..", path.basename(dir) + "-base"), {
-      recursive: true,
-    });
+    fs.cpSync(
+      path.join(dir, "baseline"),
+      path.join(dir, "..", path.basename(dir) + "-base"),
+      {
+        recursive: true,
+      },
+    );
     try {
-      const outside = await run(["check", "--against", `../${path.basename(dir)}-base`], dir);
+      const outside = await run([
+        "check",
+        "--against",
+        `../${path.basename(dir)}-base`,
+      ], dir);
       assert.equal(outside.code, 1, outside.out + outside.err);
     } finally {
-      fs.rmSync(path.join(dir, "..", path.basename(dir) + "-base"), { recursive: true });
+      fs.rmSync(path.join(dir, "..", path.basename(dir) + "-base"), {
+        recursive: true,
+      });
     }
   });
 });
@@ -222,7 +254,10 @@ Deno.test("estate check --against: not a repository, an unknown ref and no draft
     const r = await run(["check", "--against", "main"], plain);
     assert.equal(r.code, 2, r.out + r.err);
     assert.equal(r.out, "");
-    assert.match(r.err, /^estate: --against main: not a folder, and .* is not in a git repository/);
+    assert.match(
+      r.err,
+      /^estate: --against main: not a folder, and .* is not in a git repository/,
+    );
     assert.match(r.err, /^[^\n]+\n$/);
     const j = await run(["check", "--against", "main", "--json"], plain);
     assert.equal(j.code, 2);
@@ -234,7 +269,10 @@ Deno.test("estate check --against: not a repository, an unknown ref and no draft
     for (const ref of ["nope", "--upload-pack=x", "HEAD~5", "main:tools"]) {
       const r = await run(["check", `--against=${ref}`], dir);
       assert.equal(r.code, 2, `${ref}: ${r.out}${r.err}`);
-      assert.match(r.err, /^estate: --against .*: no such git ref \(branch, tag or commit\) in /);
+      assert.match(
+        r.err,
+        /^estate: --against .*: no such git ref \(branch, tag or commit\) in /,
+      );
     }
     fs.rmSync(path.join(dir, "tools"), { recursive: true });
     const none = await run(["check", "--against", "HEAD"], dir);
@@ -268,18 +306,33 @@ Deno.test("estate check --against reports an unreadable draft or baseline and st
       /^ok {3}tools\/lookup\.tool\.json: payments\.lookup@3\.0\.0 against 2\.0\.0/m,
     );
     assert.match(r.out, /^tools\/broken\.tool\.json:1:1: error +unreadable/m);
-    assert.match(r.out, /3 checked against HEAD .*, 0 failed, 2 could not be read$/m);
-    const missing = await run(["check", "tools/missing.tool.json", "--against", "HEAD"], dir);
+    assert.match(
+      r.out,
+      /3 checked against HEAD .*, 0 failed, 2 could not be read$/m,
+    );
+    const missing = await run([
+      "check",
+      "tools/missing.tool.json",
+      "--against",
+      "HEAD",
+    ], dir);
     assert.equal(missing.code, 2);
-    assert.match(missing.out, /^ERR {2}tools\/missing\.tool\.json: cannot read/m);
+    assert.match(
+      missing.out,
+      /^ERR {2}tools\/missing\.tool\.json: cannot read/m,
+    );
   });
 });
 
 Deno.test("estate check --against REF --estate DIR checks drafts against the estate as the ref has it", async () => {
   await withRepo(async (dir) => {
-    fs.cpSync(new URL("../corpus/", import.meta.url).pathname, path.join(dir, "corpus"), {
-      recursive: true,
-    });
+    fs.cpSync(
+      new URL("../corpus/", import.meta.url).pathname,
+      path.join(dir, "corpus"),
+      {
+        recursive: true,
+      },
+    );
     git(dir, "add", ".");
     git(dir, "commit", "-q", "-m", "the estate");
     fs.rmSync(path.join(dir, "tools"), { recursive: true });
@@ -321,7 +374,9 @@ Deno.test("estate check --against REF --estate DIR checks drafts against the est
       /^ok {3}lookup\.tool\.json: payments\.lookup@2\.1\.0 against payments\.lookup@2\.0\.0 \(active\), minor change$/m,
     );
     // The working estate is untouched.
-    assert.ok(fs.existsSync(path.join(dir, "corpus/tools/payments.lookup/2.1.0.json")));
+    assert.ok(
+      fs.existsSync(path.join(dir, "corpus/tools/payments.lookup/2.1.0.json")),
+    );
 
     const missing = await run([
       "check",
@@ -332,9 +387,18 @@ Deno.test("estate check --against REF --estate DIR checks drafts against the est
       "elsewhere",
     ], dir);
     assert.equal(missing.code, 2);
-    assert.match(missing.err, /^estate: --against HEAD: elsewhere\/tools is not at HEAD\n$/);
+    assert.match(
+      missing.err,
+      /^estate: --against HEAD: elsewhere\/tools is not at HEAD\n$/,
+    );
     fs.mkdirSync(path.join(dir, "base"));
-    const folder = await run(["check", "--against", "base", "--estate", "corpus"], dir);
+    const folder = await run([
+      "check",
+      "--against",
+      "base",
+      "--estate",
+      "corpus",
+    ], dir);
     assert.equal(folder.code, 2);
     assert.match(folder.err, /--against base is a folder/);
   });

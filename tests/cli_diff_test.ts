@@ -34,7 +34,11 @@ function write(dir: string, file: string, value: unknown): string {
  * The 1-based line and column of the `n`th occurrence (from 0) of `needle` in `text` after
  * `anchor` — worked out from the text itself, not from the code under test.
  */
-function at(text: string, needle: string, anchor = ""): { line: number; column: number } {
+function at(
+  text: string,
+  needle: string,
+  anchor = "",
+): { line: number; column: number } {
   const offset = text.indexOf(needle, text.indexOf(anchor));
   assert.ok(offset >= 0, `${needle} not in the text`);
   const before = text.slice(0, offset).split("\n");
@@ -63,8 +67,16 @@ const spec = (file: string) => JSON.parse(fs.readFileSync(path.join(LOOKUP, file
 
 Deno.test("estate diff of two tool files: a removed property is major, shown at its nearest node in NEW, exit 1", async () => {
   await inScratch(async (dir) => {
-    write(dir, "old.json", fs.readFileSync(path.join(LOOKUP, "1.1.0.json"), "utf8"));
-    const text = write(dir, "new.json", fs.readFileSync(path.join(LOOKUP, "2.0.0.json"), "utf8"));
+    write(
+      dir,
+      "old.json",
+      fs.readFileSync(path.join(LOOKUP, "1.1.0.json"), "utf8"),
+    );
+    const text = write(
+      dir,
+      "new.json",
+      fs.readFileSync(path.join(LOOKUP, "2.0.0.json"), "utf8"),
+    );
     const r = await run(["diff", "old.json", "new.json"], dir);
     assert.equal(r.code, 1, r.out + r.err);
     const props = at(text, '"properties"', '"inputSchema"');
@@ -121,8 +133,16 @@ Deno.test("estate diff of two tool files: a removed property is major, shown at 
 
 Deno.test("estate diff: an added property is minor, at its key in NEW; --fail-on decides the exit", async () => {
   await inScratch(async (dir) => {
-    write(dir, "old.json", fs.readFileSync(path.join(LOOKUP, "1.0.0.json"), "utf8"));
-    const text = write(dir, "new.json", fs.readFileSync(path.join(LOOKUP, "1.1.0.json"), "utf8"));
+    write(
+      dir,
+      "old.json",
+      fs.readFileSync(path.join(LOOKUP, "1.0.0.json"), "utf8"),
+    );
+    const text = write(
+      dir,
+      "new.json",
+      fs.readFileSync(path.join(LOOKUP, "1.1.0.json"), "utf8"),
+    );
     const r = await run(["diff", "old.json", "new.json"], dir);
     assert.equal(r.code, 0, r.out + r.err);
     const key = at(text, '"includeHistory"');
@@ -134,12 +154,26 @@ Deno.test("estate diff: an added property is minor, at its key in NEW; --fail-on
       ),
     );
     assert.match(r.out, /ok: below --fail-on major/);
-    const minor = await run(["diff", "old.json", "new.json", "--fail-on", "minor"], dir);
+    const minor = await run([
+      "diff",
+      "old.json",
+      "new.json",
+      "--fail-on",
+      "minor",
+    ], dir);
     assert.equal(minor.code, 1);
     assert.match(minor.out, /error +property-added/);
-    assert.equal((await run(["diff", "old.json", "new.json", "--fail-on=patch"], dir)).code, 1);
+    assert.equal(
+      (await run(["diff", "old.json", "new.json", "--fail-on=patch"], dir))
+        .code,
+      1,
+    );
     // The reverse: the property removed again is major.
-    assert.equal((await run(["diff", "new.json", "old.json", "--fail-on", "major"], dir)).code, 1);
+    assert.equal(
+      (await run(["diff", "new.json", "old.json", "--fail-on", "major"], dir))
+        .code,
+      1,
+    );
   });
 });
 
@@ -158,16 +192,25 @@ Deno.test("estate diff fails a version that is not enough for the change, whatev
     assert.equal(version.rule, "version-too-low");
     assert.equal(version.severity, "error");
     assert.match(version.message, /version must be at least 2\.1\.0/);
-    assert.deepEqual({ line: version.line, column: version.column }, at(text, '"2.0.1"'));
+    assert.deepEqual(
+      { line: version.line, column: version.column },
+      at(text, '"2.0.1"'),
+    );
     assert.equal(json.summary.minimumVersion, "2.1.0");
-    assert.equal(json.findings.find((f) => f.rule === "property-added")!.severity, "info");
+    assert.equal(
+      json.findings.find((f) => f.rule === "property-added")!.severity,
+      "info",
+    );
 
     draft.version = "2.0.0";
     write(dir, "same.json", draft);
     const same: JsonReport = JSON.parse(
       (await run(["diff", "old.json", "same.json", "--json"], dir)).out,
     );
-    assert.equal(same.findings.find((f) => f.field === "version")!.rule, "version-unchanged");
+    assert.equal(
+      same.findings.find((f) => f.field === "version")!.rule,
+      "version-unchanged",
+    );
 
     // The same content and version: nothing to say, exit 0.
     const unchanged = await run(["diff", "old.json", "old.json"], dir);
@@ -216,7 +259,10 @@ Deno.test("estate diff classifies output schemas by the mirror rule and names ot
       at(text, '"write"'),
     );
     // The version is not enough for a major change.
-    assert.equal(json.findings.find((f) => f.field === "version")!.rule, "version-too-low");
+    assert.equal(
+      json.findings.find((f) => f.field === "version")!.rule,
+      "version-too-low",
+    );
   });
 });
 
@@ -244,8 +290,11 @@ Deno.test("estate diff of two bare schemas: the changes and the bump, at their n
       `new.schema.json:${enumAt.line}:${enumAt.column}: error   enum-narrowed $.properties.currency.enum: ${
         /enum-narrowed \$\.properties\.currency\.enum: ([^\n]*)/.exec(r.out)![1]
       }\n` +
+        `new.schema.json:${enumAt.line}:${enumAt.column}: info    breaking-call $.properties.currency.enum: a call the old schema accepts, {"currency":"USD"}, would now be rejected: $.currency must be one of "EUR", "GBP"\n` +
         `new.schema.json:${maxAt.line}:${maxAt.column}: info    bound-loosened $.properties.amount.maximum: ${
-          /bound-loosened \$\.properties\.amount\.maximum: ([^\n]*)/.exec(r.out)![1]
+          /bound-loosened \$\.properties\.amount\.maximum: ([^\n]*)/.exec(
+            r.out,
+          )![1]
         }\n` +
         "old.schema.json → new.schema.json: major change (2 changes)\n" +
         "failed: a major change, at or above --fail-on major\n",
@@ -255,7 +304,10 @@ Deno.test("estate diff of two bare schemas: the changes and the bump, at their n
     wider.properties.amount.maximum = 5000;
     write(dir, "wider.schema.json", wider);
     const json: JsonReport = JSON.parse(
-      (await run(["diff", "old.schema.json", "wider.schema.json", "--json"], dir)).out,
+      (await run(
+        ["diff", "old.schema.json", "wider.schema.json", "--json"],
+        dir,
+      )).out,
     );
     assert.equal(json.ok, true);
     assert.deepEqual(json.summary, {
@@ -271,14 +323,23 @@ Deno.test("estate diff of two bare schemas: the changes and the bump, at their n
     fewer.properties = { currency: old.properties.currency };
     const fewerText = write(dir, "fewer.schema.json", fewer);
     const removed: JsonReport = JSON.parse(
-      (await run(["diff", "old.schema.json", "fewer.schema.json", "--json"], dir)).out,
+      (await run(
+        ["diff", "old.schema.json", "fewer.schema.json", "--json"],
+        dir,
+      )).out,
     );
     const f = removed.findings.find((x) => x.rule === "property-removed")!;
-    assert.deepEqual({ line: f.line, column: f.column }, at(fewerText, '"properties"'));
+    assert.deepEqual(
+      { line: f.line, column: f.column },
+      at(fewerText, '"properties"'),
+    );
     // Boolean schemas are schemas: true → false closes everything.
     write(dir, "true.json", "true");
     write(dir, "false.json", "false");
-    const closed = await run(["diff", "true.json", "false.json", "--json"], dir);
+    const closed = await run(
+      ["diff", "true.json", "false.json", "--json"],
+      dir,
+    );
     assert.equal(closed.code, 1, closed.out);
     assert.equal(JSON.parse(closed.out).summary.bump, "major");
   });
@@ -286,7 +347,10 @@ Deno.test("estate diff of two bare schemas: the changes and the bump, at their n
 
 Deno.test("estate diff counts columns in UTF-16 code units and lines across CRLF", async () => {
   await inScratch(async (dir) => {
-    write(dir, "old.json", { type: "object", properties: { a: { type: "string" } } });
+    write(dir, "old.json", {
+      type: "object",
+      properties: { a: { type: "string" } },
+    });
     const text = '{\r\n  "title": "Zahlung 💶",\r\n  "type": "object", "properties": {\r\n' +
       '    "a": { "type": "string" }, "b": { "type": "integer" }\r\n  }\r\n}\r\n';
     write(dir, "new.json", text);
@@ -294,21 +358,31 @@ Deno.test("estate diff counts columns in UTF-16 code units and lines across CRLF
       (await run(["diff", "old.json", "new.json", "--json"], dir)).out,
     );
     const added = json.findings.find((f) => f.rule === "property-added")!;
-    assert.deepEqual({ line: added.line, column: added.column }, { line: 4, column: 32 });
+    assert.deepEqual({ line: added.line, column: added.column }, {
+      line: 4,
+      column: 32,
+    });
     assert.equal(text.split("\r\n")[3].slice(31, 34), '"b"');
   });
 });
 
 Deno.test("estate diff input errors: one line and exit 2 (JSON with --json)", async () => {
   await inScratch(async (dir) => {
-    write(dir, "tool.json", fs.readFileSync(path.join(LOOKUP, "2.0.0.json"), "utf8"));
+    write(
+      dir,
+      "tool.json",
+      fs.readFileSync(path.join(LOOKUP, "2.0.0.json"), "utf8"),
+    );
     write(dir, "schema.json", { type: "object" });
     write(dir, "broken.json", "{ nope");
     write(dir, "list.json", [1, 2]);
     write(dir, "bad.tool.json", { name: "x", inputSchema: {} });
     const cases: [string[], RegExp][] = [
       [["diff", "tool.json"], /^estate: usage: estate diff OLD NEW/],
-      [["diff", "tool.json", "missing.json"], /cannot read missing\.json: .*no such file/i],
+      [
+        ["diff", "tool.json", "missing.json"],
+        /cannot read missing\.json: .*no such file/i,
+      ],
       [["diff", "tool.json", "broken.json"], /broken\.json is not valid JSON/],
       [
         ["diff", "list.json", "schema.json"],
@@ -323,7 +397,10 @@ Deno.test("estate diff input errors: one line and exit 2 (JSON with --json)", as
         ["diff", "tool.json", "tool.json", "--fail-on", "huge"],
         /--fail-on must be one of patch, minor, major, got "huge"/,
       ],
-      [["diff", "tool.json", "tool.json", "--fail-on"], /--fail-on needs a value/],
+      [
+        ["diff", "tool.json", "tool.json", "--fail-on"],
+        /--fail-on needs a value/,
+      ],
     ];
     for (const [args, pattern] of cases) {
       const r = await run(args, dir);
@@ -337,7 +414,10 @@ Deno.test("estate diff input errors: one line and exit 2 (JSON with --json)", as
     }
     const help = await run(["diff", "--help"], dir);
     assert.equal(help.code, 0);
-    assert.match(help.out, /^usage: estate diff OLD NEW \[--fail-on patch\|minor\|major\]/);
+    assert.match(
+      help.out,
+      /^usage: estate diff OLD NEW \[--fail-on patch\|minor\|major\]/,
+    );
   });
 });
 
@@ -348,7 +428,9 @@ Deno.test("property: estate diff never throws on arbitrary files, exits 0, 1 or 
       fc.string({ maxLength: 30 }),
       fc.json({ maxDepth: 4 }),
       fc.constant(tool),
-      fc.constant(tool.replace('"2.0.0"', '"1.0.0"').replace('"boolean"', '"string"')),
+      fc.constant(
+        tool.replace('"2.0.0"', '"1.0.0"').replace('"boolean"', '"string"'),
+      ),
       fc.jsonValue({ maxDepth: 3 }).map((v) =>
         JSON.stringify({ type: "object", properties: { a: v } })
       ),

@@ -25,7 +25,9 @@ async function run(
   return { code, out, err };
 }
 
-async function withEstate(fn: (dir: string) => void | Promise<void>): Promise<void> {
+async function withEstate(
+  fn: (dir: string) => void | Promise<void>,
+): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "estate-cli-errors-" });
   try {
     fs.cpSync(CORPUS, path.join(dir, "corpus"), { recursive: true });
@@ -41,7 +43,10 @@ function assertNoStack(text: string): void {
 }
 
 /** One line on stderr, exit 2, nothing on stdout. */
-function assertInputError(r: { code: number; out: string; err: string }, pattern: RegExp): void {
+function assertInputError(
+  r: { code: number; out: string; err: string },
+  pattern: RegExp,
+): void {
   assert.equal(r.code, 2, r.out + r.err);
   assert.equal(r.out, "");
   assert.match(r.err, /^estate: [^\n]+\n$/);
@@ -50,7 +55,14 @@ function assertInputError(r: { code: number; out: string; err: string }, pattern
 
 Deno.test("estate refuses a tool reference that is a path with one line and exit 2", async () => {
   await withEstate(async (dir) => {
-    for (const ref of ["../x@1.0.0", "a/b@1.0.0", "..@1.0.0", "fx.quote@../../1.0.0"]) {
+    for (
+      const ref of [
+        "../x@1.0.0",
+        "a/b@1.0.0",
+        "..@1.0.0",
+        "fx.quote@../../1.0.0",
+      ]
+    ) {
       for (const command of ["deprecate", "retire", "impact"]) {
         assertInputError(
           await run([command, ref], dir),
@@ -73,16 +85,34 @@ Deno.test("estate gives a held lock one line and exit 2, never a stack trace", a
     // Held by this (live) process: the CLI waits its 5 s and gives up, saying who holds it.
     fs.writeFileSync(
       lock,
-      JSON.stringify({ pid: Deno.pid, host: "", at: new Date().toISOString(), nonce: "x" }),
+      JSON.stringify({
+        pid: Deno.pid,
+        host: "",
+        at: new Date().toISOString(),
+        nonce: "x",
+      }),
     );
     const r = await run(["deprecate", "fx.quote@1.0.0"], dir);
-    assertInputError(r, /Cannot deprecate fx\.quote@1\.0\.0: .*\.lock is held by pid/);
+    assertInputError(
+      r,
+      /Cannot deprecate fx\.quote@1\.0\.0: .*\.lock is held by pid/,
+    );
     assertNoStack(r.err);
   });
 });
 
 Deno.test("estate COMMAND --help prints that command's usage, and estate --help lists serve", async () => {
-  for (const command of ["check", "publish", "deprecate", "retire", "list", "replay", "impact"]) {
+  for (
+    const command of [
+      "check",
+      "publish",
+      "deprecate",
+      "retire",
+      "list",
+      "replay",
+      "impact",
+    ]
+  ) {
     const r = await run([command, "--help"]);
     assert.equal(r.code, 0, r.err);
     assert.match(r.out, new RegExp(`^usage: estate ${command}`));
@@ -90,8 +120,21 @@ Deno.test("estate COMMAND --help prints that command's usage, and estate --help 
   }
   const all = await run(["--help"]);
   assert.equal(all.code, 0);
-  assert.match(all.out, /estate serve \[--http HOST:PORT \| --stdio --principal ID\]/);
-  for (const command of ["check", "publish", "deprecate", "retire", "list", "replay", "impact"]) {
+  assert.match(
+    all.out,
+    /estate serve \[--http HOST:PORT \| --stdio --principal ID\]/,
+  );
+  for (
+    const command of [
+      "check",
+      "publish",
+      "deprecate",
+      "retire",
+      "list",
+      "replay",
+      "impact",
+    ]
+  ) {
     assert.match(all.out, new RegExp(`^  estate ${command}\\b`, "m"));
   }
 });
@@ -101,10 +144,22 @@ Deno.test("estate --json prints errors as JSON on stdout with the same exit code
     const cases: [string[], number, RegExp][] = [
       [["frobnicate", "--json"], 2, /unknown command/],
       [["deprecate", "../x@1.0.0", "--json"], 2, /not a tool name/],
-      [["list", "--principal", "mallory", "--json"], 2, /no principal "mallory"/],
+      [
+        ["list", "--principal", "mallory", "--json"],
+        2,
+        /no principal "mallory"/,
+      ],
       [["list", "--bogus", "--json"], 2, /unknown option --bogus/],
-      [["impact", "payments.lookup@9.9.9", "--json"], 2, /not a published version/],
-      [["deprecate", "payments.lookup@1.0.0", "--json"], 1, /only an active version/],
+      [
+        ["impact", "payments.lookup@9.9.9", "--json"],
+        2,
+        /not a published version/,
+      ],
+      [
+        ["deprecate", "payments.lookup@1.0.0", "--json"],
+        1,
+        /only an active version/,
+      ],
     ];
     for (const [args, code, pattern] of cases) {
       const r = await run(args, dir);
@@ -123,7 +178,10 @@ Deno.test("estate --json prints errors as JSON on stdout with the same exit code
 Deno.test("estate check reports every file: a bad one does not hide the others", async () => {
   await withEstate(async (dir) => {
     const spec = JSON.parse(
-      fs.readFileSync(path.join(dir, "corpus/tools/fx.quote/1.0.0.json"), "utf8"),
+      fs.readFileSync(
+        path.join(dir, "corpus/tools/fx.quote/1.0.0.json"),
+        "utf8",
+      ),
     );
     fs.writeFileSync(path.join(dir, "a.tool.json"), '{"name": ');
     fs.writeFileSync(
@@ -132,15 +190,29 @@ Deno.test("estate check reports every file: a bad one does not hide the others",
     );
     fs.writeFileSync(
       path.join(dir, "c.tool.json"),
-      JSON.stringify({ ...spec, version: "1.0.2", inputSchema: { type: "object" }, title: "Q" }),
+      JSON.stringify({
+        ...spec,
+        version: "1.0.2",
+        inputSchema: { type: "object" },
+        title: "Q",
+      }),
     );
     const r = await run(
-      ["check", "a.tool.json", "b.tool.json", "missing.tool.json", "c.tool.json"],
+      [
+        "check",
+        "a.tool.json",
+        "b.tool.json",
+        "missing.tool.json",
+        "c.tool.json",
+      ],
       dir,
     );
     assert.equal(r.code, 2, r.out + r.err);
     assert.match(r.out, /^ok {3}b\.tool\.json: fx\.quote@1\.0\.1 against/m);
-    assert.match(r.out, /^(ok {2}|FAIL) c\.tool\.json: fx\.quote@1\.0\.2 against/m);
+    assert.match(
+      r.out,
+      /^(ok {2}|FAIL) c\.tool\.json: fx\.quote@1\.0\.2 against/m,
+    );
     assert.match(r.out, /^ERR {2}a\.tool\.json: .*not valid JSON/m);
     assert.match(r.out, /^ERR {2}missing\.tool\.json: cannot read/m);
     assert.match(r.out, /^4 checked, \d failed, 2 could not be read$/m);
@@ -148,18 +220,33 @@ Deno.test("estate check reports every file: a bad one does not hide the others",
       (await run(["check", "a.tool.json", "b.tool.json", "--json"], dir)).out,
     );
     assert.equal(json.ok, false);
-    assert.deepEqual(json.reports.map((x: { file: string }) => x.file), ["b.tool.json"]);
-    assert.deepEqual(json.errors.map((x: { file: string }) => x.file), ["a.tool.json"]);
+    assert.deepEqual(json.reports.map((x: { file: string }) => x.file), [
+      "b.tool.json",
+    ]);
+    assert.deepEqual(json.errors.map((x: { file: string }) => x.file), [
+      "a.tool.json",
+    ]);
   });
 });
 
 Deno.test("estate check without files skips test fixtures, node_modules and dist", async () => {
   await withEstate(async (dir) => {
     const spec = JSON.parse(
-      fs.readFileSync(path.join(dir, "corpus/tools/fx.quote/1.0.0.json"), "utf8"),
+      fs.readFileSync(
+        path.join(dir, "corpus/tools/fx.quote/1.0.0.json"),
+        "utf8",
+      ),
     );
     const good = JSON.stringify({ ...spec, version: "1.0.1", title: "Quote" });
-    for (const where of ["tests/testdata", "node_modules/x", "dist", "fixtures", ".cache"]) {
+    for (
+      const where of [
+        "tests/testdata",
+        "node_modules/x",
+        "dist",
+        "fixtures",
+        ".cache",
+      ]
+    ) {
       fs.mkdirSync(path.join(dir, where), { recursive: true });
       fs.writeFileSync(path.join(dir, where, "broken.tool.json"), "{");
     }
@@ -175,7 +262,10 @@ Deno.test("estate check without files skips test fixtures, node_modules and dist
 Deno.test("estate calls a brand-new tool new, not a patch change, in check and publish", async () => {
   await withEstate(async (dir) => {
     const spec = JSON.parse(
-      fs.readFileSync(path.join(dir, "corpus/tools/fx.quote/1.0.0.json"), "utf8"),
+      fs.readFileSync(
+        path.join(dir, "corpus/tools/fx.quote/1.0.0.json"),
+        "utf8",
+      ),
     );
     fs.writeFileSync(
       path.join(dir, "new.tool.json"),
@@ -183,7 +273,10 @@ Deno.test("estate calls a brand-new tool new, not a patch change, in check and p
     );
     const c = await run(["check", "new.tool.json"], dir);
     assert.equal(c.code, 0, c.out);
-    assert.match(c.out, /^ok {3}new\.tool\.json: fx\.forward@1\.0\.0 \(new tool\)$/m);
+    assert.match(
+      c.out,
+      /^ok {3}new\.tool\.json: fx\.forward@1\.0\.0 \(new tool\)$/m,
+    );
     const p = await run(["publish", "new.tool.json"], dir);
     assert.equal(p.out, "published fx.forward@1.0.0 (new tool)\n");
   });
@@ -192,12 +285,20 @@ Deno.test("estate calls a brand-new tool new, not a patch change, in check and p
 Deno.test("estate list aligns its columns whatever the names' lengths", async () => {
   await withEstate(async (dir) => {
     const spec = JSON.parse(
-      fs.readFileSync(path.join(dir, "corpus/tools/fx.quote/1.0.0.json"), "utf8"),
+      fs.readFileSync(
+        path.join(dir, "corpus/tools/fx.quote/1.0.0.json"),
+        "utf8",
+      ),
     );
     const long = "a.tool.with.a.name.longer.than.twenty.eight.characters";
-    fs.writeFileSync(path.join(dir, "long.tool.json"), JSON.stringify({ ...spec, name: long }));
+    fs.writeFileSync(
+      path.join(dir, "long.tool.json"),
+      JSON.stringify({ ...spec, name: long }),
+    );
     assert.equal((await run(["publish", "long.tool.json"], dir)).code, 0);
-    for (const args of [["list"], ["list", "--principal", "group-risk-analyst"]]) {
+    for (
+      const args of [["list"], ["list", "--principal", "group-risk-analyst"]]
+    ) {
       const rows = (await run(args, dir)).out.split("\n").filter((l) => /\d+\.\d+\.\d+/.test(l));
       const starts = rows.map((l) => l.search(/ {2}\S+$|\S+ *$/).valueOf());
       const column = rows.map((l) => {
@@ -205,7 +306,11 @@ Deno.test("estate list aligns its columns whatever the names' lengths", async ()
         return m[1].length + m[2].length;
       });
       assert.ok(rows.length > 1, args.join(" "));
-      assert.equal(new Set(column).size, 1, `${args.join(" ")}: ${rows.join("\n")}`);
+      assert.equal(
+        new Set(column).size,
+        1,
+        `${args.join(" ")}: ${rows.join("\n")}`,
+      );
       assert.ok(starts.length);
     }
   });
@@ -282,7 +387,10 @@ Deno.test("property: the CLI never throws, exits 0, 1 or 2, prints no stack trac
       fc.string({ maxLength: 40 }),
       fc.json({ maxDepth: 3 }),
       fc.constant(
-        fs.readFileSync(path.join(dir, "corpus/tools/fx.quote/1.0.0.json"), "utf8").replace(
+        fs.readFileSync(
+          path.join(dir, "corpus/tools/fx.quote/1.0.0.json"),
+          "utf8",
+        ).replace(
           '"1.0.0"',
           '"1.0.1"',
         ),
@@ -300,15 +408,28 @@ Deno.test("property: the CLI never throws, exits 0, 1 or 2, prints no stack trac
           try {
             r = await run(argv, dir);
           } catch (e) {
-            assert.fail(`estate ${JSON.stringify(argv)} threw ${(e as Error)?.stack ?? e}`);
+            assert.fail(
+              `estate ${JSON.stringify(argv)} threw ${(e as Error)?.stack ?? e}`,
+            );
           }
-          assert.ok([0, 1, 2].includes(r.code), `${JSON.stringify(argv)}: exit ${r.code}`);
+          assert.ok(
+            [0, 1, 2].includes(r.code),
+            `${JSON.stringify(argv)}: exit ${r.code}`,
+          );
           assertNoStack(r.out + r.err);
           if (r.code === 2 && !argv.includes("--json")) {
-            assert.match(r.err + r.out, /\S/, `${JSON.stringify(argv)} said nothing`);
+            assert.match(
+              r.err + r.out,
+              /\S/,
+              `${JSON.stringify(argv)} said nothing`,
+            );
           }
-          if (argv.includes("--json") && !argv.includes("--help") && !argv.includes("-h")) {
-            const jsonArg = argv[0] === "help" || argv[0] === "--help" || argv[0] === "-h" ||
+          if (
+            argv.includes("--json") && !argv.includes("--help") &&
+            !argv.includes("-h")
+          ) {
+            const jsonArg = argv[0] === "help" || argv[0] === "--help" ||
+              argv[0] === "-h" ||
               argv[0] === undefined;
             if (!jsonArg) {
               assert.doesNotThrow(

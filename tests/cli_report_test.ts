@@ -41,17 +41,26 @@ async function withDrafts(fn: (dir: string) => Promise<void>): Promise<void> {
   try {
     fs.cpSync(CORPUS, path.join(dir, "corpus"), { recursive: true });
     const base = JSON.parse(
-      fs.readFileSync(path.join(dir, "corpus/tools/payments.lookup/2.0.0.json"), "utf8"),
+      fs.readFileSync(
+        path.join(dir, "corpus/tools/payments.lookup/2.0.0.json"),
+        "utf8",
+      ),
     );
     const lookup = structuredClone(base);
     lookup.version = "2.1.0";
     delete lookup.inputSchema.properties.includeHistory;
     lookup.inputSchema.properties.channel = { type: "string" };
-    fs.writeFileSync(path.join(dir, "lookup.tool.json"), JSON.stringify(lookup, null, 2));
+    fs.writeFileSync(
+      path.join(dir, "lookup.tool.json"),
+      JSON.stringify(lookup, null, 2),
+    );
     const ok = structuredClone(base);
     ok.version = "2.1.0";
     ok.inputSchema.properties.note = { type: "string" };
-    fs.writeFileSync(path.join(dir, "ok.tool.json"), JSON.stringify(ok, null, 2));
+    fs.writeFileSync(
+      path.join(dir, "ok.tool.json"),
+      JSON.stringify(ok, null, 2),
+    );
     fs.writeFileSync(
       path.join(dir, "broken.tool.json"),
       JSON.stringify({ name: "x.y", version: "1.0.0" }, null, 2),
@@ -69,7 +78,9 @@ Deno.test("estate check --format sarif is valid SARIF 2.1.0 against its JSON Sch
     const r = await run(["check", ...FILES, "--format", "sarif"], dir);
     assert.equal(r.code, 1, r.err);
     const log = JSON.parse(r.out);
-    const schema = JSON.parse(fs.readFileSync(SARIF_SCHEMA, "utf8")) as JsonSchema;
+    const schema = JSON.parse(
+      fs.readFileSync(SARIF_SCHEMA, "utf8"),
+    ) as JsonSchema;
     assert.deepEqual(compileSchema(schema)(log), []);
     // The schema is not vacuous under this validator: a wrong level and a missing message fail.
     const bad = structuredClone(log);
@@ -89,23 +100,36 @@ Deno.test("estate check --format sarif is valid SARIF 2.1.0 against its JSON Sch
     );
     const removed = run0.tool.driver.rules.find((x: { id: string }) => x.id === "property-removed");
     assert.equal(removed.defaultConfiguration.level, "warning");
-    assert.match(removed.helpUri, /^file:\/\/.*\/docs\/rules\.md#property-removed$/);
+    assert.match(
+      removed.helpUri,
+      /^file:\/\/.*\/docs\/rules\.md#property-removed$/,
+    );
     assert.equal(removed.shortDescription.text, "a named property is gone");
     const results = run0.results as {
       ruleId: string;
       ruleIndex: number;
       level: string;
       locations: {
-        physicalLocation: { artifactLocation: { uri: string }; region: Record<string, number> };
+        physicalLocation: {
+          artifactLocation: { uri: string };
+          region: Record<string, number>;
+        };
       }[];
     }[];
     assert.deepEqual(
-      results.map((x) => [x.locations[0].physicalLocation.artifactLocation.uri, x.ruleId, x.level]),
+      results.map((
+        x,
+      ) => [
+        x.locations[0].physicalLocation.artifactLocation.uri,
+        x.ruleId,
+        x.level,
+      ]),
       [
         ["lookup.tool.json", "version-too-low", "error"],
         ["lookup.tool.json", "rejected-calls", "error"],
         ["lookup.tool.json", "property-removed", "warning"],
         ["lookup.tool.json", "property-added", "note"],
+        ["lookup.tool.json", "breaking-call", "note"],
         ["ok.tool.json", "version-ok", "note"],
         ["ok.tool.json", "property-added", "note"],
       ],
@@ -121,7 +145,10 @@ Deno.test("estate check --format sarif is valid SARIF 2.1.0 against its JSON Sch
       endLine: version.range.end.line + 1,
       endColumn: version.range.end.character + 1,
     });
-    assert.equal(text.split("\n")[version.range.start.line].trim(), '"version": "2.1.0",');
+    assert.equal(
+      text.split("\n")[version.range.start.line].trim(),
+      '"version": "2.1.0",',
+    );
   });
 });
 
@@ -136,13 +163,21 @@ function editorDiagnostics(dir: string, text: string) {
 
 Deno.test("estate check --format github annotates each finding on the line and column the editor shows it", async () => {
   await withDrafts(async (dir) => {
-    const r = await run(["check", "lookup.tool.json", "--format", "github"], dir);
+    const r = await run(
+      ["check", "lookup.tool.json", "--format", "github"],
+      dir,
+    );
     assert.equal(r.code, 1, r.err);
     const text = fs.readFileSync(path.join(dir, "lookup.tool.json"), "utf8");
     const editor = editorDiagnostics(dir, text);
     const lines = r.out.trimEnd().split("\n");
     assert.equal(lines.length, editor.length);
-    const LEVEL: Record<number, string> = { 1: "error", 2: "warning", 3: "notice", 4: "notice" };
+    const LEVEL: Record<number, string> = {
+      1: "error",
+      2: "warning",
+      3: "notice",
+      4: "notice",
+    };
     const re =
       /^::(error|warning|notice) file=([^,]+),line=(\d+),col=(\d+),endLine=(\d+),endColumn=(\d+),title=([a-z-]+)::(.*)$/;
     const seen = new Set<number>();
@@ -153,7 +188,8 @@ Deno.test("estate check --format github annotates each finding on the line and c
       assert.equal(file, "lookup.tool.json");
       // The diagnostic of the same finding: the same message at the same place.
       const i = editor.findIndex((d, i) =>
-        !seen.has(i) && d.message === message && d.range.start.line + 1 === +l &&
+        !seen.has(i) && d.message === message &&
+        d.range.start.line + 1 === +l &&
         d.range.start.character + 1 === +c && d.range.end.line + 1 === +el &&
         d.range.end.character + 1 === +ec
       );
@@ -189,7 +225,13 @@ Deno.test("GitHub annotations escape %, CR and LF in the message, and : and , in
 
 Deno.test("estate check --format junit reads back as a suite per file, a case per rule, a failure per failing rule", async () => {
   await withDrafts(async (dir) => {
-    const r = await run(["check", ...FILES, "broken.tool.json", "--format", "junit"], dir);
+    const r = await run([
+      "check",
+      ...FILES,
+      "broken.tool.json",
+      "--format",
+      "junit",
+    ], dir);
     assert.equal(r.code, 2, r.err); // a file could not be checked
     const parser = new XMLParser({
       ignoreAttributes: false,
@@ -216,17 +258,33 @@ Deno.test("estate check --format junit reads back as a suite per file, a case pe
       ["rejected-calls", "fail"],
       ["property-removed", "pass"],
       ["property-added", "pass"],
+      ["breaking-call", "pass"],
     ]);
-    assert.deepEqual(cases(1), [["version-ok", "pass"], ["property-added", "pass"]]);
+    assert.deepEqual(cases(1), [["version-ok", "pass"], [
+      "property-added",
+      "pass",
+    ]]);
     assert.deepEqual(cases(2), [["spec", "fail"]]);
-    assert.deepEqual(suites.map((s) => [+s.tests, +s.failures]), [[4, 2], [2, 0], [1, 1]]);
-    assert.equal(+root.tests, 7);
+    assert.deepEqual(suites.map((s) => [+s.tests, +s.failures]), [[5, 2], [
+      2,
+      0,
+    ], [1, 1]]);
+    assert.equal(+root.tests, 8);
     assert.equal(+root.failures, 3);
     const tooLow = suites[0].testcase[0].failure!;
-    assert.match(tooLow.message, /^change is major against payments\.lookup@2\.0\.0/);
-    assert.match(tooLow["#text"], /^lookup\.tool\.json:\d+:\d+: error +version-too-low version: /);
+    assert.match(
+      tooLow.message,
+      /^change is major against payments\.lookup@2\.0\.0/,
+    );
+    assert.match(
+      tooLow["#text"],
+      /^lookup\.tool\.json:\d+:\d+: error +version-too-low version: /,
+    );
     const spec = suites[2].testcase[0].failure!["#text"];
-    assert.match(spec, /broken\.tool\.json:1:1: error +spec: title is required/);
+    assert.match(
+      spec,
+      /broken\.tool\.json:1:1: error +spec: title is required/,
+    );
   });
 });
 
@@ -246,10 +304,17 @@ Deno.test("estate check prints file:line:col per finding, and --json keeps its k
         "m",
       ),
     );
-    assert.match(text.out, /^ok {3}ok\.tool\.json: payments\.lookup@2\.1\.0 against/m);
+    assert.match(
+      text.out,
+      /^ok {3}ok\.tool\.json: payments\.lookup@2\.1\.0 against/m,
+    );
     assert.match(text.out, /^2 checked, 1 failed$/m);
-    const json = JSON.parse((await run(["check", ...FILES, "--json"], dir)).out);
-    const same = JSON.parse((await run(["check", ...FILES, "--format", "json"], dir)).out);
+    const json = JSON.parse(
+      (await run(["check", ...FILES, "--json"], dir)).out,
+    );
+    const same = JSON.parse(
+      (await run(["check", ...FILES, "--format", "json"], dir)).out,
+    );
     assert.deepEqual(json, same);
     assert.deepEqual(Object.keys(json).sort(), [
       "command",
@@ -277,7 +342,10 @@ Deno.test("estate check prints file:line:col per finding, and --json keeps its k
     });
     const bad = await run(["check", "--format", "xml"], dir);
     assert.equal(bad.code, 2);
-    assert.match(bad.err, /--format takes one of text, json, sarif, junit, github, got "xml"/);
+    assert.match(
+      bad.err,
+      /--format takes one of text, json, sarif, junit, github, got "xml"/,
+    );
     const both = await run(["check", "--json", "--format", "sarif"], dir);
     assert.equal(both.code, 2);
   });
@@ -297,11 +365,16 @@ Deno.test("estate diff and estate check --against render every format: SARIF val
     const validate = compileSchema(
       JSON.parse(fs.readFileSync(SARIF_SCHEMA, "utf8")) as JsonSchema,
     );
-    const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "" });
+    const parser = new XMLParser({
+      ignoreAttributes: false,
+      attributeNamePrefix: "",
+    });
     for (const [name, args] of commands) {
       const text = await run(args, dir);
       assert.equal(text.code, 1, `${name}: ${text.out}${text.err}`);
-      const json = JSON.parse((await run([...args, "--format", "json"], dir)).out);
+      const json = JSON.parse(
+        (await run([...args, "--format", "json"], dir)).out,
+      );
       const findings = json.findings as {
         rule: string;
         severity: string;
@@ -315,13 +388,23 @@ Deno.test("estate diff and estate check --against render every format: SARIF val
       const sarif = await run([...args, "--format", "sarif"], dir);
       assert.equal(sarif.code, 1, name);
       const log = JSON.parse(sarif.out);
-      assert.deepEqual(validate(log), [], `${name}: SARIF valid against its schema`);
+      assert.deepEqual(
+        validate(log),
+        [],
+        `${name}: SARIF valid against its schema`,
+      );
       const results = log.runs[0].results as {
         ruleId: string;
-        locations: { physicalLocation: { region: { startLine: number; startColumn: number } } }[];
+        locations: {
+          physicalLocation: {
+            region: { startLine: number; startColumn: number };
+          };
+        }[];
       }[];
       assert.deepEqual(
-        results.map((r) => [r.ruleId, r.locations[0].physicalLocation.region.startLine]),
+        results.map((
+          r,
+        ) => [r.ruleId, r.locations[0].physicalLocation.region.startLine]),
         findings.map((f) => [f.rule, f.line]),
         name,
       );

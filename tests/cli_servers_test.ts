@@ -26,7 +26,9 @@ async function run(
   return { code, out, err };
 }
 
-async function withEstate(fn: (dir: string) => void | Promise<void>): Promise<void> {
+async function withEstate(
+  fn: (dir: string) => void | Promise<void>,
+): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "estate-cli-servers-" });
   try {
     fs.cpSync(CORPUS, path.join(dir, "corpus"), { recursive: true });
@@ -55,7 +57,9 @@ const EVERYTHING: ServerRecord = {
   upstream: {
     kind: "stdio",
     command: "/usr/bin/node",
-    args: ["node_modules/@modelcontextprotocol/server-everything/dist/index.js"],
+    args: [
+      "node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    ],
     sha256: "0123456789abcdef".repeat(4),
   },
   tools: ["everything.echo"],
@@ -71,16 +75,24 @@ Deno.test("estate servers add registers a record file; estate servers lists it w
     const empty = await run(["servers"], dir);
     assert.equal(empty.code, 0);
     assert.match(empty.out, /^no servers recorded/);
-    assert.deepEqual(JSON.parse((await run(["servers", "--json"], dir)).out), { servers: [] });
+    assert.deepEqual(JSON.parse((await run(["servers", "--json"], dir)).out), {
+      servers: [],
+    });
 
-    const added = await run(["servers", "add", write(dir, "crm.json", CRM)], dir);
+    const added = await run(
+      ["servers", "add", write(dir, "crm.json", CRM)],
+      dir,
+    );
     assert.equal(added.code, 0, added.err);
     assert.equal(
       added.out,
       "registered server crm-mcp (2 tools: crm.customer.get, crm.customer.search) in corpus/servers/crm-mcp.json\n",
     );
     const json = JSON.parse(
-      (await run(["servers", "add", write(dir, "e.json", EVERYTHING), "--json"], dir)).out,
+      (await run(
+        ["servers", "add", write(dir, "e.json", EVERYTHING), "--json"],
+        dir,
+      )).out,
     );
     assert.deepEqual(json, {
       status: "registered",
@@ -109,7 +121,10 @@ Deno.test("estate servers add registers a record file; estate servers lists it w
         "  tools     everything.echo (not published)\n",
     );
     const listed = JSON.parse((await run(["servers", "--json"], dir)).out);
-    assert.deepEqual(listed.servers.map((s: { id: string }) => s.id), ["crm-mcp", "everything"]);
+    assert.deepEqual(listed.servers.map((s: { id: string }) => s.id), [
+      "crm-mcp",
+      "everything",
+    ]);
     assert.deepEqual(listed.servers[0].upstream, CRM.upstream);
     assert.deepEqual(listed.servers[0].tools, [
       { name: "crm.customer.get", version: "1.0.0", quarantined: false },
@@ -133,11 +148,19 @@ Deno.test("estate servers add refuses what the registry refuses with exit 1, hum
       refused.out,
       "Cannot register server rogue: it lists crm.customer.get, which server crm-mcp serves; exactly one server serves a tool name (remove it from one of the records)\n",
     );
-    const json = JSON.parse((await run(["servers", "add", rogue, "--json"], dir)).out);
+    const json = JSON.parse(
+      (await run(["servers", "add", rogue, "--json"], dir)).out,
+    );
     assert.equal(json.status, "refused");
     assert.equal(json.refusal, "tool-served-elsewhere");
-    assert.deepEqual(json.conflicts, [{ tool: "crm.customer.get", server: "crm-mcp" }]);
-    assert.equal(fs.existsSync(path.join(dir, "corpus/servers/rogue.json")), false);
+    assert.deepEqual(json.conflicts, [{
+      tool: "crm.customer.get",
+      server: "crm-mcp",
+    }]);
+    assert.equal(
+      fs.existsSync(path.join(dir, "corpus/servers/rogue.json")),
+      false,
+    );
 
     const changed = write(dir, "crm2.json", { ...CRM, owner: "crm-platform" });
     const unasked = await run(["servers", "add", changed], dir);
@@ -149,7 +172,10 @@ Deno.test("estate servers add refuses what the registry refuses with exit 1, hum
     const updated = await run(["servers", "add", changed, "--update"], dir);
     assert.equal(updated.code, 0, updated.out);
     assert.match(updated.out, /^updated server crm-mcp/);
-    assert.match((await run(["servers"], dir)).out, /^crm-mcp \(owner crm-platform\)/);
+    assert.match(
+      (await run(["servers"], dir)).out,
+      /^crm-mcp \(owner crm-platform\)/,
+    );
   });
 });
 
@@ -159,14 +185,20 @@ Deno.test("estate servers exits 2 on usage and input errors: a missing or invali
       [["servers", "add"], /usage: estate servers \[add FILE \[--update\]\]/],
       [["servers", "remove", "x"], /usage: estate servers/],
       [["servers", "--update"], /--update goes with add FILE/],
-      [["servers", "add", "nope.json"], /cannot read .*nope\.json: no such file/],
+      [
+        ["servers", "add", "nope.json"],
+        /cannot read .*nope\.json: no such file/,
+      ],
       [
         ["servers", "add", write(dir, "bad.json", { id: "Bad", tools: [] })],
         /bad\.json: not a valid server record: id "Bad"/,
       ],
     ];
     fs.writeFileSync(path.join(dir, "broken.json"), '{\n  "id": ');
-    cases.push([["servers", "add", "broken.json"], /broken\.json:2:\d+: not valid JSON/]);
+    cases.push([
+      ["servers", "add", "broken.json"],
+      /broken\.json:2:\d+: not valid JSON/,
+    ]);
     for (const [args, pattern] of cases) {
       const r = await run(args, dir);
       assert.equal(r.code, 2, `${args.join(" ")}: ${r.out}${r.err}`);
@@ -185,7 +217,10 @@ Deno.test("estate servers exits 2 on usage and input errors: a missing or invali
     );
     const r = await run(["list"], dir);
     assert.equal(r.code, 2);
-    assert.match(r.err, /corpus\/servers\/crm\.json: not a valid server record: upstream\.kind/);
+    assert.match(
+      r.err,
+      /corpus\/servers\/crm\.json: not a valid server record: upstream\.kind/,
+    );
   });
 });
 
@@ -258,14 +293,20 @@ Deno.test("estate drift prints the log grouped by server and tool, newest first,
     const json = JSON.parse((await run(["drift", "--json"], dir)).out);
     assert.equal(json.total, 5);
     assert.deepEqual(
-      json.groups.map((g: { server: string; tool: string | null; records: DriftRecord[] }) => [
+      json.groups.map((
+        g: { server: string; tool: string | null; records: DriftRecord[] },
+      ) => [
         g.server,
         g.tool,
         g.records.map((x) => x.kind),
       ]),
       [
         ["crm-mcp", null, ["refused-identity"]],
-        ["crm-mcp", "crm.customer.get", ["description", "quarantined", "compatible"]],
+        ["crm-mcp", "crm.customer.get", [
+          "description",
+          "quarantined",
+          "compatible",
+        ]],
         ["everything", "payments.release", ["dropped-tool"]],
       ],
     );
@@ -273,9 +314,14 @@ Deno.test("estate drift prints the log grouped by server and tool, newest first,
     const filtered = JSON.parse(
       (await run(["drift", "--server", "everything", "--json"], dir)).out,
     );
-    assert.deepEqual(filtered.groups.map((g: { tool: string }) => g.tool), ["payments.release"]);
+    assert.deepEqual(filtered.groups.map((g: { tool: string }) => g.tool), [
+      "payments.release",
+    ]);
     const byTool = await run(["drift", "--tool", "crm.customer.get"], dir);
-    assert.match(byTool.out, /^crm-mcp crm\.customer\.get \(registered 1\.0\.0\)\n/);
+    assert.match(
+      byTool.out,
+      /^crm-mcp crm\.customer\.get \(registered 1\.0\.0\)\n/,
+    );
     assert.equal(byTool.out.split("\n").length, 5);
     assert.match(
       (await run(["drift", "--server", "nope"], dir)).out,
@@ -302,7 +348,10 @@ Deno.test("estate servers marks a tool the gateway quarantined until a version i
     estate.appendDrift([{ ...DRIFT[1], at: "2026-12-03T09:00:00.000Z" }]);
     assert.match((await run(["servers"], dir)).out, /quarantined/);
     const spec = JSON.parse(
-      fs.readFileSync(path.join(dir, "corpus/tools/crm.customer.get/1.0.0.json"), "utf8"),
+      fs.readFileSync(
+        path.join(dir, "corpus/tools/crm.customer.get/1.0.0.json"),
+        "utf8",
+      ),
     );
     estate.publish({ ...spec, version: "2.0.0", server: "crm-mcp" });
     assert.doesNotMatch((await run(["servers"], dir)).out, /quarantined/);
@@ -317,7 +366,10 @@ Deno.test("estate drift exits 2 naming the line of a malformed drift.jsonl, and 
     );
     const r = await run(["drift"], dir);
     assert.equal(r.code, 2);
-    assert.match(r.err, /corpus\/drift\.jsonl:2: not a drift record: at must be an ISO 8601 time/);
+    assert.match(
+      r.err,
+      /corpus\/drift\.jsonl:2: not a drift record: at must be an ISO 8601 time/,
+    );
     assert.equal((await run(["drift", "extra"], dir)).code, 2);
   });
 });
@@ -336,5 +388,8 @@ Deno.test("estate servers, servers add and drift have --help, and estate --help 
   }
   const all = (await run(["--help"], Deno.cwd())).out;
   assert.ok(all.includes("\n  estate servers [add FILE [--update]]\n"), all);
-  assert.ok(all.includes("\n  estate drift [--server ID] [--tool NAME]\n"), all);
+  assert.ok(
+    all.includes("\n  estate drift [--server ID] [--tool NAME]\n"),
+    all,
+  );
 });

@@ -30,7 +30,9 @@ async function run(
 }
 
 /** A scratch copy of the example estate, removed after the test. */
-async function withEstate(fn: (dir: string) => void | Promise<void>): Promise<void> {
+async function withEstate(
+  fn: (dir: string) => void | Promise<void>,
+): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "estate-cli-" });
   try {
     fs.cpSync(CORPUS, path.join(dir, "corpus"), { recursive: true });
@@ -40,9 +42,16 @@ async function withEstate(fn: (dir: string) => void | Promise<void>): Promise<vo
   }
 }
 
-function draft(dir: string, file: string, edit: (spec: Record<string, unknown>) => void): string {
+function draft(
+  dir: string,
+  file: string,
+  edit: (spec: Record<string, unknown>) => void,
+): string {
   const spec = JSON.parse(
-    fs.readFileSync(path.join(dir, "corpus/tools/payments.lookup/2.0.0.json"), "utf8"),
+    fs.readFileSync(
+      path.join(dir, "corpus/tools/payments.lookup/2.0.0.json"),
+      "utf8",
+    ),
   );
   edit(spec);
   const p = path.join(dir, file);
@@ -54,7 +63,10 @@ Deno.test("estate check fails a breaking change published as a minor, with exit 
   await withEstate(async (dir) => {
     draft(dir, "lookup.tool.json", (s) => {
       s.version = "2.1.0";
-      const schema = s.inputSchema as { properties: Record<string, unknown>; required: string[] };
+      const schema = s.inputSchema as {
+        properties: Record<string, unknown>;
+        required: string[];
+      };
       delete schema.properties.includeHistory;
       schema.properties.channel = { type: "string" };
     });
@@ -77,7 +89,9 @@ Deno.test("estate check fails a breaking change published as a minor, with exit 
       /lookup\.tool\.json:\d+:\d+: info +property-added inputSchema \$\.properties\.channel: added optional property channel/,
     );
     assert.match(r.out, /1 checked, 1 failed/);
-    const json = JSON.parse((await run(["check", "lookup.tool.json", "--json"], dir)).out);
+    const json = JSON.parse(
+      (await run(["check", "lookup.tool.json", "--json"], dir)).out,
+    );
     assert.equal(json.ok, false);
     assert.equal(json.reports[0].minimumVersion, "3.0.0");
   });
@@ -87,9 +101,10 @@ Deno.test("estate check passes an enough version and reports it as a version-ok 
   await withEstate(async (dir) => {
     draft(dir, "lookup.tool.json", (s) => {
       s.version = "2.1.0";
-      (s.inputSchema as { properties: Record<string, unknown> }).properties.channel = {
-        type: "string",
-      };
+      (s.inputSchema as { properties: Record<string, unknown> }).properties
+        .channel = {
+          type: "string",
+        };
     });
     const r = await run(["check", "lookup.tool.json"], dir);
     assert.equal(r.code, 0, r.out);
@@ -104,20 +119,30 @@ Deno.test("estate publish writes the version, refuses what the registry refuses,
   await withEstate(async (dir) => {
     const ok = draft(dir, "ok.tool.json", (s) => {
       s.version = "2.1.0";
-      (s.inputSchema as { properties: Record<string, unknown> }).properties.channel = {
-        type: "string",
-      };
+      (s.inputSchema as { properties: Record<string, unknown> }).properties
+        .channel = {
+          type: "string",
+        };
     });
     let r = await run(["publish", ok], dir);
     assert.equal(r.code, 0, r.out + r.err);
-    assert.match(r.out, /published payments\.lookup@2\.1\.0 \(minor change against 2\.0\.0\)/);
-    assert.ok(fs.existsSync(path.join(dir, "corpus/tools/payments.lookup/2.1.0.json")));
+    assert.match(
+      r.out,
+      /published payments\.lookup@2\.1\.0 \(minor change against 2\.0\.0\)/,
+    );
+    assert.ok(
+      fs.existsSync(path.join(dir, "corpus/tools/payments.lookup/2.1.0.json")),
+    );
     r = await run(["publish", ok], dir);
     assert.equal(r.code, 0);
     assert.match(r.out, /already published with this content; nothing written/);
     const bad = draft(dir, "bad.tool.json", (s) => {
       s.version = "2.2.0";
-      s.inputSchema = { type: "object", properties: {}, additionalProperties: false };
+      s.inputSchema = {
+        type: "object",
+        properties: {},
+        additionalProperties: false,
+      };
     });
     r = await run(["publish", bad, "--json"], dir);
     assert.equal(r.code, 1);
@@ -143,7 +168,10 @@ Deno.test("estate deprecate and retire move the lifecycle and refuse what they m
     assert.equal(r.code, 0, r.err);
     assert.equal(r.out, "payments.lookup@1.1.0 is now deprecated\n");
     const lifecycle = JSON.parse(
-      fs.readFileSync(path.join(dir, "corpus/tools/payments.lookup/lifecycle.json"), "utf8"),
+      fs.readFileSync(
+        path.join(dir, "corpus/tools/payments.lookup/lifecycle.json"),
+        "utf8",
+      ),
     );
     assert.deepEqual(lifecycle["1.1.0"].at(-1).reason, "use ^2.0.0");
     assert.equal(lifecycle["1.1.0"].at(-1).retireAfter, "2027-06-30");
@@ -166,7 +194,10 @@ Deno.test("estate deprecate and retire move the lifecycle and refuse what they m
     assert.equal(r.code, 0, r.out + r.err);
     assert.equal(
       JSON.parse(
-        fs.readFileSync(path.join(dir, "corpus/tools/payments.lookup/lifecycle.json"), "utf8"),
+        fs.readFileSync(
+          path.join(dir, "corpus/tools/payments.lookup/lifecycle.json"),
+          "utf8",
+        ),
       )["1.1.0"].at(-1).reason,
       "window closed early",
     );
@@ -176,7 +207,13 @@ Deno.test("estate deprecate and retire move the lifecycle and refuse what they m
 });
 
 Deno.test("estate list shows what each principal discovers, side by side different", async () => {
-  const retail = await run(["list", "--principal", "retail-agent", "--estate", CORPUS]);
+  const retail = await run([
+    "list",
+    "--principal",
+    "retail-agent",
+    "--estate",
+    CORPUS,
+  ]);
   const wholesale = await run([
     "list",
     "--principal",
@@ -198,7 +235,8 @@ Deno.test("estate list shows what each principal discovers, side by side differe
     "policy.summarize",
   ]);
   assert.match(
-    (await run(["list", "--estate", CORPUS], Deno.cwd(), false, CORPUS_NOW)).out,
+    (await run(["list", "--estate", CORPUS], Deno.cwd(), false, CORPUS_NOW))
+      .out,
     /payments\.lookup +1\.0\.0 \(deprecated\), 1\.1\.0, 2\.0\.0/,
   );
 });
@@ -212,7 +250,14 @@ Deno.test("estate replay replays each call against its major line by default, an
     /^replayed 300 of 300 stored calls of payments\.lookup in [\d.]+ s: 0 rejected\n1\.x calls against payments\.lookup@1\.1\.0: 0 rejected\n2\.x calls against payments\.lookup@2\.0\.0: 0 rejected\n$/,
   );
   // Every call against one version: the 1.x calls that send currency are rejected by 2.0.0.
-  const r = await run(["replay", "payments.lookup", "--version", "2.0.0", "--estate", CORPUS]);
+  const r = await run([
+    "replay",
+    "payments.lookup",
+    "--version",
+    "2.0.0",
+    "--estate",
+    CORPUS,
+  ]);
   assert.equal(r.code, 1);
   assert.match(
     r.out,
@@ -224,8 +269,15 @@ Deno.test("estate replay replays each call against its major line by default, an
   );
   assert.equal(r.err, "");
   await withEstate(async (dir) => {
-    fs.writeFileSync(path.join(dir, "open.json"), JSON.stringify({ type: "object" }));
-    const ok = await run(["replay", "payments.lookup", "--schema", "open.json"], dir, true);
+    fs.writeFileSync(
+      path.join(dir, "open.json"),
+      JSON.stringify({ type: "object" }),
+    );
+    const ok = await run(
+      ["replay", "payments.lookup", "--schema", "open.json"],
+      dir,
+      true,
+    );
     assert.equal(ok.code, 0);
     assert.match(ok.out, /all calls against open\.json: 0 rejected/);
   });
@@ -238,7 +290,10 @@ Deno.test("estate replay shows progress on a terminal", async () => {
     fs.appendFileSync(file, line.repeat(25_000));
     const r = await run(["replay", "policy.search"], dir, true);
     assert.equal(r.code, 0);
-    assert.match(r.err, /\rreplayed 10,000 calls\.\.\..*\rreplayed 20,000 calls\.\.\./s);
+    assert.match(
+      r.err,
+      /\rreplayed 10,000 calls\.\.\..*\rreplayed 20,000 calls\.\.\./s,
+    );
   });
 });
 
@@ -288,7 +343,10 @@ Deno.test("estate exits 2 with a clear message on usage and input errors", async
     fs.writeFileSync(path.join(dir, "broken.tool.json"), '{"name": "x",');
     const r = await run(["check", "broken.tool.json"], dir);
     assert.equal(r.code, 2);
-    assert.match(r.out, /^ERR {2}broken\.tool\.json: .*broken\.tool\.json is not valid JSON/m);
+    assert.match(
+      r.out,
+      /^ERR {2}broken\.tool\.json: .*broken\.tool\.json is not valid JSON/m,
+    );
     fs.writeFileSync(
       path.join(dir, "nometa.tool.json"),
       JSON.stringify({
@@ -306,7 +364,10 @@ Deno.test("estate exits 2 with a clear message on usage and input errors", async
       m.out,
       /sideEffect is required.*owner is required|owner is required.*sideEffect is required/,
     );
-    fs.appendFileSync(path.join(dir, "corpus/tools/fx.quote/calls.jsonl"), "{not json\n");
+    fs.appendFileSync(
+      path.join(dir, "corpus/tools/fx.quote/calls.jsonl"),
+      "{not json\n",
+    );
     const c = await run(["replay", "fx.quote"], dir);
     assert.equal(c.code, 2);
     assert.match(c.err, /fx\.quote\/calls\.jsonl:301:2: not valid JSON/);
@@ -336,12 +397,17 @@ Deno.test("estate replay and publish print the first 100 issues of a call and th
     const human = await run(["replay", "payments.lookup"], dir);
     assert.equal(human.code, 1);
     const line = human.out.split("\n").find((l) => l.startsWith("  call 1 "))!;
-    assert.ok(bytes(human.out) < 3 * MAX_ISSUES_BYTES, `${bytes(human.out)} bytes`);
+    assert.ok(
+      bytes(human.out) < 3 * MAX_ISSUES_BYTES,
+      `${bytes(human.out)} bytes`,
+    );
     const shown = line.split("; ");
     assert.equal(shown.length, MAX_ISSUES_IN_RESPONSE + 1);
     assert.match(shown[0], /: \$\.x00000 property "x00000" is not allowed$/);
     assert.equal(shown.at(-1), "and 91900 more issues");
-    const json = JSON.parse((await run(["replay", "payments.lookup", "--json"], dir)).out);
+    const json = JSON.parse(
+      (await run(["replay", "payments.lookup", "--json"], dir)).out,
+    );
     const line2 = json.lines.find((l: { major: number }) => l.major === 2);
     const first = line2.first[0];
     assert.equal(first.issues.length, MAX_ISSUES_IN_RESPONSE);
@@ -354,7 +420,10 @@ Deno.test("estate replay and publish print the first 100 issues of a call and th
     assert.equal(refused.code, 1, refused.out + refused.err);
     const message = JSON.parse(refused.out).message as string;
     assert.ok(bytes(message) < 2 * MAX_ISSUES_BYTES, `${bytes(message)} bytes`);
-    assert.match(message, /call 1 \(wholesale-operator, .*\$\.x00099 .*, and 91900 more issues/);
+    assert.match(
+      message,
+      /call 1 \(wholesale-operator, .*\$\.x00099 .*, and 91900 more issues/,
+    );
   });
 });
 
@@ -363,7 +432,9 @@ Deno.test("estate check prints at most 100 findings a file and the count of the 
     draft(dir, "wide.tool.json", (s) => {
       s.version = "2.1.0";
       const props = (s.inputSchema as { properties: Record<string, unknown> }).properties;
-      for (let i = 0; i < 150; i++) props[`note${String(i).padStart(3, "0")}`] = { type: "string" };
+      for (let i = 0; i < 150; i++) {
+        props[`note${String(i).padStart(3, "0")}`] = { type: "string" };
+      }
     });
     const human = await run(["check"], dir);
     assert.equal(human.code, 0, human.out + human.err);
@@ -404,5 +475,8 @@ Deno.test("estate serve --help documents the limits the HTTP server enforces, wi
       /an edited principals\.json takes effect at\s+once/,
     ]
   ) assert.match(out, limit);
-  assert.match((await run(["--help"])).out, /serve \[--http HOST:PORT \| --stdio --principal ID\]/);
+  assert.match(
+    (await run(["--help"])).out,
+    /serve \[--http HOST:PORT \| --stdio --principal ID\]/,
+  );
 });

@@ -36,7 +36,10 @@ const changeArb = fc
 /** The same with negative and co-located places, and edits that reach them. */
 const positionedArb = fc
   .tuple(positionedSchema, fc.array(editArb, { minLength: 1, maxLength: 3 }))
-  .map(([before, edits]) => ({ before, ...applyPositionedEdits(before, edits) }));
+  .map(([before, edits]) => ({
+    before,
+    ...applyPositionedEdits(before, edits),
+  }));
 
 /** A chain of three versions: a schema, then one to two edits, then one to two more. */
 const chainArb = fc
@@ -60,7 +63,13 @@ function counterexample(
   seed: number,
   strict: boolean,
 ): unknown | undefined {
-  for (const value of acceptedValues(from as Obj, to as Obj, { seed, n: 4, strict })) {
+  for (
+    const value of acceptedValues(from as Obj, to as Obj, {
+      seed,
+      n: 4,
+      strict,
+    })
+  ) {
     if (validateSchema(to as JsonSchema, value).length) return value;
   }
   return undefined;
@@ -81,7 +90,10 @@ function assertModeSound(
   const result = classifyForMode(before as JsonSchema, after as JsonSchema, {
     mode,
     output,
-    earlier: earlier.map((schema, i) => ({ version: `1.${i}.0`, schema: schema as JsonSchema })),
+    earlier: earlier.map((schema, i) => ({
+      version: `1.${i}.0`,
+      schema: schema as JsonSchema,
+    })),
   });
   if (result.bump === "major") return false;
   const rule = compatibilityRule(mode);
@@ -95,7 +107,9 @@ function assertModeSound(
     if (rule.backward) {
       checks.push({ name: "backward", pair: output ? narrowSafe : widenSafe });
     }
-    if (rule.forward) checks.push({ name: "forward", pair: output ? widenSafe : narrowSafe });
+    if (rule.forward) {
+      checks.push({ name: "forward", pair: output ? widenSafe : narrowSafe });
+    }
     if (result.bump === "patch" && old === before) {
       checks.push({ name: "patch (old → new)", pair: widenSafe });
       checks.push({ name: "patch (new → old)", pair: narrowSafe });
@@ -130,7 +144,10 @@ for (const mode of BASE_MODES) {
       );
     }
     // The law must be exercised by changes the mode allows, not only skip major ones.
-    assert.ok(compatible > RUNS / 5, `only ${compatible} compatible changes under ${mode}`);
+    assert.ok(
+      compatible > RUNS / 5,
+      `only ${compatible} compatible changes under ${mode}`,
+    );
   });
 
   Deno.test(`classifyForMode() is sound under ${mode} for outputs (the mirror rule)`, () => {
@@ -143,7 +160,10 @@ for (const mode of BASE_MODES) {
         { numRuns: RUNS },
       );
     }
-    assert.ok(compatible > RUNS / 5, `only ${compatible} compatible output changes under ${mode}`);
+    assert.ok(
+      compatible > RUNS / 5,
+      `only ${compatible} compatible output changes under ${mode}`,
+    );
   });
 
   Deno.test(`classifyForMode() is sound under ${mode} on small schemas that mix every keyword`, () => {
@@ -161,12 +181,17 @@ for (const mode of BASE_MODES) {
     let compatible = 0;
     fc.assert(
       fc.property(chainArb, fc.integer(), ({ v1, v2, v3 }, seed) => {
-        if (assertModeSound(v2, v3, transitive, seed, false, [v1])) compatible++;
+        if (assertModeSound(v2, v3, transitive, seed, false, [v1])) {
+          compatible++;
+        }
         assertModeSound(v2, v3, transitive, seed, true, [v1]);
       }),
       { numRuns: RUNS },
     );
-    assert.ok(compatible > RUNS / 10, `only ${compatible} compatible chains under ${transitive}`);
+    assert.ok(
+      compatible > RUNS / 10,
+      `only ${compatible} compatible chains under ${transitive}`,
+    );
   });
 }
 
@@ -175,8 +200,12 @@ Deno.test("classifyForMode() under full is major exactly when backward or forwar
     fc.property(changeArb, ({ before, schema: after }) => {
       for (const output of [false, true]) {
         const bump = (mode: CompatibilityMode) =>
-          classifyForMode(before as JsonSchema, after as JsonSchema, { mode, output }).bump;
-        const eitherMajor = bump("backward") === "major" || bump("forward") === "major";
+          classifyForMode(before as JsonSchema, after as JsonSchema, {
+            mode,
+            output,
+          }).bump;
+        const eitherMajor = bump("backward") === "major" ||
+          bump("forward") === "major";
         assert.equal(bump("full") === "major", eitherMajor);
       }
     }),
@@ -187,12 +216,20 @@ Deno.test("classifyForMode() under full is major exactly when backward or forwar
 Deno.test("classifyForMode() under forward is backward with the roles swapped, as to what breaks", () => {
   fc.assert(
     fc.property(changeArb, ({ before, schema: after }) => {
-      const forward = classifyForMode(before as JsonSchema, after as JsonSchema, {
-        mode: "forward",
-      });
-      const swapped = classifyForMode(after as JsonSchema, before as JsonSchema, {
-        mode: "backward",
-      });
+      const forward = classifyForMode(
+        before as JsonSchema,
+        after as JsonSchema,
+        {
+          mode: "forward",
+        },
+      );
+      const swapped = classifyForMode(
+        after as JsonSchema,
+        before as JsonSchema,
+        {
+          mode: "backward",
+        },
+      );
       assert.equal(forward.bump === "major", swapped.bump === "major");
     }),
     { numRuns: RUNS },

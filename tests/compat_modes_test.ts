@@ -27,17 +27,27 @@ const NOW = () => new Date("2026-11-30T12:00:00Z");
 
 const CURRENCY2 = {
   type: "object",
-  properties: { reference: { type: "string" }, currency: { enum: ["EUR", "GBP"] } },
+  properties: {
+    reference: { type: "string" },
+    currency: { enum: ["EUR", "GBP"] },
+  },
   required: ["reference"],
   additionalProperties: false,
 };
 const CURRENCY3 = {
   ...CURRENCY2,
-  properties: { ...CURRENCY2.properties, currency: { enum: ["EUR", "GBP", "USD"] } },
+  properties: {
+    ...CURRENCY2.properties,
+    currency: { enum: ["EUR", "GBP", "USD"] },
+  },
 };
 
 /** `fx.convert` at a version with an input schema and options. */
-function tool(version: string, inputSchema: JsonSchema, more: Partial<ToolSpec> = {}): ToolSpec {
+function tool(
+  version: string,
+  inputSchema: JsonSchema,
+  more: Partial<ToolSpec> = {},
+): ToolSpec {
   return {
     name: "fx.convert",
     version,
@@ -53,8 +63,12 @@ function tool(version: string, inputSchema: JsonSchema, more: Partial<ToolSpec> 
   };
 }
 
-const bump = (o: JsonSchema, n: JsonSchema, mode: CompatibilityMode, output = false) =>
-  classifyForMode(o, n, { mode, output }).bump;
+const bump = (
+  o: JsonSchema,
+  n: JsonSchema,
+  mode: CompatibilityMode,
+  output = false,
+) => classifyForMode(o, n, { mode, output }).bump;
 
 // --- the classifier per mode -----------------------------------------------------------------
 
@@ -64,7 +78,10 @@ Deno.test("an enum value added is minor under backward, major under forward and 
   assert.equal(bump(CURRENCY2, CURRENCY3, "full"), "major");
   const [c] = classifyForMode(CURRENCY2, CURRENCY3, { mode: "forward" }).changes;
   assert.equal(c.path, "$.properties.currency.enum");
-  assert.match(c.message, /callers built for the new contract may send values the old one rejects/);
+  assert.match(
+    c.message,
+    /callers built for the new contract may send values the old one rejects/,
+  );
 });
 
 Deno.test("an enum value removed is major under backward and full, minor under forward", () => {
@@ -101,16 +118,26 @@ Deno.test("a property made required is minor under forward (new callers always s
 Deno.test("only a change that keeps the accepted values is not major under full", () => {
   const described = {
     ...CURRENCY2,
-    properties: { ...CURRENCY2.properties, reference: { type: "string", description: "Ours." } },
+    properties: {
+      ...CURRENCY2.properties,
+      reference: { type: "string", description: "Ours." },
+    },
   };
   for (const mode of ["backward", "forward", "full"] as const) {
     assert.equal(bump(CURRENCY2, described, mode), "patch", mode);
-    assert.equal(bump(CURRENCY2, structuredClone(CURRENCY2), mode), "patch", mode);
+    assert.equal(
+      bump(CURRENCY2, structuredClone(CURRENCY2), mode),
+      "patch",
+      mode,
+    );
   }
   // A default changes no accepted value: minor, in every mode.
   const defaulted = {
     ...CURRENCY2,
-    properties: { ...CURRENCY2.properties, currency: { enum: ["EUR", "GBP"], default: "EUR" } },
+    properties: {
+      ...CURRENCY2.properties,
+      currency: { enum: ["EUR", "GBP"], default: "EUR" },
+    },
   };
   for (const mode of ["backward", "forward", "full"] as const) {
     assert.equal(bump(CURRENCY2, defaulted, mode), "minor", mode);
@@ -119,7 +146,10 @@ Deno.test("only a change that keeps the accepted values is not major under full"
 
 Deno.test("outputs mirror the modes: wider output breaks backward, narrower breaks forward", () => {
   const held = { type: "object", properties: { status: { enum: ["HELD"] } } };
-  const both = { type: "object", properties: { status: { enum: ["HELD", "RELEASED"] } } };
+  const both = {
+    type: "object",
+    properties: { status: { enum: ["HELD", "RELEASED"] } },
+  };
   assert.equal(bump(held, both, "backward", true), "major");
   assert.equal(bump(held, both, "forward", true), "minor");
   assert.equal(bump(held, both, "full", true), "major");
@@ -127,7 +157,10 @@ Deno.test("outputs mirror the modes: wider output breaks backward, narrower brea
   assert.equal(bump(both, held, "forward", true), "major");
   assert.equal(bump(both, held, "full", true), "major");
   const [c] = classifyForMode(both, held, { mode: "forward", output: true }).changes;
-  assert.match(c.message, /after a rollback, consumers built for the new output schema/);
+  assert.match(
+    c.message,
+    /after a rollback, consumers built for the new output schema/,
+  );
   // An output schema added: consumers of the new contract rely on it, which a rollback breaks.
   const added = (mode: CompatibilityMode) =>
     classifyForMode(undefined, held, { mode, output: true }).bump;
@@ -149,12 +182,18 @@ Deno.test("a transitive mode is major against an earlier version it breaks, nami
   const line = [{ version: "1.0.0", schema: CURRENCY2 as JsonSchema }];
   const same = structuredClone(CURRENCY3);
   assert.equal(bump(CURRENCY3, same, "forward"), "patch");
-  const t = classifyForMode(CURRENCY3, same, { mode: "forward-transitive", earlier: line });
+  const t = classifyForMode(CURRENCY3, same, {
+    mode: "forward-transitive",
+    earlier: line,
+  });
   assert.equal(t.bump, "major");
   assert.deepEqual(t.breaksAgainst, ["1.0.0"]);
   assert.match(t.changes[0].message, /\(against 1\.0\.0\)$/);
   // A non-transitive mode ignores the earlier versions.
-  assert.equal(classifyForMode(CURRENCY3, same, { mode: "forward", earlier: line }).bump, "patch");
+  assert.equal(
+    classifyForMode(CURRENCY3, same, { mode: "forward", earlier: line }).bump,
+    "patch",
+  );
 });
 
 Deno.test("classifyForMode() refuses an undefined input schema", () => {
@@ -165,14 +204,19 @@ Deno.test("classifyForMode() refuses an undefined input schema", () => {
 
 Deno.test("parseToolSpec() keeps a declared compatibility mode and refuses an unknown one", () => {
   assert.equal(
-    parseToolSpec(tool("1.0.0", CURRENCY2, { compatibility: "full" })).compatibility,
+    parseToolSpec(tool("1.0.0", CURRENCY2, { compatibility: "full" }))
+      .compatibility,
     "full",
   );
-  assert.equal(parseToolSpec(tool("1.0.0", CURRENCY2)).compatibility, undefined);
+  assert.equal(
+    parseToolSpec(tool("1.0.0", CURRENCY2)).compatibility,
+    undefined,
+  );
   assert.throws(
     () => parseToolSpec({ ...tool("1.0.0", CURRENCY2), compatibility: "both" }),
     (e: unknown) =>
-      e instanceof ToolSpecError && /compatibility must be one of backward, /.test(e.message),
+      e instanceof ToolSpecError &&
+      /compatibility must be one of backward, /.test(e.message),
   );
 });
 
@@ -191,16 +235,20 @@ function refusal(registry: ToolRegistry, spec: ToolSpec): PublishError {
 Deno.test("publish under forward refuses a widening as a minor release, naming the mode", () => {
   const registry = new ToolRegistry({ now: NOW });
   registry.publish(tool("1.0.0", CURRENCY2, { compatibility: "forward" }));
-  const e = refusal(registry, tool("1.1.0", CURRENCY3, { compatibility: "forward" }));
+  const e = refusal(
+    registry,
+    tool("1.1.0", CURRENCY3, { compatibility: "forward" }),
+  );
   assert.equal(e.refusal, "bump-too-small");
   assert.equal(
     e.message,
-    'Cannot publish fx.convert@1.1.0: under forward compatibility, change is major (enum now also allows "USD" at $.properties.currency.enum); publish 2.0.0, not 1.1.0',
+    'Cannot publish fx.convert@1.1.0: under forward compatibility, change is major (enum now also allows "USD" at $.properties.currency.enum); publish 2.0.0, not 1.1.0. For example, a call the draft accepts, {"reference":"","currency":"USD"}, fails after a rollback to the published version: $.currency must be one of "EUR", "GBP"',
   );
   // A narrowing is a minor release under forward.
   registry.publish(tool("2.0.0", CURRENCY3, { compatibility: "forward" }));
   assert.equal(
-    registry.publish(tool("2.1.0", CURRENCY2, { compatibility: "forward" })).plan.bump,
+    registry.publish(tool("2.1.0", CURRENCY2, { compatibility: "forward" }))
+      .plan.bump,
     "minor",
   );
 });
@@ -209,9 +257,15 @@ Deno.test("publish under backward (the default) refuses a narrowing and allows a
   const registry = new ToolRegistry({ now: NOW });
   registry.publish(tool("1.0.0", CURRENCY3));
   const e = refusal(registry, tool("1.1.0", CURRENCY2));
-  assert.match(e.message, /^Cannot publish fx\.convert@1\.1\.0: change is major \(/);
+  assert.match(
+    e.message,
+    /^Cannot publish fx\.convert@1\.1\.0: change is major \(/,
+  );
   registry.publish(tool("2.0.0", CURRENCY2));
-  assert.equal(registry.publish(tool("2.1.0", CURRENCY3)).plan.compatibility, "backward");
+  assert.equal(
+    registry.publish(tool("2.1.0", CURRENCY3)).plan.compatibility,
+    "backward",
+  );
 });
 
 Deno.test("publish under full refuses both a widening and a narrowing as minor releases", () => {
@@ -226,7 +280,9 @@ Deno.test("publish under full refuses both a widening and a narrowing as minor r
     refusal(registry, tool("1.1.0", required)).message,
     /under full compatibility, change is major \(property currency is now required/,
   );
-  const described = tool("1.0.1", CURRENCY2, { title: "Convert an amount of money" });
+  const described = tool("1.0.1", CURRENCY2, {
+    title: "Convert an amount of money",
+  });
   assert.equal(registry.publish(described).plan.bump, "patch");
 });
 
@@ -239,20 +295,28 @@ Deno.test("publish under a transitive mode checks every version of the major lin
   // sends USD is rejected after a rollback to 1.0.0. (The mode changes: held to backward too.)
   const e = refusal(
     registry,
-    tool("1.2.0", CURRENCY3, { compatibility: "forward-transitive", title: "Convert" }),
+    tool("1.2.0", CURRENCY3, {
+      compatibility: "forward-transitive",
+      title: "Convert",
+    }),
   );
   assert.equal(
     e.message,
     'Cannot publish fx.convert@1.2.0: under full-transitive compatibility, change is major (enum now also allows "USD" at $.properties.currency.enum, against 1.0.0); publish 2.0.0, not 1.2.0',
   );
-  const plan = registry.plan(tool("2.0.0", CURRENCY3, { compatibility: "forward-transitive" }));
+  const plan = registry.plan(
+    tool("2.0.0", CURRENCY3, { compatibility: "forward-transitive" }),
+  );
   assert.deepEqual(plan.breaksAgainst, ["1.0.0"]);
   assert.deepEqual(plan.refusals, []);
   // Once 1.0.0 is retired, only 1.1.0 is in the line: the change is a patch.
   registry.deprecate("fx.convert", "1.0.0");
   registry.retire("fx.convert", "1.0.0");
   const again = registry.plan(
-    tool("1.2.0", CURRENCY3, { compatibility: "forward-transitive", title: "Convert" }),
+    tool("1.2.0", CURRENCY3, {
+      compatibility: "forward-transitive",
+      title: "Convert",
+    }),
   );
   assert.deepEqual(again.refusals, []);
   assert.equal(again.bump, "patch");
@@ -262,7 +326,9 @@ Deno.test("a change of mode between versions is held to both modes", () => {
   const registry = new ToolRegistry({ now: NOW });
   registry.publish(tool("1.0.0", CURRENCY3, { compatibility: "forward" }));
   // forward alone calls the narrowing minor; the move to backward holds it to backward too.
-  const plan = registry.plan(tool("1.1.0", CURRENCY2, { compatibility: "backward" }));
+  const plan = registry.plan(
+    tool("1.1.0", CURRENCY2, { compatibility: "backward" }),
+  );
   assert.equal(plan.compatibility, "full");
   assert.equal(plan.bump, "major");
   assert.equal(plan.refusals[0].refusal, "bump-too-small");
@@ -292,7 +358,11 @@ Deno.test("the stored-call replay runs only where the mode protects callers of o
   const plan = backward.plan(tool("1.1.0", eurOnly));
   assert.equal(plan.rejected.count, 1);
   assert.ok(plan.refusals.some((r) => r.refusal === "corpus-rejected"));
-  const full = new ToolRegistry({ now: NOW, storedCalls: () => calls, compatibility: "full" });
+  const full = new ToolRegistry({
+    now: NOW,
+    storedCalls: () => calls,
+    compatibility: "full",
+  });
   full.publish(tool("1.0.0", CURRENCY2));
   assert.equal(
     full.plan(tool("2.0.0", eurOnly)).rejected.count,
@@ -305,7 +375,10 @@ Deno.test("a tool's own compatibility wins over the estate's", () => {
   const registry = new ToolRegistry({ now: NOW, compatibility: "forward" });
   registry.publish(tool("1.0.0", CURRENCY2, { compatibility: "backward" }));
   assert.equal(registry.compatibility, "forward");
-  assert.equal(registry.compatibilityOf(registry.latest("fx.convert")!), "backward");
+  assert.equal(
+    registry.compatibilityOf(registry.latest("fx.convert")!),
+    "backward",
+  );
   assert.equal(
     registry.plan(tool("1.1.0", CURRENCY3, { compatibility: "backward" })).bump,
     "minor",
@@ -325,7 +398,10 @@ async function withEstate(
   const dir = await Deno.makeTempDir({ prefix: "estate-modes-" });
   try {
     if (config !== undefined) {
-      fs.writeFileSync(path.join(dir, "estate.json"), JSON.stringify(config, null, 2));
+      fs.writeFileSync(
+        path.join(dir, "estate.json"),
+        JSON.stringify(config, null, 2),
+      );
     }
     await fn(dir);
   } finally {
@@ -341,7 +417,8 @@ Deno.test("estate.json gives the estate's default mode; a tool's own field wins"
     assert.throws(
       () => estate.publish(tool("1.1.0", CURRENCY3)),
       (e: unknown) =>
-        e instanceof PublishError && /under forward compatibility, change is major/.test(e.message),
+        e instanceof PublishError &&
+        /under forward compatibility, change is major/.test(e.message),
     );
     // Reopened, the estate still has its mode.
     assert.equal(EstateDir.open(dir).registry.compatibility, "forward");
@@ -349,7 +426,9 @@ Deno.test("estate.json gives the estate's default mode; a tool's own field wins"
   await withEstate({ compatibility: "forward" }, (dir) => {
     const estate = EstateDir.open(dir, { now: NOW });
     estate.publish(tool("1.0.0", CURRENCY2, { compatibility: "backward" }));
-    const done = estate.publish(tool("1.1.0", CURRENCY3, { compatibility: "backward" }));
+    const done = estate.publish(
+      tool("1.1.0", CURRENCY3, { compatibility: "backward" }),
+    );
     assert.equal(done.status, "published");
   });
   await withEstate(undefined, (dir) => {
@@ -362,12 +441,25 @@ Deno.test("an edited estate.json reaches a running estate on refresh(); a bad on
     const estate = EstateDir.open(dir, { now: NOW });
     const registry = estate.registry;
     assert.equal(registry.compatibility, "backward");
-    fs.writeFileSync(path.join(dir, "estate.json"), JSON.stringify({ compatibility: "full" }));
+    fs.writeFileSync(
+      path.join(dir, "estate.json"),
+      JSON.stringify({ compatibility: "full" }),
+    );
     estate.refresh();
-    assert.equal(estate.registry, registry, "the same registry: a server holding it sees the mode");
+    assert.equal(
+      estate.registry,
+      registry,
+      "the same registry: a server holding it sees the mode",
+    );
     assert.equal(registry.compatibility, "full");
-    fs.writeFileSync(path.join(dir, "estate.json"), JSON.stringify({ compatibility: "up" }));
-    assert.throws(() => estate.refresh(), /estate\.json.*compatibility must be one of/);
+    fs.writeFileSync(
+      path.join(dir, "estate.json"),
+      JSON.stringify({ compatibility: "up" }),
+    );
+    assert.throws(
+      () => estate.refresh(),
+      /estate\.json.*compatibility must be one of/,
+    );
     assert.equal(registry.compatibility, "full");
     fs.rmSync(path.join(dir, "estate.json"));
     estate.refresh();
@@ -394,7 +486,10 @@ Deno.test("checkDraft() says the mode in the version finding, for the CLI and th
     const estate = EstateDir.open(dir, { now: NOW });
     estate.publish(tool("1.0.0", CURRENCY2));
     const draft = tool("1.1.0", CURRENCY3);
-    const report = checkDraft(draft, EstateDir.open(dir, { now: NOW }).registry);
+    const report = checkDraft(
+      draft,
+      EstateDir.open(dir, { now: NOW }).registry,
+    );
     assert.equal(report.ok, false);
     assert.equal(report.compatibility, "forward");
     assert.equal(report.findings[0].code, "version-too-low");
@@ -403,7 +498,10 @@ Deno.test("checkDraft() says the mode in the version finding, for the CLI and th
       'Under forward compatibility, change is major against fx.convert@1.0.0 (published): enum now also allows "USD" — version must be at least 2.0.0',
     );
     // The editor checks against the same estate: the same report.
-    assert.deepEqual(EstateSnapshot.load(dir, { now: NOW }).check(draft), report);
+    assert.deepEqual(
+      EstateSnapshot.load(dir, { now: NOW }).check(draft),
+      report,
+    );
     // A narrowing is enough as a minor release under forward.
     const ok = EstateSnapshot.load(dir, { now: NOW }).check(
       tool("1.1.0", { ...CURRENCY2, required: ["reference", "currency"] }),
@@ -418,14 +516,19 @@ Deno.test("checkDraft() says the mode in the version finding, for the CLI and th
 
 Deno.test("checkDraft() honours the draft's own mode under the default estate", () => {
   const registry = new ToolRegistry({ now: NOW });
-  registry.publish(tool("1.0.0", CURRENCY2, { compatibility: "full-transitive" }));
+  registry.publish(
+    tool("1.0.0", CURRENCY2, { compatibility: "full-transitive" }),
+  );
   const report = checkDraft(
     tool("1.1.0", CURRENCY3, { compatibility: "full-transitive" }),
     registry,
   );
   assert.equal(report.compatibility, "full-transitive");
   assert.equal(report.bump, "major");
-  assert.match(report.findings[0].message, /^Under full-transitive compatibility, change is major/);
+  assert.match(
+    report.findings[0].message,
+    /^Under full-transitive compatibility, change is major/,
+  );
 });
 
 // --- the gateway's drift check ----------------------------------------------------------------
@@ -448,7 +551,9 @@ Deno.test("classifyDrift() holds a forward tool to forward too: a wider upstream
   );
   // The estate's mode, as the gateway passes it, counts the same.
   assert.equal(
-    classifyDrift(backward, listed(CURRENCY3), { compatibility: "forward-transitive" }).quarantine
+    classifyDrift(backward, listed(CURRENCY3), {
+      compatibility: "forward-transitive",
+    }).quarantine
       .length,
     1,
   );

@@ -71,7 +71,8 @@ Deno.test("conformance 0.2.0-alpha.12, --requirements 2026-07-28: everything pas
     // Every listed entry is reported as expected, or is a whole (unscored) scenario that fails.
     for (const entry of listed) {
       assert.ok(
-        reported.includes(entry) || (!entry.includes(":") && failed.includes(entry)),
+        reported.includes(entry) ||
+          (!entry.includes(":") && failed.includes(entry)),
         `listed but not failing: ${entry}\n${output}`,
       );
     }

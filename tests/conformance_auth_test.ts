@@ -15,7 +15,12 @@ const ROOT = new URL("../", import.meta.url).pathname;
 /** The scenarios `conformance list` names under a heading that starts with `heading`. */
 async function listed(version: string, heading: string): Promise<string[]> {
   const { code, stdout } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `npm:@modelcontextprotocol/conformance@${version}`, "list"],
+    args: [
+      "run",
+      "-A",
+      `npm:@modelcontextprotocol/conformance@${version}`,
+      "list",
+    ],
     cwd: ROOT,
     stdin: "null",
     stderr: "null",
@@ -34,9 +39,14 @@ async function listed(version: string, heading: string): Promise<string[]> {
 for (const version of ["0.1.16", "0.2.0-alpha.12"]) {
   Deno.test(`conformance ${version}: no server scenario concerns authorization (the auth ones are client scenarios)`, async () => {
     const server = await listed(version, "Server scenarios");
-    assert.ok(server.length > 20, `the server scenarios were read: ${server.length}`);
+    assert.ok(
+      server.length > 20,
+      `the server scenarios were read: ${server.length}`,
+    );
     const auth = server.filter((s) =>
-      /auth|oauth|token|bearer|scope|protected-resource|www-authenticate/i.test(s)
+      /auth|oauth|token|bearer|scope|protected-resource|www-authenticate/i.test(
+        s,
+      )
     );
     assert.deepEqual(
       auth,
@@ -44,6 +54,9 @@ for (const version of ["0.1.16", "0.2.0-alpha.12"]) {
       "run these against the protected resource (tests/http_oauth_test.ts)",
     );
     const client = await listed(version, "Client scenarios");
-    assert.ok(client.some((s) => s.startsWith("auth/")), "the auth scenarios are the client's");
+    assert.ok(
+      client.some((s) => s.startsWith("auth/")),
+      "the auth scenarios are the client's",
+    );
   });
 }

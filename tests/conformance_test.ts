@@ -16,13 +16,16 @@ const BASELINE = new URL("./conformance/expected-failures.yml", import.meta.url)
 const CLIENT = new URL("./conformance/fixture_client.ts", import.meta.url).pathname;
 
 /** Runs the conformance CLI; returns its exit code and its output (stdout then stderr). */
-async function conformance(...args: string[]): Promise<{ code: number; output: string }> {
+async function conformance(
+  ...args: string[]
+): Promise<{ code: number; output: string }> {
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", CONFORMANCE, ...args],
     cwd: ROOT, // the project's node_modules and deno.lock: no download
     stdin: "null",
   }).output();
-  const text = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
+  const text = new TextDecoder().decode(stdout) +
+    new TextDecoder().decode(stderr);
   // deno-lint-ignore no-control-regex
   return { code, output: text.replace(/\x1b\[[0-9;]*m/g, "") };
 }
@@ -98,14 +101,22 @@ Deno.test("conformance 0.1.16, client scenarios: our McpClient over Streamable H
     const passed = /✅ OVERALL: PASSED/.test(output);
     results.push(`${scenario} ${passed ? "passed" : "failed"}`);
     assert.equal(code, 0, output);
-    assert.doesNotMatch(output, /Passed: 0\/0/, `${scenario} ran no check:\n${output}`);
+    assert.doesNotMatch(
+      output,
+      /Passed: 0\/0/,
+      `${scenario} ran no check:\n${output}`,
+    );
     assert.equal(passed, !baseline("client").includes(scenario), output);
   }
   console.log(`conformance client scenarios: ${results.join(", ")}`);
 });
 
 Deno.test("conformance 0.1.16, every auth/* client scenario: our McpClient with OAuthClient, failures only where listed", async () => {
-  const { passed, failed } = await runAuthScenarios("0.1.16", BASELINE, baseline("client"));
+  const { passed, failed } = await runAuthScenarios(
+    "0.1.16",
+    BASELINE,
+    baseline("client"),
+  );
   assert.ok(passed.length + failed.length >= 20);
   console.log(
     `conformance 0.1.16 auth client scenarios: ${passed.length} passed, ${failed.length} failed (expected: ${

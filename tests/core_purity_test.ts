@@ -15,8 +15,9 @@ const RUNTIME_EDGES = [
 function* sources(dir: URL, rel = "lib/"): Generator<[string, string]> {
   for (const entry of Deno.readDirSync(dir)) {
     const path = rel + entry.name;
-    if (entry.isDirectory) yield* sources(new URL(entry.name + "/", dir), path + "/");
-    else if (entry.name.endsWith(".ts")) {
+    if (entry.isDirectory) {
+      yield* sources(new URL(entry.name + "/", dir), path + "/");
+    } else if (entry.name.endsWith(".ts")) {
       yield [path, Deno.readTextFileSync(new URL(entry.name, dir))];
     }
   }
@@ -28,7 +29,9 @@ Deno.test("the core under lib/ uses no Deno.* and imports no node:* module", () 
     if (RUNTIME_EDGES.some((edge) => path.startsWith(edge))) continue;
     const code = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/.*$/gm, "");
     if (/\bDeno\./.test(code)) offenders.push(`${path}: Deno.*`);
-    if (/from\s+["']node:|import\(\s*["']node:|require\(\s*["']node:/.test(code)) {
+    if (
+      /from\s+["']node:|import\(\s*["']node:|require\(\s*["']node:/.test(code)
+    ) {
       offenders.push(`${path}: node:*`);
     }
   }

@@ -8,9 +8,11 @@ import { DEMO_TOKENS } from "../lib/cli/demo_tokens.ts";
 const CORPUS = new URL("../corpus/", import.meta.url).pathname;
 
 function files(dir: string, rel = ""): string[] {
-  return fs.readdirSync(path.join(dir, rel), { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? files(dir, path.join(rel, e.name)) : [path.join(rel, e.name)]
-  ).filter((f) => f !== "README.md").sort();
+  return fs.readdirSync(path.join(dir, rel), { withFileTypes: true }).flatMap((
+    e,
+  ) => e.isDirectory() ? files(dir, path.join(rel, e.name)) : [path.join(rel, e.name)]).filter((
+    f,
+  ) => f !== "README.md").sort();
 }
 
 Deno.test("scripts/make_corpus.ts rebuilds the shipped corpus byte for byte", async () => {
@@ -44,31 +46,46 @@ Deno.test("the example estate has several versions of payments.lookup, one depre
     "risk.exposure.get",
   ]);
   const lifecycle = JSON.parse(
-    fs.readFileSync(path.join(CORPUS, "tools/payments.lookup/lifecycle.json"), "utf8"),
+    fs.readFileSync(
+      path.join(CORPUS, "tools/payments.lookup/lifecycle.json"),
+      "utf8",
+    ),
   );
   assert.deepEqual(Object.keys(lifecycle), ["1.0.0", "1.1.0", "2.0.0"]);
   assert.equal(lifecycle["1.0.0"].at(-1).state, "deprecated");
   const release = JSON.parse(
-    fs.readFileSync(path.join(CORPUS, "tools/payments.release/1.0.0.json"), "utf8"),
+    fs.readFileSync(
+      path.join(CORPUS, "tools/payments.release/1.0.0.json"),
+      "utf8",
+    ),
   );
-  assert.deepEqual([release.sideEffect, release.dataClassification, release.tenants], [
+  assert.deepEqual([
+    release.sideEffect,
+    release.dataClassification,
+    release.tenants,
+  ], [
     "irreversible",
     "restricted",
     ["wholesale"],
   ]);
   for (const t of tools) {
-    const lines =
-      fs.readFileSync(path.join(CORPUS, "tools", t, "calls.jsonl"), "utf8").trim().split("\n")
-        .length;
+    const lines = fs.readFileSync(path.join(CORPUS, "tools", t, "calls.jsonl"), "utf8")
+      .trim().split("\n")
+      .length;
     assert.ok(lines >= 200 && lines <= 1000, `${t}: ${lines} calls`);
   }
 });
 
 Deno.test("the shipped principals.json stores token hashes, never tokens; each is the SHA-256 of the demo token estate serve prints", () => {
   const text = fs.readFileSync(path.join(CORPUS, "principals.json"), "utf8");
-  for (const token of Object.values(DEMO_TOKENS)) assert.ok(!text.includes(token), token);
+  for (const token of Object.values(DEMO_TOKENS)) {
+    assert.ok(!text.includes(token), token);
+  }
   const principals = JSON.parse(text);
-  assert.deepEqual(principals.map((p: { id: string }) => p.id), Object.keys(DEMO_TOKENS));
+  assert.deepEqual(
+    principals.map((p: { id: string }) => p.id),
+    Object.keys(DEMO_TOKENS),
+  );
   for (const p of principals) {
     assert.equal(p.token, undefined, p.id);
     const digest = createHash("sha256").update(DEMO_TOKENS[p.id]).digest("hex");

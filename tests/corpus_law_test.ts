@@ -19,7 +19,9 @@ import { applyEdits, editArb, type Obj } from "./_random_schemas.ts";
 const CORPUS = new URL("../corpus/", import.meta.url).pathname;
 const estate = EstateDir.open(CORPUS);
 
-function callsOfNewestLine(name: string): { schema: JsonSchema; calls: StoredCall[] } {
+function callsOfNewestLine(
+  name: string,
+): { schema: JsonSchema; calls: StoredCall[] } {
   const newest = estate.registry.versions(name).at(-1)!;
   const major = Version.parse(newest.spec.version).major;
   const calls = [...estate.readCalls(name)].filter((c) => Version.parse(c.version).major === major);
@@ -31,7 +33,11 @@ Deno.test("the shipped corpus: every tool's stored calls of its newest major lin
     const { schema, calls } = callsOfNewestLine(name);
     assert.ok(calls.length > 50, `${name} has stored calls`);
     for (const c of calls) {
-      assert.deepEqual(validateSchema(schema, c.arguments), [], `${name} ${JSON.stringify(c)}`);
+      assert.deepEqual(
+        validateSchema(schema, c.arguments),
+        [],
+        `${name} ${JSON.stringify(c)}`,
+      );
     }
   }
 });

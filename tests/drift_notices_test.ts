@@ -135,19 +135,39 @@ Deno.test("driftNotices() warns of a quarantine at the first major change, in th
 
 Deno.test("driftNotices() lifts a quarantine on a later cleared or compatible record, or a newer version", () => {
   for (const kind of ["cleared", "compatible"] as const) {
-    const later = { ...at(QUARANTINED, "2026-12-01T10:00:00.000Z"), kind, evidence: {} };
-    assert.deepEqual(driftNotices([QUARANTINED, later], "payments.fees", estate()), []);
+    const later = {
+      ...at(QUARANTINED, "2026-12-01T10:00:00.000Z"),
+      kind,
+      evidence: {},
+    };
+    assert.deepEqual(
+      driftNotices([QUARANTINED, later], "payments.fees", estate()),
+      [],
+    );
     // Older than the quarantine, it does not.
     const earlier = { ...later, at: "2026-12-01T08:00:00.000Z" };
-    assert.equal(driftNotices([QUARANTINED, earlier], "payments.fees", estate()).length, 1);
+    assert.equal(
+      driftNotices([QUARANTINED, earlier], "payments.fees", estate()).length,
+      1,
+    );
   }
   // The same time: the record written later counts.
   const tie = { ...QUARANTINED, kind: "cleared" as const };
-  assert.deepEqual(driftNotices([QUARANTINED, tie], "payments.fees", estate()), []);
-  assert.equal(driftNotices([tie, QUARANTINED], "payments.fees", estate()).length, 1);
+  assert.deepEqual(
+    driftNotices([QUARANTINED, tie], "payments.fees", estate()),
+    [],
+  );
+  assert.equal(
+    driftNotices([tie, QUARANTINED], "payments.fees", estate()).length,
+    1,
+  );
 
   const registry = estate();
-  registry.publish({ ...FEES, version: "2.0.0", inputSchema: { type: "object" } });
+  registry.publish({
+    ...FEES,
+    version: "2.0.0",
+    inputSchema: { type: "object" },
+  });
   assert.deepEqual(driftNotices([QUARANTINED], "payments.fees", registry), []);
   assert.deepEqual(quarantinesInForce([QUARANTINED], registry), []);
 });
@@ -168,8 +188,13 @@ Deno.test("driftNotices() places a quarantine without schema paths at the name, 
     ...QUARANTINED,
     bump: "minor",
     evidence: {
-      input: { bump: "minor", changes: [{ path: "$.properties.x", bump: "minor" }] },
-      reasons: ["it now declares readOnlyHint: false, beyond the estate's side-effect class read"],
+      input: {
+        bump: "minor",
+        changes: [{ path: "$.properties.x", bump: "minor" }],
+      },
+      reasons: [
+        "it now declares readOnlyHint: false, beyond the estate's side-effect class read",
+      ],
     },
   };
   const [n] = driftNotices([annotations], "payments.fees", estate());
@@ -181,29 +206,55 @@ Deno.test("driftNotices() places a quarantine without schema paths at the name, 
   // The output schema's first major change, when the input has none.
   const output: DriftRecord = {
     ...QUARANTINED,
-    evidence: { output: { bump: "major", changes: [{ path: "$.properties.fee", bump: "major" }] } },
+    evidence: {
+      output: {
+        bump: "major",
+        changes: [{ path: "$.properties.fee", bump: "major" }],
+      },
+    },
   };
   const [o] = driftNotices([output], "payments.fees", estate());
-  assert.deepEqual(o.target, { field: "outputSchema", path: "$.properties.fee" });
+  assert.deepEqual(o.target, {
+    field: "outputSchema",
+    path: "$.properties.fee",
+  });
   assert.match(o.message, new RegExp(`\\(${QUARANTINED.details}\\); publish`));
   // Evidence that is not what the gateway writes is not trusted for a place.
   for (
     const evidence of [
       { input: { changes: "many" } },
-      { input: { changes: [{ path: 3, bump: "major" }, { path: "properties", bump: "major" }] } },
+      {
+        input: {
+          changes: [{ path: 3, bump: "major" }, {
+            path: "properties",
+            bump: "major",
+          }],
+        },
+      },
       { input: [] },
       { reasons: [7] },
     ]
   ) {
-    const [x] = driftNotices([{ ...QUARANTINED, evidence }], "payments.fees", estate());
+    const [x] = driftNotices(
+      [{ ...QUARANTINED, evidence }],
+      "payments.fees",
+      estate(),
+    );
     assert.deepEqual(x.target, { field: "name" });
   }
 });
 
 Deno.test("driftNotices() tells of a changed description while it is the newest record of the tool", () => {
-  const notices = driftNotices([QUARANTINED, DESCRIBED], "payments.fees", estate());
+  const notices = driftNotices(
+    [QUARANTINED, DESCRIBED],
+    "payments.fees",
+    estate(),
+  );
   assert.deepEqual(notices.map((n) => [n.severity, n.code, n.target]), [
-    ["warning", "drift-quarantined", { field: "inputSchema", path: "$.properties.currency" }],
+    ["warning", "drift-quarantined", {
+      field: "inputSchema",
+      path: "$.properties.currency",
+    }],
     ["information", "drift-description", { field: "description" }],
   ]);
   assert.equal(
@@ -216,7 +267,10 @@ Deno.test("driftNotices() tells of a changed description while it is the newest 
     at: "2026-12-01T13:00:00.000Z",
     kind: "compatible" as const,
   };
-  assert.deepEqual(driftNotices([DESCRIBED, compatible], "payments.fees", estate()), []);
+  assert.deepEqual(
+    driftNotices([DESCRIBED, compatible], "payments.fees", estate()),
+    [],
+  );
   // A dropped offer from another server does not hide it.
   assert.deepEqual(
     driftNotices([DESCRIBED, DROPPED], "payments.fees", estate()).map((n) => n.code),
@@ -224,17 +278,34 @@ Deno.test("driftNotices() tells of a changed description while it is the newest 
   );
   // Compared with a version that is no longer the newest: gone.
   const registry = estate();
-  registry.publish({ ...FEES, version: "1.0.1", description: "Returns the fee of a payment." });
+  registry.publish({
+    ...FEES,
+    version: "1.0.1",
+    description: "Returns the fee of a payment.",
+  });
   assert.deepEqual(driftNotices([DESCRIBED], "payments.fees", registry), []);
   // A title, or a text inside a schema, is placed there.
-  const title = { ...DESCRIBED, evidence: { text: [{ field: "title", signals: [] }] } };
-  assert.deepEqual(driftNotices([title], "payments.fees", estate())[0].target, { field: "title" });
+  const title = {
+    ...DESCRIBED,
+    evidence: { text: [{ field: "title", signals: [] }] },
+  };
+  assert.deepEqual(driftNotices([title], "payments.fees", estate())[0].target, {
+    field: "title",
+  });
   const inSchema = {
     ...DESCRIBED,
-    evidence: { text: [{ field: "inputSchema.properties.amount.description", signals: [] }] },
+    evidence: {
+      text: [{
+        field: "inputSchema.properties.amount.description",
+        signals: [],
+      }],
+    },
   };
   const [s] = driftNotices([inSchema], "payments.fees", estate());
-  assert.deepEqual(s.target, { field: "inputSchema", path: "$.properties.amount.description" });
+  assert.deepEqual(s.target, {
+    field: "inputSchema",
+    path: "$.properties.amount.description",
+  });
   assert.match(
     s.message,
     /^server payments-mcp changed what the model would read of payments\.fees \(inputSchema\.properties\.amount\.description\): a rug-pull signal;/,
@@ -243,8 +314,16 @@ Deno.test("driftNotices() tells of a changed description while it is the newest 
 
 Deno.test("driftNotices() tells of another server's offer of the tool once per server, at the name", () => {
   const again = at(DROPPED, "2026-12-01T14:00:00.000Z");
-  const other = { ...DROPPED, server: "rogue-mcp", details: "rogue-mcp offered payments.fees: x" };
-  const notices = driftNotices([other, DROPPED, again], "payments.fees", estate());
+  const other = {
+    ...DROPPED,
+    server: "rogue-mcp",
+    details: "rogue-mcp offered payments.fees: x",
+  };
+  const notices = driftNotices(
+    [other, DROPPED, again],
+    "payments.fees",
+    estate(),
+  );
   assert.deepEqual(notices.map((n) => [n.code, n.target, n.record]), [
     ["drift-dropped-tool", { field: "name" }, again],
     ["drift-dropped-tool", { field: "name" }, other],
@@ -255,20 +334,37 @@ Deno.test("driftNotices() tells of another server's offer of the tool once per s
   );
   // The serving server listing it twice is not another server's offer.
   assert.deepEqual(
-    driftNotices([{ ...DROPPED, server: "payments-mcp" }], "payments.fees", estate()),
+    driftNotices(
+      [{ ...DROPPED, server: "payments-mcp" }],
+      "payments.fees",
+      estate(),
+    ),
     [],
   );
 });
 
 Deno.test("driftNotices() shows the hidden characters of text from the log", () => {
-  const poisoned = { ...DROPPED, details: "crm-mcp offered payments.fees: a\u200Bb\u001b[2J" };
+  const poisoned = {
+    ...DROPPED,
+    details: "crm-mcp offered payments.fees: a\u200Bb\u001b[2J",
+  };
   const [n] = driftNotices([poisoned], "payments.fees", estate());
   assert.match(n.message, /\(a<U\+200B>b<U\+001B>\[2J\)/);
 });
 
 Deno.test("driftNotices() does not depend on the order of records with different times", () => {
-  const kinds = ["quarantined", "compatible", "cleared", "description", "dropped-tool"] as const;
-  const base = { quarantined: QUARANTINED, description: DESCRIBED, "dropped-tool": DROPPED };
+  const kinds = [
+    "quarantined",
+    "compatible",
+    "cleared",
+    "description",
+    "dropped-tool",
+  ] as const;
+  const base = {
+    quarantined: QUARANTINED,
+    description: DESCRIBED,
+    "dropped-tool": DROPPED,
+  };
   const record = fc.record({
     kind: fc.constantFrom(...kinds),
     server: fc.constantFrom("payments-mcp", "crm-mcp"),
@@ -289,7 +385,10 @@ Deno.test("driftNotices() does not depend on the order of records with different
           ...(r.kind === "dropped-tool" ? {} : { registeredVersion: r.version }),
           at: new Date(Date.UTC(2026, 11, 1) + t * 1000).toISOString(),
         }));
-        const shuffled = records.map((r, i) => ({ r, k: key(i) })).sort((a, b) => a.k - b.k)
+        const shuffled = records.map((r, i) => ({ r, k: key(i) })).sort((
+          a,
+          b,
+        ) => a.k - b.k)
           .map((x) => x.r);
         assert.deepEqual(
           driftNotices(shuffled, "payments.fees", estate()),

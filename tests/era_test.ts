@@ -11,12 +11,24 @@ const request = (params?: unknown) =>
     : { jsonrpc: "2.0", id: 1, method: "tools/list", params };
 
 Deno.test("classifyEra() calls a message stateless when its _meta carries either envelope key, whatever the values", () => {
-  assert.equal(classifyEra(request({ _meta: { [VERSION]: "2026-07-28" } })), "stateless");
-  assert.equal(classifyEra(request({ _meta: { [CAPABILITIES]: {} } })), "stateless");
+  assert.equal(
+    classifyEra(request({ _meta: { [VERSION]: "2026-07-28" } })),
+    "stateless",
+  );
+  assert.equal(
+    classifyEra(request({ _meta: { [CAPABILITIES]: {} } })),
+    "stateless",
+  );
   // A bad or incomplete envelope is the stateless path's -32602, not a reason for a session.
   assert.equal(classifyEra(request({ _meta: { [VERSION]: 42 } })), "stateless");
-  assert.equal(classifyEra(request({ _meta: { [VERSION]: "1999-01-01" } })), "stateless");
-  assert.equal(classifyEra(request({ _meta: { [CAPABILITIES]: null } })), "stateless");
+  assert.equal(
+    classifyEra(request({ _meta: { [VERSION]: "1999-01-01" } })),
+    "stateless",
+  );
+  assert.equal(
+    classifyEra(request({ _meta: { [CAPABILITIES]: null } })),
+    "stateless",
+  );
   // An initialize in the envelope is the stateless revision's unknown method, not a handshake.
   assert.equal(
     classifyEra({
@@ -35,11 +47,18 @@ Deno.test("classifyEra() leaves everything without the envelope to the handshake
       request(),
       request({}),
       request({ _meta: {} }),
-      request({ _meta: { progressToken: 1, "io.modelcontextprotocol/clientInfo": {} } }),
+      request({
+        _meta: { progressToken: 1, "io.modelcontextprotocol/clientInfo": {} },
+      }),
       request({ _meta: [VERSION] }),
       request({ _meta: "io.modelcontextprotocol/protocolVersion" }),
       request([{ _meta: { [VERSION]: "2026-07-28" } }]), // positional params carry no _meta
-      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25" } },
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25" },
+      },
       { jsonrpc: "2.0", id: 1, result: {} },
       { jsonrpc: "2.0", method: "notifications/initialized" },
       null,
@@ -53,11 +72,26 @@ Deno.test("classifyEra() leaves everything without the envelope to the handshake
 });
 
 Deno.test("classifyEra() takes the transport's protocol-version header: a stateless revision there decides", () => {
-  assert.equal(classifyEra(request(), { protocolVersionHeader: "2026-07-28" }), "stateless");
-  assert.equal(classifyEra(request(), { protocolVersionHeader: " 2026-07-28 " }), "stateless");
-  assert.equal(classifyEra(request(), { protocolVersionHeader: "2025-11-25" }), "handshake");
-  assert.equal(classifyEra(request(), { protocolVersionHeader: "2099-01-01" }), "handshake");
-  assert.equal(classifyEra(request(), { protocolVersionHeader: "" }), "handshake");
+  assert.equal(
+    classifyEra(request(), { protocolVersionHeader: "2026-07-28" }),
+    "stateless",
+  );
+  assert.equal(
+    classifyEra(request(), { protocolVersionHeader: " 2026-07-28 " }),
+    "stateless",
+  );
+  assert.equal(
+    classifyEra(request(), { protocolVersionHeader: "2025-11-25" }),
+    "handshake",
+  );
+  assert.equal(
+    classifyEra(request(), { protocolVersionHeader: "2099-01-01" }),
+    "handshake",
+  );
+  assert.equal(
+    classifyEra(request(), { protocolVersionHeader: "" }),
+    "handshake",
+  );
   // The body's envelope decides even under a handshake-era header.
   assert.equal(
     classifyEra(request({ _meta: { [VERSION]: "2026-07-28" } }), {
@@ -69,7 +103,9 @@ Deno.test("classifyEra() takes the transport's protocol-version header: a statel
 
 Deno.test("classifyEra() gives a notifications/cancelled to the era of the request it names", () => {
   const stateless = new Set<string | number>(["s1", 7]);
-  const options = { isStatelessRequest: (id: string | number) => stateless.has(id) };
+  const options = {
+    isStatelessRequest: (id: string | number) => stateless.has(id),
+  };
   const cancel = (requestId: unknown) => ({
     jsonrpc: "2.0",
     method: "notifications/cancelled",
@@ -89,7 +125,11 @@ Deno.test("classifyEra() gives a notifications/cancelled to the era of the reque
   // Another notification naming the id is not one either.
   assert.equal(
     classifyEra(
-      { jsonrpc: "2.0", method: "notifications/progress", params: { requestId: "s1" } },
+      {
+        jsonrpc: "2.0",
+        method: "notifications/progress",
+        params: { requestId: "s1" },
+      },
       options,
     ),
     "handshake",
@@ -115,8 +155,16 @@ Deno.test("property: adding the envelope to any request makes it stateless; taki
       envelopeKey,
       fc.jsonValue(),
       (id, method, p, m, key, value) => {
-        const plain = { jsonrpc: "2.0", id, method, params: { ...p, _meta: m } };
-        const enveloped = { ...plain, params: { ...p, _meta: { ...m, [key]: value } } };
+        const plain = {
+          jsonrpc: "2.0",
+          id,
+          method,
+          params: { ...p, _meta: m },
+        };
+        const enveloped = {
+          ...plain,
+          params: { ...p, _meta: { ...m, [key]: value } },
+        };
         // As the wire would carry them.
         const wire = (v: unknown) => JSON.parse(JSON.stringify(v));
         assert.equal(classifyEra(wire(plain)), "handshake");

@@ -97,11 +97,19 @@ Deno.test("ensureExtensionBuilt() installs and builds once for two processes at 
     assert.equal(runs(root, "install"), 1);
     assert.equal(runs(root, "bundle"), 1);
     const builder = a.outcome === "built" ? a : b;
-    assert.ok(builder.logs.some((l) => l.startsWith("extension: installing its npm dependencies")));
+    assert.ok(
+      builder.logs.some((l) => l.startsWith("extension: installing its npm dependencies")),
+    );
     assert.ok(builder.logs.some((l) => l.startsWith("extension: built in ")));
     const dist = path.join(root, "extension", "dist");
-    assert.deepEqual(fs.readdirSync(dist).sort(), ["extension.js", "server.js"]);
-    assert.equal(fs.readFileSync(path.join(dist, "server.js"), "utf8"), "server\n");
+    assert.deepEqual(fs.readdirSync(dist).sort(), [
+      "extension.js",
+      "server.js",
+    ]);
+    assert.equal(
+      fs.readFileSync(path.join(dist, "server.js"), "utf8"),
+      "server\n",
+    );
 
     const again = await start(root);
     assert.equal(again.outcome, "fresh");
@@ -111,7 +119,11 @@ Deno.test("ensureExtensionBuilt() installs and builds once for two processes at 
     touchLater(path.join(root, "lib", "a.ts"));
     const rebuilt = await start(root);
     assert.equal(rebuilt.outcome, "built");
-    assert.equal(runs(root, "install"), 1, "fresh dependencies are not installed again");
+    assert.equal(
+      runs(root, "install"),
+      1,
+      "fresh dependencies are not installed again",
+    );
     assert.equal(runs(root, "bundle"), 2);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });

@@ -29,17 +29,27 @@ const v1: ToolSpec = {
   owner: "payments-platform",
 };
 
-function context(calls: StoredCall[] = [], extra: Partial<CheckContext> = {}): CheckContext {
+function context(
+  calls: StoredCall[] = [],
+  extra: Partial<CheckContext> = {},
+): CheckContext {
   const registry = new ToolRegistry({ storedCalls: () => calls });
   registry.publish(v1);
-  return { check: (spec) => checkDraft(spec, registry), estateLabel: "corpus/", ...extra };
+  return {
+    check: (spec) => checkDraft(spec, registry),
+    estateLabel: "corpus/",
+    ...extra,
+  };
 }
 
 /** The text a range covers. */
 function slice(text: string, range: Range): string {
   const lines = text.split("\n");
   if (range.start.line === range.end.line) {
-    return lines[range.start.line].slice(range.start.character, range.end.character);
+    return lines[range.start.line].slice(
+      range.start.character,
+      range.end.character,
+    );
   }
   throw new Error("multi-line range");
 }
@@ -50,7 +60,10 @@ Deno.test("checkToolFile() puts version-too-low on the version value with the Se
   const draft = {
     ...v1,
     version: "1.5.0",
-    inputSchema: { type: "object", properties: { reference: { type: "string" } } },
+    inputSchema: {
+      type: "object",
+      properties: { reference: { type: "string" } },
+    },
   };
   const text = pretty(draft);
   const r = checkToolFile(text, context());
@@ -76,7 +89,10 @@ Deno.test("checkToolFile() shows checkDraft's findings under their rule ids, wit
   const draft = {
     ...v1,
     version: "1.5.0",
-    inputSchema: { type: "object", properties: { reference: { type: "string" } } },
+    inputSchema: {
+      type: "object",
+      properties: { reference: { type: "string" } },
+    },
   };
   const r = checkToolFile(pretty(draft), context());
   const report = checkDraft(
@@ -119,7 +135,10 @@ Deno.test("checkToolFile() puts a removed property at properties and an added on
   assert.equal(slice(text, added.range), '"amount"');
   const ok = r.diagnostics.find((d) => d.code === "version-ok")!;
   assert.equal(ok.severity, 3);
-  assert.equal(ok.message, "major change against 1.4.0: version 2.0.0 is enough");
+  assert.equal(
+    ok.message,
+    "major change against 1.4.0: version 2.0.0 is enough",
+  );
   assert.equal(slice(text, ok.range), '"2.0.0"');
   assert.equal(ok.data, undefined);
 });
@@ -147,7 +166,11 @@ Deno.test("checkToolFile() puts rejected stored calls at the schema node that re
       properties: {
         reference: { type: "string" },
         currency: { type: "string" },
-        amount: { type: "object", properties: { value: { type: "number" } }, required: ["value"] },
+        amount: {
+          type: "object",
+          properties: { value: { type: "number" } },
+          required: ["value"],
+        },
       },
       required: ["reference", "currency"],
     },
@@ -155,7 +178,10 @@ Deno.test("checkToolFile() puts rejected stored calls at the schema node that re
   const text = pretty(draft);
   const r = checkToolFile(text, context(calls));
   const rejected = r.diagnostics.find((d) => d.code === "rejected-calls")!;
-  assert.equal(rejected.message, "2 stored calls are rejected here: $.currency is required");
+  assert.equal(
+    rejected.message,
+    "2 stored calls are rejected here: $.currency is required",
+  );
   assert.equal(rejected.severity, 1);
   assert.equal(slice(text, rejected.range), '"inputSchema"');
   assert.match(r.versionHover!, /2 stored calls of the 1\.x line are rejected/);
@@ -165,14 +191,17 @@ Deno.test("checkToolFile() turns a spec parseToolSpec refuses into spec errors a
   const { owner: _o, ...rest } = { ...v1, sideEffect: "sometimes" };
   const text = pretty(rest);
   const r = checkToolFile(text, context());
-  assert.deepEqual(r.diagnostics.map((d) => [d.code, d.message, slice(text, d.range)]), [
-    ["spec", "owner is required", "{"],
+  assert.deepEqual(
+    r.diagnostics.map((d) => [d.code, d.message, slice(text, d.range)]),
     [
-      "spec",
-      'sideEffect must be one of read, idempotent-write, write, irreversible, got "sometimes"',
-      '"sometimes"',
+      ["spec", "owner is required", "{"],
+      [
+        "spec",
+        'sideEffect must be one of read, idempotent-write, write, irreversible, got "sometimes"',
+        '"sometimes"',
+      ],
     ],
-  ]);
+  );
   assert.equal(r.status.severity, "error");
   assert.equal(r.status.text, "not a valid tool spec (2 problems)");
   assert.equal(r.versionHover, undefined);
@@ -183,17 +212,23 @@ Deno.test("checkToolFile() reports invalid JSON as estate check does: unreadable
     ...context(),
     fileLabel: "a.tool.json",
   });
-  assert.deepEqual(r.diagnostics.map((d) => [d.severity, d.code, d.message, d.range.start]), [[
-    1,
-    "unreadable",
-    "a.tool.json is not valid JSON: property name expected at line 1 column 30",
-    { line: 0, character: 29 },
-  ]]);
+  assert.deepEqual(
+    r.diagnostics.map((d) => [d.severity, d.code, d.message, d.range.start]),
+    [[
+      1,
+      "unreadable",
+      "a.tool.json is not valid JSON: property name expected at line 1 column 30",
+      { line: 0, character: 29 },
+    ]],
+  );
   assert.equal(r.status.text, "not valid JSON");
 });
 
 Deno.test("checkToolFile() warns on version when the estate could not be loaded, and still checks the schema", () => {
-  const draft = { ...v1, inputSchema: { type: "object", $ref: "#/$defs/missing" } };
+  const draft = {
+    ...v1,
+    inputSchema: { type: "object", $ref: "#/$defs/missing" },
+  };
   const text = pretty(draft);
   const r = checkToolFile(text, {
     check: (spec) => checkDraft(spec, new ToolRegistry()),
@@ -272,8 +307,14 @@ Deno.test("checkToolFile() status names the baseline and the result", () => {
     status({ ...v1, title: "Changed" }).text,
     "against 1.4.0: version already published",
   );
-  assert.equal(status({ ...v1, version: "1.3.0" }).text, "against 1.4.0: version not newer");
-  assert.equal(status({ ...v1, name: "payments.new" }).text, "payments.new: new tool");
+  assert.equal(
+    status({ ...v1, version: "1.3.0" }).text,
+    "against 1.4.0: version not newer",
+  );
+  assert.equal(
+    status({ ...v1, name: "payments.new" }).text,
+    "payments.new: new tool",
+  );
 });
 
 Deno.test("checkToolFile() shows at most 100 diagnostics and one saying how many more, each message cut", () => {
@@ -325,8 +366,14 @@ Deno.test("checkToolFile() shows at most 100 spec problems, and the status says 
   assert.ok(size <= MAX_ISSUES_BYTES + 1024, `${size} bytes`);
   assert.ok(r.diagnostics.every((d) => d.message.length <= MAX_ISSUE_TEXT));
   assert.match(r.diagnostics[0].message, /^unknown field extra000x+…$/);
-  assert.equal(r.diagnostics.at(-1)!.message, `and ${150 - kept} more problems, not shown here`);
+  assert.equal(
+    r.diagnostics.at(-1)!.message,
+    `and ${150 - kept} more problems, not shown here`,
+  );
   assert.equal(r.status.text, "not a valid tool spec (150 problems)");
-  assert.ok(r.status.detail.length < MAX_ISSUES_BYTES, `${r.status.detail.length}`);
+  assert.ok(
+    r.status.detail.length < MAX_ISSUES_BYTES,
+    `${r.status.detail.length}`,
+  );
   assert.match(r.status.detail, /; and \d+ more$/);
 });

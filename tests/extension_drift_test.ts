@@ -28,7 +28,9 @@ const TOOL = "crm.customer.get";
 const REGISTERED = corpusSpec(TOOL, "1.0.0") as unknown as ToolSpec;
 
 /** A scratch estate that records the CRM server serving crm.customer.get, and a server on it. */
-async function withServer(fn: (ls: LspSession, ws: Workspace) => Promise<void>): Promise<void> {
+async function withServer(
+  fn: (ls: LspSession, ws: Workspace) => Promise<void>,
+): Promise<void> {
   const ws = makeWorkspace();
   EstateDir.open(ws.estate).registerServer({
     id: "crm-mcp",
@@ -44,7 +46,11 @@ async function withServer(fn: (ls: LspSession, ws: Workspace) => Promise<void>):
   const ls = await startServer(ws.dir);
   try {
     await fn(ls, ws);
-    assert.equal(await ls.close(), 0, "the server exits with 0 after shutdown and exit");
+    assert.equal(
+      await ls.close(),
+      0,
+      "the server exits with 0 after shutdown and exit",
+    );
   } finally {
     ls.process.kill();
     ws.remove();
@@ -52,8 +58,13 @@ async function withServer(fn: (ls: LspSession, ws: Workspace) => Promise<void>):
 }
 
 /** The diagnostics as `[severity, code, text under the range, message]`. */
-function shown(text: string, diagnostics: Diagnostic[]): [number, string, string, string][] {
-  return diagnostics.map((d) => [d.severity!, String(d.code), textAt(text, d.range), d.message]);
+function shown(
+  text: string,
+  diagnostics: Diagnostic[],
+): [number, string, string, string][] {
+  return diagnostics.map((
+    d,
+  ) => [d.severity!, String(d.code), textAt(text, d.range), d.message]);
 }
 
 /** The upstream now requires `fields` (the registered version does not). */
@@ -115,7 +126,9 @@ async function driftChanged(ls: LspSession, ws: Workspace, uri: string) {
 Deno.test("LSP: a quarantined tool is a warning at the schema node the drift concerns, until a cleared record", async () => {
   await withServer(async (ls, ws) => {
     const estate = EstateDir.open(ws.estate);
-    const held = observed("quarantined", "2026-12-01T09:00:00.000Z", { inputSchema: STRICTER });
+    const held = observed("quarantined", "2026-12-01T09:00:00.000Z", {
+      inputSchema: STRICTER,
+    });
     assert.equal(held.bump, "major");
     estate.appendDrift([held]);
     const file = ws.write("crm.customer.get.tool.json", REGISTERED);
@@ -136,25 +149,35 @@ Deno.test("LSP: a quarantined tool is a warning at the schema node the drift con
     // The estate's own file of the registered version says the same.
     const own = path.join(ws.estate, "tools", TOOL, "1.0.0.json");
     const ownText = fs.readFileSync(own, "utf8");
-    assert.deepEqual(shown(ownText, (await ls.open(own)).diagnostics).map((d) => d.slice(1, 3)), [
-      ["drift-quarantined", '"fields"'],
-    ]);
+    assert.deepEqual(
+      shown(ownText, (await ls.open(own)).diagnostics).map((d) => d.slice(1, 3)),
+      [
+        ["drift-quarantined", '"fields"'],
+      ],
+    );
 
     // The upstream reverts: the gateway appends cleared, the watcher reports drift.jsonl.
     estate.appendDrift([observed("cleared", "2026-12-01T10:00:00.000Z")]);
     assert.deepEqual((await driftChanged(ls, ws, uri)).diagnostics, []);
-    assert.equal(ls.statuses.at(-1)!.text, "against 1.0.0: published, unchanged");
+    assert.equal(
+      ls.statuses.at(-1)!.text,
+      "against 1.0.0: published, unchanged",
+    );
 
     // Without a watcher event, the next check reads the log again (it changed on disk).
     estate.appendDrift([
-      observed("quarantined", "2026-12-01T11:00:00.000Z", { inputSchema: STRICTER }),
+      observed("quarantined", "2026-12-01T11:00:00.000Z", {
+        inputSchema: STRICTER,
+      }),
     ]);
     const next = ls.nextDiagnostics(uri);
     await ls.connection.sendNotification("textDocument/didChange", {
       textDocument: { uri, version: 7 },
       contentChanges: [{ text }],
     });
-    assert.deepEqual((await next).diagnostics.map((d) => d.code), ["drift-quarantined"]);
+    assert.deepEqual((await next).diagnostics.map((d) => d.code), [
+      "drift-quarantined",
+    ]);
   });
 });
 
@@ -162,10 +185,17 @@ Deno.test("LSP: publishing a new version lifts the quarantine; a draft naming th
   await withServer(async (ls, ws) => {
     const estate = EstateDir.open(ws.estate);
     estate.appendDrift([
-      observed("quarantined", "2026-12-01T09:00:00.000Z", { inputSchema: STRICTER }),
+      observed("quarantined", "2026-12-01T09:00:00.000Z", {
+        inputSchema: STRICTER,
+      }),
     ]);
     // The owner's fix: 2.0.0 with the contract the upstream now serves, naming its server.
-    const fix = { ...REGISTERED, version: "2.0.0", server: "crm-mcp", inputSchema: STRICTER };
+    const fix = {
+      ...REGISTERED,
+      version: "2.0.0",
+      server: "crm-mcp",
+      inputSchema: STRICTER,
+    };
     const file = ws.write("crm.customer.get.tool.json", fix);
     const text = fs.readFileSync(file, "utf8");
     const uri = fileUri(file);
@@ -182,7 +212,10 @@ Deno.test("LSP: publishing a new version lifts the quarantine; a draft naming th
       changes: [{ uri: fileUri(published), type: 1 }],
     });
     assert.deepEqual((await next).diagnostics, []);
-    assert.equal(ls.statuses.at(-1)!.text, "against 2.0.0: published, unchanged");
+    assert.equal(
+      ls.statuses.at(-1)!.text,
+      "against 2.0.0: published, unchanged",
+    );
   });
 });
 
@@ -201,7 +234,10 @@ Deno.test("LSP: a changed description and another server's offer of the tool are
       tool: TOOL,
       definitionSha256: "1".repeat(64),
       reason: `the record of server marketing-mcp does not allow ${TOOL}`,
-      identity: { check: "spiffe-id", expected: "spiffe://bank.example/marketing" } as never,
+      identity: {
+        check: "spiffe-id",
+        expected: "spiffe://bank.example/marketing",
+      } as never,
     })!;
     estate.appendDrift([described, dropped]);
     const file = ws.write("crm.customer.get.tool.json", REGISTERED);
@@ -245,7 +281,10 @@ Deno.test("LSP: a changed description and another server's offer of the tool are
 
 Deno.test("LSP: a drift log that cannot be read is a warning at the name; the rest is still checked", async () => {
   await withServer(async (ls, ws) => {
-    fs.writeFileSync(path.join(ws.estate, "drift.jsonl"), '{"kind": "quarantined"}\n');
+    fs.writeFileSync(
+      path.join(ws.estate, "drift.jsonl"),
+      '{"kind": "quarantined"}\n',
+    );
     const draft = { ...REGISTERED, version: "1.1.0", title: "Get a customer" };
     const file = ws.write("crm.customer.get.tool.json", draft);
     const text = fs.readFileSync(file, "utf8");

@@ -11,7 +11,10 @@ const CORPUS_NOW = () => new Date("2026-11-30T12:00:00Z");
 
 function draft(): Parameters<typeof checkDraft>[0] {
   const spec = JSON.parse(
-    fs.readFileSync(path.join(CORPUS, "tools/payments.lookup/2.0.0.json"), "utf8"),
+    fs.readFileSync(
+      path.join(CORPUS, "tools/payments.lookup/2.0.0.json"),
+      "utf8",
+    ),
   );
   spec.version = "2.1.0";
   spec.inputSchema.required = ["reference", "includeHistory"];
@@ -20,11 +23,16 @@ function draft(): Parameters<typeof checkDraft>[0] {
 
 Deno.test("EstateSnapshot.check() reports exactly what checkDraft reports against the estate on disk", () => {
   const snapshot = EstateSnapshot.load(CORPUS, { now: CORPUS_NOW });
-  const expected = checkDraft(draft(), EstateDir.open(CORPUS, { now: CORPUS_NOW }).registry);
+  const expected = checkDraft(
+    draft(),
+    EstateDir.open(CORPUS, { now: CORPUS_NOW }).registry,
+  );
   assert.deepEqual(snapshot.check(draft()), expected);
   assert.ok(expected.rejected.count > 0, "the draft rejects stored calls");
   assert.deepEqual(
-    snapshot.registry.versions("payments.lookup").map((r) => [r.spec.version, r.state]),
+    snapshot.registry.versions("payments.lookup").map((
+      r,
+    ) => [r.spec.version, r.state]),
     [["1.0.0", "deprecated"], ["1.1.0", "active"], ["2.0.0", "active"]],
   );
 });
@@ -53,7 +61,10 @@ Deno.test("EstateSnapshot.empty() treats every draft as a new tool", () => {
 });
 
 Deno.test("EstateSnapshot.load() refuses a folder that does not exist, naming it", () => {
-  assert.throws(() => EstateSnapshot.load("/no/such/estate"), /\/no\/such\/estate: no such folder/);
+  assert.throws(
+    () => EstateSnapshot.load("/no/such/estate"),
+    /\/no\/such\/estate: no such folder/,
+  );
 });
 
 Deno.test("EstateSnapshot keeps the server records, and reads drift.jsonl again only when it changed", async () => {
@@ -73,7 +84,10 @@ Deno.test("EstateSnapshot keeps the server records, and reads drift.jsonl again 
       tools: ["crm.customer.get"],
     });
     const snapshot = EstateSnapshot.load(dir);
-    assert.equal(snapshot.registry.serverFor("crm.customer.get")?.id, "crm-mcp");
+    assert.equal(
+      snapshot.registry.serverFor("crm.customer.get")?.id,
+      "crm-mcp",
+    );
     assert.deepEqual(snapshot.drift(), []);
     const record = {
       at: "2026-12-01T09:00:00.000Z",
@@ -87,11 +101,22 @@ Deno.test("EstateSnapshot keeps the server records, and reads drift.jsonl again 
     disk.appendDrift([record]);
     const first = snapshot.drift();
     assert.deepEqual(first, [record]);
-    assert.equal(snapshot.drift(), first, "unchanged on disk: the records kept, not read again");
-    assert.deepEqual(snapshot.driftNotices("crm.customer.get").map((n) => n.code), [
-      "drift-quarantined",
-    ]);
-    disk.appendDrift([{ ...record, at: "2026-12-01T10:00:00.000Z", kind: "cleared" }]);
+    assert.equal(
+      snapshot.drift(),
+      first,
+      "unchanged on disk: the records kept, not read again",
+    );
+    assert.deepEqual(
+      snapshot.driftNotices("crm.customer.get").map((n) => n.code),
+      [
+        "drift-quarantined",
+      ],
+    );
+    disk.appendDrift([{
+      ...record,
+      at: "2026-12-01T10:00:00.000Z",
+      kind: "cleared",
+    }]);
     assert.equal(snapshot.drift().length, 2);
     assert.deepEqual(snapshot.driftNotices("crm.customer.get"), []);
     // A bad line is an error naming it, until the file changes.

@@ -12,7 +12,9 @@ const SRC = new URL("../extension/src/", import.meta.url).pathname;
 function specifiers(text: string): string[] {
   const code = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/.*$/gm, "");
   const out: string[] = [];
-  for (const m of code.matchAll(/\b(?:from|import)\s*\(?\s*["']([^"']+)["']/g)) out.push(m[1]);
+  for (
+    const m of code.matchAll(/\b(?:from|import)\s*\(?\s*["']([^"']+)["']/g)
+  ) out.push(m[1]);
   return out;
 }
 
@@ -21,12 +23,18 @@ Deno.test("extension/src imports nothing from lib/cli/", () => {
   let seen = 0;
   for (const name of fs.readdirSync(SRC)) {
     if (!name.endsWith(".ts")) continue;
-    for (const spec of specifiers(fs.readFileSync(path.join(SRC, name), "utf8"))) {
+    for (
+      const spec of specifiers(fs.readFileSync(path.join(SRC, name), "utf8"))
+    ) {
       seen++;
       if (!spec.startsWith(".")) continue;
       const target = path.resolve(SRC, spec);
-      const rel = path.relative(path.resolve(SRC, "../.."), target).split(path.sep).join("/");
-      if (rel.startsWith("lib/cli/") || rel === "cli.ts") offenders.push(`${name}: ${spec}`);
+      const rel = path.relative(path.resolve(SRC, "../.."), target).split(
+        path.sep,
+      ).join("/");
+      if (rel.startsWith("lib/cli/") || rel === "cli.ts") {
+        offenders.push(`${name}: ${spec}`);
+      }
     }
   }
   assert.ok(seen > 10, "the scan found the imports");

@@ -33,7 +33,10 @@ const text = (span: Span): string => draft.slice(span.offset, span.offset + span
 
 Deno.test("locateTarget() shows the version and the description by their values", () => {
   assert.deepEqual(text(locateTarget(tree, { field: "version" })), '"2.1.0"');
-  assert.deepEqual(text(locateTarget(tree, { field: "description" })), '"Looks up a payment."');
+  assert.deepEqual(
+    text(locateTarget(tree, { field: "description" })),
+    '"Looks up a payment."',
+  );
   assert.equal(locateTarget(tree, { field: "version" }).exact, true);
 });
 
@@ -43,11 +46,18 @@ Deno.test("locateTarget() shows a schema object by its property key and a keywor
   assert.equal(text(at("$.properties.reference.pattern")), '"^PMT-[0-9]{6}$"');
   assert.equal(text(at('$.properties["a b"]')), '"a b"');
   assert.equal(text(at("$.required")), '"required"');
-  assert.equal(text(at("$")), '"inputSchema"', "the root schema is shown by its field");
+  assert.equal(
+    text(at("$")),
+    '"inputSchema"',
+    "the root schema is shown by its field",
+  );
 });
 
 Deno.test("locateTarget() shows an array item without a key by its opening bracket", () => {
-  const span = locateTarget(tree, { field: "inputSchema", path: "$.properties.legs.items[1]" });
+  const span = locateTarget(tree, {
+    field: "inputSchema",
+    path: "$.properties.legs.items[1]",
+  });
   assert.equal(text(span), "{");
   assert.equal(span.exact, true);
   const typeOfItem = locateTarget(tree, {
@@ -58,31 +68,52 @@ Deno.test("locateTarget() shows an array item without a key by its opening brack
 });
 
 Deno.test("locateTarget() shows a removed node at its nearest enclosing node, not exactly", () => {
-  const span = locateTarget(tree, { field: "inputSchema", path: "$.properties.currency" });
+  const span = locateTarget(tree, {
+    field: "inputSchema",
+    path: "$.properties.currency",
+  });
   assert.equal(text(span), '"properties"');
   assert.equal(span.exact, false);
-  const deep = locateTarget(tree, { field: "inputSchema", path: "$.properties.legs.items[7].x" });
+  const deep = locateTarget(tree, {
+    field: "inputSchema",
+    path: "$.properties.legs.items[7].x",
+  });
   assert.equal(text(deep), '"items"');
   assert.equal(deep.exact, false);
 });
 
 Deno.test("locateTarget() shows a path that is not a $ path at inputSchema", () => {
-  const span = locateTarget(tree, { field: "inputSchema", path: "properties/currency" });
+  const span = locateTarget(tree, {
+    field: "inputSchema",
+    path: "properties/currency",
+  });
   assert.equal(text(span), '"inputSchema"');
 });
 
 Deno.test("locateSpecProblem() puts a problem at the field it names, or at the opening brace", () => {
   assert.equal(
-    text(locateSpecProblem(tree, 'sideEffect must be one of read, write, got "x"')),
+    text(
+      locateSpecProblem(tree, 'sideEffect must be one of read, write, got "x"'),
+    ),
     '"read"',
   );
-  assert.equal(text(locateSpecProblem(tree, "version: invalid version")), '"2.1.0"');
+  assert.equal(
+    text(locateSpecProblem(tree, "version: invalid version")),
+    '"2.1.0"',
+  );
   const missing = locateSpecProblem(tree, "owner is required");
-  assert.deepEqual([missing.offset, missing.length, missing.exact], [0, 1, false]);
+  assert.deepEqual([missing.offset, missing.length, missing.exact], [
+    0,
+    1,
+    false,
+  ]);
   const extra = parseToolFile('{"name": "x", "extra": {"a": 1}}');
   const span = locateSpecProblem(extra, "unknown field extra");
   assert.equal(
-    '{"name": "x", "extra": {"a": 1}}'.slice(span.offset, span.offset + span.length),
+    '{"name": "x", "extra": {"a": 1}}'.slice(
+      span.offset,
+      span.offset + span.length,
+    ),
     '"extra"',
   );
 });
@@ -120,13 +151,20 @@ Deno.test("LineIndex maps offsets to LSP positions and back, over \\n, \\r\\n an
     [12, 3, 2],
   ];
   for (const [offset, line, character] of expected) {
-    assert.deepEqual(lines.position(offset), { line, character }, `offset ${offset}`);
+    assert.deepEqual(
+      lines.position(offset),
+      { line, character },
+      `offset ${offset}`,
+    );
     assert.equal(lines.offset({ line, character }), offset);
   }
 });
 
 /** Every path to a node of a JSON value, with the node. */
-function* nodes(value: unknown, path: PathSegment[] = []): Generator<[PathSegment[], unknown]> {
+function* nodes(
+  value: unknown,
+  path: PathSegment[] = [],
+): Generator<[PathSegment[], unknown]> {
   yield [path, value];
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) yield* nodes(value[i], [...path, i]);

@@ -31,7 +31,11 @@ async function withServer(
   const ls = await startServer(ws.dir, options);
   try {
     await fn(ls, ws);
-    assert.equal(await ls.close(), 0, "the server exits with 0 after shutdown and exit");
+    assert.equal(
+      await ls.close(),
+      0,
+      "the server exits with 0 after shutdown and exit",
+    );
   } finally {
     ls.process.kill();
     ws.remove();
@@ -39,13 +43,20 @@ async function withServer(
 }
 
 /** The diagnostics as `[severity, code, text under the range, message]`. */
-function shown(text: string, diagnostics: Diagnostic[]): [number, string, string, string][] {
-  return diagnostics.map((d) => [d.severity!, String(d.code), textAt(text, d.range), d.message]);
+function shown(
+  text: string,
+  diagnostics: Diagnostic[],
+): [number, string, string, string][] {
+  return diagnostics.map((
+    d,
+  ) => [d.severity!, String(d.code), textAt(text, d.range), d.message]);
 }
 
 /** A draft of payments.lookup based on the published 2.0.0 (edited freely, as a user would). */
 // deno-lint-ignore no-explicit-any
-function lookupDraft(edit: (s: Record<string, any>) => void): Record<string, unknown> {
+function lookupDraft(
+  edit: (s: Record<string, any>) => void,
+): Record<string, unknown> {
   const spec = corpusSpec("payments.lookup", "2.0.0");
   edit(spec);
   return spec;
@@ -59,11 +70,15 @@ Deno.test("LSP: initialize offers incremental sync, quick fixes and hover, and a
     for (let i = 0; i < 100 && ls.registrations.length === 0; i++) {
       await new Promise((r) => setTimeout(r, 20));
     }
-    assert.deepEqual(ls.registrations.map((r) => r.method), ["workspace/didChangeWatchedFiles"]);
+    assert.deepEqual(ls.registrations.map((r) => r.method), [
+      "workspace/didChangeWatchedFiles",
+    ]);
     assert.deepEqual(ls.registrations[0].registerOptions, {
       watchers: [
         { globPattern: { baseUri: fileUri(ws.estate), pattern: "**/*" } },
-        { globPattern: { baseUri: fileUri(ws.dir), pattern: "**/estate.json" } },
+        {
+          globPattern: { baseUri: fileUri(ws.dir), pattern: "**/estate.json" },
+        },
       ],
     });
     assert.equal(await ls.close(), 0);
@@ -75,7 +90,10 @@ Deno.test("LSP: initialize offers incremental sync, quick fixes and hover, and a
 
 Deno.test("LSP: a breaking edit of a corpus draft is an error on version, with the change and the rejected calls at their nodes", async () => {
   await withServer(async (ls, ws) => {
-    const text = fs.readFileSync(path.join(FIXTURES, "payments.lookup.tool.json"), "utf8");
+    const text = fs.readFileSync(
+      path.join(FIXTURES, "payments.lookup.tool.json"),
+      "utf8",
+    );
     const file = ws.write("payments.lookup.tool.json", text);
     const p = await ls.open(file);
     assert.equal(p.version, 1);
@@ -98,6 +116,12 @@ Deno.test("LSP: a breaking edit of a corpus draft is an error on version, with t
         '"properties"',
         "removed property includeHistory: callers that send it are now rejected",
       ],
+      [
+        3,
+        "breaking-call",
+        "false",
+        'the call of 2026-08-26 by wholesale-operator (to 2.0.0) with {"reference":"PMT-410814","includeHistory":true} would now be rejected: $.includeHistory property "includeHistory" is not allowed',
+      ],
     ]);
     assert.ok(p.diagnostics.every((d) => d.source === "tool-estate"));
     // Positions the e2e relies on: version value on line 3 (0-based 2), column 14 (0-based 13).
@@ -117,16 +141,25 @@ Deno.test("LSP: a breaking edit of a corpus draft is an error on version, with t
 
 Deno.test("LSP: the quick fix sets the version to the minimum, and applying it leaves version-ok", async () => {
   await withServer(async (ls, ws) => {
-    const text = fs.readFileSync(path.join(FIXTURES, "payments.lookup.tool.json"), "utf8");
+    const text = fs.readFileSync(
+      path.join(FIXTURES, "payments.lookup.tool.json"),
+      "utf8",
+    );
     const file = ws.write("payments.lookup.tool.json", text);
     const uri = fileUri(file);
     const p = await ls.open(file);
     const versionDiagnostic = p.diagnostics[0];
-    const actions: CodeAction[] = await ls.connection.sendRequest("textDocument/codeAction", {
-      textDocument: { uri },
-      range: { start: { line: 2, character: 15 }, end: { line: 2, character: 15 } },
-      context: { diagnostics: [versionDiagnostic], only: ["quickfix"] },
-    });
+    const actions: CodeAction[] = await ls.connection.sendRequest(
+      "textDocument/codeAction",
+      {
+        textDocument: { uri },
+        range: {
+          start: { line: 2, character: 15 },
+          end: { line: 2, character: 15 },
+        },
+        context: { diagnostics: [versionDiagnostic], only: ["quickfix"] },
+      },
+    );
     assert.equal(actions.length, 1);
     const fix = actions[0];
     assert.equal(fix.title, "Set version to 3.0.0");
@@ -134,13 +167,22 @@ Deno.test("LSP: the quick fix sets the version to the minimum, and applying it l
     assert.equal(fix.isPreferred, true);
     assert.deepEqual(fix.diagnostics?.map((d) => d.code), ["version-too-low"]);
     const edits = fix.edit!.changes![uri];
-    assert.deepEqual(edits, [{ range: versionDiagnostic.range, newText: '"3.0.0"' }]);
+    assert.deepEqual(edits, [{
+      range: versionDiagnostic.range,
+      newText: '"3.0.0"',
+    }]);
     // No fix elsewhere in the file.
-    const none: CodeAction[] = await ls.connection.sendRequest("textDocument/codeAction", {
-      textDocument: { uri },
-      range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } },
-      context: { diagnostics: [] },
-    });
+    const none: CodeAction[] = await ls.connection.sendRequest(
+      "textDocument/codeAction",
+      {
+        textDocument: { uri },
+        range: {
+          start: { line: 0, character: 0 },
+          end: { line: 0, character: 1 },
+        },
+        context: { diagnostics: [] },
+      },
+    );
     assert.deepEqual(none, []);
     // Apply it as the editor would: an incremental change.
     const next = ls.nextDiagnostics(uri);
@@ -158,7 +200,12 @@ Deno.test("LSP: the quick fix sets the version to the minimum, and applying it l
         '"properties"',
         "removed property includeHistory: callers that send it are now rejected",
       ],
-      [3, "version-ok", '"3.0.0"', "major change against 2.0.0: version 3.0.0 is enough"],
+      [
+        3,
+        "version-ok",
+        '"3.0.0"',
+        "major change against 2.0.0: version 3.0.0 is enough",
+      ],
     ]);
     assert.equal(ls.statuses.at(-1)!.text, "against 2.0.0: major, ok");
   });
@@ -166,11 +213,19 @@ Deno.test("LSP: the quick fix sets the version to the minimum, and applying it l
 
 Deno.test("LSP: a compatible change is information at its node and on an enough version", async () => {
   await withServer(async (ls, ws) => {
-    const text = fs.readFileSync(path.join(FIXTURES, "fx.quote.tool.json"), "utf8");
+    const text = fs.readFileSync(
+      path.join(FIXTURES, "fx.quote.tool.json"),
+      "utf8",
+    );
     const file = ws.write("fx.quote.tool.json", text);
     const p = await ls.open(file);
     assert.deepEqual(shown(text, p.diagnostics), [
-      [3, "version-ok", '"1.1.0"', "minor change against 1.0.0: version 1.1.0 is enough"],
+      [
+        3,
+        "version-ok",
+        '"1.1.0"',
+        "minor change against 1.0.0: version 1.1.0 is enough",
+      ],
       [
         3,
         "property-added",
@@ -197,17 +252,26 @@ Deno.test("LSP: a published version with different content is an immutability er
         "payments.lookup@2.0.0 is already published with different content; published versions are immutable — use 2.0.1 (a patch change against 2.0.0)",
       ],
     ]);
-    assert.equal(ls.statuses.at(-1)!.text, "against 2.0.0: version already published");
+    assert.equal(
+      ls.statuses.at(-1)!.text,
+      "against 2.0.0: version already published",
+    );
     // The quick fix: the version the change needs (a patch here).
     const uri = fileUri(file);
-    const actions: CodeAction[] = await ls.connection.sendRequest("textDocument/codeAction", {
-      textDocument: { uri },
-      range: p.diagnostics[0].range,
-      context: { diagnostics: [p.diagnostics[0]], only: ["quickfix"] },
-    });
-    assert.deepEqual(actions.map((a) => [a.title, a.diagnostics?.map((d) => d.code)]), [
-      ["Set version to 2.0.1", ["immutable"]],
-    ]);
+    const actions: CodeAction[] = await ls.connection.sendRequest(
+      "textDocument/codeAction",
+      {
+        textDocument: { uri },
+        range: p.diagnostics[0].range,
+        context: { diagnostics: [p.diagnostics[0]], only: ["quickfix"] },
+      },
+    );
+    assert.deepEqual(
+      actions.map((a) => [a.title, a.diagnostics?.map((d) => d.code)]),
+      [
+        ["Set version to 2.0.1", ["immutable"]],
+      ],
+    );
     assert.deepEqual(actions[0].edit!.changes![uri], [
       { range: p.diagnostics[0].range, newText: '"2.0.1"' },
     ]);
@@ -232,10 +296,13 @@ Deno.test("LSP: stored calls a non-major bump rejects are an error at the node t
     );
     assert.equal(textAt(text, rejected[0].range), '"reference"');
     // The count is the library's replay of the 2.x calls.
-    const calls = [...EstateDir.open(ws.estate).readCalls("payments.lookup")].filter((c) =>
-      c.version.startsWith("2.") &&
-      !/^PMT-00[0-9]{4}$/.test((c.arguments as { reference: string }).reference)
-    );
+    const calls = [...EstateDir.open(ws.estate).readCalls("payments.lookup")]
+      .filter((c) =>
+        c.version.startsWith("2.") &&
+        !/^PMT-00[0-9]{4}$/.test(
+          (c.arguments as { reference: string }).reference,
+        )
+      );
     assert.equal(rejected[0].message.split(" ")[0], String(calls.length));
   });
 });
@@ -273,7 +340,12 @@ Deno.test("LSP: checkSchema issues are errors at their nodes: unsupported keywor
     const p2 = await ls.open(file2);
     const root = p2.diagnostics.filter((d) => d.code === "schema");
     assert.deepEqual(shown(text2, root), [
-      [1, "schema", '"inputSchema"', 'a tool input schema must have type "object" at its root'],
+      [
+        1,
+        "schema",
+        '"inputSchema"',
+        'a tool input schema must have type "object" at its root',
+      ],
     ]);
   });
 });
@@ -300,7 +372,10 @@ Deno.test("LSP: description lint warns at the description; an empty description 
       'description mentions "Owned by": access control and ownership belong in the spec, not the prompt',
     ]);
 
-    const empty = ws.write("empty.tool.json", lookupDraft((s) => (s.description = "")));
+    const empty = ws.write(
+      "empty.tool.json",
+      lookupDraft((s) => (s.description = "")),
+    );
     const p2 = await ls.open(empty);
     assert.deepEqual(shown(fs.readFileSync(empty, "utf8"), p2.diagnostics), [
       [1, "spec", '""', "description must not be empty"],
@@ -328,20 +403,28 @@ Deno.test("LSP: a file that is not a tool spec gets one error per problem, at th
       ],
       [1, "spec", '"extra"', "unknown field extra"],
     ]);
-    assert.equal(ls.statuses.at(-1)!.text, "not a valid tool spec (3 problems)");
+    assert.equal(
+      ls.statuses.at(-1)!.text,
+      "not a valid tool spec (3 problems)",
+    );
   });
 });
 
 Deno.test("LSP: typing is debounced into one check of the last version; broken JSON is one unreadable error, as estate check says", async () => {
   await withServer(async (ls, ws) => {
-    const text = fs.readFileSync(path.join(FIXTURES, "payments.lookup.tool.json"), "utf8");
+    const text = fs.readFileSync(
+      path.join(FIXTURES, "payments.lookup.tool.json"),
+      "utf8",
+    );
     const file = ws.write("payments.lookup.tool.json", text);
     const uri = fileUri(file);
     await ls.open(file);
     const before = ls.published.length;
     const next = ls.nextDiagnostics(uri);
     // Three keystrokes in quick succession: 2.1.0 → 3.1.0 → 3.0.0 (by full-text changes).
-    for (const [version, v] of [[2, "3.1.0"], [3, "3.0.1"], [4, "3.0.0"]] as const) {
+    for (
+      const [version, v] of [[2, "3.1.0"], [3, "3.0.1"], [4, "3.0.0"]] as const
+    ) {
       await ls.connection.sendNotification("textDocument/didChange", {
         textDocument: { uri, version },
         contentChanges: [{ text: text.replace("2.1.0", v) }],
@@ -349,7 +432,11 @@ Deno.test("LSP: typing is debounced into one check of the last version; broken J
     }
     const p = await next;
     assert.equal(p.version, 4);
-    assert.equal(ls.published.length, before + 1, "one check for three changes");
+    assert.equal(
+      ls.published.length,
+      before + 1,
+      "one check for three changes",
+    );
     assert.ok(
       p.diagnostics.some((d) => d.code === "version-ok" && /3\.0\.0 is enough/.test(d.message)),
     );
@@ -360,7 +447,10 @@ Deno.test("LSP: typing is debounced into one check of the last version; broken J
       contentChanges: [{ text: text.slice(0, 40) }],
     });
     const unreadable = (await broken).diagnostics;
-    assert.deepEqual(unreadable.map((d) => [d.severity, d.code]), [[1, "unreadable"]]);
+    assert.deepEqual(unreadable.map((d) => [d.severity, d.code]), [[
+      1,
+      "unreadable",
+    ]]);
     assert.match(
       unreadable[0].message,
       /payments\.lookup\.tool\.json is not valid JSON: .* at line 3 column \d+$/,
@@ -371,7 +461,10 @@ Deno.test("LSP: typing is debounced into one check of the last version; broken J
 
 Deno.test("LSP: with run onSave, edits wait for the save", async () => {
   await withServer(async (ls, ws) => {
-    const text = fs.readFileSync(path.join(FIXTURES, "payments.lookup.tool.json"), "utf8");
+    const text = fs.readFileSync(
+      path.join(FIXTURES, "payments.lookup.tool.json"),
+      "utf8",
+    );
     const file = ws.write("payments.lookup.tool.json", text);
     const uri = fileUri(file);
     await ls.open(file);
@@ -383,7 +476,9 @@ Deno.test("LSP: with run onSave, edits wait for the save", async () => {
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(ls.published.length, before, "no check before the save");
     const next = ls.nextDiagnostics(uri);
-    await ls.connection.sendNotification("textDocument/didSave", { textDocument: { uri } });
+    await ls.connection.sendNotification("textDocument/didSave", {
+      textDocument: { uri },
+    });
     const p = await next;
     assert.equal(p.version, 2);
     assert.ok(!p.diagnostics.some((d) => d.severity === 1));
@@ -392,7 +487,10 @@ Deno.test("LSP: with run onSave, edits wait for the save", async () => {
 
 Deno.test("LSP: a change to the estate folder on disk re-checks open files", async () => {
   await withServer(async (ls, ws) => {
-    const text = fs.readFileSync(path.join(FIXTURES, "fx.quote.tool.json"), "utf8");
+    const text = fs.readFileSync(
+      path.join(FIXTURES, "fx.quote.tool.json"),
+      "utf8",
+    );
     const file = ws.write("fx.quote.tool.json", text);
     const uri = fileUri(file);
     const first = await ls.open(file);
@@ -401,7 +499,9 @@ Deno.test("LSP: a change to the estate folder on disk re-checks open files", asy
     const other = corpusSpec("fx.quote", "1.0.0");
     other.version = "1.1.0";
     other.title = "Quote an FX rate";
-    const { file: published } = EstateDir.open(ws.estate).publish(other as never);
+    const { file: published } = EstateDir.open(ws.estate).publish(
+      other as never,
+    );
     const next = ls.nextDiagnostics(uri);
     await ls.connection.sendNotification("workspace/didChangeWatchedFiles", {
       changes: [{ uri: fileUri(published), type: 1 }],
@@ -412,9 +512,15 @@ Deno.test("LSP: a change to the estate folder on disk re-checks open files", asy
       [[
         "immutable",
         "fx.quote@1.1.0 is already published with different content; published versions are immutable — use 1.2.0 (a minor change against 1.1.0)",
-      ], ["property-added", "added optional property channel: callers may now send it"]],
+      ], [
+        "property-added",
+        "added optional property channel: callers may now send it",
+      ]],
     );
-    assert.equal(ls.statuses.at(-1)!.text, "against 1.1.0: version already published");
+    assert.equal(
+      ls.statuses.at(-1)!.text,
+      "against 1.1.0: version already published",
+    );
   });
 });
 
@@ -428,12 +534,14 @@ Deno.test("LSP: closing a file clears its diagnostics", async () => {
     const p = await ls.open(file);
     assert.ok(p.diagnostics.length > 0);
     const next = ls.nextDiagnostics(uri);
-    await ls.connection.sendNotification("textDocument/didClose", { textDocument: { uri } });
+    await ls.connection.sendNotification("textDocument/didClose", {
+      textDocument: { uri },
+    });
     assert.deepEqual((await next).diagnostics, []);
   });
 });
 
-Deno.test("LSP: hover on version shows the baseline and every change; elsewhere nothing", async () => {
+Deno.test("LSP: hover on version shows the baseline, every change and a call the change breaks; elsewhere nothing", async () => {
   await withServer(async (ls, ws) => {
     const file = ws.write(
       "payments.lookup.tool.json",
@@ -457,6 +565,18 @@ Deno.test("LSP: hover on version shows the baseline and every change; elsewhere 
         "- `$.properties.includeHistory` **major**: removed property includeHistory: callers that send it are now rejected",
         "",
         "36 stored calls of the 2.x line are rejected by this schema.",
+        "",
+        "**A call it breaks** (a stored call):",
+        "",
+        "```json",
+        JSON.stringify(
+          { reference: "PMT-410814", includeHistory: true },
+          null,
+          2,
+        ),
+        "```",
+        "",
+        'The call of 2026-08-26 by wholesale-operator (to 2.0.0) with {"reference":"PMT-410814","includeHistory":true} would now be rejected: $.includeHistory property "includeHistory" is not allowed.',
       ].join("\n"),
     });
     const onKey: Hover = await ls.connection.sendRequest("textDocument/hover", {
@@ -486,9 +606,15 @@ Deno.test("LSP: toolEstate/checkAll checks every tool file in the workspace into
       fs.readFileSync(path.join(FIXTURES, "fx.quote.tool.json"), "utf8"),
     );
     fs.mkdirSync(path.join(ws.dir, "node_modules", "x"), { recursive: true });
-    fs.writeFileSync(path.join(ws.dir, "node_modules", "x", "skip.tool.json"), "{}");
+    fs.writeFileSync(
+      path.join(ws.dir, "node_modules", "x", "skip.tool.json"),
+      "{}",
+    );
     fs.writeFileSync(path.join(ws.dir, "drafts", "notes.json"), "{}");
-    const got = [ls.nextDiagnostics(fileUri(breaking)), ls.nextDiagnostics(fileUri(minor))];
+    const got = [
+      ls.nextDiagnostics(fileUri(breaking)),
+      ls.nextDiagnostics(fileUri(minor)),
+    ];
     const result = await ls.connection.sendRequest("toolEstate/checkAll");
     assert.deepEqual(result, {
       checked: 2,
@@ -503,19 +629,30 @@ Deno.test("LSP: toolEstate/checkAll checks every tool file in the workspace into
       "version-too-low",
       "rejected-calls",
       "property-removed",
+      "breaking-call",
     ]);
-    assert.deepEqual(m.diagnostics.map((d) => d.code), ["version-ok", "property-added"]);
+    assert.deepEqual(m.diagnostics.map((d) => d.code), [
+      "version-ok",
+      "property-added",
+    ]);
   });
 });
 
 Deno.test("LSP: a missing estate folder is a warning on version, and the schema is still checked", async () => {
   await withServer(async (ls, ws) => {
-    const draft = lookupDraft((s) => (s.inputSchema.properties.x = { $ref: "#/nowhere" }));
+    const draft = lookupDraft((
+      s,
+    ) => (s.inputSchema.properties.x = { $ref: "#/nowhere" }));
     const file = ws.write("lookup.tool.json", draft);
     const text = fs.readFileSync(file, "utf8");
     const p = await ls.open(file);
     assert.deepEqual(shown(text, p.diagnostics), [
-      [1, "schema", '"#/nowhere"', 'dangling $ref "#/nowhere": no such location in this schema'],
+      [
+        1,
+        "schema",
+        '"#/nowhere"',
+        'dangling $ref "#/nowhere": no such location in this schema',
+      ],
       [
         2,
         "estate",
@@ -542,11 +679,20 @@ Deno.test("LSP: a workspace folder added later brings its own estate", async () 
       const before = await ls.open(file);
       assert.deepEqual(before.diagnostics.map((d) => d.code), ["estate"]);
       const next = ls.nextDiagnostics(uri);
-      await ls.connection.sendNotification("workspace/didChangeWorkspaceFolders", {
-        event: { added: [{ uri: fileUri(other.dir), name: "other" }], removed: [] },
-      });
+      await ls.connection.sendNotification(
+        "workspace/didChangeWorkspaceFolders",
+        {
+          event: {
+            added: [{ uri: fileUri(other.dir), name: "other" }],
+            removed: [],
+          },
+        },
+      );
       const after = await next;
-      assert.deepEqual(after.diagnostics.map((d) => d.code), ["version-ok", "property-added"]);
+      assert.deepEqual(after.diagnostics.map((d) => d.code), [
+        "version-ok",
+        "property-added",
+      ]);
       assert.ok(ws.dir !== other.dir);
     } finally {
       other.remove();

@@ -12,14 +12,20 @@ import { parseToolSpec, ToolSpecError } from "../mod.ts";
 
 const ROOT = path.resolve(new URL("..", import.meta.url).pathname);
 const EXTENSION = path.join(ROOT, "extension");
-const manifest = JSON.parse(fs.readFileSync(path.join(EXTENSION, "package.json"), "utf8"));
+const manifest = JSON.parse(
+  fs.readFileSync(path.join(EXTENSION, "package.json"), "utf8"),
+);
 const toolSchema = JSON.parse(
   fs.readFileSync(path.join(ROOT, "schemas", "tool.schema.json"), "utf8"),
 );
 
 // deno-lint-ignore no-explicit-any
 const ajv = new (Ajv as any)({ allErrors: true });
-ajv.addVocabulary(["enumDescriptions", "defaultSnippets", "markdownDescription"]);
+ajv.addVocabulary([
+  "enumDescriptions",
+  "defaultSnippets",
+  "markdownDescription",
+]);
 const validate = ajv.compile(toolSchema);
 
 function* corpusVersions(): Generator<[string, unknown]> {
@@ -38,14 +44,19 @@ Deno.test("manifest: jsonValidation covers *.tool.json and nothing broader, with
   assert.deepEqual(manifest.contributes.jsonValidation, [
     { fileMatch: "*.tool.json", url: "./dist/tool.schema.json" },
   ]);
-  assert.deepEqual(manifest.activationEvents, ["workspaceContains:**/*.tool.json"]);
+  assert.deepEqual(manifest.activationEvents, [
+    "workspaceContains:**/*.tool.json",
+  ]);
   assert.equal(manifest.main, "./dist/extension.js");
 });
 
 Deno.test("manifest: the command and the settings have the ids the client and server read", () => {
-  assert.deepEqual(manifest.contributes.commands.map((c: { command: string }) => c.command), [
-    "toolEstate.checkAll",
-  ]);
+  assert.deepEqual(
+    manifest.contributes.commands.map((c: { command: string }) => c.command),
+    [
+      "toolEstate.checkAll",
+    ],
+  );
   const props = manifest.contributes.configuration.properties;
   assert.deepEqual(Object.keys(props).sort(), [
     "toolEstate.estateFolder",
@@ -56,12 +67,19 @@ Deno.test("manifest: the command and the settings have the ids the client and se
   assert.equal(props["toolEstate.estateFolder"].default, "");
   assert.equal(props["toolEstate.files"].default, "**/*.tool.json");
   assert.deepEqual(props["toolEstate.run"].enum, ["onType", "onSave"]);
-  assert.deepEqual(props["toolEstate.trace.server"].enum, ["off", "messages", "verbose"]);
+  assert.deepEqual(props["toolEstate.trace.server"].enum, [
+    "off",
+    "messages",
+    "verbose",
+  ]);
 });
 
 Deno.test("manifest: @types/vscode is not newer than engines.vscode (vsce refuses to package otherwise)", () => {
-  const engine = manifest.engines.vscode.replace(/^\^/, "").split(".").map(Number);
-  const types = manifest.devDependencies["@types/vscode"].replace(/^\^/, "").split(".").map(Number);
+  const engine = manifest.engines.vscode.replace(/^\^/, "").split(".").map(
+    Number,
+  );
+  const types = manifest.devDependencies["@types/vscode"].replace(/^\^/, "")
+    .split(".").map(Number);
   assert.ok(
     types[0] < engine[0] || (types[0] === engine[0] && types[1] <= engine[1]),
     `${types.join(".")} > ${engine.join(".")}`,
@@ -74,11 +92,18 @@ Deno.test("tool.schema.json accepts every published version in corpus/ and the f
     ...corpusVersions(),
     ...fs.readdirSync(fixtures).filter((f) => f.endsWith(".tool.json")).map((
       f,
-    ): [string, unknown] => [f, JSON.parse(fs.readFileSync(path.join(fixtures, f), "utf8"))]),
+    ): [string, unknown] => [
+      f,
+      JSON.parse(fs.readFileSync(path.join(fixtures, f), "utf8")),
+    ]),
   ];
   assert.ok(files.length >= 10);
   for (const [file, spec] of files) {
-    assert.equal(validate(spec), true, `${file}: ${JSON.stringify(validate.errors)}`);
+    assert.equal(
+      validate(spec),
+      true,
+      `${file}: ${JSON.stringify(validate.errors)}`,
+    );
   }
 });
 
@@ -88,7 +113,11 @@ Deno.test("tool.schema.json knows exactly the spec's fields and requires what pa
     ["$schema", ...TOOL_FIELDS].sort(),
   );
   for (const field of toolSchema.required as string[]) {
-    assert.match(toolSchema.properties[field].description, /^Required\. /, field);
+    assert.match(
+      toolSchema.properties[field].description,
+      /^Required\. /,
+      field,
+    );
   }
   let required: string[] = [];
   try {
@@ -103,7 +132,10 @@ Deno.test("tool.schema.json knows exactly the spec's fields and requires what pa
 });
 
 Deno.test("tool.schema.json refuses what parseToolSpec refuses: a missing field, an unknown one, a bad enum or version", () => {
-  const [, base] = corpusVersions().next().value as [string, Record<string, unknown>];
+  const [, base] = corpusVersions().next().value as [
+    string,
+    Record<string, unknown>,
+  ];
   const bad: Record<string, unknown>[] = [
     (({ sideEffect: _, ...rest }) => rest)(base),
     { ...base, extra: 1 },

@@ -31,13 +31,22 @@ const EVERYTHING_SCRIPT =
 
 /** SHA-256, hex, computed here with WebCrypto (not with the code under test). */
 async function sha256(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  const digest = await crypto.subtle.digest(
+    "SHA-256",
+    bytes as Uint8Array<ArrayBuffer>,
+  );
+  return Array.from(
+    new Uint8Array(digest),
+    (b) => b.toString(16).padStart(2, "0"),
+  ).join("");
 }
 
 /** The DER bytes of a PEM certificate. */
 function der(pem: string): Uint8Array {
-  const b64 = pem.replace(/-----(BEGIN|END) CERTIFICATE-----/g, "").replace(/\s+/g, "");
+  const b64 = pem.replace(/-----(BEGIN|END) CERTIFICATE-----/g, "").replace(
+    /\s+/g,
+    "",
+  );
   return Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
 }
 
@@ -58,7 +67,10 @@ async function startUpstream(
 ): Promise<{ port: number; seen: Seen; close: () => Promise<void> }> {
   const seen: Seen = { connections: 0, clients: [], methods: [] };
   const sockets = new Set<net.Socket>();
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const handle = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<void> => {
     const socket = req.socket as TLSSocket;
     seen.clients.push(socket.getPeerCertificate().subjectaltname ?? "");
     let body: unknown;
@@ -66,17 +78,30 @@ async function startUpstream(
       const chunks: Uint8Array[] = [];
       for await (const chunk of req) chunks.push(chunk as Uint8Array);
       body = JSON.parse(
-        new TextDecoder().decode(await new Blob(chunks as Uint8Array<ArrayBuffer>[]).arrayBuffer()),
+        new TextDecoder().decode(
+          await new Blob(chunks as Uint8Array<ArrayBuffer>[]).arrayBuffer(),
+        ),
       );
       const method = (body as { method?: string }).method;
       if (method) seen.methods.push(method);
     }
-    const mcp = new SdkMcpServer({ name: "payments-upstream", version: "1.0.0" });
-    mcp.registerTool("payments.release", {
-      description: "Releases a held payment.",
-      inputSchema: { paymentId: z.string() },
-    }, ({ paymentId }) => ({ content: [{ type: "text", text: `released ${paymentId}` }] }));
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const mcp = new SdkMcpServer({
+      name: "payments-upstream",
+      version: "1.0.0",
+    });
+    mcp.registerTool(
+      "payments.release",
+      {
+        description: "Releases a held payment.",
+        inputSchema: { paymentId: z.string() },
+      },
+      ({ paymentId }) => ({
+        content: [{ type: "text", text: `released ${paymentId}` }],
+      }),
+    );
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+    });
     res.on("close", () => {
       void transport.close();
       void mcp.close();
@@ -113,7 +138,9 @@ async function startUpstream(
 /** A TCP relay whose backend can be switched: the server behind a URL changes its certificate. */
 async function startRelay(
   backend: number,
-): Promise<{ port: number; switchTo: (port: number) => void; close: () => Promise<void> }> {
+): Promise<
+  { port: number; switchTo: (port: number) => void; close: () => Promise<void> }
+> {
   let target = backend;
   const sockets = new Set<net.Socket>();
   const relay = net.createServer((client) => {
@@ -145,7 +172,10 @@ async function startRelay(
   };
 }
 
-function httpRecord(port: number, identity: HttpUpstream["identity"]): ServerRecord {
+function httpRecord(
+  port: number,
+  identity: HttpUpstream["identity"],
+): ServerRecord {
   return {
     id: "payments-mcp",
     owner: "payments-platform",
@@ -180,9 +210,14 @@ async function callText(
   return (outcome.result.content[0] as { text: string }).text;
 }
 
-async function refusal(promise: Promise<unknown>): Promise<IdentityRefusedError> {
+async function refusal(
+  promise: Promise<unknown>,
+): Promise<IdentityRefusedError> {
   const error = await promise.then(() => undefined, (e: unknown) => e);
-  assert.ok(error instanceof IdentityRefusedError, `expected a refusal, got ${error}`);
+  assert.ok(
+    error instanceof IdentityRefusedError,
+    `expected a refusal, got ${error}`,
+  );
   return error;
 }
 
@@ -207,11 +242,17 @@ Deno.test("connectUpstreams() connects to an HTTPS upstream whose certificate ca
       assert.equal(identity.expected, PAYMENTS_ID);
       assert.match(identity.observed, /URI:spiffe:\/\/bank\.example\/payments/);
       assert.match(identity.observed, /chain: issued by the trust root/);
-      assert.equal(upstream.seen.methods.length, 0, "nothing of MCP before the client speaks");
+      assert.equal(
+        upstream.seen.methods.length,
+        0,
+        "nothing of MCP before the client speaks",
+      );
       const client = mcpClient(transport);
       try {
         await client.connect();
-        assert.deepEqual((await client.listTools()).map((t) => t.name), ["payments.release"]);
+        assert.deepEqual((await client.listTools()).map((t) => t.name), [
+          "payments.release",
+        ]);
         assert.equal(
           await callText(client, "payments.release", { paymentId: "p-1" }),
           "released p-1",
@@ -243,10 +284,16 @@ Deno.test("connectUpstreams() refuses a certificate with the right SAN from anot
       assert.equal(refused.evidence.server, "payments-mcp");
       assert.equal(refused.evidence.check, "spiffe");
       assert.equal(refused.evidence.expected, PAYMENTS_ID);
-      assert.match(refused.evidence.observed, /URI:spiffe:\/\/bank\.example\/payments/);
+      assert.match(
+        refused.evidence.observed,
+        /URI:spiffe:\/\/bank\.example\/payments/,
+      );
       assert.match(refused.evidence.observed, /not issued by the trust root/);
       const pin = await sha256(der(pki.rogueServer.cert));
-      assert.match(refused.evidence.observed, new RegExp(`certificate SHA-256: ${pin}`));
+      assert.match(
+        refused.evidence.observed,
+        new RegExp(`certificate SHA-256: ${pin}`),
+      );
       assert.match(refused.message, /payments-mcp.*refused/);
       assert.deepEqual(upstream.seen.methods, []);
       assert.deepEqual(upstream.seen.clients, []);
@@ -266,8 +313,14 @@ Deno.test("connectUpstreams() refuses a certificate from the trust root that nam
         ),
       );
       assert.equal(refused.evidence.check, "spiffe");
-      assert.match(refused.evidence.observed, /URI:spiffe:\/\/bank\.example\/crm/);
-      assert.match(refused.evidence.observed, /chain: issued by the trust root/);
+      assert.match(
+        refused.evidence.observed,
+        /URI:spiffe:\/\/bank\.example\/crm/,
+      );
+      assert.match(
+        refused.evidence.observed,
+        /chain: issued by the trust root/,
+      );
       assert.match(
         refused.message,
         /spiffe:\/\/bank\.example\/crm, not exactly spiffe:\/\/bank\.example\/payments/,
@@ -295,11 +348,15 @@ Deno.test("connectUpstreams() ignores the host name (a certificate naming only i
       const client = mcpClient(transport);
       try {
         await client.connect();
-        assert.deepEqual((await client.listTools()).map((t) => t.name), ["payments.release"]);
+        assert.deepEqual((await client.listTools()).map((t) => t.name), [
+          "payments.release",
+        ]);
       } finally {
         await client.close();
       }
-      const refused = await refusal(connect(httpRecord(twoUris.port, { spiffeId: PAYMENTS_ID })));
+      const refused = await refusal(
+        connect(httpRecord(twoUris.port, { spiffeId: PAYMENTS_ID })),
+      );
       assert.match(
         refused.message,
         /URI SANs are spiffe:\/\/bank\.example\/payments, spiffe:\/\/bank\.example\/crm, not exactly/,
@@ -331,12 +388,16 @@ Deno.test("connectUpstreams() accepts a pinned self-signed certificate and refus
       const client = mcpClient(transport);
       try {
         await client.connect();
-        assert.deepEqual((await client.listTools()).map((t) => t.name), ["payments.release"]);
+        assert.deepEqual((await client.listTools()).map((t) => t.name), [
+          "payments.release",
+        ]);
       } finally {
         await client.close();
       }
       // A certificate that chains to the trust root and names the service is still not the pin.
-      const refused = await refusal(connect(httpRecord(other.port, { certificateSha256: pin })));
+      const refused = await refusal(
+        connect(httpRecord(other.port, { certificateSha256: pin })),
+      );
       assert.deepEqual(refused.evidence, {
         server: "payments-mcp",
         check: "certificate",
@@ -362,21 +423,36 @@ Deno.test("connectUpstreams() checks every new connection: a server that swaps i
         tls: gatewayTls(pki),
         onRefused: (e) => refusals.push(e),
       });
-      const { transport } = await connect(httpRecord(relay.port, { spiffeId: PAYMENTS_ID }));
+      const { transport } = await connect(
+        httpRecord(relay.port, { spiffeId: PAYMENTS_ID }),
+      );
       const client = mcpClient(transport);
       try {
         await client.connect();
         assert.equal((await client.listTools()).length, 1);
         relay.switchTo(rogue.port);
-        const failed = await client.request("tools/list").then(() => undefined, (e: Error) => e);
-        assert.ok(failed instanceof Error, "the request over a new, unverified connection fails");
+        const failed = await client.request("tools/list").then(
+          () => undefined,
+          (e: Error) => e,
+        );
+        assert.ok(
+          failed instanceof Error,
+          "the request over a new, unverified connection fails",
+        );
         assert.match(failed.message, /refused/);
       } finally {
         await client.close();
       }
       assert.ok(refusals.length >= 1);
-      assert.match(refusals[0].evidence.observed, /not issued by the trust root/);
-      assert.deepEqual(rogue.seen.methods, [], "no MCP byte reached the impostor");
+      assert.match(
+        refusals[0].evidence.observed,
+        /not issued by the trust root/,
+      );
+      assert.deepEqual(
+        rogue.seen.methods,
+        [],
+        "no MCP byte reached the impostor",
+      );
     } finally {
       await relay.close();
       await good.close();
@@ -390,13 +466,20 @@ Deno.test("an upstream refuses a gateway whose certificate is not from the trust
     const upstream = await startUpstream(pki.server, pki.ca.cert);
     try {
       // The gateway verifies the server (fine), but presents a certificate from another CA.
-      const connect = connectUpstreams({ tls: gatewayTls(pki, pki.rogueGateway) });
-      const { transport } = await connect(httpRecord(upstream.port, { spiffeId: PAYMENTS_ID }));
+      const connect = connectUpstreams({
+        tls: gatewayTls(pki, pki.rogueGateway),
+      });
+      const { transport } = await connect(
+        httpRecord(upstream.port, { spiffeId: PAYMENTS_ID }),
+      );
       const client = mcpClient(transport);
       try {
         // TLS 1.3: the client's handshake is done before the server judges its certificate; the
         // server then drops the connection, and the first request fails.
-        await assert.rejects(client.connect(), /POST https:\/\/127\.0\.0\.1:\d+\/mcp failed/);
+        await assert.rejects(
+          client.connect(),
+          /POST https:\/\/127\.0\.0\.1:\d+\/mcp failed/,
+        );
       } finally {
         await client.close();
       }
@@ -416,7 +499,10 @@ Deno.test("an upstream refuses a gateway whose certificate is not from the trust
         req.on("error", resolve);
         req.end("{}");
       });
-      assert.ok(error instanceof Error, "the server refuses a client without a certificate");
+      assert.ok(
+        error instanceof Error,
+        "the server refuses a client without a certificate",
+      );
       assert.match(error.message, /CertificateRequired|certificate required/i);
       assert.deepEqual(upstream.seen.methods, []);
       assert.deepEqual(upstream.seen.clients, []);
@@ -449,7 +535,8 @@ Deno.test("connectUpstreams() refuses plain http (nothing to verify) and gives u
       await assert.rejects(
         connect(httpRecord(port, { spiffeId: PAYMENTS_ID })),
         (e: Error) =>
-          !(e instanceof IdentityRefusedError) && /no TLS handshake within 300 ms/.test(e.message),
+          !(e instanceof IdentityRefusedError) &&
+          /no TLS handshake within 300 ms/.test(e.message),
       );
       assert.ok(Date.now() - started < 5000);
     } finally {
@@ -493,19 +580,32 @@ Deno.test("connectUpstreams() starts a stdio upstream whose program and script m
   Deno.env.set(canary, "must-not-leak");
   const home = await Deno.makeTempDir({ prefix: "gateway-identity-home-" });
   try {
-    const [program, script] = [await fileSha256(DENO), await fileSha256(EVERYTHING_SCRIPT)];
+    const [program, script] = [
+      await fileSha256(DENO),
+      await fileSha256(EVERYTHING_SCRIPT),
+    ];
     const connect = connectUpstreams({ cwd: ROOT, stderr: "ignore" });
     const { transport, identity } = await connect(stdioRecord({
       // By name, found on the record's PATH (not the gateway's); the script relative to cwd.
       command: "deno",
-      args: ["node_modules/@modelcontextprotocol/server-everything/dist/index.js", "stdio"],
-      env: { HOME: home, PATH: DENO.slice(0, DENO.lastIndexOf("/")), RECORD_GIVEN: "yes" },
+      args: [
+        "node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+        "stdio",
+      ],
+      env: {
+        HOME: home,
+        PATH: DENO.slice(0, DENO.lastIndexOf("/")),
+        RECORD_GIVEN: "yes",
+      },
       sha256: program,
       scriptSha256: script,
     }));
     assert.equal(identity.check, "binary");
     assert.equal(identity.expected, `${program}; script ${script}`);
-    assert.equal(identity.observed, `${DENO} ${program}; script ${EVERYTHING_SCRIPT} ${script}`);
+    assert.equal(
+      identity.observed,
+      `${DENO} ${program}; script ${EVERYTHING_SCRIPT} ${script}`,
+    );
     // Started by absolute paths: no second PATH search or cwd lookup.
     const child = (transport as StdioClientTransport).process;
     assert.equal(child.spawnargs[0], DENO);
@@ -515,7 +615,11 @@ Deno.test("connectUpstreams() starts a stdio upstream whose program and script m
       await client.connect();
       assert.ok((await client.listTools()).some((t) => t.name === "get-env"));
       const env = JSON.parse(await callText(client, "get-env", {}));
-      assert.equal(env[canary], undefined, "nothing of the gateway's environment");
+      assert.equal(
+        env[canary],
+        undefined,
+        "nothing of the gateway's environment",
+      );
       // Exactly the record's (Deno marks a child it runs with Node's conventions: its own key).
       assert.deepEqual(
         Object.keys(env).filter((k) => k !== "DENO_NODE_SHIM_ACTIVE").sort(),
@@ -545,7 +649,10 @@ Deno.test("connectUpstreams() gives a stdio upstream the default PATH when its r
       await client.connect();
       const env = JSON.parse(await callText(client, "get-env", {}));
       delete env.DENO_NODE_SHIM_ACTIVE;
-      assert.deepEqual(env, { HOME: home, PATH: "/usr/local/bin:/usr/bin:/bin" });
+      assert.deepEqual(env, {
+        HOME: home,
+        PATH: "/usr/local/bin:/usr/bin:/bin",
+      });
     } finally {
       await client.close();
     }
@@ -563,7 +670,9 @@ Deno.test("connectUpstreams() refuses a stdio upstream whose program or script d
 
     // Another binary under the pinned hash.
     const cat = "/bin/cat";
-    const wrongProgram = await refusal(connect(stdioRecord({ command: cat, sha256: program })));
+    const wrongProgram = await refusal(
+      connect(stdioRecord({ command: cat, sha256: program })),
+    );
     assert.deepEqual(wrongProgram.evidence, {
       server: "everything",
       check: "binary",
@@ -573,7 +682,10 @@ Deno.test("connectUpstreams() refuses a stdio upstream whose program or script d
 
     // The pinned interpreter running another script.
     const other = `${dir}/other.js`;
-    await Deno.writeTextFile(other, "console.log('not the reference server');\n");
+    await Deno.writeTextFile(
+      other,
+      "console.log('not the reference server');\n",
+    );
     const wrongScript = await refusal(connect(stdioRecord({
       args: [other, "stdio"],
       sha256: program,

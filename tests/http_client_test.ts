@@ -15,7 +15,10 @@ import {
 
 const URL_ = "http://mcp.test/mcp";
 const PV = "io.modelcontextprotocol/protocolVersion";
-const MODERN_META = { [PV]: "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+const MODERN_META = {
+  [PV]: "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
 
 interface Exchange {
   method: string;
@@ -29,7 +32,10 @@ type Answer = (x: Exchange) => Response | Promise<Response>;
 /** A `fetch` that records each exchange and answers with `answer`. */
 function scripted(answer: Answer): { fetch: typeof fetch; seen: Exchange[] } {
   const seen: Exchange[] = [];
-  const f = async (_input: unknown, init: RequestInit = {}): Promise<Response> => {
+  const f = async (
+    _input: unknown,
+    init: RequestInit = {},
+  ): Promise<Response> => {
     const x: Exchange = {
       method: init.method ?? "GET",
       headers: new Headers(init.headers),
@@ -42,7 +48,11 @@ function scripted(answer: Answer): { fetch: typeof fetch; seen: Exchange[] } {
   return { fetch: f as typeof fetch, seen };
 }
 
-function json(value: unknown, status = 200, headers: Record<string, string> = {}): Response {
+function json(
+  value: unknown,
+  status = 200,
+  headers: Record<string, string> = {},
+): Response {
   return new Response(JSON.stringify(value), {
     status,
     headers: { "content-type": "application/json", ...headers },
@@ -66,7 +76,9 @@ function sse(signal: AbortSignal): {
     ended = true;
     resolve();
   }));
-  const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
+  const body = new ReadableStream<Uint8Array>({
+    start: (c) => void (controller = c),
+  });
   signal.addEventListener("abort", () => {
     aborted();
     try {
@@ -76,9 +88,13 @@ function sse(signal: AbortSignal): {
     }
   });
   return {
-    response: new Response(body, { headers: { "content-type": "text/event-stream" } }),
+    response: new Response(body, {
+      headers: { "content-type": "text/event-stream" },
+    }),
     push: (m) =>
-      controller.enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(m)}\n\n`)),
+      controller.enqueue(
+        encoder.encode(`event: message\ndata: ${JSON.stringify(m)}\n\n`),
+      ),
     raw: (text) => controller.enqueue(encoder.encode(text)),
     end: () => {
       try {
@@ -106,7 +122,9 @@ const INITIALIZE = {
 };
 
 /** Answers initialize with a session; notifications 202; GET 405; anything else by `rest`. */
-function legacyServer(rest: Answer = () => new Response(null, { status: 500 })): Answer {
+function legacyServer(
+  rest: Answer = () => new Response(null, { status: 500 }),
+): Answer {
   return (x) => {
     if (x.method === "GET") return new Response(null, { status: 405 });
     if (x.method === "DELETE") return new Response(null, { status: 204 });
@@ -115,7 +133,11 @@ function legacyServer(rest: Answer = () => new Response(null, { status: 500 })):
         {
           jsonrpc: "2.0",
           id: x.body.id,
-          result: { protocolVersion: "2025-06-18", capabilities: {}, serverInfo: { name: "s" } },
+          result: {
+            protocolVersion: "2025-06-18",
+            capabilities: {},
+            serverInfo: { name: "s" },
+          },
         },
         200,
         { "mcp-session-id": "sess-1" },
@@ -149,13 +171,19 @@ Deno.test("handshake era: the session id and revision come from the initialize a
   for (const x of [init, initialized, list]) {
     assert.equal(x.headers.get("authorization"), "Bearer t0k");
     assert.equal(x.headers.get("x-tenant"), "group");
-    assert.equal(x.headers.get("accept"), "application/json, text/event-stream");
+    assert.equal(
+      x.headers.get("accept"),
+      "application/json, text/event-stream",
+    );
     assert.equal(x.headers.get("content-type"), "application/json");
   }
   assert.deepEqual(
     [init, list].map((
       x,
-    ) => [x.headers.get("mcp-session-id"), x.headers.get("mcp-protocol-version")]),
+    ) => [
+      x.headers.get("mcp-session-id"),
+      x.headers.get("mcp-protocol-version"),
+    ]),
     [[null, null], ["sess-1", "2025-06-18"]],
   );
   assert.deepEqual(got.map((m) => (m as { id: number }).id), [1, 2]);
@@ -171,15 +199,28 @@ Deno.test("an SSE answer is delivered event by event; comments, other events and
   const t = new StreamableHttpClientTransport(URL_, { fetch, listen: false });
   const got: unknown[] = [];
   t.onmessage = (m) => got.push(m);
-  await t.send({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "x" } });
-  stream.push({ jsonrpc: "2.0", method: "notifications/progress", params: { progress: 1 } });
+  await t.send({
+    jsonrpc: "2.0",
+    id: 5,
+    method: "tools/call",
+    params: { name: "x" },
+  });
+  stream.push({
+    jsonrpc: "2.0",
+    method: "notifications/progress",
+    params: { progress: 1 },
+  });
   stream.raw(": keep-alive\n\nevent: other\ndata: {}\n\ndata: not json\n\n");
   stream.raw('data: {"jsonrpc":"2.0",');
   stream.raw('"id":5,"result":{}}\n\n');
   stream.end();
   await delay(10);
   assert.deepEqual(got, [
-    { jsonrpc: "2.0", method: "notifications/progress", params: { progress: 1 } },
+    {
+      jsonrpc: "2.0",
+      method: "notifications/progress",
+      params: { progress: 1 },
+    },
     { jsonrpc: "2.0", id: 5, result: {} },
   ]);
   await t.close();
@@ -197,7 +238,12 @@ Deno.test("2026-07-28: MCP-Protocol-Version, Mcp-Method and Mcp-Name (base64 whe
       ["tools/list", {}],
     ] as const
   ) {
-    await t.send({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: MODERN_META } });
+    await t.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method,
+      params: { ...params, _meta: MODERN_META },
+    });
   }
   const b64 = (s: string) =>
     `=?base64?${btoa(String.fromCharCode(...new TextEncoder().encode(s)))}?=`;
@@ -222,21 +268,40 @@ Deno.test("2026-07-28 refusals: a JSON-RPC error for the request in a 4xx body i
   const { fetch } = scripted((x) => {
     const name = (x.body!.params as { name?: string }).name;
     if (name === "rpc") {
-      return json({ jsonrpc: "2.0", id: x.body!.id, error: { code: -32022, message: "no" } }, 400);
+      return json({
+        jsonrpc: "2.0",
+        id: x.body!.id,
+        error: { code: -32022, message: "no" },
+      }, 400);
     }
     if (name === "other-id") {
-      return json({ jsonrpc: "2.0", id: 999, error: { code: -32022, message: "not yours" } }, 400);
+      return json({
+        jsonrpc: "2.0",
+        id: 999,
+        error: { code: -32022, message: "not yours" },
+      }, 400);
     }
-    if (name === "auth") return json({ error: { message: "token expired" } }, 401);
+    if (name === "auth") {
+      return json({ error: { message: "token expired" } }, 401);
+    }
     return new Response("bad gateway", { status: 502 });
   });
   const t = new StreamableHttpClientTransport(URL_, { fetch });
   const got: unknown[] = [];
   t.onmessage = (m) => got.push(m);
   const call = (name: string) =>
-    t.send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name, _meta: MODERN_META } });
+    t.send({
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: { name, _meta: MODERN_META },
+    });
   await call("rpc");
-  assert.deepEqual(got, [{ jsonrpc: "2.0", id: 3, error: { code: -32022, message: "no" } }]);
+  assert.deepEqual(got, [{
+    jsonrpc: "2.0",
+    id: 3,
+    error: { code: -32022, message: "no" },
+  }]);
   for (
     const [name, status, text] of [
       ["other-id", 400, "not yours"],
@@ -255,9 +320,14 @@ Deno.test("2026-07-28 refusals: a JSON-RPC error for the request in a 4xx body i
 });
 
 Deno.test("a 404 for the session ends it: sessionEnded, onerror, later sends refused, onclose after the rejection", async () => {
-  const { fetch } = scripted(legacyServer(() => json({ error: { message: "gone" } }, 404)));
+  const { fetch } = scripted(
+    legacyServer(() => json({ error: { message: "gone" } }, 404)),
+  );
   const errors: Error[] = [];
-  const t = new StreamableHttpClientTransport(URL_, { fetch, onerror: (e) => errors.push(e) });
+  const t = new StreamableHttpClientTransport(URL_, {
+    fetch,
+    onerror: (e) => errors.push(e),
+  });
   t.onmessage = () => {};
   const order: string[] = [];
   t.onclose = () => order.push("onclose");
@@ -265,15 +335,22 @@ Deno.test("a 404 for the session ends it: sessionEnded, onerror, later sends ref
   await t.send({ jsonrpc: "2.0", id: 2, method: "tools/list" }).catch((e) => {
     order.push("rejected");
     assert.ok(e instanceof StreamableHttpError && e.sessionEnded);
-    assert.match(e.message, /ended MCP session sess-1 \(gone\); start a new session/);
+    assert.match(
+      e.message,
+      /ended MCP session sess-1 \(gone\); start a new session/,
+    );
   });
   await delay(5);
   assert.deepEqual(order, ["rejected", "onclose"]);
   assert.equal(t.sessionId, undefined);
-  assert.ok(errors.length === 1 && (errors[0] as StreamableHttpError).sessionEnded);
+  assert.ok(
+    errors.length === 1 && (errors[0] as StreamableHttpError).sessionEnded,
+  );
   await assert.rejects(
     t.send({ jsonrpc: "2.0", id: 3, method: "tools/list" }),
-    (e) => e instanceof StreamableHttpError && e.status === 0 && /is closed/.test(e.message),
+    (e) =>
+      e instanceof StreamableHttpError && e.status === 0 &&
+      /is closed/.test(e.message),
   );
 });
 
@@ -284,17 +361,21 @@ Deno.test("no answer at all is status 0; an answer of an unexpected type is refu
   await assert.rejects(
     down.send({ jsonrpc: "2.0", id: 1, method: "ping" }),
     (e) =>
-      e instanceof StreamableHttpError && e.status === 0 && /connection refused/.test(e.message),
+      e instanceof StreamableHttpError && e.status === 0 &&
+      /connection refused/.test(e.message),
   );
   await down.close();
   const odd = new StreamableHttpClientTransport(URL_, {
     fetch: () =>
-      Promise.resolve(new Response("<html>", { headers: { "content-type": "text/html" } })),
+      Promise.resolve(
+        new Response("<html>", { headers: { "content-type": "text/html" } }),
+      ),
   });
   await assert.rejects(
     odd.send({ jsonrpc: "2.0", id: 1, method: "ping" }),
     (e) =>
-      e instanceof StreamableHttpError && /unexpected Content-Type "text\/html"/.test(e.message),
+      e instanceof StreamableHttpError &&
+      /unexpected Content-Type "text\/html"/.test(e.message),
   );
   await odd.close();
 });
@@ -314,8 +395,17 @@ Deno.test("cancel(id) closes a 2026-07-28 request's SSE answer; a handshake-era 
     method: "subscriptions/listen",
     params: { _meta: MODERN_META },
   });
-  await t.send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "slow" } });
-  assert.equal(t.cancel(2), false, "a handshake-era disconnect is no cancellation");
+  await t.send({
+    jsonrpc: "2.0",
+    id: 2,
+    method: "tools/call",
+    params: { name: "slow" },
+  });
+  assert.equal(
+    t.cancel(2),
+    false,
+    "a handshake-era disconnect is no cancellation",
+  );
   assert.equal(t.cancel(1), true);
   await streams[0].aborted;
   assert.equal(t.cancel(1), false, "already closed");
@@ -360,7 +450,10 @@ Deno.test("the GET stream opens after notifications/initialized, delivers notifi
     }
     return legacyServer()(x);
   });
-  const t = new StreamableHttpClientTransport(URL_, { fetch, reconnectDelayMs: 1 });
+  const t = new StreamableHttpClientTransport(URL_, {
+    fetch,
+    reconnectDelayMs: 1,
+  });
   const got: unknown[] = [];
   t.onmessage = (m) => got.push(m);
   await t.send(INITIALIZE);
@@ -385,7 +478,10 @@ Deno.test("the GET stream opens after notifications/initialized, delivers notifi
 
 Deno.test("the GET stream: 405 means none; it gives up after maxReconnects failures in a row (onerror); listen: false opens none", async () => {
   const none = scripted(legacyServer());
-  const t1 = new StreamableHttpClientTransport(URL_, { fetch: none.fetch, reconnectDelayMs: 1 });
+  const t1 = new StreamableHttpClientTransport(URL_, {
+    fetch: none.fetch,
+    reconnectDelayMs: 1,
+  });
   t1.onmessage = () => {};
   await t1.send(INITIALIZE);
   await t1.send({ jsonrpc: "2.0", method: "notifications/initialized" });
@@ -413,7 +509,10 @@ Deno.test("the GET stream: 405 means none; it gives up after maxReconnects failu
   await t2.close();
 
   const quiet = scripted(legacyServer());
-  const t3 = new StreamableHttpClientTransport(URL_, { fetch: quiet.fetch, listen: false });
+  const t3 = new StreamableHttpClientTransport(URL_, {
+    fetch: quiet.fetch,
+    listen: false,
+  });
   t3.onmessage = () => {};
   await t3.send(INITIALIZE);
   await t3.send({ jsonrpc: "2.0", method: "notifications/initialized" });
@@ -455,7 +554,9 @@ Deno.test("under a JsonRpcPeer: a 2026-07-28 cancel closes the stream and sends 
     streams.set(x.body.id as number, s);
     return s.response;
   });
-  const peer = new JsonRpcPeer(new StreamableHttpClientTransport(URL_, { fetch, listen: false }));
+  const peer = new JsonRpcPeer(
+    new StreamableHttpClientTransport(URL_, { fetch, listen: false }),
+  );
   const updates: Progress[] = [];
   const work = peer.request("tools/call", { name: "a", _meta: MODERN_META }, {
     onProgress: (p) => updates.push(p),
@@ -465,7 +566,8 @@ Deno.test("under a JsonRpcPeer: a 2026-07-28 cancel closes the stream and sends 
     signal: controller.signal,
   });
   await delay(5);
-  const token = (seen[0].body!.params as { _meta: { progressToken: number } })._meta.progressToken;
+  const token = (seen[0].body!.params as { _meta: { progressToken: number } })._meta
+    .progressToken;
   streams.get(1)!.push({
     jsonrpc: "2.0",
     method: "notifications/progress",
@@ -475,9 +577,15 @@ Deno.test("under a JsonRpcPeer: a 2026-07-28 cancel closes the stream and sends 
   assert.deepEqual(await work, { done: true });
   assert.deepEqual(updates, [{ progress: 1, total: 2, message: undefined }]);
   controller.abort();
-  await assert.rejects(doomed, (e) => e instanceof PeerError && e.kind === "cancelled");
+  await assert.rejects(
+    doomed,
+    (e) => e instanceof PeerError && e.kind === "cancelled",
+  );
   await streams.get(2)!.aborted;
-  assert.deepEqual(seen.map((x) => x.body?.method), ["tools/call", "tools/call"]);
+  assert.deepEqual(seen.map((x) => x.body?.method), [
+    "tools/call",
+    "tools/call",
+  ]);
   assert.equal(peer.pendingRequests, 0);
   await peer.close();
 });
@@ -491,13 +599,20 @@ Deno.test("under a JsonRpcPeer: a handshake-era cancel is notifications/cancelle
     }
     return json({ error: { message: "gone" } }, 404);
   }));
-  const peer = new JsonRpcPeer(new StreamableHttpClientTransport(URL_, { fetch, listen: false }));
+  const peer = new JsonRpcPeer(
+    new StreamableHttpClientTransport(URL_, { fetch, listen: false }),
+  );
   await peer.request("initialize", INITIALIZE.params);
   const controller = new AbortController();
-  const slow = peer.request("tools/call", { name: "slow" }, { signal: controller.signal });
+  const slow = peer.request("tools/call", { name: "slow" }, {
+    signal: controller.signal,
+  });
   await delay(5);
   controller.abort("enough");
-  await assert.rejects(slow, (e) => e instanceof PeerError && e.kind === "cancelled");
+  await assert.rejects(
+    slow,
+    (e) => e instanceof PeerError && e.kind === "cancelled",
+  );
   await delay(5);
   const cancel = seen.find((x) => x.body?.method === "notifications/cancelled");
   assert.deepEqual(cancel?.body?.params, { requestId: 2, reason: "enough" });
@@ -507,6 +622,10 @@ Deno.test("under a JsonRpcPeer: a handshake-era cancel is notifications/cancelle
     (e) => e instanceof StreamableHttpError && e.sessionEnded,
   );
   await delay(5);
-  assert.equal(peer.closed, true, "the transport closed after the session ended");
+  assert.equal(
+    peer.closed,
+    true,
+    "the transport closed after the session ended",
+  );
   assert.equal(stream.ended, true, "ending the session stopped the streams");
 });

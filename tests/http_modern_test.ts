@@ -59,11 +59,18 @@ async function withServer(body: (f: Fixture) => Promise<void>): Promise<void> {
   }
 }
 
-const req = (id: number | string, method: string, params: Record<string, unknown> = {}) => ({
+const req = (
+  id: number | string,
+  method: string,
+  params: Record<string, unknown> = {},
+) => ({
   jsonrpc: "2.0",
   id,
   method,
-  params: { ...params, _meta: { ...ENVELOPE, ...(params._meta as object ?? {}) } },
+  params: {
+    ...params,
+    _meta: { ...ENVELOPE, ...(params._meta as object ?? {}) },
+  },
 });
 
 /** POSTs a stateless request with the headers a conforming client sends, overridable. */
@@ -85,10 +92,17 @@ function post(
   };
   const sent: Record<string, string> = {};
   for (const [k, v] of Object.entries(all)) if (v !== undefined) sent[k] = v;
-  return fetch(url, { method: "POST", headers: sent, body: JSON.stringify(body), signal });
+  return fetch(url, {
+    method: "POST",
+    headers: sent,
+    body: JSON.stringify(body),
+    signal,
+  });
 }
 
-async function errorOf(res: Response): Promise<{ status: number; code: number; id: unknown }> {
+async function errorOf(
+  res: Response,
+): Promise<{ status: number; code: number; id: unknown }> {
   const body = await res.json();
   return { status: res.status, code: body.error?.code, id: body.id };
 }
@@ -153,17 +167,23 @@ Deno.test("http modern: header/body mismatches get 400 with -32020 and the reque
     }
     // Header and body disagree on the revision: the mismatch (-32020) is what is reported, even
     // when the body's revision is also unsupported.
-    const other = req(4, "tools/list", { _meta: { [MODERN_META.protocolVersion]: "v999.0.0" } });
+    const other = req(4, "tools/list", {
+      _meta: { [MODERN_META.protocolVersion]: "v999.0.0" },
+    });
     assert.deepEqual(await errorOf(await post(f.http.url, other)), {
       status: 400,
       code: -32020,
       id: 4,
     });
     const encoded = "=?base64?" + btoa("policy.search") + "?=";
-    assert.equal((await post(f.http.url, call, { "mcp-name": encoded })).status, 200);
+    assert.equal(
+      (await post(f.http.url, call, { "mcp-name": encoded })).status,
+      200,
+    );
     const read = req(4, "resources/read", { uri: "bank://x" });
     assert.equal(
-      (await errorOf(await post(f.http.url, read, { "mcp-name": "bank://y" }))).code,
+      (await errorOf(await post(f.http.url, read, { "mcp-name": "bank://y" })))
+        .code,
       -32020,
     );
   });
@@ -171,19 +191,28 @@ Deno.test("http modern: header/body mismatches get 400 with -32020 and the reque
 
 Deno.test("http modern: unknown or removed method 404 -32601; bad version 400 -32022; bad envelope 400 -32602", async () => {
   await withServer(async (f) => {
-    for (const method of ["foo/bar", "ping", "initialize", "logging/setLevel"]) {
+    for (
+      const method of ["foo/bar", "ping", "initialize", "logging/setLevel"]
+    ) {
       assert.deepEqual(await errorOf(await post(f.http.url, req(5, method))), {
         status: 404,
         code: -32601,
         id: 5,
       }, method);
     }
-    const old = req(6, "tools/list", { _meta: { [MODERN_META.protocolVersion]: "1999-01-01" } });
-    const r = await post(f.http.url, old, { "mcp-protocol-version": "1999-01-01" });
+    const old = req(6, "tools/list", {
+      _meta: { [MODERN_META.protocolVersion]: "1999-01-01" },
+    });
+    const r = await post(f.http.url, old, {
+      "mcp-protocol-version": "1999-01-01",
+    });
     assert.equal(r.status, 400);
     const body = await r.json();
     assert.equal(body.error.code, -32022);
-    assert.deepEqual(body.error.data, { supported: [VERSION], requested: "1999-01-01" });
+    assert.deepEqual(body.error.data, {
+      supported: [VERSION],
+      requested: "1999-01-01",
+    });
     const noCaps = {
       jsonrpc: "2.0",
       id: 7,
@@ -207,12 +236,18 @@ Deno.test("http modern: unknown or removed method 404 -32601; bad version 400 -3
 
 Deno.test("http modern: unknown tool is 200 + -32602; invalid arguments 200 + isError", async () => {
   await withServer(async (f) => {
-    const unknown = await post(f.http.url, req(9, "tools/call", { name: "no.such" }));
+    const unknown = await post(
+      f.http.url,
+      req(9, "tools/call", { name: "no.such" }),
+    );
     assert.equal(unknown.status, 200);
     assert.equal((await unknown.json()).error.code, -32602);
     const bad = await post(
       f.http.url,
-      req(10, "tools/call", { name: "policy.search", arguments: { reference: 1 } }),
+      req(10, "tools/call", {
+        name: "policy.search",
+        arguments: { reference: 1 },
+      }),
     );
     assert.equal(bad.status, 200);
     const body = await bad.json();
@@ -244,7 +279,9 @@ Deno.test("http modern: subscriptions/listen streams the ack, then the principal
     const controller = new AbortController();
     const r = await post(
       f.http.url,
-      req("L1", "subscriptions/listen", { notifications: { toolsListChanged: true } }),
+      req("L1", "subscriptions/listen", {
+        notifications: { toolsListChanged: true },
+      }),
       { authorization: `Bearer ${TOKENS.retail}` },
       controller.signal,
     );
@@ -265,11 +302,15 @@ Deno.test("http modern: subscriptions/listen streams the ack, then the principal
         tenants: ["wholesale"],
       }),
     );
-    f.registry.publish(spec("policy.explain", "1.0.0", { requiredScopes: ["policy:read"] }));
+    f.registry.publish(
+      spec("policy.explain", "1.0.0", { requiredScopes: ["policy:read"] }),
+    );
     await events(reader, 2, got);
     assert.equal(got.length, 2);
     assert.equal(got[1].method, "notifications/tools/list_changed");
-    assert.deepEqual(got[1].params, { _meta: { [MODERN_META.subscriptionId]: "L1" } });
+    assert.deepEqual(got[1].params, {
+      _meta: { [MODERN_META.subscriptionId]: "L1" },
+    });
     assert.equal(f.server.listenerCount, 1);
     controller.abort();
     await reader.cancel().catch(() => {});
@@ -283,7 +324,9 @@ Deno.test("http modern: reauthenticate() closes a revoked token's listen stream 
     const listen = async (id: string, token: string) => {
       const r = await post(
         f.http.url,
-        req(id, "subscriptions/listen", { notifications: { toolsListChanged: true } }),
+        req(id, "subscriptions/listen", {
+          notifications: { toolsListChanged: true },
+        }),
         { authorization: `Bearer ${token}` },
       );
       assert.equal(r.status, 200);
@@ -297,10 +340,18 @@ Deno.test("http modern: reauthenticate() closes a revoked token's listen stream 
     assert.equal(f.server.listenerCount, 2);
     const result = await f.http.reauthenticate(bearerTokens([
       { ...RETAIL, token: "tok-retail-0003" },
-      { ...OPERATOR, scopes: ["payments:read", "policy:read"], token: TOKENS.operator },
+      {
+        ...OPERATOR,
+        scopes: ["payments:read", "policy:read"],
+        token: TOKENS.operator,
+      },
     ]));
     assert.deepEqual(result, { ended: 1, updated: 1 });
-    assert.equal((await retail.reader.read()).done, true, "the revoked listen stream ended");
+    assert.equal(
+      (await retail.reader.read()).done,
+      true,
+      "the revoked listen stream ended",
+    );
     await events(operator.reader, 2, operator.got);
     assert.deepEqual(operator.got[1], {
       jsonrpc: "2.0",
@@ -328,7 +379,10 @@ Deno.test("http modern: closing a tools/call response stream aborts the handler"
     const controller = new AbortController();
     const pending = post(
       f.http.url,
-      req(11, "tools/call", { name: "policy.search", arguments: { reference: "PMT-000777" } }),
+      req(11, "tools/call", {
+        name: "policy.search",
+        arguments: { reference: "PMT-000777" },
+      }),
       {},
       controller.signal,
     ).catch(() => undefined);
@@ -384,7 +438,10 @@ Deno.test("http modern: the handshake era keeps working beside it", async () => 
     const ack = await fetch(f.http.url, {
       method: "POST",
       headers: { ...headers, "mcp-session-id": session },
-      body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        method: "notifications/initialized",
+      }),
     });
     assert.equal(ack.status, 202);
     const list = await fetch(f.http.url, {
@@ -397,7 +454,9 @@ Deno.test("http modern: the handshake era keeps working beside it", async () => 
     assert.equal(body.result.resultType, undefined);
     assert.equal(f.http.sessionCount, 1);
     // A stateless request carrying the session id is still stateless.
-    const modern = await post(f.http.url, req(3, "tools/list"), { "mcp-session-id": session });
+    const modern = await post(f.http.url, req(3, "tools/list"), {
+      "mcp-session-id": session,
+    });
     assert.equal((await modern.json()).result.resultType, "complete");
   });
 });

@@ -20,7 +20,10 @@ import { spec } from "./_mcp_fixtures.ts";
 import { authorize, startAuthorizationServer, type TestAuthorizationServer } from "./_oidc.ts";
 
 const ACCEPT = "application/json, text/event-stream";
-const RECORDS: Record<string, { tenant: string; clearance: "restricted" | "internal" }> = {
+const RECORDS: Record<
+  string,
+  { tenant: string; clearance: "restricted" | "internal" }
+> = {
   "wholesale-operator": { tenant: "wholesale", clearance: "restricted" },
   "payments-agent": { tenant: "wholesale", clearance: "restricted" },
 };
@@ -28,7 +31,9 @@ const SCOPES = ["payments:read", "payments:release", "risk:read"];
 
 function registry(options: { withRisk?: boolean } = {}): ToolRegistry {
   const r = new Registry();
-  r.publish(spec("payments.lookup", "1.0.0", { requiredScopes: ["payments:read"] }));
+  r.publish(
+    spec("payments.lookup", "1.0.0", { requiredScopes: ["payments:read"] }),
+  );
   r.publish(spec("payments.release", "1.0.0", {
     sideEffect: "write",
     requiredScopes: ["payments:read"],
@@ -76,7 +81,11 @@ async function resourceServer(
 ): Promise<Rs> {
   const port = await freePort();
   const resource = `http://127.0.0.1:${port}${options.path ?? "/mcp"}`;
-  as.addResource({ resource, scopes: SCOPES, format: options.opaque ? "opaque" : "jwt" });
+  as.addResource({
+    resource,
+    scopes: SCOPES,
+    format: options.opaque ? "opaque" : "jwt",
+  });
   const calls: string[] = [];
   const refusals: string[] = [];
   const seen: string[] = [];
@@ -85,7 +94,12 @@ async function resourceServer(
     registry: registry(options),
     handlerFor: (t) => (args, context) => {
       seen.push(JSON.stringify({ keys: Object.keys(context), args, context }));
-      return { tool: t.name, by: context.principal.id, tenant: context.principal.tenant, args };
+      return {
+        tool: t.name,
+        by: context.principal.id,
+        tenant: context.principal.tenant,
+        args,
+      };
     },
     onCall: (r) => calls.push(`${r.principal} ${r.tool} ${r.outcome}`),
   });
@@ -151,7 +165,14 @@ async function post(
   url: string,
   message: { headers?: Record<string, string>; body: unknown },
   auth: { token?: string; session?: string } = {},
-): Promise<{ status: number; headers: Headers; text: string; json: Record<string, unknown> }> {
+): Promise<
+  {
+    status: number;
+    headers: Headers;
+    text: string;
+    json: Record<string, unknown>;
+  }
+> {
   const headers: Record<string, string> = {
     accept: ACCEPT,
     "content-type": "application/json",
@@ -159,7 +180,11 @@ async function post(
   };
   if (auth.token !== undefined) headers.authorization = `Bearer ${auth.token}`;
   if (auth.session !== undefined) headers["mcp-session-id"] = auth.session;
-  const res = await fetch(url, { method: "POST", headers, body: JSON.stringify(message.body) });
+  const res = await fetch(url, {
+    method: "POST",
+    headers,
+    body: JSON.stringify(message.body),
+  });
   const text = await res.text();
   let json: Record<string, unknown> = {};
   try {
@@ -186,7 +211,9 @@ async function openSession(url: string, token: string): Promise<string> {
   }, { token });
   assert.equal(init.status, 200, init.text);
   const session = init.headers.get("mcp-session-id")!;
-  const done = await post(url, { body: { jsonrpc: "2.0", method: "notifications/initialized" } }, {
+  const done = await post(url, {
+    body: { jsonrpc: "2.0", method: "notifications/initialized" },
+  }, {
     token,
     session,
   });
@@ -208,11 +235,15 @@ function toolNames(res: { json: Record<string, unknown> }): string[] {
 
 function params(header: string | null): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const m of (header ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) out[m[1]] = m[2];
+  for (const m of (header ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) {
+    out[m[1]] = m[2];
+  }
   return out;
 }
 
-async function withAs(fn: (as: TestAuthorizationServer) => Promise<void>): Promise<void> {
+async function withAs(
+  fn: (as: TestAuthorizationServer) => Promise<void>,
+): Promise<void> {
   const as = await startAuthorizationServer({ resources: [] });
   try {
     await fn(as);
@@ -268,13 +299,21 @@ Deno.test("oauth: a token from the authorization code flow (PKCE) is the princip
       });
       const list = await post(rs.http.url, modern("tools/list"), { token });
       assert.equal(list.status, 200, list.text);
-      assert.deepEqual(toolNames(list), ["payments.lookup", "payments.release"]);
+      assert.deepEqual(toolNames(list), [
+        "payments.lookup",
+        "payments.release",
+      ]);
       const call = await post(
         rs.http.url,
-        modern("tools/call", { name: "payments.lookup", arguments: { reference: "PMT-000001" } }),
+        modern("tools/call", {
+          name: "payments.lookup",
+          arguments: { reference: "PMT-000001" },
+        }),
         { token },
       );
-      const result = call.json.result as { structuredContent: Record<string, unknown> };
+      const result = call.json.result as {
+        structuredContent: Record<string, unknown>;
+      };
       assert.equal(result.structuredContent.by, "wholesale-operator");
       assert.equal(result.structuredContent.tenant, "wholesale");
       // A handler (what a gateway forwards from) sees the principal, never the caller's token:
@@ -284,16 +323,28 @@ Deno.test("oauth: a token from the authorization code flow (PKCE) is the princip
       assert.doesNotMatch(rs.seen[0], /authorization|bearer|eyJ/i);
       // The handshake era sees the same.
       const session = await openSession(rs.http.url, token);
-      const legacyList = await post(rs.http.url, legacy("tools/list"), { token, session });
-      assert.deepEqual(toolNames(legacyList), ["payments.lookup", "payments.release"]);
+      const legacyList = await post(rs.http.url, legacy("tools/list"), {
+        token,
+        session,
+      });
+      assert.deepEqual(toolNames(legacyList), [
+        "payments.lookup",
+        "payments.release",
+      ]);
       // A user the estate does not know is refused, though the token is valid.
       as.nextLogin = "stranger";
-      const stranger = await authorize(as, { resource: rs.resource, scope: "payments:read" });
+      const stranger = await authorize(as, {
+        resource: rs.resource,
+        scope: "payments:read",
+      });
       const refused = await post(rs.http.url, modern("tools/list"), {
         token: stranger.access_token,
       });
       assert.equal(refused.status, 401);
-      assert.match(refused.headers.get("www-authenticate")!, /error="invalid_token"/);
+      assert.match(
+        refused.headers.get("www-authenticate")!,
+        /error="invalid_token"/,
+      );
       assert.match(refused.text, /not a principal of this estate/);
     } finally {
       await rs.close();
@@ -326,14 +377,24 @@ Deno.test("oauth: tokens for another audience, expired, not yet valid, forged, a
         ["sign"],
       );
       const b64 = (v: unknown) =>
-        btoa(JSON.stringify(v)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+        btoa(JSON.stringify(v)).replace(/\+/g, "-").replace(/\//g, "_").replace(
+          /=+$/,
+          "",
+        );
       const hs256 = async (claims: Record<string, unknown>) => {
         const input = `${b64({ alg: "HS256", kid: as.key.kid, typ: "at+jwt" })}.${b64(claims)}`;
         const sig = new Uint8Array(
-          await crypto.subtle.sign("HMAC", hmacKey, new TextEncoder().encode(input)),
+          await crypto.subtle.sign(
+            "HMAC",
+            hmacKey,
+            new TextEncoder().encode(input),
+          ),
         );
         return `${input}.${
-          btoa(String.fromCharCode(...sig)).replace(/\+/g, "-").replace(/\//g, "_").replace(
+          btoa(String.fromCharCode(...sig)).replace(/\+/g, "-").replace(
+            /\//g,
+            "_",
+          ).replace(
             /=+$/,
             "",
           )
@@ -345,7 +406,11 @@ Deno.test("oauth: tokens for another audience, expired, not yet valid, forged, a
           await as.clientCredentials(other, "payments:read"),
           /not issued for this resource/,
         ],
-        ["expired", await as.sign({ ...good, iat: now - 600, exp: now - 120 }), /expired/],
+        [
+          "expired",
+          await as.sign({ ...good, iat: now - 600, exp: now - 120 }),
+          /expired/,
+        ],
         ["not yet valid", await as.sign({ ...good, nbf: now + 600 }), /nbf/],
         [
           "forged signature",
@@ -357,7 +422,11 @@ Deno.test("oauth: tokens for another audience, expired, not yet valid, forged, a
           `${b64({ alg: "none", typ: "at+jwt" })}.${b64(good)}.`,
           /algorithm is not accepted/,
         ],
-        ["HS256 with the public key", await hs256(good), /algorithm is not accepted/],
+        [
+          "HS256 with the public key",
+          await hs256(good),
+          /algorithm is not accepted/,
+        ],
         [
           "another issuer",
           await as.sign({ ...good, iss: "http://127.0.0.1:2" }),
@@ -392,7 +461,9 @@ Deno.test("oauth: tokens for another audience, expired, not yet valid, forged, a
         );
       }
       // And a token signed with the real key, for the right audience, passes: the cases differ in one thing each.
-      const ok = await post(rs.http.url, modern("tools/list"), { token: await as.sign(good) });
+      const ok = await post(rs.http.url, modern("tools/list"), {
+        token: await as.sign(good),
+      });
       assert.equal(ok.status, 200, ok.text);
       // A malformed Authorization header is a 400 invalid_request.
       const basic = await fetch(rs.http.url, {
@@ -406,7 +477,10 @@ Deno.test("oauth: tokens for another audience, expired, not yet valid, forged, a
       });
       await basic.body?.cancel();
       assert.equal(basic.status, 400);
-      assert.equal(params(basic.headers.get("www-authenticate")).error, "invalid_request");
+      assert.equal(
+        params(basic.headers.get("www-authenticate")).error,
+        "invalid_request",
+      );
     } finally {
       await rs.close();
     }
@@ -418,9 +492,16 @@ Deno.test("oauth: a token naming an unknown key fetches the key set again, at mo
     const rs = await resourceServer(as, { auth: { jwksCooldownMs: 60_000 } });
     try {
       const now = Math.floor(Date.now() / 1000);
-      const claims = { iss: as.issuer, sub: "payments-agent", aud: rs.resource, exp: now + 60 };
+      const claims = {
+        iss: as.issuer,
+        sub: "payments-agent",
+        aud: rs.resource,
+        exp: now + 60,
+      };
       assert.equal(
-        (await post(rs.http.url, modern("tools/list"), { token: await as.sign(claims) })).status,
+        (await post(rs.http.url, modern("tools/list"), {
+          token: await as.sign(claims),
+        })).status,
         200,
       );
       const fetched = as.jwksFetches;
@@ -429,7 +510,10 @@ Deno.test("oauth: a token naming an unknown key fetches the key set again, at mo
           token: await as.sign(claims, { kid: `unknown-${i}` }),
         });
         assert.equal(res.status, 401);
-        assert.match(res.headers.get("www-authenticate")!, /key the issuer does not publish/);
+        assert.match(
+          res.headers.get("www-authenticate")!,
+          /key the issuer does not publish/,
+        );
       }
       assert.ok(
         as.jwksFetches - fetched <= 1,
@@ -447,22 +531,37 @@ Deno.test("oauth: a token that expires mid-session is refused at the next reques
     try {
       const token = await as.clientCredentials(rs.resource, "payments:read");
       const session = await openSession(rs.http.url, token);
-      assert.equal((await post(rs.http.url, legacy("tools/list"), { token, session })).status, 200);
+      assert.equal(
+        (await post(rs.http.url, legacy("tools/list"), { token, session }))
+          .status,
+        200,
+      );
       rs.clock.skewSec = 300 + 31; // past exp and the 30 s tolerance
-      const late = await post(rs.http.url, legacy("tools/list"), { token, session });
+      const late = await post(rs.http.url, legacy("tools/list"), {
+        token,
+        session,
+      });
       assert.equal(late.status, 401);
       assert.match(
         late.headers.get("www-authenticate")!,
         /error="invalid_token", error_description="the token has expired"/,
       );
-      const modernLate = await post(rs.http.url, modern("tools/list"), { token });
+      const modernLate = await post(rs.http.url, modern("tools/list"), {
+        token,
+      });
       assert.equal(modernLate.status, 401);
       assert.equal(rs.http.sessionCount, 1);
-      assert.deepEqual(await rs.http.reauthenticate(), { ended: 1, updated: 0 });
+      assert.deepEqual(await rs.http.reauthenticate(), {
+        ended: 1,
+        updated: 0,
+      });
       assert.equal(rs.http.sessionCount, 0);
       rs.clock.skewSec = 0;
       const fresh = await as.clientCredentials(rs.resource, "payments:read");
-      const gone = await post(rs.http.url, legacy("tools/list"), { token: fresh, session });
+      const gone = await post(rs.http.url, legacy("tools/list"), {
+        token: fresh,
+        session,
+      });
       assert.equal(gone.status, 404);
     } finally {
       await rs.close();
@@ -481,14 +580,22 @@ Deno.test("oauth: an opaque token is introspected; revoked mid-session, its next
       });
       assert.equal(token.split(".").length, 1, "an opaque token");
       const session = await openSession(rs.http.url, token);
-      const list = await post(rs.http.url, legacy("tools/list"), { token, session });
-      assert.deepEqual(toolNames(list), ["payments.lookup", "payments.release"]);
+      const list = await post(rs.http.url, legacy("tools/list"), {
+        token,
+        session,
+      });
+      assert.deepEqual(toolNames(list), [
+        "payments.lookup",
+        "payments.release",
+      ]);
       // Revoked by its client (a public client may revoke its own token); its id from introspection.
       const res = await fetch(`${as.issuer}/token/introspection`, {
         method: "POST",
         headers: {
           authorization: `Basic ${
-            btoa(`${as.introspectionClient.clientId}:${as.introspectionClient.clientSecret}`)
+            btoa(
+              `${as.introspectionClient.clientId}:${as.introspectionClient.clientSecret}`,
+            )
           }`,
           "content-type": "application/x-www-form-urlencoded",
         },
@@ -502,16 +609,27 @@ Deno.test("oauth: an opaque token is introspected; revoked mid-session, its next
       });
       await revoke.body?.cancel();
       assert.equal(revoke.status, 200);
-      const after = await post(rs.http.url, legacy("tools/list"), { token, session });
+      const after = await post(rs.http.url, legacy("tools/list"), {
+        token,
+        session,
+      });
       assert.equal(after.status, 401);
       assert.match(after.headers.get("www-authenticate")!, /not active/);
       // Another resource's opaque token is active but not for this resource.
       const other = `http://127.0.0.1:1/opaque-other`;
       as.addResource({ resource: other, scopes: SCOPES, format: "opaque" });
-      const foreign = await authorize(as, { resource: other, scope: "payments:read" });
-      const wrong = await post(rs.http.url, modern("tools/list"), { token: foreign.access_token });
+      const foreign = await authorize(as, {
+        resource: other,
+        scope: "payments:read",
+      });
+      const wrong = await post(rs.http.url, modern("tools/list"), {
+        token: foreign.access_token,
+      });
       assert.equal(wrong.status, 401);
-      assert.match(wrong.headers.get("www-authenticate")!, /not issued for this resource/);
+      assert.match(
+        wrong.headers.get("www-authenticate")!,
+        /not issued for this resource/,
+      );
     } finally {
       await rs.close();
     }
@@ -526,26 +644,43 @@ Deno.test("oauth: step-up — a visible tool missing its action scope gets 403 i
       const reader = (await authorize(as, { resource: rs.resource, scope: "payments:read" }))
         .access_token;
       const session = await openSession(rs.http.url, reader);
-      const release = { name: "payments.release", arguments: { reference: "PMT-000042" } };
-      const refused = await post(rs.http.url, legacy("tools/call", release, 5), {
-        token: reader,
-        session,
-      });
+      const release = {
+        name: "payments.release",
+        arguments: { reference: "PMT-000042" },
+      };
+      const refused = await post(
+        rs.http.url,
+        legacy("tools/call", release, 5),
+        {
+          token: reader,
+          session,
+        },
+      );
       assert.equal(refused.status, 403);
       const challenge = params(refused.headers.get("www-authenticate"));
       assert.equal(challenge.error, "insufficient_scope");
       assert.equal(challenge.scope, "payments:read payments:release");
-      assert.match(challenge.resource_metadata, /\/\.well-known\/oauth-protected-resource\/mcp$/);
+      assert.match(
+        challenge.resource_metadata,
+        /\/\.well-known\/oauth-protected-resource\/mcp$/,
+      );
       assert.equal(refused.json.id, 5);
       assert.deepEqual((refused.json.error as { data: unknown }).data, {
         error: "insufficient_scope",
         scope: "payments:read payments:release",
       });
-      const modernRefused = await post(rs.http.url, modern("tools/call", release, 6), {
-        token: reader,
-      });
+      const modernRefused = await post(
+        rs.http.url,
+        modern("tools/call", release, 6),
+        {
+          token: reader,
+        },
+      );
       assert.equal(modernRefused.status, 403);
-      assert.equal(params(modernRefused.headers.get("www-authenticate")).scope, challenge.scope);
+      assert.equal(
+        params(modernRefused.headers.get("www-authenticate")).scope,
+        challenge.scope,
+      );
       assert.deepEqual(rs.calls, [
         "wholesale-operator payments.release insufficient-scope",
         "wholesale-operator payments.release insufficient-scope",
@@ -553,15 +688,26 @@ Deno.test("oauth: step-up — a visible tool missing its action scope gets 403 i
       // Step up: authorize again with the challenged scope; retry in the same session.
       const releaser = (await authorize(as, { resource: rs.resource, scope: challenge.scope }))
         .access_token;
-      const retried = await post(rs.http.url, legacy("tools/call", release, 7), {
-        token: releaser,
-        session,
-      });
+      const retried = await post(
+        rs.http.url,
+        legacy("tools/call", release, 7),
+        {
+          token: releaser,
+          session,
+        },
+      );
       assert.equal(retried.status, 200, retried.text);
-      assert.equal((retried.json.result as { isError?: boolean }).isError, undefined);
-      const modernRetried = await post(rs.http.url, modern("tools/call", release, 8), {
-        token: releaser,
-      });
+      assert.equal(
+        (retried.json.result as { isError?: boolean }).isError,
+        undefined,
+      );
+      const modernRetried = await post(
+        rs.http.url,
+        modern("tools/call", release, 8),
+        {
+          token: releaser,
+        },
+      );
       assert.equal(modernRetried.status, 200, modernRetried.text);
       // The old token in the same session is back to what it may do: no release.
       const again = await post(rs.http.url, legacy("tools/call", release, 9), {
@@ -623,13 +769,18 @@ Deno.test("oauth: a tool the principal cannot see answers byte for byte as one t
           iat: now,
           exp: now + 300,
         });
-      const call = { name: "risk.exposure", arguments: { reference: "PMT-000001" } };
+      const call = {
+        name: "risk.exposure",
+        arguments: { reference: "PMT-000001" },
+      };
       for (const era of ["modern", "legacy"] as const) {
         const answers: string[] = [];
         for (const rs of [withRisk, withoutRisk]) {
           const token = await tokenFor(rs);
           const message = era === "modern" ? modern("tools/call", call, 3) : undefined;
-          let headers: Record<string, string> = { Authorization: `Bearer ${token}` };
+          let headers: Record<string, string> = {
+            Authorization: `Bearer ${token}`,
+          };
           let body: unknown;
           if (message) {
             headers = { ...headers, ...message.headers };
@@ -663,7 +814,10 @@ Deno.test("oauth: a tool the principal cannot see answers byte for byte as one t
 });
 
 Deno.test("oauth: BearerChallenge from any authenticator sets the status and the challenge", async () => {
-  const server = new McpServer({ registry: registry(), handlerFor: () => undefined });
+  const server = new McpServer({
+    registry: registry(),
+    handlerFor: () => undefined,
+  });
   const http = await serveHttp(server, {
     authenticate: () => {
       throw new BearerChallenge("this tenant is suspended", { status: 403 });
@@ -690,7 +844,10 @@ Deno.test("oauth: the verifier refuses configurations that would accept forgerie
     () =>
       accessTokens({
         ...base,
-        authorizationServers: [{ issuer: "https://as.example", algorithms: ["HS256"] }],
+        authorizationServers: [{
+          issuer: "https://as.example",
+          algorithms: ["HS256"],
+        }],
       }),
     /HS256 is not accepted/,
   );
@@ -698,15 +855,25 @@ Deno.test("oauth: the verifier refuses configurations that would accept forgerie
     () =>
       accessTokens({
         ...base,
-        authorizationServers: [{ issuer: "https://as.example", algorithms: ["none"] }],
+        authorizationServers: [{
+          issuer: "https://as.example",
+          algorithms: ["none"],
+        }],
       }),
     /none is not accepted/,
   );
   assert.throws(
-    () => accessTokens({ ...base, authorizationServers: [{ issuer: "http://as.example" }] }),
+    () =>
+      accessTokens({
+        ...base,
+        authorizationServers: [{ issuer: "http://as.example" }],
+      }),
     /must be an https URI/,
   );
-  assert.throws(() => accessTokens({ ...base, authorizationServers: [] }), /at least one issuer/);
+  assert.throws(
+    () => accessTokens({ ...base, authorizationServers: [] }),
+    /at least one issuer/,
+  );
   assert.throws(
     () =>
       accessTokens({

@@ -63,7 +63,12 @@ async function withServer(
     ...options,
   });
   try {
-    await body({ url: http.url, http, registry, release: (r) => gate(r).resolve() });
+    await body({
+      url: http.url,
+      http,
+      registry,
+      release: (r) => gate(r).resolve(),
+    });
   } finally {
     for (const g of gates.values()) g.resolve();
     await http.close();
@@ -93,13 +98,20 @@ async function openSession(url: string): Promise<string> {
   });
   await init.body?.cancel();
   const session = init.headers.get("mcp-session-id")!;
-  const ack = await post(url, session, { jsonrpc: "2.0", method: "notifications/initialized" });
+  const ack = await post(url, session, {
+    jsonrpc: "2.0",
+    method: "notifications/initialized",
+  });
   assert.equal(ack.status, 202);
   await ack.body?.cancel();
   return session;
 }
 
-function post(url: string, session: string, message: unknown): Promise<Response> {
+function post(
+  url: string,
+  session: string,
+  message: unknown,
+): Promise<Response> {
   return fetch(url, {
     method: "POST",
     headers: {
@@ -113,7 +125,12 @@ function post(url: string, session: string, message: unknown): Promise<Response>
 }
 
 /** Calls `payments.lookup` for `reference` with a progress token: its answer is SSE. */
-async function call(url: string, session: string, id: number, reference: string): Promise<Events> {
+async function call(
+  url: string,
+  session: string,
+  id: number,
+  reference: string,
+): Promise<Events> {
   const res = await post(url, session, {
     jsonrpc: "2.0",
     id,
@@ -129,7 +146,11 @@ async function call(url: string, session: string, id: number, reference: string)
 }
 
 /** A GET on the session, with `Last-Event-ID` when given. */
-async function get(url: string, session: string, lastEventId?: string): Promise<Events> {
+async function get(
+  url: string,
+  session: string,
+  lastEventId?: string,
+): Promise<Events> {
   const res = await fetch(url, {
     headers: {
       ...AUTH,
@@ -159,13 +180,17 @@ class Events {
     while (this.#queue.length === 0) {
       const { done, value } = await this.#reader.read();
       if (done) return undefined;
-      this.#queue.push(...this.#decoder.push(this.#text.decode(value, { stream: true })));
+      this.#queue.push(
+        ...this.#decoder.push(this.#text.decode(value, { stream: true })),
+      );
     }
     return this.#queue.shift();
   }
 
   /** The next message event (priming events skipped), with its id. */
-  async message(): Promise<{ id: string; message: Record<string, unknown> } | undefined> {
+  async message(): Promise<
+    { id: string; message: Record<string, unknown> } | undefined
+  > {
     for (let e = await this.next(); e !== undefined; e = await this.next()) {
       if (e.data !== "") return { id: e.id!, message: JSON.parse(e.data) };
     }
@@ -175,7 +200,11 @@ class Events {
   /** Every message event until the stream ends. */
   async rest(): Promise<{ id: string; message: Record<string, unknown> }[]> {
     const out = [];
-    for (let m = await this.message(); m !== undefined; m = await this.message()) out.push(m);
+    for (
+      let m = await this.message();
+      m !== undefined;
+      m = await this.message()
+    ) out.push(m);
     return out;
   }
 
@@ -207,12 +236,18 @@ Deno.test("server: a POST's stream dropped mid-call resumes with GET + Last-Even
     assert.equal(progressOf(rest[0].message), 2);
     assert.equal(rest[1].message.id, 7);
     assert.deepEqual(rest[1].message.result, {
-      content: [{ type: "text", text: JSON.stringify({ reference: "PMT-000001" }) }],
+      content: [{
+        type: "text",
+        text: JSON.stringify({ reference: "PMT-000001" }),
+      }],
       structuredContent: { reference: "PMT-000001" },
     });
     // From the priming id: every message of the stream, once each, in order.
     const again = await get(f.url, session, priming!.id);
-    assert.deepEqual((await again.rest()).map((e) => e.id), [1, 2, 3].map((n) => `${stream}-${n}`));
+    assert.deepEqual(
+      (await again.rest()).map((e) => e.id),
+      [1, 2, 3].map((n) => `${stream}-${n}`),
+    );
   });
 });
 
@@ -233,8 +268,14 @@ Deno.test("server: a replay is of the named stream only; resuming a POST's strea
     f.release("PMT-000001");
     const resumed = await get(f.url, session, aFirst.id);
     const rest = await resumed.rest();
-    assert.ok(rest.every((e) => streamOf(e.id) === streamOf(aFirst.id)), JSON.stringify(rest));
-    assert.deepEqual(rest.map((e) => e.message.id ?? progressOf(e.message)), [2, 1]);
+    assert.ok(
+      rest.every((e) => streamOf(e.id) === streamOf(aFirst.id)),
+      JSON.stringify(rest),
+    );
+    assert.deepEqual(rest.map((e) => e.message.id ?? progressOf(e.message)), [
+      2,
+      1,
+    ]);
     // The GET stream was not replaced: a list_changed still arrives on it.
     f.registry.publish(spec("policy.new", "1.0.0"));
     const changed = await standalone.message();
@@ -260,7 +301,10 @@ Deno.test("server: the GET stream resumes after its Last-Event-ID, with no primi
     const resumed = await get(f.url, session, one.id);
     const next = (await resumed.next())!;
     assert.equal(next.id, `${stream}-2`);
-    assert.equal(JSON.parse(next.data).method, "notifications/tools/list_changed");
+    assert.equal(
+      JSON.parse(next.data).method,
+      "notifications/tools/list_changed",
+    );
     await resumed.cancel();
   });
 });
@@ -301,7 +345,9 @@ Deno.test("server: with replayWindowMs 0 an answered request's stream is gone at
     f.release("PMT-000001");
     const answer = await call(f.url, session, 3, "PMT-000001");
     const events: SseEvent[] = [];
-    for (let e = await answer.next(); e; e = await answer.next()) events.push(e);
+    for (let e = await answer.next(); e; e = await answer.next()) {
+      events.push(e);
+    }
     assert.equal(events.length, 3); // no priming event
     assert.ok(events.every((e) => e.id === undefined && e.data !== ""));
   }, { replayMaxEvents: 0 });
@@ -329,16 +375,27 @@ Deno.test("server: a bogus Last-Event-ID (malformed, unknown, another session's)
     for (const id of ids) {
       const res = await get(f.url, session, id);
       const first = (await res.next())!;
-      assert.equal(first.data, "", `Last-Event-ID ${JSON.stringify(id.slice(0, 20))}`);
+      assert.equal(
+        first.data,
+        "",
+        `Last-Event-ID ${JSON.stringify(id.slice(0, 20))}`,
+      );
       await res.cancel();
     }
     // Nothing of the other session leaked; the session still works.
     const last = await get(f.url, session, theirs[0].id);
     await last.next();
     f.registry.publish(spec("policy.new", "1.0.0"));
-    assert.equal((await last.message())?.message.method, "notifications/tools/list_changed");
+    assert.equal(
+      (await last.message())?.message.method,
+      "notifications/tools/list_changed",
+    );
     await last.cancel();
-    const list = await post(f.url, session, { jsonrpc: "2.0", id: 9, method: "tools/list" });
+    const list = await post(f.url, session, {
+      jsonrpc: "2.0",
+      id: 9,
+      method: "tools/list",
+    });
     assert.equal(list.status, 200);
     await list.body?.cancel();
   });
@@ -375,7 +432,10 @@ Deno.test("client: a call whose stream our server loses mid-call is answered aft
         },
         cancel: () => inner.abort(),
       });
-      return new Response(stream, { status: res.status, headers: res.headers });
+      return new Response(stream, {
+        status: res.status,
+        headers: res.headers,
+      });
     }) as typeof fetch;
     const transport = new StreamableHttpClientTransport(f.url, {
       token: TOKEN,
@@ -386,7 +446,9 @@ Deno.test("client: a call whose stream our server loses mid-call is answered aft
     await client.connect();
     try {
       const progress: Progress[] = [];
-      const outcome = await client.callTool("payments.lookup", { reference: "PMT-000001" }, {
+      const outcome = await client.callTool("payments.lookup", {
+        reference: "PMT-000001",
+      }, {
         onProgress: (p) => progress.push(p),
       });
       assert.ok(cut);
@@ -401,7 +463,10 @@ Deno.test("client: a call whose stream our server loses mid-call is answered aft
 /** A scripted handshake-era server on 127.0.0.1; `onGet` answers GETs (none: 405). */
 async function scriptedServer(
   onGet: (req: IncomingMessage, res: ServerResponse) => void,
-  onCall: (res: ServerResponse, call: { id: unknown; params: Record<string, unknown> }) => void,
+  onCall: (
+    res: ServerResponse,
+    call: { id: unknown; params: Record<string, unknown> },
+  ) => void,
 ): Promise<{ url: string; close: () => Promise<void> }> {
   const server = createServer((req, res) => {
     if (req.method === "GET") return onGet(req, res);
@@ -411,7 +476,10 @@ async function scriptedServer(
     req.on("end", () => {
       const m = JSON.parse(text);
       const json = (result: unknown) =>
-        res.writeHead(200, { "content-type": "application/json", "mcp-session-id": "s-1" })
+        res.writeHead(200, {
+          "content-type": "application/json",
+          "mcp-session-id": "s-1",
+        })
           .end(JSON.stringify({ jsonrpc: "2.0", id: m.id, result }));
       if (m.id === undefined) return res.writeHead(202).end();
       if (m.method === "initialize") {
@@ -422,7 +490,9 @@ async function scriptedServer(
         });
       }
       if (m.method === "tools/list") {
-        return json({ tools: [{ name: "slow", inputSchema: { type: "object" } }] });
+        return json({
+          tools: [{ name: "slow", inputSchema: { type: "object" } }],
+        });
       }
       onCall(res, m);
     });
@@ -452,7 +522,9 @@ Deno.test("client: a stream the server closes after `retry` is resumed by GET wi
   let callId: unknown;
   let token: unknown;
   const server = await scriptedServer((req, res) => {
-    if (req.headers["last-event-id"] === undefined) return res.writeHead(405).end();
+    if (req.headers["last-event-id"] === undefined) {
+      return res.writeHead(405).end();
+    }
     gets.push(req.headers);
     res.writeHead(200, { "content-type": "text/event-stream" });
     // Sends c-1 again (already delivered), then the rest, then the response twice; stays open.
@@ -471,7 +543,9 @@ Deno.test("client: a stream the server closes after `retry` is resumed by GET wi
     // A priming event with retry, a progress, then the connection closes before the response.
     res.end(`id: c-0\nretry: 5\ndata: \n\n` + progressEvent("c-1", token, 1));
   });
-  const transport = new StreamableHttpClientTransport(server.url, { reconnectDelayMs: 60_000 });
+  const transport = new StreamableHttpClientTransport(server.url, {
+    reconnectDelayMs: 60_000,
+  });
   const messages: unknown[] = [];
   const client = new McpClient(transport, { era: "legacy" });
   try {
@@ -487,7 +561,10 @@ Deno.test("client: a stream the server closes after `retry` is resumed by GET wi
     });
     assert.equal(outcome.kind, "ok");
     assert.deepEqual(progress, [1, 2]);
-    assert.equal(messages.filter((m) => (m as { id?: unknown }).id === callId).length, 1);
+    assert.equal(
+      messages.filter((m) => (m as { id?: unknown }).id === callId).length,
+      1,
+    );
     assert.equal(gets.length, 1);
     assert.equal(gets[0]["last-event-id"], "c-1");
     assert.equal(gets[0]["mcp-session-id"], "s-1");
@@ -501,7 +578,9 @@ Deno.test("client: a stream the server closes after `retry` is resumed by GET wi
 Deno.test("client: resuming gives up after maxReconnects attempts in a row that bring nothing (onerror); each sends Last-Event-ID", async () => {
   const lastIds: (string | undefined)[] = [];
   const server = await scriptedServer((req, res) => {
-    if (req.headers["last-event-id"] === undefined) return res.writeHead(405).end();
+    if (req.headers["last-event-id"] === undefined) {
+      return res.writeHead(405).end();
+    }
     lastIds.push(req.headers["last-event-id"] as string);
     res.writeHead(503).end();
   }, (res) => {
@@ -522,7 +601,10 @@ Deno.test("client: resuming gives up after maxReconnects attempts in a row that 
       (e) => e instanceof PeerError && e.kind === "closed", // no answer: it fails when closed
     );
     const error = await gaveUp.promise;
-    assert.match(error.message, /ended before the response.*failed 3 times in a row/);
+    assert.match(
+      error.message,
+      /ended before the response.*failed 3 times in a row/,
+    );
     assert.deepEqual(lastIds, ["r-0", "r-0", "r-0"]);
     await client.close();
     await failed;
@@ -540,7 +622,10 @@ Deno.test("client: the GET stream reconnects with its Last-Event-ID and drops an
     seen.push(req.headers["last-event-id"] as string | undefined);
     res.writeHead(200, { "content-type": "text/event-stream" });
     if (seen.length === 1) {
-      res.end(`retry: 1\n\n` + notification("g-1", "notifications/tools/list_changed"));
+      res.end(
+        `retry: 1\n\n` +
+          notification("g-1", "notifications/tools/list_changed"),
+      );
     } else {
       res.write(notification("g-1", "notifications/tools/list_changed"));
       res.write(notification("g-2", "notifications/resources/list_changed"));
@@ -565,7 +650,10 @@ Deno.test("client: the GET stream reconnects with its Last-Event-ID and drops an
         clientInfo: { name: "t", version: "1" },
       },
     });
-    await transport.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    await transport.send({
+      jsonrpc: "2.0",
+      method: "notifications/initialized",
+    });
     await two.promise;
     assert.deepEqual(seen, [undefined, "g-1"]);
     assert.deepEqual(methods, [
@@ -587,7 +675,10 @@ Deno.test("SseCursor: the last event id (a priming event's too) and retry carry 
   assert.equal(cursor.lastEventId, "a-0");
   assert.equal(cursor.retry, 250);
   chunk = cursor.push("id: a-1\ndata: {}\n\ndata: [1]\n\n");
-  assert.deepEqual(chunk.events.map((e) => [e.id, e.data]), [["a-1", "{}"], ["a-1", "[1]"]]);
+  assert.deepEqual(chunk.events.map((e) => [e.id, e.data]), [["a-1", "{}"], [
+    "a-1",
+    "[1]",
+  ]]);
   cursor.connect();
   assert.equal(cursor.lastEventId, "a-1");
   chunk = cursor.push("id: a-1\ndata: {}\n\n");
@@ -601,8 +692,15 @@ Deno.test("SseCursor: the last event id (a priming event's too) and retry carry 
 
 Deno.test("ReplayLog: ids per stream, and the bounds: events (completed streams first), bytes, the window; bogus ids", () => {
   let now = 1_000;
-  const message = (n: number) => ({ jsonrpc: "2.0" as const, method: "m", params: { n } });
-  const log = new ReplayLog({ maxEvents: 3, maxBytes: 10_000, windowMs: 100 }, () => now);
+  const message = (n: number) => ({
+    jsonrpc: "2.0" as const,
+    method: "m",
+    params: { n },
+  });
+  const log = new ReplayLog(
+    { maxEvents: 3, maxBytes: 10_000, windowMs: 100 },
+    () => now,
+  );
   const a = log.open(false);
   const b = log.open(false);
   assert.deepEqual([a.number, b.number], [1, 2]);
@@ -635,11 +733,26 @@ Deno.test("ReplayLog: ids per stream, and the bounds: events (completed streams 
   assert.equal(log.find("3-1")?.after, 1);
   now += 50;
   assert.equal(log.find("3-1"), undefined);
-  for (const bogus of ["", "x", "3", "3-", "-3-1", "3-1-1", "3-99", "99-0", "1e2-0"]) {
+  for (
+    const bogus of [
+      "",
+      "x",
+      "3",
+      "3-",
+      "-3-1",
+      "3-1-1",
+      "3-99",
+      "99-0",
+      "1e2-0",
+    ]
+  ) {
     assert.equal(log.find(bogus), undefined, bogus);
   }
   // Bytes: an event larger than the bound is not kept, so nothing before it resumes.
-  const small = new ReplayLog({ maxEvents: 10, maxBytes: 64, windowMs: 100 }, () => now);
+  const small = new ReplayLog(
+    { maxEvents: 10, maxBytes: 64, windowMs: 100 },
+    () => now,
+  );
   const s = small.open(false);
   s.send(message(1));
   assert.equal(small.find("1-0")?.after, 0);
@@ -657,11 +770,19 @@ Deno.test("ReplayLog: ids per stream, and the bounds: events (completed streams 
 });
 
 Deno.test("serveHttp() refuses replay limits that are not whole numbers of 0 or more", async () => {
-  const server = new McpServer({ registry: new ToolRegistry(), handlerFor: () => undefined });
+  const server = new McpServer({
+    registry: new ToolRegistry(),
+    handlerFor: () => undefined,
+  });
   for (const bad of [Number.NaN, -1, 1.5, Infinity]) {
     await assert.rejects(
-      serveHttp(server, { authenticate: () => undefined, replayMaxEvents: bad }),
-      (e) => e instanceof TypeError && /replayMaxEvents must be a whole number/.test(e.message),
+      serveHttp(server, {
+        authenticate: () => undefined,
+        replayMaxEvents: bad,
+      }),
+      (e) =>
+        e instanceof TypeError &&
+        /replayMaxEvents must be a whole number/.test(e.message),
     );
   }
   server.close();

@@ -53,7 +53,9 @@ interface Fixture {
  * A server over the fixture estate whose handlers echo their arguments; with `amount` set they
  * report progress twice first; for reference PMT-000777 they wait until cancelled.
  */
-async function start(options: Partial<ServeHttpOptions> = {}): Promise<Fixture> {
+async function start(
+  options: Partial<ServeHttpOptions> = {},
+): Promise<Fixture> {
   const registry = estate();
   let waiting = 0;
   const server = new McpServer({
@@ -139,13 +141,19 @@ async function post(
 }
 
 /** Opens a session with raw requests (initialize, then initialized); returns its id. */
-async function openSession(url: string, token = TOKENS.operator): Promise<string> {
+async function openSession(
+  url: string,
+  token = TOKENS.operator,
+): Promise<string> {
   const res = await post(url, INIT, { authorization: `Bearer ${token}` });
   assert.equal(res.status, 200);
   await res.body?.cancel();
   const id = res.headers.get("mcp-session-id");
   assert.ok(id);
-  const ack = await post(url, { jsonrpc: "2.0", method: "notifications/initialized" }, {
+  const ack = await post(url, {
+    jsonrpc: "2.0",
+    method: "notifications/initialized",
+  }, {
     authorization: `Bearer ${token}`,
     "mcp-session-id": id,
   });
@@ -155,9 +163,15 @@ async function openSession(url: string, token = TOKENS.operator): Promise<string
 }
 
 /** The status and JSON-RPC error of a refused request, its body consumed. */
-async function refusal(res: Response): Promise<{ status: number; code: number; message: string }> {
+async function refusal(
+  res: Response,
+): Promise<{ status: number; code: number; message: string }> {
   const body = await res.json();
-  return { status: res.status, code: body.error?.code, message: body.error?.message };
+  return {
+    status: res.status,
+    code: body.error?.code,
+    message: body.error?.message,
+  };
 }
 
 /** Reads an SSE body until `stop` says so (or it ends); returns the parsed message events. */
@@ -194,7 +208,11 @@ function rawExchange(port: number, text: string): Promise<string> {
   });
 }
 
-function rawPost(port: number, headers: Record<string, string>, body: string): string {
+function rawPost(
+  port: number,
+  headers: Record<string, string>,
+  body: string,
+): string {
   const lines = Object.entries({
     host: `127.0.0.1:${port}`,
     "content-type": "application/json",
@@ -246,7 +264,9 @@ Deno.test("http: tools/list depends on the principal the bearer token stands for
         "retail.transfers.lookup",
       ]);
       // Not visible is not callable.
-      const hidden = await retail.client.callTool("payments.release", { reference: "PMT-000001" });
+      const hidden = await retail.client.callTool("payments.release", {
+        reference: "PMT-000001",
+      });
       assert.equal(hidden.kind, "protocol-error");
     } finally {
       await operator.client.close();
@@ -259,17 +279,23 @@ Deno.test("http: tools/call answers ok, and invalid arguments as an isError resu
   await withServer(async (f) => {
     const { client } = await connect(f, TOKENS.operator);
     try {
-      const ok = await client.callTool("payments.lookup", { reference: "PMT-000001" });
+      const ok = await client.callTool("payments.lookup", {
+        reference: "PMT-000001",
+      });
       assert.equal(ok.kind, "ok");
       assert.deepEqual(ok.kind === "ok" && ok.result.structuredContent, {
         tool: "payments.lookup",
         version: "1.1.0",
         args: { reference: "PMT-000001" },
       });
-      const bad = await client.callTool("payments.lookup", { reference: "nope", extra: 1 });
+      const bad = await client.callTool("payments.lookup", {
+        reference: "nope",
+        extra: 1,
+      });
       assert.equal(bad.kind, "invalid-arguments");
       assert.deepEqual(
-        bad.kind === "invalid-arguments" && bad.issues.map((i) => `${i.path} ${i.keyword}`),
+        bad.kind === "invalid-arguments" &&
+          bad.issues.map((i) => `${i.path} ${i.keyword}`),
         ["$.extra additionalProperties", "$.reference pattern"],
       );
       const unknown = await client.callTool("payments.nope", {});
@@ -311,7 +337,9 @@ Deno.test("http: list_changed after registry.publish() arrives over the session'
       retail.client.onToolsChanged(() => retailTold++);
       const told = new Promise<void>((resolve) => operator.client.onToolsChanged(resolve));
       await delay(50); // the GET streams are open
-      f.registry.publish(spec("payments.status", "1.0.0", { requiredScopes: ["payments:read"] }));
+      f.registry.publish(
+        spec("payments.status", "1.0.0", { requiredScopes: ["payments:read"] }),
+      );
       await told;
       assert.deepEqual((await operator.client.listTools()).map((t) => t.name), [
         "payments.lookup",
@@ -320,7 +348,11 @@ Deno.test("http: list_changed after registry.publish() arrives over the session'
         "policy.search",
       ]);
       assert.equal(operator.client.listCount, 2);
-      assert.equal(retailTold, 0, "the retail agent cannot see the new tool: not told");
+      assert.equal(
+        retailTold,
+        0,
+        "the retail agent cannot see the new tool: not told",
+      );
     } finally {
       await operator.client.close();
       await retail.client.close();
@@ -337,7 +369,9 @@ Deno.test("http: a notification sent while no GET stream is open waits for the s
     const client = new McpClient(transport, { era: "legacy" });
     await client.connect();
     await client.listTools();
-    f.registry.publish(spec("payments.status", "1.0.0", { requiredScopes: ["payments:read"] }));
+    f.registry.publish(
+      spec("payments.status", "1.0.0", { requiredScopes: ["payments:read"] }),
+    );
     const res = await fetch(f.http.url, {
       headers: {
         accept: "text/event-stream",
@@ -381,11 +415,14 @@ Deno.test("http: when the server ends the session, the client's next request fai
     await assert.rejects(
       client.request("tools/list"),
       (e) =>
-        e instanceof StreamableHttpError && e.sessionEnded && /start a new session/.test(e.message),
+        e instanceof StreamableHttpError && e.sessionEnded &&
+        /start a new session/.test(e.message),
     );
     await closed;
     assert.equal(transport.sessionId, undefined);
-    assert.ok(errors.some((e) => e instanceof StreamableHttpError && e.sessionEnded));
+    assert.ok(
+      errors.some((e) => e instanceof StreamableHttpError && e.sessionEnded),
+    );
     await client.close();
   });
 });
@@ -395,7 +432,11 @@ Deno.test("http: a session idle past sessionIdleMs ends (404); one with an open 
     const idle = await openSession(f.http.url);
     const { client } = await connect(f, TOKENS.operator); // listens on GET
     await delay(300);
-    const res = await post(f.http.url, { jsonrpc: "2.0", id: 2, method: "tools/list" }, {
+    const res = await post(f.http.url, {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/list",
+    }, {
       "mcp-session-id": idle,
     });
     assert.equal((await refusal(res)).status, 404);
@@ -423,19 +464,35 @@ Deno.test("http: reauthenticate() ends a revoked token's sessions at once and te
         authorization: `Bearer ${token}`,
         "mcp-session-id": session,
       });
-    assert.equal((await (await list(operator, TOKENS.operator)).json()).result.tools.length, 3);
+    assert.equal(
+      (await (await list(operator, TOKENS.operator)).json()).result.tools
+        .length,
+      3,
+    );
 
     // principals.json changed: the retail agent's token rotated; the operator lost payments:release.
     const rotated = "tok-retail-0003";
     const result = await f.http.reauthenticate(bearerTokens([
       { ...RETAIL, token: rotated },
-      { ...OPERATOR, scopes: ["payments:read", "policy:read"], token: TOKENS.operator },
+      {
+        ...OPERATOR,
+        scopes: ["payments:read", "policy:read"],
+        token: TOKENS.operator,
+      },
     ]));
     assert.deepEqual(result, { ended: 1, updated: 1 });
     assert.equal(f.http.sessionCount, 1);
-    assert.deepEqual(await readEvents(retailStream), [], "the revoked session's stream ended");
+    assert.deepEqual(
+      await readEvents(retailStream),
+      [],
+      "the revoked session's stream ended",
+    );
     const old = await refusal(await list(retail, TOKENS.retail));
-    assert.equal(old.status, 401, "the old token is refused on its next request");
+    assert.equal(
+      old.status,
+      401,
+      "the old token is refused on its next request",
+    );
     const gone = await refusal(await list(retail, rotated));
     assert.equal(gone.status, 404, "the session opened with it ended");
     await openSession(f.http.url, rotated); // the new token works
@@ -467,19 +524,29 @@ Deno.test("http: the official SDK client (1.32.2) lists, calls with progress, an
     const client = new Client({ name: "sdk", version: "1.0.0" });
     await client.connect(transport);
     try {
-      assert.deepEqual(client.getServerCapabilities()?.tools, { listChanged: true });
+      assert.deepEqual(client.getServerCapabilities()?.tools, {
+        listChanged: true,
+      });
       assert.equal((await client.listTools()).tools.length, 3);
       const result = await client.callTool(
-        { name: "payments.lookup", arguments: { reference: "PMT-000001", amount: 1 } },
+        {
+          name: "payments.lookup",
+          arguments: { reference: "PMT-000001", amount: 1 },
+        },
         undefined,
         { onprogress: () => {} },
       );
       assert.equal(result.isError, undefined);
       const changed = new Promise<void>((resolve) =>
-        client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve())
+        client.setNotificationHandler(
+          ToolListChangedNotificationSchema,
+          () => resolve(),
+        )
       );
       await delay(50);
-      f.registry.publish(spec("payments.status", "1.0.0", { requiredScopes: ["payments:read"] }));
+      f.registry.publish(
+        spec("payments.status", "1.0.0", { requiredScopes: ["payments:read"] }),
+      );
       await changed;
       await transport.terminateSession();
       assert.equal(f.http.sessionCount, 0);
@@ -499,7 +566,10 @@ Deno.test("http: initialize answers JSON with Mcp-Session-Id; a notification get
     assert.equal(res.headers.get("content-type"), "application/json");
     assert.match(res.headers.get("mcp-session-id")!, /^[\x21-\x7e]+$/);
     assert.equal((await res.json()).result.protocolVersion, "2025-11-25");
-    const ack = await post(f.http.url, { jsonrpc: "2.0", method: "notifications/initialized" }, {
+    const ack = await post(f.http.url, {
+      jsonrpc: "2.0",
+      method: "notifications/initialized",
+    }, {
       "mcp-session-id": res.headers.get("mcp-session-id")!,
     });
     assert.equal(ack.status, 202);
@@ -509,7 +579,10 @@ Deno.test("http: initialize answers JSON with Mcp-Session-Id; a notification get
 
 Deno.test("http: a failed initialize opens no session", async () => {
   await withServer(async (f) => {
-    const res = await post(f.http.url, { ...INIT, params: { capabilities: {} } });
+    const res = await post(f.http.url, {
+      ...INIT,
+      params: { capabilities: {} },
+    });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get("mcp-session-id"), null);
     assert.equal((await res.json()).error.code, -32602);
@@ -525,7 +598,10 @@ Deno.test("http: initialize past maxSessions gets 503; ending a session makes ro
     assert.match(r.message, /too many open sessions/);
     const del = await fetch(f.http.url, {
       method: "DELETE",
-      headers: { authorization: `Bearer ${TOKENS.operator}`, "mcp-session-id": first },
+      headers: {
+        authorization: `Bearer ${TOKENS.operator}`,
+        "mcp-session-id": first,
+      },
     });
     await del.body?.cancel();
     const ok = await post(f.http.url, INIT);
@@ -553,7 +629,13 @@ Deno.test("http: past maxSessionsPerPrincipal a principal's idle-longest session
     const s4 = await openSession(f.http.url);
     const s5 = await openSession(f.http.url);
     assert.deepEqual(
-      [await status(s1), await status(s2), await status(s3), await status(s4), await status(s5)],
+      [
+        await status(s1),
+        await status(s2),
+        await status(s3),
+        await status(s4),
+        await status(s5),
+      ],
       [200, 404, 404, 200, 200],
       "quota 3: s2, then s3, ended; s1 was used more recently",
     );
@@ -580,7 +662,10 @@ Deno.test("http: past maxSessionsPerPrincipal a principal's idle-longest session
       jsonrpc: "2.0",
       id: 8,
       method: "tools/call",
-      params: { name: "payments.lookup", arguments: { reference: "PMT-000777" } },
+      params: {
+        name: "payments.lookup",
+        arguments: { reference: "PMT-000777" },
+      },
     }, { "mcp-session-id": s5 }).catch(() => undefined); // dropped when the server closes
     for (let i = 0; i < 200 && f.waiting === 0; i++) await delay(10); // the call is under way
     assert.equal(f.waiting, 1);
@@ -619,7 +704,10 @@ Deno.test("http: a request answers JSON without progress, and SSE (progress, the
     const streamed = await call(3, { progressToken: "p3" });
     assert.equal(streamed.status, 200);
     assert.equal(streamed.headers.get("content-type"), "text/event-stream");
-    assert.equal(streamed.headers.get("cache-control"), "no-cache, no-transform");
+    assert.equal(
+      streamed.headers.get("cache-control"),
+      "no-cache, no-transform",
+    );
     const messages = await readEvents(streamed) as Record<string, unknown>[];
     assert.deepEqual(messages.map((m) => m.method ?? `response ${m.id}`), [
       "notifications/progress",
@@ -643,7 +731,10 @@ Deno.test("http: a cancelled request's answer ends as an empty SSE stream, with 
       jsonrpc: "2.0",
       id: 5,
       method: "tools/call",
-      params: { name: "payments.lookup", arguments: { reference: "PMT-000777" } },
+      params: {
+        name: "payments.lookup",
+        arguments: { reference: "PMT-000777" },
+      },
     }, headers);
     await delay(50);
     const cancel = await post(f.http.url, {
@@ -659,13 +750,18 @@ Deno.test("http: a cancelled request's answer ends as an empty SSE stream, with 
     // Through the client: the call rejects, and the session goes on.
     const { client } = await connect(f, TOKENS.operator);
     const abort = new AbortController();
-    const call = client.callTool("payments.lookup", { reference: "PMT-000777" }, {
-      signal: abort.signal,
-    });
+    const call = client.callTool(
+      "payments.lookup",
+      { reference: "PMT-000777" },
+      {
+        signal: abort.signal,
+      },
+    );
     setTimeout(() => abort.abort(), 50);
     await assert.rejects(call, /was cancelled/);
     assert.equal(
-      (await client.callTool("payments.lookup", { reference: "PMT-000001" })).kind,
+      (await client.callTool("payments.lookup", { reference: "PMT-000001" }))
+        .kind,
       "ok",
     );
     await client.close();
@@ -682,30 +778,49 @@ Deno.test("http: a request without Mcp-Session-Id gets 400; an unknown one 404; 
       message:
         "Bad Request: tools/list needs an Mcp-Session-Id header; start a session with initialize",
     });
-    const unknown = await refusal(await post(f.http.url, list, { "mcp-session-id": "nope" }));
+    const unknown = await refusal(
+      await post(f.http.url, list, { "mcp-session-id": "nope" }),
+    );
     assert.equal(unknown.status, 404);
-    assert.match(unknown.message, /does not exist or has ended; start a new one with initialize/);
+    assert.match(
+      unknown.message,
+      /does not exist or has ended; start a new one with initialize/,
+    );
 
     const session = await openSession(f.http.url);
-    assert.equal((await post(f.http.url, list, { "mcp-session-id": session })).status, 200);
+    assert.equal(
+      (await post(f.http.url, list, { "mcp-session-id": session })).status,
+      200,
+    );
     const del = await fetch(f.http.url, {
       method: "DELETE",
-      headers: { authorization: `Bearer ${TOKENS.operator}`, "mcp-session-id": session },
+      headers: {
+        authorization: `Bearer ${TOKENS.operator}`,
+        "mcp-session-id": session,
+      },
     });
     assert.equal(del.status, 204);
     assert.equal(await del.text(), "");
     assert.equal(f.server.sessionCount, 0);
     assert.equal(
-      (await refusal(await post(f.http.url, list, { "mcp-session-id": session }))).status,
+      (await refusal(
+        await post(f.http.url, list, { "mcp-session-id": session }),
+      )).status,
       404,
     );
     const again = await fetch(f.http.url, {
       method: "DELETE",
-      headers: { authorization: `Bearer ${TOKENS.operator}`, "mcp-session-id": session },
+      headers: {
+        authorization: `Bearer ${TOKENS.operator}`,
+        "mcp-session-id": session,
+      },
     });
     assert.equal((await refusal(again)).status, 404);
     const get = await fetch(f.http.url, {
-      headers: { authorization: `Bearer ${TOKENS.operator}`, accept: "text/event-stream" },
+      headers: {
+        authorization: `Bearer ${TOKENS.operator}`,
+        accept: "text/event-stream",
+      },
     });
     assert.equal((await refusal(get)).status, 405); // no handshake-era session: 405 (2026-07-28)
   });
@@ -715,11 +830,18 @@ Deno.test("http: MCP-Protocol-Version must be a supported revision (400 otherwis
   await withServer(async (f) => {
     const list = { jsonrpc: "2.0", id: 7, method: "tools/list" };
     const session = await openSession(f.http.url);
-    for (const bad of ["invalid-protocol-version", "2000-01-01", "2099-01-01"]) {
-      const variants: Record<string, string>[] = [{}, { "mcp-session-id": session }];
+    for (
+      const bad of ["invalid-protocol-version", "2000-01-01", "2099-01-01"]
+    ) {
+      const variants: Record<string, string>[] = [{}, {
+        "mcp-session-id": session,
+      }];
       for (const headers of variants) {
         const r = await refusal(
-          await post(f.http.url, list, { ...headers, "mcp-protocol-version": bad }),
+          await post(f.http.url, list, {
+            ...headers,
+            "mcp-protocol-version": bad,
+          }),
         );
         assert.equal(r.status, 400, bad);
         assert.match(
@@ -738,9 +860,14 @@ Deno.test("http: MCP-Protocol-Version must be a supported revision (400 otherwis
     });
     assert.equal((await refusal(get)).status, 400);
     // Absent: the session's negotiated revision applies. Another supported one is accepted too.
-    const variants: Record<string, string>[] = [{}, { "mcp-protocol-version": "2025-03-26" }];
+    const variants: Record<string, string>[] = [{}, {
+      "mcp-protocol-version": "2025-03-26",
+    }];
     for (const headers of variants) {
-      const ok = await post(f.http.url, list, { ...headers, "mcp-session-id": session });
+      const ok = await post(f.http.url, list, {
+        ...headers,
+        "mcp-session-id": session,
+      });
       assert.equal(ok.status, 200);
       assert.equal((await ok.json()).result.tools.length, 3);
     }
@@ -753,18 +880,31 @@ Deno.test("http: a foreign Origin gets 403; the server's own origin and allowedO
       await post(f.http.url, INIT, { origin: "http://evil.example.com" }),
     );
     assert.equal(foreign.status, 403);
-    assert.match(foreign.message, /Origin "http:\/\/evil\.example\.com" is not allowed/);
-    assert.equal((await refusal(await post(f.http.url, INIT, { origin: "null" }))).status, 403);
-    const own = await post(f.http.url, INIT, { origin: `http://localhost:${f.http.port}` });
+    assert.match(
+      foreign.message,
+      /Origin "http:\/\/evil\.example\.com" is not allowed/,
+    );
+    assert.equal(
+      (await refusal(await post(f.http.url, INIT, { origin: "null" }))).status,
+      403,
+    );
+    const own = await post(f.http.url, INIT, {
+      origin: `http://localhost:${f.http.port}`,
+    });
     assert.equal(own.status, 200);
     await own.body?.cancel();
-    const fromConsole = await post(f.http.url, INIT, { origin: "https://console.bank.example" });
+    const fromConsole = await post(f.http.url, INIT, {
+      origin: "https://console.bank.example",
+    });
     assert.equal(fromConsole.status, 200);
     assert.equal(
       fromConsole.headers.get("access-control-allow-origin"),
       "https://console.bank.example",
     );
-    assert.match(fromConsole.headers.get("access-control-expose-headers")!, /mcp-session-id/);
+    assert.match(
+      fromConsole.headers.get("access-control-expose-headers")!,
+      /mcp-session-id/,
+    );
     await fromConsole.body?.cancel();
     const preflight = await fetch(f.http.url, {
       method: "OPTIONS",
@@ -774,7 +914,10 @@ Deno.test("http: a foreign Origin gets 403; the server's own origin and allowedO
       },
     });
     assert.equal(preflight.status, 204);
-    assert.match(preflight.headers.get("access-control-allow-headers")!, /mcp-protocol-version/);
+    assert.match(
+      preflight.headers.get("access-control-allow-headers")!,
+      /mcp-protocol-version/,
+    );
     await preflight.body?.cancel();
   }, { allowedOrigins: ["https://console.bank.example"] });
 });
@@ -787,11 +930,21 @@ Deno.test("http: a Host other than the loopback names gets 403 (DNS rebinding)",
       rawPost(f.http.port, { host: "evil.example.com" }, body),
     );
     assert.equal(statusOf(evil), 403);
-    assert.match(evil, /Host \\"evil\.example\.com\\" is not one this MCP server answers to/);
+    assert.match(
+      evil,
+      /Host \\"evil\.example\.com\\" is not one this MCP server answers to/,
+    );
     for (
-      const host of [`localhost:${f.http.port}`, `127.0.0.1:${f.http.port}`, `[::1]:${f.http.port}`]
+      const host of [
+        `localhost:${f.http.port}`,
+        `127.0.0.1:${f.http.port}`,
+        `[::1]:${f.http.port}`,
+      ]
     ) {
-      const ok = await rawExchange(f.http.port, rawPost(f.http.port, { host }, body));
+      const ok = await rawExchange(
+        f.http.port,
+        rawPost(f.http.port, { host }, body),
+      );
       assert.equal(statusOf(ok), 200, host);
     }
     const portless = await rawExchange(
@@ -810,8 +963,13 @@ Deno.test("http: no token gets 401 with WWW-Authenticate: Bearer; a wrong token 
       none.headers.get("www-authenticate"),
       'Bearer realm="mcp", resource_metadata="https://mcp.bank.example/.well-known/oauth-protected-resource"',
     );
-    assert.match((await refusal(none)).message, /needs an Authorization: Bearer <token> header/);
-    const wrong = await post(f.http.url, INIT, { authorization: "Bearer tok-retail-0009" });
+    assert.match(
+      (await refusal(none)).message,
+      /needs an Authorization: Bearer <token> header/,
+    );
+    const wrong = await post(f.http.url, INIT, {
+      authorization: "Bearer tok-retail-0009",
+    });
     assert.equal(wrong.status, 401);
     assert.match(
       wrong.headers.get("www-authenticate")!,
@@ -820,20 +978,33 @@ Deno.test("http: no token gets 401 with WWW-Authenticate: Bearer; a wrong token 
     await wrong.body?.cancel();
     // Every request is authenticated, not just initialize.
     const session = await openSession(f.http.url);
-    const later = await post(f.http.url, { jsonrpc: "2.0", id: 2, method: "tools/list" }, {
+    const later = await post(f.http.url, {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/list",
+    }, {
       "mcp-session-id": session,
       authorization: "",
     });
     assert.equal((await refusal(later)).status, 401);
-  }, { resourceMetadataUrl: "https://mcp.bank.example/.well-known/oauth-protected-resource" });
+  }, {
+    resourceMetadataUrl: "https://mcp.bank.example/.well-known/oauth-protected-resource",
+  });
 });
 
 Deno.test("http: a session answers only the principal that opened it (403 for another's token)", async () => {
   await withServer(async (f) => {
     const session = await openSession(f.http.url, TOKENS.operator);
-    const asRetail = { authorization: `Bearer ${TOKENS.retail}`, "mcp-session-id": session };
+    const asRetail = {
+      authorization: `Bearer ${TOKENS.retail}`,
+      "mcp-session-id": session,
+    };
     const r = await refusal(
-      await post(f.http.url, { jsonrpc: "2.0", id: 2, method: "tools/list" }, asRetail),
+      await post(
+        f.http.url,
+        { jsonrpc: "2.0", id: 2, method: "tools/list" },
+        asRetail,
+      ),
     );
     assert.deepEqual(r, {
       status: 403,
@@ -841,9 +1012,14 @@ Deno.test("http: a session answers only the principal that opened it (403 for an
       message:
         "Forbidden: the MCP session in Mcp-Session-Id belongs to another principal than retail-agent",
     });
-    const get = await fetch(f.http.url, { headers: { ...asRetail, accept: "text/event-stream" } });
+    const get = await fetch(f.http.url, {
+      headers: { ...asRetail, accept: "text/event-stream" },
+    });
     assert.equal((await refusal(get)).status, 403);
-    const del = await fetch(f.http.url, { method: "DELETE", headers: asRetail });
+    const del = await fetch(f.http.url, {
+      method: "DELETE",
+      headers: asRetail,
+    });
     assert.equal((await refusal(del)).status, 403);
     assert.equal(f.http.sessionCount, 1);
   });
@@ -851,7 +1027,10 @@ Deno.test("http: a session answers only the principal that opened it (403 for an
 
 Deno.test("http: a body over maxBodyBytes gets 413, and the server still answers", async () => {
   await withServer(async (f) => {
-    const big = JSON.stringify({ ...INIT, params: { ...INIT.params, pad: "x".repeat(5000) } });
+    const big = JSON.stringify({
+      ...INIT,
+      params: { ...INIT.params, pad: "x".repeat(5000) },
+    });
     const r = await refusal(await post(f.http.url, big));
     assert.deepEqual(r, {
       status: 413,
@@ -877,13 +1056,19 @@ Deno.test("http: a body over maxBodyBytes gets 413, and the server still answers
 
 Deno.test("http: garbage gets 400: invalid JSON -32700, not JSON-RPC or a batch -32600", async () => {
   await withServer(async (f) => {
-    const garbage = await refusal(await post(f.http.url, '{"jsonrpc": "2.0", "id": 1,'));
+    const garbage = await refusal(
+      await post(f.http.url, '{"jsonrpc": "2.0", "id": 1,'),
+    );
     assert.equal(garbage.status, 400);
     assert.equal(garbage.code, -32700);
     const res = await post(f.http.url, "\u0000\u0001not json");
     assert.equal((await res.json()).id, null);
     for (
-      const body of [42, { hello: "world" }, [INIT], [], { jsonrpc: "2.0", id: null, method: "x" }]
+      const body of [42, { hello: "world" }, [INIT], [], {
+        jsonrpc: "2.0",
+        id: null,
+        method: "x",
+      }]
     ) {
       const r = await refusal(await post(f.http.url, body));
       assert.equal(r.status, 400, JSON.stringify(body));
@@ -898,19 +1083,29 @@ Deno.test("http: garbage gets 400: invalid JSON -32700, not JSON-RPC or a batch 
       },
       body: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]),
     });
-    assert.equal((await refusal(invalidUtf8)).message, "Bad Request: the body is not valid UTF-8");
+    assert.equal(
+      (await refusal(invalidUtf8)).message,
+      "Bad Request: the body is not valid UTF-8",
+    );
   });
 });
 
 Deno.test("http: wrong Accept 406, wrong Content-Type 415, other methods 405, other paths 404", async () => {
   await withServer(async (f) => {
-    const jsonOnly = await refusal(await post(f.http.url, INIT, { accept: "application/json" }));
+    const jsonOnly = await refusal(
+      await post(f.http.url, INIT, { accept: "application/json" }),
+    );
     assert.equal(jsonOnly.status, 406);
-    assert.equal((await refusal(await post(f.http.url, INIT, { accept: "" }))).status, 406);
+    assert.equal(
+      (await refusal(await post(f.http.url, INIT, { accept: "" }))).status,
+      406,
+    );
     const wildcard = await post(f.http.url, INIT, { accept: "*/*" });
     assert.equal(wildcard.status, 200);
     await wildcard.body?.cancel();
-    const text = await refusal(await post(f.http.url, INIT, { "content-type": "text/plain" }));
+    const text = await refusal(
+      await post(f.http.url, INIT, { "content-type": "text/plain" }),
+    );
     assert.equal(text.status, 415);
     const session = await openSession(f.http.url);
     const get = await fetch(f.http.url, {
@@ -929,9 +1124,14 @@ Deno.test("http: wrong Accept 406, wrong Content-Type 415, other methods 405, ot
     assert.equal(put.status, 405);
     assert.equal(put.headers.get("allow"), "GET, POST, DELETE");
     await put.body?.cancel();
-    const elsewhere = await refusal(await post(f.http.url.replace("/mcp", "/sse"), INIT));
+    const elsewhere = await refusal(
+      await post(f.http.url.replace("/mcp", "/sse"), INIT),
+    );
     assert.equal(elsewhere.status, 404);
-    assert.match(elsewhere.message, /\/sse is not the MCP endpoint; send MCP messages to \/mcp/);
+    assert.match(
+      elsewhere.message,
+      /\/sse is not the MCP endpoint; send MCP messages to \/mcp/,
+    );
   });
 });
 
@@ -950,7 +1150,11 @@ Deno.test("http: a second GET stream replaces the first; DELETE ends the open st
     assert.deepEqual(await readEvents(first), [], "the first stream ended");
     const del = await fetch(f.http.url, { method: "DELETE", headers });
     assert.equal(del.status, 204);
-    assert.deepEqual(await readEvents(second), [], "the second ended with the session");
+    assert.deepEqual(
+      await readEvents(second),
+      [],
+      "the second ended with the session",
+    );
   });
 });
 
@@ -980,23 +1184,34 @@ Deno.test("http: a stalled or half-closed request times out without holding up a
       });
     try {
       const stalledBody = exchange(head(500) + '{"jsonrpc":"2.0",');
-      const stalledHead = exchange("POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-le");
+      const stalledHead = exchange(
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-le",
+      );
       const halfClosed = exchange(head(500) + '{"jsonrpc":', true);
       // Meanwhile the server answers others at once.
       const t0 = Date.now();
       const ok = await post(f.http.url, INIT);
       assert.equal(ok.status, 200);
       await ok.body?.cancel();
-      assert.ok(Date.now() - t0 < 250, "answered before the stalled requests timed out");
+      assert.ok(
+        Date.now() - t0 < 250,
+        "answered before the stalled requests timed out",
+      );
 
       const body = await stalledBody;
       assert.equal(statusOf(body.response), 408);
       assert.match(body.response, /did not arrive within 300 ms/);
       assert.ok(body.ms >= 250 && body.ms < 2000, `closed after ${body.ms} ms`);
       const headers = await stalledHead;
-      assert.ok(headers.ms >= 250 && headers.ms < 2000, `dropped after ${headers.ms} ms`);
+      assert.ok(
+        headers.ms >= 250 && headers.ms < 2000,
+        `dropped after ${headers.ms} ms`,
+      );
       const half = await halfClosed;
-      assert.ok(half.ms < 2000, `half-closed request ended after ${half.ms} ms`);
+      assert.ok(
+        half.ms < 2000,
+        `half-closed request ended after ${half.ms} ms`,
+      );
       const after = await post(f.http.url, INIT);
       assert.equal(after.status, 200);
       await after.body?.cancel();
@@ -1030,7 +1245,9 @@ class RawConnection {
   }
 
   static async open(port: number): Promise<RawConnection> {
-    return new RawConnection(await Deno.connect({ hostname: "127.0.0.1", port }));
+    return new RawConnection(
+      await Deno.connect({ hostname: "127.0.0.1", port }),
+    );
   }
 
   /** Sends text; false when the connection is already closed. */
@@ -1070,9 +1287,15 @@ Deno.test("http: a client sending its headers a byte at a time is cut off at hea
         await delay(20);
       }
       await conn.done;
-      assert.ok(sent < head.length, `the headers were all sent (${sent} bytes) before the cut`);
+      assert.ok(
+        sent < head.length,
+        `the headers were all sent (${sent} bytes) before the cut`,
+      );
       assert.equal(statusOf(conn.received), 408);
-      assert.match(conn.received, /headers did not arrive within 200 ms \(headersTimeoutMs\)/);
+      assert.match(
+        conn.received,
+        /headers did not arrive within 200 ms \(headersTimeoutMs\)/,
+      );
       const ok = await post(f.http.url, INIT);
       assert.equal(ok.status, 200);
       await ok.body?.cancel();
@@ -1083,7 +1306,10 @@ Deno.test("http: a client sending its headers a byte at a time is cut off at hea
 });
 
 /** Opens `n` raw connections and waits until the server counts them. */
-async function holdConnections(f: Fixture, n: number): Promise<RawConnection[]> {
+async function holdConnections(
+  f: Fixture,
+  n: number,
+): Promise<RawConnection[]> {
   const held: RawConnection[] = [];
   for (let i = 0; i < n; i++) held.push(await RawConnection.open(f.http.port));
   await until(() => f.http.connectionCount === n, `${n} connections counted`);
@@ -1108,9 +1334,20 @@ Deno.test("http: connections past maxConnectionsPerAddress are refused at once w
         excess.received,
         /3 connections are open from 127\.0\.0\.1, the most one address may hold \(maxConnectionsPerAddress\)/,
       );
-      assert.equal(f.http.connectionCount, 3, "the refused connection was never counted");
-      assert.equal(await rawStatus(held[0], f.http.port), 200, "an open connection still works");
-      await until(() => f.http.connectionCount === 2, "the closed connection uncounted");
+      assert.equal(
+        f.http.connectionCount,
+        3,
+        "the refused connection was never counted",
+      );
+      assert.equal(
+        await rawStatus(held[0], f.http.port),
+        200,
+        "an open connection still works",
+      );
+      await until(
+        () => f.http.connectionCount === 2,
+        "the closed connection uncounted",
+      );
       const next = await RawConnection.open(f.http.port);
       held.push(next);
       assert.equal(await rawStatus(next, f.http.port), 200, "room again");
@@ -1131,8 +1368,15 @@ Deno.test("http: connections past maxConnections are refused at once with 503; t
         excess.received,
         /this MCP server has 3 connections open, the most it holds \(maxConnections\)/,
       );
-      assert.equal(await rawStatus(held[1], f.http.port), 200, "an open connection still works");
-      await until(() => f.http.connectionCount === 2, "the closed connection uncounted");
+      assert.equal(
+        await rawStatus(held[1], f.http.port),
+        200,
+        "an open connection still works",
+      );
+      await until(
+        () => f.http.connectionCount === 2,
+        "the closed connection uncounted",
+      );
       const res = await post(f.http.url, INIT); // fetch gets in again
       assert.equal(res.status, 200);
       await res.body?.cancel();
@@ -1188,22 +1432,32 @@ Deno.test("http: close() ends open streams and sessions and resolves once the so
 // Configuration and helpers
 
 Deno.test("serveHttp() refuses a non-loopback address without allowedHosts", async () => {
-  const server = new McpServer({ registry: estate(), handlerFor: () => undefined });
+  const server = new McpServer({
+    registry: estate(),
+    handlerFor: () => undefined,
+  });
   await assert.rejects(
     serveHttp(server, { hostname: "0.0.0.0", authenticate: () => RETAIL }),
     (e) =>
       e instanceof TypeError &&
-      /0\.0\.0\.0 \(not a loopback address\) needs allowedHosts/.test(e.message),
+      /0\.0\.0\.0 \(not a loopback address\) needs allowedHosts/.test(
+        e.message,
+      ),
   );
   server.close();
 });
 
 Deno.test("serveHttp() names the address when it cannot listen", async () => {
   await withServer(async (f) => {
-    const other = new McpServer({ registry: estate(), handlerFor: () => undefined });
+    const other = new McpServer({
+      registry: estate(),
+      handlerFor: () => undefined,
+    });
     await assert.rejects(
       serveHttp(other, { port: f.http.port, authenticate: () => RETAIL }),
-      new RegExp(`serveHttp\\(\\): cannot listen on 127\\.0\\.0\\.1:${f.http.port}`),
+      new RegExp(
+        `serveHttp\\(\\): cannot listen on 127\\.0\\.0\\.1:${f.http.port}`,
+      ),
     );
     other.close();
   });
@@ -1216,17 +1470,26 @@ Deno.test("bearerTokens() maps each token to its principal, without the token, a
     { ...OPERATOR, id: "no-token" },
   ]);
   const as = async (authorization: string): Promise<Principal | undefined> =>
-    await authenticate({ method: "POST", path: "/mcp", headers: { authorization } });
+    await authenticate({
+      method: "POST",
+      path: "/mcp",
+      headers: { authorization },
+    });
   assert.deepEqual(await as("Bearer a"), RETAIL);
   assert.deepEqual(await as("bearer b"), OPERATOR);
-  for (const h of ["Bearer c", "Bearer", "Basic a", "Bearer a b", "", "Bearer aa"]) {
+  for (
+    const h of ["Bearer c", "Bearer", "Basic a", "Bearer a b", "", "Bearer aa"]
+  ) {
     assert.equal(await as(h), undefined, h);
   }
   assert.throws(
     () => bearerTokens([{ ...RETAIL, token: "x" }, { ...OPERATOR, token: "x" }]),
     /principals retail-agent and wholesale-operator share a token/,
   );
-  assert.throws(() => bearerTokens([{ ...RETAIL, token: "" }]), /retail-agent has an empty token/);
+  assert.throws(
+    () => bearerTokens([{ ...RETAIL, token: "" }]),
+    /retail-agent has an empty token/,
+  );
   assert.equal(bearerToken("Bearer  abc=="), "abc==");
 });
 
@@ -1239,14 +1502,26 @@ Deno.test("bearerTokens() matches a stored tokenSha256 by the SHA-256 of the pre
     { ...OPERATOR, token: "b" },
   ]);
   const as = async (authorization: string): Promise<Principal | undefined> =>
-    await authenticate({ method: "POST", path: "/mcp", headers: { authorization } });
-  assert.deepEqual(await as("Bearer a"), RETAIL, "the principal comes back without the hash");
+    await authenticate({
+      method: "POST",
+      path: "/mcp",
+      headers: { authorization },
+    });
+  assert.deepEqual(
+    await as("Bearer a"),
+    RETAIL,
+    "the principal comes back without the hash",
+  );
   assert.deepEqual(await as("Bearer b"), OPERATOR);
   for (const h of ["Bearer " + A, "Bearer A", "Bearer c", "Bearer aa"]) {
     assert.equal(await as(h), undefined, h);
   }
   assert.throws(
-    () => bearerTokens([{ ...RETAIL, tokenSha256: A }, { ...OPERATOR, token: "a" }]),
+    () =>
+      bearerTokens([{ ...RETAIL, tokenSha256: A }, {
+        ...OPERATOR,
+        token: "a",
+      }]),
     /principals retail-agent and wholesale-operator share a token/,
   );
   assert.throws(
@@ -1270,7 +1545,9 @@ Deno.test("SseDecoder handles any chunking, CRLF/CR/LF line ends, comments and m
   for (let size = 1; size <= stream.length; size++) {
     const d = new SseDecoder();
     const events = [];
-    for (let i = 0; i < stream.length; i += size) events.push(...d.push(stream.slice(i, i + size)));
+    for (let i = 0; i < stream.length; i += size) {
+      events.push(...d.push(stream.slice(i, i + size)));
+    }
     assert.deepEqual(events, expected, `chunks of ${size}`);
     assert.equal(d.retry, 1500);
   }

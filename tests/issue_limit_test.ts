@@ -28,7 +28,9 @@ const FORBIDDEN = 92_000;
 /** About 1 MB of arguments: a valid reference and 92,000 keys the schema forbids. */
 function flood(): Record<string, unknown> {
   const args: Record<string, unknown> = { reference: "PMT-000001" };
-  for (let i = 0; i < FORBIDDEN; i++) args[`x${String(i).padStart(5, "0")}`] = 0;
+  for (let i = 0; i < FORBIDDEN; i++) {
+    args[`x${String(i).padStart(5, "0")}`] = 0;
+  }
   return args;
 }
 const ARGS = flood();
@@ -57,7 +59,10 @@ function assertCarriesFirst(issues: SchemaIssue[], omitted: unknown) {
 Deno.test("the request really is about 1 MB with 92,000 issues", () => {
   const size = bytes(JSON.stringify(ARGS));
   assert.ok(size > 1_000_000 && size < 1_048_576, `${size} bytes`);
-  assert.equal(validateSchema(estate().latest(TOOL)!.inputSchema, ARGS).length, FORBIDDEN);
+  assert.equal(
+    validateSchema(estate().latest(TOOL)!.inputSchema, ARGS).length,
+    FORBIDDEN,
+  );
 });
 
 Deno.test("-32602 (handshake era up to 2025-06-18) carries the first 100 sorted issues and the count of the rest", async () => {
@@ -71,9 +76,10 @@ Deno.test("-32602 (handshake era up to 2025-06-18) carries the first 100 sorted 
   }, session);
   const text = JSON.stringify(res);
   assert.ok(bytes(text) <= BOUND, `${bytes(text)} bytes`);
-  const error =
-    (res as { error: { code: number; data: { issues: SchemaIssue[]; omitted: number } } })
-      .error;
+  const error = (res as {
+    error: { code: number; data: { issues: SchemaIssue[]; omitted: number } };
+  })
+    .error;
   assert.equal(error.code, -32602);
   assertCarriesFirst(error.data.issues, error.data.omitted);
   assert.deepEqual(ran, []);
@@ -111,10 +117,16 @@ Deno.test("an isError result (2025-11-25 and 2026-07-28) carries the first 100 s
       };
     }).result;
     assert.equal(result.isError, true);
-    assertCarriesFirst(result.structuredContent.issues, result.structuredContent.omitted);
+    assertCarriesFirst(
+      result.structuredContent.issues,
+      result.structuredContent.omitted,
+    );
     const lines = result.content[0].text.split("\n");
     assert.equal(lines[0], `Invalid arguments for ${TOOL}:`);
-    assert.equal(lines[1], '$.x00000: property "x00000" is not allowed (additionalProperties)');
+    assert.equal(
+      lines[1],
+      '$.x00000: property "x00000" is not allowed (additionalProperties)',
+    );
     assert.equal(lines.length, 1 + MAX_ISSUES_IN_RESPONSE + 1);
     assert.equal(lines.at(-1), "… and 91900 more issues");
   }
@@ -133,9 +145,13 @@ Deno.test("one enormous key gives an issue whose texts are cut, and a small answ
   }, session);
   const text = JSON.stringify(res);
   assert.ok(bytes(text) <= BOUND, `${bytes(text)} bytes`);
-  const issue = (res as { error: { data: { issues: SchemaIssue[] } } }).error.data.issues[0];
+  const issue = (res as { error: { data: { issues: SchemaIssue[] } } }).error.data
+    .issues[0];
   assert.equal(issue.path.length, MAX_ISSUE_TEXT);
-  assert.ok(issue.path.startsWith('$["kkkk') && issue.path.endsWith("…"), issue.path.slice(-5));
+  assert.ok(
+    issue.path.startsWith('$["kkkk') && issue.path.endsWith("…"),
+    issue.path.slice(-5),
+  );
   assert.ok(issue.message.length <= MAX_ISSUE_TEXT);
   s.close();
 });
@@ -172,8 +188,14 @@ Deno.test("over HTTP, both eras: the answer to the 1 MB request stays under the 
     });
     await init.body?.cancel();
     const sid = init.headers.get("mcp-session-id")!;
-    const session = { "mcp-session-id": sid, "mcp-protocol-version": "2025-11-25" };
-    (await post({ jsonrpc: "2.0", method: "notifications/initialized" }, session)).body?.cancel();
+    const session = {
+      "mcp-session-id": sid,
+      "mcp-protocol-version": "2025-11-25",
+    };
+    (await post(
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      session,
+    )).body?.cancel();
     const call = {
       jsonrpc: "2.0",
       id: 2,
@@ -190,13 +212,20 @@ Deno.test("over HTTP, both eras: the answer to the 1 MB request stays under the 
           [MODERN_META.clientCapabilities]: {},
         },
       },
-    }, { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": TOOL });
+    }, {
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/call",
+      "mcp-name": TOOL,
+    });
     for (const res of [legacy, modern]) {
       assert.equal(res.status, 200);
       const text = await res.text();
       assert.ok(bytes(text) <= BOUND, `${bytes(text)} bytes`);
       const result = JSON.parse(text).result;
-      assertCarriesFirst(result.structuredContent.issues, result.structuredContent.omitted);
+      assertCarriesFirst(
+        result.structuredContent.issues,
+        result.structuredContent.omitted,
+      );
     }
   } finally {
     await http.close();
@@ -209,7 +238,10 @@ Deno.test("the repair loop still fixes the issues it is told about: callTool, re
     const { server: s, ran } = server(estate());
     const [near, far] = createLinkedTransports();
     serveTransport(s, far, OPERATOR);
-    const client = new McpClient(near, { protocolVersion: version, era: "legacy" });
+    const client = new McpClient(near, {
+      protocolVersion: version,
+      era: "legacy",
+    });
     await client.connect();
     const bad = await client.callTool(TOOL, ARGS);
     assert.equal(bad.kind, "invalid-arguments");
@@ -218,9 +250,17 @@ Deno.test("the repair loop still fixes the issues it is told about: callTool, re
     const schema = (await client.listTools()).find((t) => t.name === TOOL)!.inputSchema;
     const repaired = repairArguments(schema, ARGS);
     const fixed = new Set(repaired.repairs.map((r) => r.path));
-    for (const issue of bad.issues) assert.ok(fixed.has(issue.path), issue.path);
+    for (const issue of bad.issues) {
+      assert.ok(
+        fixed.has(issue.path),
+        issue.path,
+      );
+    }
     assert.deepEqual(repaired.issues, []);
-    const again = await client.callTool(TOOL, repaired.arguments as Record<string, unknown>);
+    const again = await client.callTool(
+      TOOL,
+      repaired.arguments as Record<string, unknown>,
+    );
     assert.equal(again.kind, "ok", version);
     assert.deepEqual(ran, [`${TOOL}@1.1.0`]);
     await client.close();
@@ -247,7 +287,9 @@ Deno.test("property: limitIssues() is the first issues in order, cut, within the
           const full = issues[i][k];
           if (full.length <= MAX_ISSUE_TEXT) assert.equal(kept[k], full);
           else {
-            assert.ok(kept[k].length <= MAX_ISSUE_TEXT && kept[k].endsWith("…"));
+            assert.ok(
+              kept[k].length <= MAX_ISSUE_TEXT && kept[k].endsWith("…"),
+            );
             assert.ok(full.startsWith(kept[k].slice(0, -1)));
           }
         }

@@ -18,7 +18,11 @@ import {
 /** Asserts that `fn` throws a JsonRpcError with this code, exact message and requestId. */
 function assertRpcError(
   fn: () => unknown,
-  expected: { code: number; message: string; requestId?: string | number | null },
+  expected: {
+    code: number;
+    message: string;
+    requestId?: string | number | null;
+  },
 ): JsonRpcError {
   let caught: unknown;
   try {
@@ -26,7 +30,10 @@ function assertRpcError(
   } catch (e) {
     caught = e;
   }
-  assert.ok(caught instanceof JsonRpcError, `expected a JsonRpcError, got ${caught}`);
+  assert.ok(
+    caught instanceof JsonRpcError,
+    `expected a JsonRpcError, got ${caught}`,
+  );
   assert.equal(caught.code, expected.code);
   assert.equal(caught.message, expected.message);
   assert.equal(caught.requestId, expected.requestId ?? null);
@@ -55,11 +62,15 @@ Deno.test("MCP_ERROR_CODES keeps MCP's codes apart from JSON-RPC's", () => {
   assert.equal(MCP_ERROR_CODES.RESOURCE_NOT_FOUND, -32002);
   assert.ok(Object.isFrozen(MCP_ERROR_CODES));
   const jsonRpcCodes = new Set<number>(Object.values(ERROR_CODES));
-  for (const code of Object.values(MCP_ERROR_CODES)) assert.equal(jsonRpcCodes.has(code), false);
+  for (const code of Object.values(MCP_ERROR_CODES)) {
+    assert.equal(jsonRpcCodes.has(code), false);
+  }
 });
 
 Deno.test("JsonRpcError is an Error with code, message, data and a wire toJSON()", () => {
-  const error = new JsonRpcError(-32602, "amount must be an integer", { data: { path: "$.a" } });
+  const error = new JsonRpcError(-32602, "amount must be an integer", {
+    data: { path: "$.a" },
+  });
   assert.ok(error instanceof Error);
   assert.equal(error.name, "JsonRpcError");
   assert.equal(error.code, -32602);
@@ -84,8 +95,16 @@ Deno.test("JsonRpcError.toJSON() has no data member when there is no data", () =
 
 Deno.test("JsonRpcError keeps null data, a cause and a requestId", () => {
   const cause = new RangeError("inner");
-  const error = new JsonRpcError(-32603, "Internal error", { data: null, cause, requestId: 9 });
-  assert.deepEqual(error.toJSON(), { code: -32603, message: "Internal error", data: null });
+  const error = new JsonRpcError(-32603, "Internal error", {
+    data: null,
+    cause,
+    requestId: 9,
+  });
+  assert.deepEqual(error.toJSON(), {
+    code: -32603,
+    message: "Internal error",
+    data: null,
+  });
   assert.equal(error.cause, cause);
   assert.equal(error.requestId, 9);
 });
@@ -95,14 +114,21 @@ Deno.test("JsonRpcError rejects a non-integer code and a bad requestId with Type
     name: "TypeError",
     message: "JsonRpcError: code must be an integer, got 1.5",
   });
-  assert.throws(() => new JsonRpcError(-32600, "x", { requestId: 2.5 }), TypeError);
+  assert.throws(
+    () => new JsonRpcError(-32600, "x", { requestId: 2.5 }),
+    TypeError,
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
 // Builders
 
 Deno.test("makeRequest() builds a request, omitting absent params", () => {
-  assert.deepEqual(makeRequest(1, "tools/list"), { jsonrpc: "2.0", id: 1, method: "tools/list" });
+  assert.deepEqual(makeRequest(1, "tools/list"), {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/list",
+  });
   assert.equal("params" in makeRequest(1, "tools/list"), false);
   assert.deepEqual(makeRequest("a", "tools/call", { name: "x" }), {
     jsonrpc: "2.0",
@@ -114,9 +140,23 @@ Deno.test("makeRequest() builds a request, omitting absent params", () => {
 });
 
 Deno.test("makeRequest() throws TypeError for a float, null, boolean or object id", () => {
-  const bad: unknown[] = [1.5, null, true, {}, [], NaN, Infinity, 2 ** 53, undefined];
+  const bad: unknown[] = [
+    1.5,
+    null,
+    true,
+    {},
+    [],
+    NaN,
+    Infinity,
+    2 ** 53,
+    undefined,
+  ];
   for (const id of bad) {
-    assert.throws(() => makeRequest(id as number, "m"), TypeError, `id ${String(id)}`);
+    assert.throws(
+      () => makeRequest(id as number, "m"),
+      TypeError,
+      `id ${String(id)}`,
+    );
   }
   assert.throws(() => makeRequest(1.5, "m"), {
     message: "makeRequest(): id must be a string or an integer, got 1.5",
@@ -129,7 +169,10 @@ Deno.test("makeRequest() throws TypeError for a non-string method or scalar para
     message: "makeRequest(): method must be a string, got 42",
   });
   for (const params of ["x", 3, null, true]) {
-    assert.throws(() => makeRequest(1, "m", params as unknown as JsonRpcParams), TypeError);
+    assert.throws(
+      () => makeRequest(1, "m", params as unknown as JsonRpcParams),
+      TypeError,
+    );
   }
 });
 
@@ -138,14 +181,21 @@ Deno.test("makeNotification() builds a message with no id", () => {
   assert.deepEqual(n, { jsonrpc: "2.0", method: "notifications/initialized" });
   assert.equal(Object.hasOwn(n, "id"), false);
   assert.deepEqual(makeNotification("log", ["a"]).params, ["a"]);
-  assert.throws(() => makeNotification("log", null as unknown as JsonRpcParams), {
-    name: "TypeError",
-    message: "makeNotification(): params must be an object or an array, got null",
-  });
+  assert.throws(
+    () => makeNotification("log", null as unknown as JsonRpcParams),
+    {
+      name: "TypeError",
+      message: "makeNotification(): params must be an object or an array, got null",
+    },
+  );
 });
 
 Deno.test("makeResult() answers an id; null results are fine, undefined is not", () => {
-  assert.deepEqual(makeResult(4, null), { jsonrpc: "2.0", id: 4, result: null });
+  assert.deepEqual(makeResult(4, null), {
+    jsonrpc: "2.0",
+    id: 4,
+    result: null,
+  });
   assert.deepEqual(makeResult("x", { ok: true }).result, { ok: true });
   assert.throws(() => makeResult(4, undefined), TypeError);
   assert.throws(() => makeResult(null as unknown as number, 1), TypeError);
@@ -153,11 +203,17 @@ Deno.test("makeResult() answers an id; null results are fine, undefined is not",
 });
 
 Deno.test("makeError() takes a JsonRpcError or a wire object, and a null id", () => {
-  const error = new JsonRpcError(-32601, "Method not found: nope", { data: { method: "nope" } });
+  const error = new JsonRpcError(-32601, "Method not found: nope", {
+    data: { method: "nope" },
+  });
   assert.deepEqual(makeError(5, error), {
     jsonrpc: "2.0",
     id: 5,
-    error: { code: -32601, message: "Method not found: nope", data: { method: "nope" } },
+    error: {
+      code: -32601,
+      message: "Method not found: nope",
+      data: { method: "nope" },
+    },
   });
   assert.deepEqual(makeError(null, { code: -32700, message: "Parse error" }), {
     jsonrpc: "2.0",
@@ -185,7 +241,11 @@ Deno.test("makeResult() and makeError() take a request's id, so a notification c
     message: "makeResult(): id must be a string or an integer, got an object",
   });
   assert.throws(
-    () => makeError(notification as unknown as number, { code: -32601, message: "x" }),
+    () =>
+      makeError(notification as unknown as number, {
+        code: -32601,
+        message: "x",
+      }),
     TypeError,
   );
 });
@@ -196,12 +256,22 @@ Deno.test("makeResult() and makeError() take a request's id, so a notification c
 Deno.test("validateEnvelope() classifies requests, notifications and both kinds of response", () => {
   const cases: [unknown, ClassifiedMessage["kind"]][] = [
     [{ jsonrpc: "2.0", id: 1, method: "tools/list" }, "request"],
-    [{ jsonrpc: "2.0", id: "abc", method: "tools/call", params: {} }, "request"],
+    [
+      { jsonrpc: "2.0", id: "abc", method: "tools/call", params: {} },
+      "request",
+    ],
     [{ jsonrpc: "2.0", id: 0, method: "m", params: [] }, "request"],
     [{ jsonrpc: "2.0", method: "notifications/initialized" }, "notification"],
     [{ jsonrpc: "2.0", id: 1, result: null }, "response"],
-    [{ jsonrpc: "2.0", id: 1, error: { code: -32601, message: "nope" } }, "response"],
-    [{ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } }, "response"],
+    [
+      { jsonrpc: "2.0", id: 1, error: { code: -32601, message: "nope" } },
+      "response",
+    ],
+    [{
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32700, message: "Parse error" },
+    }, "response"],
   ];
   for (const [value, kind] of cases) {
     assert.equal(validateEnvelope(value).kind, kind, JSON.stringify(value));
@@ -216,7 +286,12 @@ Deno.test("validateEnvelope() returns only the members JSON-RPC defines", () => 
     params: { a: 1 },
     extra: "dropped",
   });
-  assert.deepEqual(message, { jsonrpc: "2.0", id: 1, method: "m", params: { a: 1 } });
+  assert.deepEqual(message, {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "m",
+    params: { a: 1 },
+  });
   const response = validateEnvelope({
     jsonrpc: "2.0",
     id: 2,
@@ -230,7 +305,11 @@ Deno.test("validateEnvelope() returns only the members JSON-RPC defines", () => 
 });
 
 Deno.test("validateEnvelope() treats a member whose value is undefined as absent", () => {
-  const classified = validateEnvelope({ jsonrpc: "2.0", id: undefined, method: "m" });
+  const classified = validateEnvelope({
+    jsonrpc: "2.0",
+    id: undefined,
+    method: "m",
+  });
   assert.equal(classified.kind, "notification");
 });
 
@@ -255,7 +334,10 @@ Deno.test("validateEnvelope() rejects a value that is not an object", () => {
     () => validateEnvelope(null),
     invalid("a message must be a JSON object, got null"),
   );
-  assertRpcError(() => validateEnvelope(42), invalid("a message must be a JSON object, got 42"));
+  assertRpcError(
+    () => validateEnvelope(42),
+    invalid("a message must be a JSON object, got 42"),
+  );
 });
 
 Deno.test('validateEnvelope() requires jsonrpc to be exactly "2.0"', () => {
@@ -285,7 +367,12 @@ Deno.test("validateEnvelope() rejects a non-string method", () => {
 });
 
 Deno.test("validateEnvelope() rejects params that are neither an object nor an array", () => {
-  for (const [params, shown] of [["x", '"x"'], [3, "3"], [null, "null"], [false, "false"]]) {
+  for (
+    const [params, shown] of [["x", '"x"'], [3, "3"], [null, "null"], [
+      false,
+      "false",
+    ]]
+  ) {
     assertRpcError(
       () => validateEnvelope({ jsonrpc: "2.0", id: 1, method: "m", params }),
       invalid(`params must be an object or an array, got ${shown}`, 1),
@@ -296,7 +383,9 @@ Deno.test("validateEnvelope() rejects params that are neither an object nor an a
 Deno.test("validateEnvelope() rejects a null id in a request", () => {
   assertRpcError(
     () => validateEnvelope({ jsonrpc: "2.0", id: null, method: "m" }),
-    invalid("id must not be null in a request (omit the id to send a notification)"),
+    invalid(
+      "id must not be null in a request (omit the id to send a notification)",
+    ),
   );
 });
 
@@ -315,25 +404,46 @@ Deno.test("validateEnvelope() rejects float, boolean, object and array ids", () 
   }
   assertRpcError(
     () => validateEnvelope({ jsonrpc: "2.0", id: 2 ** 60, method: "m" }),
-    invalid("id must be a string or an integer within ±(2^53 − 1), got 1152921504606847000"),
+    invalid(
+      "id must be a string or an integer within ±(2^53 − 1), got 1152921504606847000",
+    ),
   );
 });
 
 Deno.test("validateEnvelope() rejects a message with both a method and a result or error", () => {
   assertRpcError(
     () => validateEnvelope({ jsonrpc: "2.0", id: 1, method: "m", result: 1 }),
-    invalid("a message with a method (a request or notification) cannot also have a result", 1),
+    invalid(
+      "a message with a method (a request or notification) cannot also have a result",
+      1,
+    ),
   );
   assertRpcError(
-    () => validateEnvelope({ jsonrpc: "2.0", method: "m", error: { code: 1, message: "x" } }),
-    invalid("a message with a method (a request or notification) cannot also have an error"),
+    () =>
+      validateEnvelope({
+        jsonrpc: "2.0",
+        method: "m",
+        error: { code: 1, message: "x" },
+      }),
+    invalid(
+      "a message with a method (a request or notification) cannot also have an error",
+    ),
   );
 });
 
 Deno.test("validateEnvelope() rejects a response with both result and error", () => {
   assertRpcError(
-    () => validateEnvelope({ jsonrpc: "2.0", id: 3, result: 1, error: { code: 1, message: "" } }),
-    invalid("a response must have exactly one of result and error, got both", 3),
+    () =>
+      validateEnvelope({
+        jsonrpc: "2.0",
+        id: 3,
+        result: 1,
+        error: { code: 1, message: "" },
+      }),
+    invalid(
+      "a response must have exactly one of result and error, got both",
+      3,
+    ),
   );
 });
 
@@ -371,13 +481,22 @@ Deno.test("validateEnvelope() rejects a malformed error object in a response", (
     [null, "error must be an object with code and message, got null"],
     [[], "error must be an object with code and message, got an array"],
     [{ message: "x" }, "error.code must be an integer, got nothing"],
-    [{ code: "-32600", message: "x" }, 'error.code must be an integer, got "-32600"'],
-    [{ code: -32600.5, message: "x" }, "error.code must be an integer, got -32600.5"],
+    [
+      { code: "-32600", message: "x" },
+      'error.code must be an integer, got "-32600"',
+    ],
+    [
+      { code: -32600.5, message: "x" },
+      "error.code must be an integer, got -32600.5",
+    ],
     [{ code: -32600 }, "error.message must be a string, got nothing"],
     [{ code: -32600, message: 1 }, "error.message must be a string, got 1"],
   ];
   for (const [error, problem] of cases) {
-    assertRpcError(() => validateEnvelope({ jsonrpc: "2.0", id: 8, error }), invalid(problem, 8));
+    assertRpcError(
+      () => validateEnvelope({ jsonrpc: "2.0", id: 8, error }),
+      invalid(problem, 8),
+    );
   }
 });
 
@@ -426,10 +545,13 @@ Deno.test("parseMessage() then applies validateEnvelope's rules (-32600)", () =>
       "batches (JSON arrays of messages) are not supported; send each message on its own",
     ),
   );
-  assert.deepEqual(parseMessage('{"jsonrpc":"2.0","id":"x","result":{"tools":[]}}'), {
-    kind: "response",
-    message: { jsonrpc: "2.0", id: "x", result: { tools: [] } },
-  });
+  assert.deepEqual(
+    parseMessage('{"jsonrpc":"2.0","id":"x","result":{"tools":[]}}'),
+    {
+      kind: "response",
+      message: { jsonrpc: "2.0", id: "x", result: { tools: [] } },
+    },
+  );
 });
 
 Deno.test("parseMessage() throws TypeError when given something other than text", () => {
@@ -456,23 +578,33 @@ const errorArb: fc.Arbitrary<JsonRpcError> = fc.record({
   data: fc.option(fc.jsonValue(), { nil: undefined }),
 }).map(({ code, message, data }) => new JsonRpcError(code, message, { data }));
 
-const builtArb: fc.Arbitrary<[ClassifiedMessage["kind"], JsonRpcMessage]> = fc.oneof(
-  fc.tuple(idArb, fc.string(), paramsArb).map(([id, method, params]) =>
-    ["request", makeRequest(id, method, params)] as [ClassifiedMessage["kind"], JsonRpcMessage]
-  ),
-  fc.tuple(fc.string(), paramsArb).map(([method, params]) =>
-    ["notification", makeNotification(method, params)] as [
-      ClassifiedMessage["kind"],
-      JsonRpcMessage,
-    ]
-  ),
-  fc.tuple(idArb, fc.jsonValue()).map(([id, result]) =>
-    ["response", makeResult(id, result)] as [ClassifiedMessage["kind"], JsonRpcMessage]
-  ),
-  fc.tuple(fc.option(idArb, { nil: null }), errorArb).map(([id, error]) =>
-    ["response", makeError(id, error)] as [ClassifiedMessage["kind"], JsonRpcMessage]
-  ),
-);
+const builtArb: fc.Arbitrary<[ClassifiedMessage["kind"], JsonRpcMessage]> = fc
+  .oneof(
+    fc.tuple(idArb, fc.string(), paramsArb).map(([id, method, params]) =>
+      ["request", makeRequest(id, method, params)] as [
+        ClassifiedMessage["kind"],
+        JsonRpcMessage,
+      ]
+    ),
+    fc.tuple(fc.string(), paramsArb).map(([method, params]) =>
+      ["notification", makeNotification(method, params)] as [
+        ClassifiedMessage["kind"],
+        JsonRpcMessage,
+      ]
+    ),
+    fc.tuple(idArb, fc.jsonValue()).map(([id, result]) =>
+      ["response", makeResult(id, result)] as [
+        ClassifiedMessage["kind"],
+        JsonRpcMessage,
+      ]
+    ),
+    fc.tuple(fc.option(idArb, { nil: null }), errorArb).map(([id, error]) =>
+      ["response", makeError(id, error)] as [
+        ClassifiedMessage["kind"],
+        JsonRpcMessage,
+      ]
+    ),
+  );
 
 Deno.test("property: make* → JSON.stringify → parseMessage round-trips the text and kind", () => {
   fc.assert(
@@ -517,7 +649,10 @@ const shapedArb: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
     method: mostly(fc.string()),
     params: mostly(paramsArb),
   }),
-  fc.record({ jsonrpc: mostly(fc.constant("2.0")), method: mostly(fc.string()) }),
+  fc.record({
+    jsonrpc: mostly(fc.constant("2.0")),
+    method: mostly(fc.string()),
+  }),
   fc.record({
     jsonrpc: mostly(fc.constant("2.0")),
     id: fc.oneof(mostly(idArb), fc.double(), fc.constant(null)),
@@ -534,7 +669,11 @@ const shapedArb: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
 const strayArb: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
   { arbitrary: fc.constant({}), weight: 4 },
   {
-    arbitrary: fc.record({ method: fc.string(), result: fc.jsonValue(), error: goodErrorArb }, {
+    arbitrary: fc.record({
+      method: fc.string(),
+      result: fc.jsonValue(),
+      error: goodErrorArb,
+    }, {
       requiredKeys: [],
     }),
     weight: 1,
@@ -550,7 +689,10 @@ Deno.test("property: arbitrary JSON makes validateEnvelope() throw only JsonRpcE
         const { kind, message } = validateEnvelope(value);
         const hasMethod = "method" in message;
         const hasId = "id" in message;
-        assert.equal(kind, hasMethod ? (hasId ? "request" : "notification") : "response");
+        assert.equal(
+          kind,
+          hasMethod ? (hasId ? "request" : "notification") : "response",
+        );
       } catch (e) {
         assert.ok(e instanceof JsonRpcError, `threw ${e}`);
         assert.equal(e.code, ERROR_CODES.INVALID_REQUEST);
@@ -579,8 +721,8 @@ Deno.test("property: arbitrary text makes parseMessage() throw only JsonRpcError
 });
 
 Deno.test("property: a fractional id is always rejected, by builders and by the reader", () => {
-  const fractional = fc.double({ noNaN: true, noDefaultInfinity: true }).filter((x) =>
-    !Number.isInteger(x)
+  const fractional = fc.double({ noNaN: true, noDefaultInfinity: true }).filter(
+    (x) => !Number.isInteger(x),
   );
   fc.assert(
     fc.property(fractional, fc.string(), (id, method) => {

@@ -8,7 +8,10 @@ import fc from "fast-check";
 import { foldFreshness, type Freshness, listCacheKey, type ListCacheStore } from "../mod.ts";
 
 /** Any string, the separators and quotes a naive key would trip over included. */
-const text = fc.oneof(fc.string(), fc.constantFrom("", "|", '"', "\\", '","', "a@b", "\u0000"));
+const text = fc.oneof(
+  fc.string(),
+  fc.constantFrom("", "|", '"', "\\", '","', "a@b", "\u0000"),
+);
 
 Deno.test("listCacheKey(): a public entry ignores the partition; a private one is per partition", () => {
   assert.equal(
@@ -39,7 +42,8 @@ Deno.test("property: listCacheKey() is injective — different (server, list, sc
   });
   fc.assert(
     fc.property(entry, entry, (a, b) => {
-      const same = a.server === b.server && a.method === b.method && a.scope === b.scope &&
+      const same = a.server === b.server && a.method === b.method &&
+        a.scope === b.scope &&
         (a.scope === "public" || a.partition === b.partition);
       const ka = listCacheKey(a.server, a.method, a.scope, a.partition);
       const kb = listCacheKey(b.server, b.method, b.scope, b.partition);
@@ -51,45 +55,66 @@ Deno.test("property: listCacheKey() is injective — different (server, list, sc
 
 Deno.test("foldFreshness(): a missing, negative, non-finite or non-number ttlMs is 0; an unknown scope is private", () => {
   for (const ttlMs of [undefined, -5, 0, NaN, Infinity, "60000", null]) {
-    assert.deepEqual(foldFreshness(undefined, { ttlMs, cacheScope: "public" }), {
-      ttlMs: 0,
-      scope: "public",
-    }, String(ttlMs));
+    assert.deepEqual(
+      foldFreshness(undefined, { ttlMs, cacheScope: "public" }),
+      {
+        ttlMs: 0,
+        scope: "public",
+      },
+      String(ttlMs),
+    );
   }
   for (const cacheScope of [undefined, "shared", "PUBLIC", 1]) {
-    assert.equal(foldFreshness(undefined, { ttlMs: 10, cacheScope }).scope, "private");
+    assert.equal(
+      foldFreshness(undefined, { ttlMs: 10, cacheScope }).scope,
+      "private",
+    );
   }
-  assert.deepEqual(foldFreshness(undefined, { ttlMs: 1.5, cacheScope: "public" }), {
-    ttlMs: 1.5,
-    scope: "public",
-  });
+  assert.deepEqual(
+    foldFreshness(undefined, { ttlMs: 1.5, cacheScope: "public" }),
+    {
+      ttlMs: 1.5,
+      scope: "public",
+    },
+  );
 });
 
 const page = fc.record({
-  ttlMs: fc.oneof(fc.nat(100_000), fc.constantFrom(undefined, -1, NaN, Infinity)),
+  ttlMs: fc.oneof(
+    fc.nat(100_000),
+    fc.constantFrom(undefined, -1, NaN, Infinity),
+  ),
   cacheScope: fc.constantFrom<unknown>("public", "private", undefined, "odd"),
 }, { requiredKeys: [] });
 
 Deno.test("property: a walk's freshness does not depend on page order, and no page is kept longer than it allows", () => {
   fc.assert(
-    fc.property(fc.array(page, { minLength: 1, maxLength: 8 }), fc.nat(), (pages, seed) => {
-      const fold = (ps: Record<string, unknown>[]): Freshness =>
-        ps.reduce<Freshness | undefined>((acc, p) => foldFreshness(acc, p), undefined)!;
-      const shuffled = [...pages].sort((x, y) =>
-        ((JSON.stringify(x).length * 31 + seed) % 7) - ((JSON.stringify(y).length * 31 + seed) % 7)
-      );
-      const all = fold(pages);
-      assert.deepEqual(fold(shuffled), all);
-      for (const p of pages) {
-        const one = foldFreshness(undefined, p);
-        assert.ok(all.ttlMs <= one.ttlMs, "kept longer than a page allows");
-        if (one.scope === "private") assert.equal(all.scope, "private");
-      }
-      assert.equal(
-        all.scope === "public",
-        pages.every((p) => p.cacheScope === "public"),
-      );
-    }),
+    fc.property(
+      fc.array(page, { minLength: 1, maxLength: 8 }),
+      fc.nat(),
+      (pages, seed) => {
+        const fold = (ps: Record<string, unknown>[]): Freshness =>
+          ps.reduce<Freshness | undefined>(
+            (acc, p) => foldFreshness(acc, p),
+            undefined,
+          )!;
+        const shuffled = [...pages].sort((x, y) =>
+          ((JSON.stringify(x).length * 31 + seed) % 7) -
+          ((JSON.stringify(y).length * 31 + seed) % 7)
+        );
+        const all = fold(pages);
+        assert.deepEqual(fold(shuffled), all);
+        for (const p of pages) {
+          const one = foldFreshness(undefined, p);
+          assert.ok(all.ttlMs <= one.ttlMs, "kept longer than a page allows");
+          if (one.scope === "private") assert.equal(all.scope, "private");
+        }
+        assert.equal(
+          all.scope === "public",
+          pages.every((p) => p.cacheScope === "public"),
+        );
+      },
+    ),
   );
 });
 

@@ -38,9 +38,13 @@ async function connected(
 }
 
 Deno.test("McpProtocolError is a deprecated name: instanceof matches every JsonRpcError, both ways round", () => {
-  const wire = new JsonRpcError(-32602, "Unknown tool: x", { data: { name: "x" } });
+  const wire = new JsonRpcError(-32602, "Unknown tool: x", {
+    data: { name: "x" },
+  });
   assert.ok(wire instanceof McpProtocolError);
-  const old = new McpProtocolError(-32601, "Method not found: y", { detail: 1 });
+  const old = new McpProtocolError(-32601, "Method not found: y", {
+    detail: 1,
+  });
   assert.ok(old instanceof JsonRpcError);
   assert.ok(old instanceof McpProtocolError);
   assert.deepEqual([old.name, old.code, old.message, old.data], [
@@ -55,8 +59,13 @@ Deno.test("McpProtocolError is a deprecated name: instanceof matches every JsonR
     data: { detail: 1 },
   });
   const missing = new ResourceNotFoundError("demo://x", -32002, "not found");
-  assert.ok(missing instanceof JsonRpcError && missing instanceof McpProtocolError);
-  assert.ok(!(wire instanceof ResourceNotFoundError), "the subclass keeps the ordinary check");
+  assert.ok(
+    missing instanceof JsonRpcError && missing instanceof McpProtocolError,
+  );
+  assert.ok(
+    !(wire instanceof ResourceNotFoundError),
+    "the subclass keeps the ordinary check",
+  );
   assert.ok(!(new Error("x") instanceof McpProtocolError));
   assert.ok(!(new PeerError("closed", "x") instanceof McpProtocolError));
 });
@@ -64,13 +73,19 @@ Deno.test("McpProtocolError is a deprecated name: instanceof matches every JsonR
 Deno.test("request(): an error answer rejects with JsonRpcError — code, message and data as sent", async () => {
   const { client, server } = await connected();
   server.onRequest("tools/call", () => {
-    throw new JsonRpcError(-32000, "core banking is down", { data: { retryAfterMs: 500 } });
+    throw new JsonRpcError(-32000, "core banking is down", {
+      data: { retryAfterMs: 500 },
+    });
   });
   await assert.rejects(client.request("tools/call", { name: "t" }), (e) => {
     assert.ok(e instanceof JsonRpcError && !(e instanceof PeerError));
-    assert.deepEqual([e.code, e.message, e.data], [-32000, "core banking is down", {
-      retryAfterMs: 500,
-    }]);
+    assert.deepEqual([e.code, e.message, e.data], [
+      -32000,
+      "core banking is down",
+      {
+        retryAfterMs: 500,
+      },
+    ]);
     return true;
   });
   // callTool() turns it into an outcome instead.
@@ -86,7 +101,10 @@ Deno.test("request(): an error answer rejects with JsonRpcError — code, messag
 Deno.test("request(): no answer in time is PeerError timeout (message kept), and the server is not told", async () => {
   const { client, server } = await connected({ requestTimeoutMs: 20 });
   const cancelled: unknown[] = [];
-  server.onNotification("notifications/cancelled", (params) => void cancelled.push(params));
+  server.onNotification(
+    "notifications/cancelled",
+    (params) => void cancelled.push(params),
+  );
   server.onRequest("slow", () => new Promise(() => {}));
   await assert.rejects(client.request("slow"), (e) => {
     assert.ok(e instanceof PeerError);
@@ -99,7 +117,9 @@ Deno.test("request(): no answer in time is PeerError timeout (message kept), and
   });
   await assert.rejects(
     client.request("slow", {}, { timeoutMs: 5 }),
-    (e) => e instanceof PeerError && e.message === "request slow timed out after 5 ms",
+    (e) =>
+      e instanceof PeerError &&
+      e.message === "request slow timed out after 5 ms",
   );
   await new Promise((r) => setTimeout(r, 5));
   assert.deepEqual(cancelled, []);
@@ -117,9 +137,12 @@ Deno.test("callTool(): a cancelled call is PeerError cancelled, and the server's
   const call = client.callTool("t", {}, { signal: controller.signal });
   await new Promise((r) => setTimeout(r, 5));
   controller.abort("user gave up");
-  await assert.rejects(call, (e) =>
-    e instanceof PeerError && e.kind === "cancelled" &&
-    e.message === "request tools/call was cancelled");
+  await assert.rejects(
+    call,
+    (e) =>
+      e instanceof PeerError && e.kind === "cancelled" &&
+      e.message === "request tools/call was cancelled",
+  );
   await new Promise((r) => setTimeout(r, 5));
   assert.equal(aborted, "user gave up");
   await client.close();
@@ -133,7 +156,9 @@ Deno.test("close(): waiting requests fail as PeerError closed; the connection cl
   await client.close();
   await assert.rejects(
     waiting,
-    (e) => e instanceof PeerError && e.kind === "closed" && e.message === "the client is closed",
+    (e) =>
+      e instanceof PeerError && e.kind === "closed" &&
+      e.message === "the client is closed",
   );
   await assert.rejects(
     client.request("hang"),
@@ -147,14 +172,24 @@ Deno.test("close(): waiting requests fail as PeerError closed; the connection cl
   await other.server.close();
   await assert.rejects(
     cut,
-    (e) => e instanceof PeerError && e.kind === "closed" && e.message === "the connection closed",
+    (e) =>
+      e instanceof PeerError && e.kind === "closed" &&
+      e.message === "the connection closed",
   );
 });
 
 Deno.test("a server's request to the client is answered -32601 naming the method; garbage is reported, not answered", async () => {
   const reports: ProtocolErrorReport[] = [];
-  const { client, server } = await connected({ onProtocolError: (r) => reports.push(r) });
-  for (const method of ["sampling/createMessage", "elicitation/create", "roots/list"]) {
+  const { client, server } = await connected({
+    onProtocolError: (r) => reports.push(r),
+  });
+  for (
+    const method of [
+      "sampling/createMessage",
+      "elicitation/create",
+      "roots/list",
+    ]
+  ) {
     await assert.rejects(
       server.request(method, {}),
       (e) =>
@@ -165,12 +200,17 @@ Deno.test("a server's request to the client is answered -32601 naming the method
   const [near, far] = createLinkedTransports();
   const seen: unknown[] = [];
   far.onmessage = (m) => seen.push(m);
-  const quiet = new McpClient(near, { onProtocolError: (r) => reports.push(r) });
+  const quiet = new McpClient(near, {
+    onProtocolError: (r) => reports.push(r),
+  });
   await far.send({ jsonrpc: "1.0", id: 1, method: "x" } as never);
   await far.send({ jsonrpc: "2.0", id: 77, result: {} });
   await new Promise((r) => setTimeout(r, 5));
   assert.deepEqual(seen, [], "the client answers no garbage");
-  assert.deepEqual(reports.map((r) => r.kind), ["invalid-message", "unknown-response"]);
+  assert.deepEqual(reports.map((r) => r.kind), [
+    "invalid-message",
+    "unknown-response",
+  ]);
   await quiet.close();
   await client.close();
 });
@@ -182,7 +222,12 @@ Deno.test("readResource(): -32002 and -32602 become ResourceNotFoundError; other
     const code = uri === "demo://old" ? -32002 : uri === "demo://new" ? -32602 : -32603;
     throw new JsonRpcError(code, `no ${uri}`);
   });
-  for (const [uri, code] of [["demo://old", -32002], ["demo://new", -32602]] as const) {
+  for (
+    const [uri, code] of [["demo://old", -32002], [
+      "demo://new",
+      -32602,
+    ]] as const
+  ) {
     await assert.rejects(client.readResource(uri), (e) => {
       assert.ok(e instanceof ResourceNotFoundError);
       assert.deepEqual([e.uri, e.code, e.message], [uri, code, `no ${uri}`]);
@@ -191,7 +236,9 @@ Deno.test("readResource(): -32002 and -32602 become ResourceNotFoundError; other
   }
   await assert.rejects(
     client.readResource("demo://boom"),
-    (e) => e instanceof JsonRpcError && !(e instanceof ResourceNotFoundError) && e.code === -32603,
+    (e) =>
+      e instanceof JsonRpcError && !(e instanceof ResourceNotFoundError) &&
+      e.code === -32603,
   );
   await client.close();
 });
@@ -204,7 +251,10 @@ Deno.test("UnsupportedResultError is neither a wire error nor a peer error", () 
 
 function kind(k: McpClientError["kind"], message: RegExp) {
   return (e: unknown): boolean => {
-    assert.ok(e instanceof McpClientError, `expected an McpClientError, got ${e}`);
+    assert.ok(
+      e instanceof McpClientError,
+      `expected an McpClientError, got ${e}`,
+    );
     assert.equal(e.kind, k);
     assert.match(e.message, message);
     return true;
@@ -222,15 +272,24 @@ Deno.test("McpClientError kinds: unsupported-revision, page-limit, malformed-res
   }));
   await assert.rejects(
     new McpClient(near, { era: "legacy" }).connect(),
-    kind("unsupported-revision", /offered protocol 1999-01-01, which this client does not speak/),
+    kind(
+      "unsupported-revision",
+      /offered protocol 1999-01-01, which this client does not speak/,
+    ),
   );
   // era: "modern" against a server without server/discover.
   const [near2, far2] = createLinkedTransports();
   new JsonRpcPeer(far2);
   const modernOnly = new McpClient(near2, { era: "modern" });
   await assert.rejects(modernOnly.connect(), (e) => {
-    kind("unsupported-revision", /not a 2026-07-28 server this client can speak/)(e);
-    assert.ok((e as Error).cause instanceof JsonRpcError, "the refusal is kept as the cause");
+    kind(
+      "unsupported-revision",
+      /not a 2026-07-28 server this client can speak/,
+    )(e);
+    assert.ok(
+      (e as Error).cause instanceof JsonRpcError,
+      "the refusal is kept as the cause",
+    );
     return true;
   });
   await modernOnly.close();

@@ -17,7 +17,11 @@ type Reply = { result: Record<string, unknown> } | {
   error: { code: number; message: string; data?: unknown };
 } | "silence";
 
-type Handler = (params: Record<string, unknown>, id: number | string, far: Transport) => Reply;
+type Handler = (
+  params: Record<string, unknown>,
+  id: number | string,
+  far: Transport,
+) => Reply;
 
 interface Double {
   client: McpClient;
@@ -27,11 +31,18 @@ interface Double {
 }
 
 /** A server double speaking raw JSON-RPC: each method answered by its handler; others -32601. */
-function double(handlers: Record<string, Handler>, options: McpClientOptions = {}): Double {
+function double(
+  handlers: Record<string, Handler>,
+  options: McpClientOptions = {},
+): Double {
   const [near, far] = createLinkedTransports();
   const received: Double["received"] = [];
   far.onmessage = (raw) => {
-    const m = raw as { id?: number | string; method?: string; params?: Record<string, unknown> };
+    const m = raw as {
+      id?: number | string;
+      method?: string;
+      params?: Record<string, unknown>;
+    };
     if (m.method === undefined) return;
     received.push({ method: m.method, params: m.params ?? {} });
     if (m.id === undefined) return;
@@ -42,7 +53,11 @@ function double(handlers: Record<string, Handler>, options: McpClientOptions = {
     if (reply === "silence") return;
     far.send({ jsonrpc: "2.0", id: m.id, ...reply } as never).catch(() => {});
   };
-  return { client: new McpClient(near, { era: "auto", ...options }), received, far };
+  return {
+    client: new McpClient(near, { era: "auto", ...options }),
+    received,
+    far,
+  };
 }
 
 const DISCOVERED: Handler = () => ({
@@ -52,7 +67,12 @@ const DISCOVERED: Handler = () => ({
     resultType: "complete",
     ttlMs: 0,
     cacheScope: "public",
-    _meta: { "io.modelcontextprotocol/serverInfo": { name: "double", version: "1.0.0" } },
+    _meta: {
+      "io.modelcontextprotocol/serverInfo": {
+        name: "double",
+        version: "1.0.0",
+      },
+    },
   },
 });
 
@@ -87,7 +107,10 @@ Deno.test("connect() picks the modern era on a discover result and sends no init
   assert.equal(client.protocolVersion, "2026-07-28");
   assert.deepEqual(init.serverInfo, { name: "double", version: "1.0.0" });
   await client.listTools();
-  assert.deepEqual(received.map((r) => r.method), ["server/discover", "tools/list"]);
+  assert.deepEqual(received.map((r) => r.method), [
+    "server/discover",
+    "tools/list",
+  ]);
   for (const r of received) {
     const meta = r.params._meta as Record<string, unknown>;
     assert.equal(meta[PV], "2026-07-28");
@@ -106,7 +129,11 @@ for (
     ["-32600", { error: { code: -32600, message: "Server not initialized" } }],
     ["an application code", { error: { code: 17, message: "nope" } }],
     ["-32022 naming only legacy versions", {
-      error: { code: -32022, message: "unsupported", data: { supported: ["2025-11-25"] } },
+      error: {
+        code: -32022,
+        message: "unsupported",
+        data: { supported: ["2025-11-25"] },
+      },
     }],
   ] as const
 ) {
@@ -136,7 +163,10 @@ Deno.test("connect() falls back to initialize when discover times out", async ()
   });
   await client.connect();
   assert.equal(client.era, "legacy");
-  assert.deepEqual(received.map((r) => r.method).slice(0, 2), ["server/discover", "initialize"]);
+  assert.deepEqual(received.map((r) => r.method).slice(0, 2), [
+    "server/discover",
+    "initialize",
+  ]);
   // Legacy requests carry no modern envelope.
   assert.equal(received[1].params._meta, undefined);
   await client.close();
@@ -172,7 +202,10 @@ Deno.test("connect() gives up when -32022 names no version in common (and does n
       error: {
         code: -32022,
         message: "Unsupported protocol version",
-        data: { supported: ["2026-07-28", "2099-01-01"], requested: "2026-07-28" },
+        data: {
+          supported: ["2026-07-28", "2099-01-01"],
+          requested: "2026-07-28",
+        },
       },
     }),
   });
@@ -285,7 +318,9 @@ Deno.test("cacheScope: shared entries serve every client of the store; private o
   store.clear();
 
   const alice = open("private", "alice"), alice2 = open("private", "alice");
-  const bob = open("private", "bob"), nobody = open("private"), nobody2 = open("private");
+  const bob = open("private", "bob"),
+    nobody = open("private"),
+    nobody2 = open("private");
   for (const c of [alice, alice2, bob, nobody, nobody2]) await c.connect();
   await alice.listTools();
   await alice2.listTools();
@@ -336,7 +371,10 @@ Deno.test("listen() routes tools/list_changed with its subscriptionId to the cac
       far.send({
         jsonrpc: "2.0",
         method: "notifications/subscriptions/acknowledged",
-        params: { notifications: { toolsListChanged: true }, _meta: { [SUB]: id } },
+        params: {
+          notifications: { toolsListChanged: true },
+          _meta: { [SUB]: id },
+        },
       });
       return "silence"; // the stream stays open
     },
@@ -345,8 +383,12 @@ Deno.test("listen() routes tools/list_changed with its subscriptionId to the cac
   await client.listTools();
   const sub = await client.listen({ toolsListChanged: true });
   assert.equal(sub.id, listenId);
-  assert.deepEqual(sub.acknowledged, { notifications: { toolsListChanged: true } });
-  assert.deepEqual(received.at(-1)?.params.notifications, { toolsListChanged: true });
+  assert.deepEqual(sub.acknowledged, {
+    notifications: { toolsListChanged: true },
+  });
+  assert.deepEqual(received.at(-1)?.params.notifications, {
+    toolsListChanged: true,
+  });
   let told = 0;
   client.onToolsChanged(() => told++);
   const changed = (subscriptionId: unknown) =>
@@ -380,7 +422,10 @@ Deno.test("listen() ends when the server answers the listen request, and is refu
         method: "notifications/subscriptions/acknowledged",
         params: { _meta: { [SUB]: id } },
       });
-      setTimeout(() => far.send({ jsonrpc: "2.0", id, result: { resultType: "complete" } }), 5);
+      setTimeout(
+        () => far.send({ jsonrpc: "2.0", id, result: { resultType: "complete" } }),
+        5,
+      );
       return "silence";
     },
   });
@@ -391,7 +436,10 @@ Deno.test("listen() ends when the server answers the listen request, and is refu
 
   const legacy = double({ initialize: INITIALIZED }, { era: "legacy" });
   await legacy.client.connect();
-  await assert.rejects(legacy.client.listen({ toolsListChanged: true }), /handshake era/);
+  await assert.rejects(
+    legacy.client.listen({ toolsListChanged: true }),
+    /handshake era/,
+  );
   await legacy.client.close();
 });
 
@@ -400,7 +448,11 @@ for (const code of [-32002, -32602]) {
     const { client } = double({
       "server/discover": DISCOVERED,
       "resources/read": (params) => ({
-        error: { code, message: `Resource ${params.uri} not found`, data: { uri: params.uri } },
+        error: {
+          code,
+          message: `Resource ${params.uri} not found`,
+          data: { uri: params.uri },
+        },
       }),
     });
     await client.connect();
@@ -416,20 +468,27 @@ for (const code of [-32002, -32602]) {
 }
 
 Deno.test("over Streamable HTTP: modern headers, JSON-RPC errors in 4xx bodies, and a listen stream", async () => {
-  const { StreamableHttpClientTransport } = await import("../lib/mcp/transports/http_client.ts");
+  const { StreamableHttpClientTransport } = await import(
+    "../lib/mcp/transports/http_client.ts"
+  );
   const seen: { method: string; headers: Record<string, string | null> }[] = [];
   const encoder = new TextEncoder();
   let push: ((message: unknown) => void) | undefined;
   let listenCancelled!: () => void;
   const cancelled = new Promise<void>((resolve) => (listenCancelled = resolve));
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+  const server = Deno.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    onListen: () => {},
+  }, async (req) => {
     const body = await req.json();
     seen.push({
       method: body.method,
       headers: Object.fromEntries(
-        ["mcp-protocol-version", "mcp-method", "mcp-name", "mcp-session-id"].map((
-          h,
-        ) => [h, req.headers.get(h)]),
+        ["mcp-protocol-version", "mcp-method", "mcp-name", "mcp-session-id"]
+          .map((
+            h,
+          ) => [h, req.headers.get(h)]),
       ),
     });
     const json = (value: unknown, status = 200) =>
@@ -455,7 +514,10 @@ Deno.test("over Streamable HTTP: modern headers, JSON-RPC errors in 4xx bodies, 
     if (body.method === "subscriptions/listen") {
       const stream = new ReadableStream<Uint8Array>({
         start(controller) {
-          push = (m) => controller.enqueue(encoder.encode(`data: ${JSON.stringify(m)}\n\n`));
+          push = (m) =>
+            controller.enqueue(
+              encoder.encode(`data: ${JSON.stringify(m)}\n\n`),
+            );
           push({
             jsonrpc: "2.0",
             method: "notifications/subscriptions/acknowledged",
@@ -466,7 +528,9 @@ Deno.test("over Streamable HTTP: modern headers, JSON-RPC errors in 4xx bodies, 
           listenCancelled();
         },
       });
-      return new Response(stream, { headers: { "content-type": "text/event-stream" } });
+      return new Response(stream, {
+        headers: { "content-type": "text/event-stream" },
+      });
     }
     return json({
       jsonrpc: "2.0",
@@ -475,7 +539,9 @@ Deno.test("over Streamable HTTP: modern headers, JSON-RPC errors in 4xx bodies, 
     }, 404);
   });
   const url = `http://127.0.0.1:${server.addr.port}/mcp`;
-  const client = new McpClient(new StreamableHttpClientTransport(url), { era: "auto" });
+  const client = new McpClient(new StreamableHttpClientTransport(url), {
+    era: "auto",
+  });
   try {
     await client.connect();
     assert.equal(client.era, "modern");
@@ -502,14 +568,19 @@ Deno.test("over Streamable HTTP: modern headers, JSON-RPC errors in 4xx bodies, 
     assert.equal(client.listCount, 2);
     await sub.close();
     await cancelled; // closing the stream is the cancellation
-    assert.equal(seen.filter((s) => s.method === "notifications/cancelled").length, 0);
+    assert.equal(
+      seen.filter((s) => s.method === "notifications/cancelled").length,
+      0,
+    );
     for (const s of seen) {
       assert.equal(s.headers["mcp-protocol-version"], "2026-07-28", s.method);
       assert.equal(s.headers["mcp-method"], s.method);
       assert.equal(s.headers["mcp-session-id"], null);
     }
     const read = seen.find((s) => s.method === "resources/read")!;
-    const utf8 = String.fromCharCode(...new TextEncoder().encode("demo://ünïcode"));
+    const utf8 = String.fromCharCode(
+      ...new TextEncoder().encode("demo://ünïcode"),
+    );
     assert.equal(read.headers["mcp-name"], `=?base64?${btoa(utf8)}?=`);
   } finally {
     await client.close();
@@ -537,7 +608,10 @@ Deno.test("listen(): a server's notifications/cancelled ends the subscription wi
     params: { requestId: sub.id, reason: "shutting down" },
   });
   await sub.closed;
-  assert.equal(received.filter((r) => r.method === "notifications/cancelled").length, 0);
+  assert.equal(
+    received.filter((r) => r.method === "notifications/cancelled").length,
+    0,
+  );
   await client.close();
 });
 
@@ -561,7 +635,10 @@ Deno.test("onToolsChanged() in the modern era opens one listen stream when tools
   client.onToolsChanged(() => told++);
   client.onToolsChanged(() => {});
   await new Promise((r) => setTimeout(r, 5));
-  assert.equal(received.filter((r) => r.method === "subscriptions/listen").length, 1);
+  assert.equal(
+    received.filter((r) => r.method === "subscriptions/listen").length,
+    1,
+  );
   await far.send({
     jsonrpc: "2.0",
     method: "notifications/tools/list_changed",
@@ -578,7 +655,10 @@ Deno.test("listen() rejects when the server answers the listen request without a
     "subscriptions/listen": () => ({ result: { resultType: "complete" } }),
   });
   await client.connect();
-  await assert.rejects(client.listen({ toolsListChanged: true }), /without acknowledging/);
+  await assert.rejects(
+    client.listen({ toolsListChanged: true }),
+    /without acknowledging/,
+  );
   await client.close();
 });
 
@@ -596,6 +676,8 @@ Deno.test("connect(): only a DiscoverResult is modern — a server answering ser
     "notifications/initialized",
   ]);
   // Required modern: the same answer is refused, naming why.
-  const strict = double({ "server/discover": () => ({ result: {} }) }, { era: "modern" });
+  const strict = double({ "server/discover": () => ({ result: {} }) }, {
+    era: "modern",
+  });
   await assert.rejects(strict.client.connect(), /not a DiscoverResult/);
 });

@@ -51,7 +51,11 @@ Deno.test("McpClient caches tools/list across pages and re-lists only after list
   const init = await client.connect();
   assert.equal(init.protocolVersion, "2025-11-25");
   const names = (await client.listTools()).map((t) => t.name);
-  assert.deepEqual(names, ["payments.lookup", "payments.release", "policy.search"]);
+  assert.deepEqual(names, [
+    "payments.lookup",
+    "payments.release",
+    "policy.search",
+  ]);
   await client.listTools();
   await client.callTool("policy.search", { reference: "PMT-000001" });
   assert.equal(client.listCount, 1);
@@ -94,27 +98,40 @@ Deno.test("callTool() separates ok, tool errors, rejected arguments (both shapes
   for (const version of ["2025-06-18", "2025-11-25"]) {
     const client = connect(s, OPERATOR, { protocolVersion: version });
     await client.connect();
-    const ok = await client.callTool("payments.lookup", { reference: "PMT-000001" });
+    const ok = await client.callTool("payments.lookup", {
+      reference: "PMT-000001",
+    });
     assert.equal(ok.kind, "ok");
-    const failed = await client.callTool("payments.lookup", { reference: "PMT-999999" });
+    const failed = await client.callTool("payments.lookup", {
+      reference: "PMT-999999",
+    });
     assert.deepEqual(
       failed.kind === "tool-error" && failed.message,
       "payments.lookup failed: core banking timed out",
     );
-    const bad = await client.callTool("payments.lookup", { reference: 5, amount: "x" });
+    const bad = await client.callTool("payments.lookup", {
+      reference: 5,
+      amount: "x",
+    });
     assert.equal(bad.kind, "invalid-arguments");
     if (bad.kind === "invalid-arguments") {
-      assert.equal(bad.via, version === "2025-06-18" ? "protocol-error" : "tool-result");
+      assert.equal(
+        bad.via,
+        version === "2025-06-18" ? "protocol-error" : "tool-result",
+      );
       assert.deepEqual(bad.issues.map((i) => `${i.path} ${i.keyword}`), [
         "$.amount type",
         "$.reference type",
       ]);
     }
     const unknown = await client.callTool("payments.teleport", {});
-    assert.deepEqual(unknown.kind === "protocol-error" && [unknown.code, unknown.message], [
-      -32602,
-      "Unknown tool: payments.teleport",
-    ]);
+    assert.deepEqual(
+      unknown.kind === "protocol-error" && [unknown.code, unknown.message],
+      [
+        -32602,
+        "Unknown tool: payments.teleport",
+      ],
+    );
     await client.close();
   }
 });
@@ -138,16 +155,25 @@ Deno.test("callTool() pins a version, reports progress, and cancels", async () =
   const client = connect(s);
   await client.connect();
   const seen: number[] = [];
-  const r = await client.callTool("payments.lookup", { reference: "PMT-000001" }, {
+  const r = await client.callTool("payments.lookup", {
+    reference: "PMT-000001",
+  }, {
     onProgress: (p) => seen.push(p.progress),
   });
-  assert.deepEqual(r.kind === "ok" && r.result.content, [{ type: "text", text: "1.1.0" }]);
+  assert.deepEqual(r.kind === "ok" && r.result.content, [{
+    type: "text",
+    text: "1.1.0",
+  }]);
   assert.deepEqual(seen, [1]);
   const controller = new AbortController();
-  const pinned = client.callTool("payments.lookup", { reference: "PMT-000001" }, {
-    version: "~1.0.0",
-    signal: controller.signal,
-  });
+  const pinned = client.callTool(
+    "payments.lookup",
+    { reference: "PMT-000001" },
+    {
+      version: "~1.0.0",
+      signal: controller.signal,
+    },
+  );
   await new Promise((r) => setTimeout(r, 10));
   controller.abort("user");
   await assert.rejects(pinned, /cancelled/);
@@ -179,7 +205,8 @@ Deno.test("McpHost namespaces colliding tool names stably and routes calls", asy
   ]);
   const r = await host.callTool("crm__search", { reference: "PMT-000001" });
   assert.equal(
-    r.kind === "ok" && (r.result.structuredContent as { version: string }).version,
+    r.kind === "ok" &&
+      (r.result.structuredContent as { version: string }).version,
     "2.0.0",
   );
   assert.equal((await host.callTool("search", {})).kind, "protocol-error");
@@ -191,24 +218,54 @@ Deno.test("McpHost namespaces colliding tool names stably and routes calls", asy
 Deno.test("stdio: our client drives `estate serve --stdio` in a real process; stdout carries only protocol", async () => {
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
-    args: ["run", "-A", "cli.ts", "serve", "--stdio", "--principal", "wholesale-operator"],
+    args: [
+      "run",
+      "-A",
+      "cli.ts",
+      "serve",
+      "--stdio",
+      "--principal",
+      "wholesale-operator",
+    ],
     stderr: "pipe",
   });
   let logs = "";
-  transport.process.stderr!.on("data", (d: Uint8Array) => (logs += new TextDecoder().decode(d)));
+  transport.process.stderr!.on(
+    "data",
+    (d: Uint8Array) => (logs += new TextDecoder().decode(d)),
+  );
   const client = new McpClient(transport);
   try {
     await client.connect();
     const names = (await client.listTools()).map((t) => t.name);
-    assert.deepEqual(names, ["fx.quote", "payments.lookup", "payments.release", "policy.search"]);
-    const quote = await client.callTool("fx.quote", { sell: "EUR", buy: "GBP", amount: 1000 });
+    assert.deepEqual(names, [
+      "fx.quote",
+      "payments.lookup",
+      "payments.release",
+      "policy.search",
+    ]);
+    const quote = await client.callTool("fx.quote", {
+      sell: "EUR",
+      buy: "GBP",
+      amount: 1000,
+    });
     assert.equal(quote.kind, "ok");
-    const bad = await client.callTool("payments.release", { reference: "PMT-004211" });
+    const bad = await client.callTool("payments.release", {
+      reference: "PMT-004211",
+    });
     assert.equal(bad.kind, "invalid-arguments");
     const policy = await client.readResource("bank://policies/POL-PAY-012");
-    assert.match((policy[0] as { text: string }).text, /Releasing a held payment/);
-    const prompt = await client.getPrompt("investigate-payment", { reference: "PMT-004211" });
-    assert.match((prompt.messages[0].content as { text: string }).text, /PMT-004211/);
+    assert.match(
+      (policy[0] as { text: string }).text,
+      /Releasing a held payment/,
+    );
+    const prompt = await client.getPrompt("investigate-payment", {
+      reference: "PMT-004211",
+    });
+    assert.match(
+      (prompt.messages[0].content as { text: string }).text,
+      /PMT-004211/,
+    );
     assert.deepEqual(transport.strayLines, []);
   } finally {
     await client.close();
@@ -223,7 +280,8 @@ Deno.test("stdio: a publish into the estate folder while the server runs reaches
   try {
     await client.connect();
     assert.equal(
-      (await client.listTools()).find((t) => t.name === "payments.lookup")?._meta
+      (await client.listTools()).find((t) => t.name === "payments.lookup")
+        ?._meta
         ?.["dev.tool-estate/version"],
       "2.0.0",
     );
@@ -231,11 +289,16 @@ Deno.test("stdio: a publish into the estate folder while the server runs reaches
     const { EstateDir } = await import("../lib/store/mod.ts");
     const writer = EstateDir.open(dir);
     const current = writer.registry.latest("payments.lookup")!;
-    const schema = current.inputSchema as { properties: Record<string, unknown> };
+    const schema = current.inputSchema as {
+      properties: Record<string, unknown>;
+    };
     writer.publish({
       ...current,
       version: "2.1.0",
-      inputSchema: { ...schema, properties: { ...schema.properties, channel: { type: "string" } } },
+      inputSchema: {
+        ...schema,
+        properties: { ...schema.properties, channel: { type: "string" } },
+      },
     });
     await changed;
     const lookup = (await client.listTools()).find((t) => t.name === "payments.lookup");
@@ -248,12 +311,16 @@ Deno.test("stdio: a publish into the estate folder while the server runs reaches
 });
 
 Deno.test("stdio: --record-calls stores accepted calls (not rejected ones) where impact and replay read them", async () => {
-  const { dir, transport } = await servedCopy("group-risk-analyst", ["--record-calls"]);
+  const { dir, transport } = await servedCopy("group-risk-analyst", [
+    "--record-calls",
+  ]);
   const client = new McpClient(transport);
   try {
     await client.connect();
     assert.equal(
-      (await client.callTool("risk.exposure.get", { counterpartyId: "CP-000042" })).kind,
+      (await client.callTool("risk.exposure.get", {
+        counterpartyId: "CP-000042",
+      })).kind,
       "ok",
     );
     assert.equal(

@@ -28,7 +28,11 @@ async function served(id: string, names: string[]): Promise<Served> {
     tools: names.map((name) => ({ name, inputSchema: { type: "object" } })),
   }));
   server.onRequest("tools/call", (params) => {
-    const p = params as { name: string; arguments: unknown; _meta?: Record<string, unknown> };
+    const p = params as {
+      name: string;
+      arguments: unknown;
+      _meta?: Record<string, unknown>;
+    };
     calls.push({ name: p.name, args: p.arguments, meta: p._meta ?? {} });
     return { content: [{ type: "text", text: `${id}:${p.name}` }] };
   });
@@ -46,7 +50,10 @@ Deno.test("McpHost.add() refuses an id that is taken or not [A-Za-z0-9_.-]+", as
   const { client } = await served("s", []);
   const host = new McpHost();
   host.add("crm-1.v2_x", client);
-  assert.throws(() => host.add("crm-1.v2_x", client), /server id crm-1\.v2_x is already in use/);
+  assert.throws(
+    () => host.add("crm-1.v2_x", client),
+    /server id crm-1\.v2_x is already in use/,
+  );
   for (const bad of ["", "a b", "a__b/c", "ünï"]) {
     assert.throws(() => host.add(bad, client), TypeError, bad);
   }
@@ -59,12 +66,15 @@ Deno.test("McpHost.tools() sorts by exposed name and namespaces only the names t
   const host = new McpHost();
   host.add("payments", pay.client);
   host.add("crm", crm.client);
-  assert.deepEqual((await host.tools()).map((t) => `${t.name} -> ${t.server}:${t.tool.name}`), [
-    "crm.customer.get -> crm:crm.customer.get",
-    "crm__search -> crm:search",
-    "payments.lookup -> payments:payments.lookup",
-    "payments__search -> payments:search",
-  ]);
+  assert.deepEqual(
+    (await host.tools()).map((t) => `${t.name} -> ${t.server}:${t.tool.name}`),
+    [
+      "crm.customer.get -> crm:crm.customer.get",
+      "crm__search -> crm:search",
+      "payments.lookup -> payments:payments.lookup",
+      "payments__search -> payments:search",
+    ],
+  );
   await crm.client.close();
   await pay.client.close();
 });
@@ -75,7 +85,9 @@ Deno.test("McpHost.callTool() routes by exposed name to the owning server under 
   const host = new McpHost();
   host.add("crm", crm.client);
   host.add("payments", pay.client);
-  const r = await host.callTool("payments__search", { q: 1 }, { version: "^1.2.0" });
+  const r = await host.callTool("payments__search", { q: 1 }, {
+    version: "^1.2.0",
+  });
   assert.deepEqual(r.kind === "ok" && r.result.content, [{
     type: "text",
     text: "payments:search",
@@ -112,9 +124,12 @@ Deno.test("McpHost.callTool() answers an unknown exposed name (the bare collidin
 });
 
 Deno.test("property: exposed names are unique, stable under the order servers are added, and map back to their tool", async () => {
-  const names = fc.uniqueArray(fc.constantFrom<string>("search", "get", "list", "a.b", "x_y"), {
-    maxLength: 4,
-  });
+  const names = fc.uniqueArray(
+    fc.constantFrom<string>("search", "get", "list", "a.b", "x_y"),
+    {
+      maxLength: 4,
+    },
+  );
   await fc.assert(
     fc.asyncProperty(
       fc.uniqueArray(fc.constantFrom<string>("crm", "pay", "risk", "fx"), {
@@ -123,7 +138,9 @@ Deno.test("property: exposed names are unique, stable under the order servers ar
       }),
       fc.array(names, { minLength: 4, maxLength: 4 }),
       async (ids, lists) => {
-        const servers = await Promise.all(ids.map((id, i) => served(id, lists[i])));
+        const servers = await Promise.all(
+          ids.map((id, i) => served(id, lists[i])),
+        );
         const forward = new McpHost(), backward = new McpHost();
         ids.forEach((id, i) => forward.add(id, servers[i].client));
         [...ids].reverse().forEach((id) => backward.add(id, servers[ids.indexOf(id)].client));

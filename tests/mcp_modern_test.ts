@@ -16,11 +16,18 @@ const ENVELOPE = {
   [MODERN_META.protocolVersion]: "2026-07-28",
   [MODERN_META.clientCapabilities]: {},
 };
-const req = (id: number | string, method: string, params: Record<string, unknown> = {}) => ({
+const req = (
+  id: number | string,
+  method: string,
+  params: Record<string, unknown> = {},
+) => ({
   jsonrpc: "2.0",
   id,
   method,
-  params: { ...params, _meta: { ...ENVELOPE, ...(params._meta as object ?? {}) } },
+  params: {
+    ...params,
+    _meta: { ...ENVELOPE, ...(params._meta as object ?? {}) },
+  },
 });
 const resultOf = (r: JsonRpcResponse | undefined) =>
   (r as { result: Record<string, unknown> }).result;
@@ -35,7 +42,10 @@ const resources = {
     uri === "bank://policies/cutoff" ? [{ uri, text: "16:00 CET" }] : undefined,
 };
 const prompts = {
-  list: () => [{ name: "summarise", arguments: [{ name: "topic", required: true }] }],
+  list: () => [{
+    name: "summarise",
+    arguments: [{ name: "topic", required: true }],
+  }],
   get: (name: string, args: Record<string, string>) =>
     name === "summarise"
       ? {
@@ -59,8 +69,19 @@ Deno.test("isModernMessage() decides the era by the _meta envelope alone", () =>
     }),
     true,
   );
-  assert.equal(isModernMessage({ jsonrpc: "2.0", id: 1, method: "initialize", params: {} }), false);
-  assert.equal(isModernMessage({ jsonrpc: "2.0", id: 1, method: "tools/list" }), false);
+  assert.equal(
+    isModernMessage({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {},
+    }),
+    false,
+  );
+  assert.equal(
+    isModernMessage({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    false,
+  );
   assert.equal(isModernMessage(null), false);
 });
 
@@ -74,17 +95,28 @@ Deno.test("readModernEnvelope() needs a string version and object capabilities (
     { code: -32602 },
   );
   assert.throws(
-    () => readModernEnvelope({ _meta: { [MODERN_META.protocolVersion]: "2026-07-28" } }),
-    { code: -32602 },
-  );
-  assert.throws(
-    () => readModernEnvelope({ _meta: { ...ENVELOPE, [MODERN_META.clientCapabilities]: [] } }),
+    () =>
+      readModernEnvelope({
+        _meta: { [MODERN_META.protocolVersion]: "2026-07-28" },
+      }),
     { code: -32602 },
   );
   assert.throws(
     () =>
-      readModernEnvelope({ _meta: { ...ENVELOPE, [MODERN_META.protocolVersion]: "2025-11-25" } }),
-    { code: -32022, data: { supported: ["2026-07-28"], requested: "2025-11-25" } },
+      readModernEnvelope({
+        _meta: { ...ENVELOPE, [MODERN_META.clientCapabilities]: [] },
+      }),
+    { code: -32602 },
+  );
+  assert.throws(
+    () =>
+      readModernEnvelope({
+        _meta: { ...ENVELOPE, [MODERN_META.protocolVersion]: "2025-11-25" },
+      }),
+    {
+      code: -32022,
+      data: { supported: ["2026-07-28"], requested: "2025-11-25" },
+    },
   );
 });
 
@@ -101,7 +133,9 @@ Deno.test("handleStateless(): envelope errors, unsupported version with data, re
   );
   assert.equal(errorOf(bad).code, -32602);
   const old = await s.handleStateless(
-    req(2, "tools/list", { _meta: { [MODERN_META.protocolVersion]: "1999-01-01" } }),
+    req(2, "tools/list", {
+      _meta: { [MODERN_META.protocolVersion]: "1999-01-01" },
+    }),
     { principal: RETAIL },
   );
   assert.deepEqual(errorOf(old), {
@@ -119,9 +153,12 @@ Deno.test("handleStateless(): envelope errors, unsupported version with data, re
       "foo/bar",
     ]
   ) {
-    const r = await s.handleStateless(req(3, method, { uri: "x", level: "info" }), {
-      principal: RETAIL,
-    });
+    const r = await s.handleStateless(
+      req(3, method, { uri: "x", level: "info" }),
+      {
+        principal: RETAIL,
+      },
+    );
     assert.equal(errorOf(r).code, -32601, method);
     assert.equal((r as { id: unknown }).id, 3);
   }
@@ -134,10 +171,17 @@ Deno.test("server/discover names versions, capabilities, serverInfo, cache field
     instructions: "Use payments tools carefully.",
     cacheTtlMs: 60_000,
   });
-  const r = resultOf(await s.handleStateless(req(1, "server/discover"), { principal: RETAIL }));
+  const r = resultOf(
+    await s.handleStateless(req(1, "server/discover"), { principal: RETAIL }),
+  );
   assert.deepEqual(r, {
     supportedVersions: ["2026-07-28"],
-    capabilities: { tools: { listChanged: true }, resources: {}, prompts: {}, completions: {} },
+    capabilities: {
+      tools: { listChanged: true },
+      resources: {},
+      prompts: {},
+      completions: {},
+    },
     instructions: "Use payments tools carefully.",
     ttlMs: 60_000,
     cacheScope: "public",
@@ -149,7 +193,9 @@ Deno.test("server/discover names versions, capabilities, serverInfo, cache field
 Deno.test("stateless tools/list depends only on the principal: private, deterministic, no history", async () => {
   const { server: s } = server(estate());
   const names = async (p: typeof RETAIL) => {
-    const r = resultOf(await s.handleStateless(req(1, "tools/list"), { principal: p }));
+    const r = resultOf(
+      await s.handleStateless(req(1, "tools/list"), { principal: p }),
+    );
     assert.equal(r.cacheScope, "private");
     assert.equal(r.ttlMs, 0);
     assert.equal(r.resultType, "complete");
@@ -158,36 +204,54 @@ Deno.test("stateless tools/list depends only on the principal: private, determin
   const retail = await names(RETAIL);
   const operator = await names(OPERATOR);
   assert.deepEqual(retail, ["policy.search", "retail.transfers.lookup"]);
-  assert.deepEqual(operator, ["payments.lookup", "payments.release", "policy.search"]);
+  assert.deepEqual(operator, [
+    "payments.lookup",
+    "payments.release",
+    "policy.search",
+  ]);
   assert.deepEqual(await names(RETAIL), retail); // the operator's request changed nothing
 });
 
 Deno.test("stateless tools/call: unknown and invisible tools get byte-identical -32602; bad args isError; pins", async () => {
   const { server: s, ran } = server(estate());
   const unknown = await s.handleStateless(
-    req(1, "tools/call", { name: "payments.release", arguments: { reference: "PMT-000001" } }),
+    req(1, "tools/call", {
+      name: "payments.release",
+      arguments: { reference: "PMT-000001" },
+    }),
     { principal: RETAIL },
   );
   const missing = await s.handleStateless(
-    req(1, "tools/call", { name: "payments.release", arguments: { reference: "PMT-000001" } }),
+    req(1, "tools/call", {
+      name: "payments.release",
+      arguments: { reference: "PMT-000001" },
+    }),
     { principal: { ...RETAIL, id: "nobody", scopes: [] } },
   );
   assert.equal(JSON.stringify(unknown), JSON.stringify(missing));
   assert.equal(errorOf(unknown).code, -32602);
-  const nope = await s.handleStateless(req(1, "tools/call", { name: "no.such" }), {
-    principal: RETAIL,
-  });
+  const nope = await s.handleStateless(
+    req(1, "tools/call", { name: "no.such" }),
+    {
+      principal: RETAIL,
+    },
+  );
   assert.equal(errorOf(nope).message, "Unknown tool: no.such");
 
   const invalid = resultOf(
     await s.handleStateless(
-      req(2, "tools/call", { name: "policy.search", arguments: { reference: 7 } }),
+      req(2, "tools/call", {
+        name: "policy.search",
+        arguments: { reference: 7 },
+      }),
       { principal: RETAIL },
     ),
   );
   assert.equal(invalid.isError, true);
   assert.equal(invalid.resultType, "complete");
-  assert.ok((invalid.structuredContent as { issues: unknown[] }).issues.length > 0);
+  assert.ok(
+    (invalid.structuredContent as { issues: unknown[] }).issues.length > 0,
+  );
   assert.deepEqual(ran, []);
 
   const pinned = resultOf(
@@ -200,40 +264,68 @@ Deno.test("stateless tools/call: unknown and invisible tools get byte-identical 
       { principal: OPERATOR },
     ),
   );
-  assert.equal((pinned.structuredContent as { version: string }).version, "1.0.0");
+  assert.equal(
+    (pinned.structuredContent as { version: string }).version,
+    "1.0.0",
+  );
   assert.equal(pinned.resultType, "complete");
   assert.deepEqual(ran, ["payments.lookup@1.0.0"]);
 });
 
 Deno.test("stateless resources and prompts: cache fields, not-found -32602 (never -32002), prompts/get, completion", async () => {
   const { server: s } = server(estate(), { resources, prompts });
-  for (const method of ["resources/list", "resources/templates/list", "prompts/list"]) {
-    const r = resultOf(await s.handleStateless(req(1, method), { principal: RETAIL }));
+  for (
+    const method of [
+      "resources/list",
+      "resources/templates/list",
+      "prompts/list",
+    ]
+  ) {
+    const r = resultOf(
+      await s.handleStateless(req(1, method), { principal: RETAIL }),
+    );
     assert.equal(r.cacheScope, "private", method);
     assert.equal(r.ttlMs, 0, method);
     assert.equal(r.resultType, "complete", method);
   }
   const read = resultOf(
-    await s.handleStateless(req(2, "resources/read", { uri: "bank://policies/cutoff" }), {
-      principal: RETAIL,
-    }),
+    await s.handleStateless(
+      req(2, "resources/read", { uri: "bank://policies/cutoff" }),
+      {
+        principal: RETAIL,
+      },
+    ),
   );
-  assert.deepEqual(read.contents, [{ uri: "bank://policies/cutoff", text: "16:00 CET" }]);
+  assert.deepEqual(read.contents, [{
+    uri: "bank://policies/cutoff",
+    text: "16:00 CET",
+  }]);
   assert.equal(read.cacheScope, "private");
-  const missing = await s.handleStateless(req(3, "resources/read", { uri: "bank://nope" }), {
-    principal: RETAIL,
-  });
+  const missing = await s.handleStateless(
+    req(3, "resources/read", { uri: "bank://nope" }),
+    {
+      principal: RETAIL,
+    },
+  );
   assert.equal(errorOf(missing).code, -32602);
   // The handshake era keeps -32002.
   const session = await ready(s, RETAIL);
   const legacy = await s.handle(
-    { jsonrpc: "2.0", id: 4, method: "resources/read", params: { uri: "bank://nope" } },
+    {
+      jsonrpc: "2.0",
+      id: 4,
+      method: "resources/read",
+      params: { uri: "bank://nope" },
+    },
     session,
   );
   assert.equal(errorOf(legacy).code, -32002);
   const prompt = resultOf(
     await s.handleStateless(
-      req(5, "prompts/get", { name: "summarise", arguments: { topic: "cut-offs" } }),
+      req(5, "prompts/get", {
+        name: "summarise",
+        arguments: { topic: "cut-offs" },
+      }),
       { principal: RETAIL },
     ),
   );
@@ -248,7 +340,11 @@ Deno.test("stateless resources and prompts: cache fields, not-found -32602 (neve
       { principal: RETAIL },
     ),
   );
-  assert.deepEqual(done.completion, { values: ["cut-off", "cutover"], total: 2, hasMore: false });
+  assert.deepEqual(done.completion, {
+    values: ["cut-off", "cutover"],
+    total: 2,
+    hasMore: false,
+  });
 });
 
 Deno.test("stateless tools/call sends log messages only at the requested logLevel", async () => {
@@ -288,7 +384,10 @@ Deno.test("a cancelled stateless request gets no response and its handler sees t
   });
   const controller = new AbortController();
   const pending = s.handleStateless(
-    req(1, "tools/call", { name: "policy.search", arguments: { reference: "PMT-000001" } }),
+    req(1, "tools/call", {
+      name: "policy.search",
+      arguments: { reference: "PMT-000001" },
+    }),
     { principal: RETAIL, signal: controller.signal },
   );
   await delay(10);
@@ -303,7 +402,9 @@ Deno.test("subscriptions/listen: ack first, then list_changed only when the prin
   const notes: { method: string; params: Record<string, unknown> }[] = [];
   const controller = new AbortController();
   const listening = s.handleStateless(
-    req("sub-1", "subscriptions/listen", { notifications: { toolsListChanged: true } }),
+    req("sub-1", "subscriptions/listen", {
+      notifications: { toolsListChanged: true },
+    }),
     {
       principal: RETAIL,
       notify: (m) => notes.push(m as (typeof notes)[number]),
@@ -321,18 +422,27 @@ Deno.test("subscriptions/listen: ack first, then list_changed only when the prin
   assert.equal(s.listenerCount, 1);
   // A tool RETAIL cannot see: nothing.
   registry.publish(
-    spec("payments.refund", "1.0.0", { requiredScopes: ["payments:read"], tenants: ["wholesale"] }),
+    spec("payments.refund", "1.0.0", {
+      requiredScopes: ["payments:read"],
+      tenants: ["wholesale"],
+    }),
   );
   assert.equal(notes.length, 1);
   // A tool RETAIL can see: list_changed, tagged.
-  registry.publish(spec("policy.explain", "1.0.0", { requiredScopes: ["policy:read"] }));
+  registry.publish(
+    spec("policy.explain", "1.0.0", { requiredScopes: ["policy:read"] }),
+  );
   assert.equal(notes.length, 2);
   assert.equal(notes[1].method, "notifications/tools/list_changed");
-  assert.deepEqual(notes[1].params, { _meta: { [MODERN_META.subscriptionId]: "sub-1" } });
+  assert.deepEqual(notes[1].params, {
+    _meta: { [MODERN_META.subscriptionId]: "sub-1" },
+  });
   controller.abort();
   assert.equal(await listening, undefined); // cancelled: no response
   assert.equal(s.listenerCount, 0);
-  registry.publish(spec("policy.other", "1.0.0", { requiredScopes: ["policy:read"] }));
+  registry.publish(
+    spec("policy.other", "1.0.0", { requiredScopes: ["policy:read"] }),
+  );
   assert.equal(notes.length, 2);
 });
 
@@ -340,13 +450,16 @@ Deno.test("updatePrincipal(): that principal's sessions and listen streams see t
   const registry = estate();
   const { server: s } = server(registry);
   const operatorNotes: { method: string }[] = [], otherOperator: unknown[] = [];
-  const retailNotes: unknown[] = [], listenNotes: { method: string; params: unknown }[] = [];
+  const retailNotes: unknown[] = [],
+    listenNotes: { method: string; params: unknown }[] = [];
   const operator = await ready(s, OPERATOR, "2025-11-25", operatorNotes);
   await ready(s, { ...OPERATOR }, "2025-11-25", otherOperator);
   const retail = await ready(s, RETAIL, "2025-11-25", retailNotes);
   const controller = new AbortController();
   const listening = s.handleStateless(
-    req("L", "subscriptions/listen", { notifications: { toolsListChanged: true } }),
+    req("L", "subscriptions/listen", {
+      notifications: { toolsListChanged: true },
+    }),
     {
       principal: OPERATOR,
       notify: (m) => listenNotes.push(m as (typeof listenNotes)[number]),
@@ -354,14 +467,23 @@ Deno.test("updatePrincipal(): that principal's sessions and listen streams see t
     },
   );
   const names = async (session: typeof operator) =>
-    (resultOf(await s.handle({ jsonrpc: "2.0", id: 9, method: "tools/list" }, session))
+    (resultOf(
+      await s.handle({ jsonrpc: "2.0", id: 9, method: "tools/list" }, session),
+    )
       .tools as { name: string }[]).map((t) => t.name);
-  assert.deepEqual(await names(operator), ["payments.lookup", "payments.release", "policy.search"]);
+  assert.deepEqual(await names(operator), [
+    "payments.lookup",
+    "payments.release",
+    "policy.search",
+  ]);
 
   // The operator loses payments:release: two sessions and one listen stream are theirs.
   const fewer = { ...OPERATOR, scopes: ["payments:read", "policy:read"] };
   assert.equal(s.updatePrincipal(fewer), 3);
-  assert.deepEqual(operatorNotes, [{ jsonrpc: "2.0", method: "notifications/tools/list_changed" }]);
+  assert.deepEqual(operatorNotes, [{
+    jsonrpc: "2.0",
+    method: "notifications/tools/list_changed",
+  }]);
   assert.equal(otherOperator.length, 1);
   assert.equal(retailNotes.length, 0, "another principal is not told");
   assert.equal(listenNotes.length, 2);
@@ -375,9 +497,16 @@ Deno.test("updatePrincipal(): that principal's sessions and listen streams see t
     jsonrpc: "2.0",
     id: 10,
     method: "tools/call",
-    params: { name: "payments.release", arguments: { reference: "PMT-000001" } },
+    params: {
+      name: "payments.release",
+      arguments: { reference: "PMT-000001" },
+    },
   }, operator);
-  assert.equal(errorOf(call).code, -32602, "a tool no longer visible cannot be called");
+  assert.equal(
+    errorOf(call).code,
+    -32602,
+    "a tool no longer visible cannot be called",
+  );
 
   // A change that leaves the view as it was tells nobody.
   assert.equal(s.updatePrincipal({ ...fewer, clearance: "confidential" }), 3);
@@ -394,16 +523,28 @@ Deno.test("subscriptions/listen without toolsListChanged gets an ack but no list
   const notes: { method: string; params: Record<string, unknown> }[] = [];
   const listening = s.handleStateless(
     req(7, "subscriptions/listen", { notifications: {} }),
-    { principal: RETAIL, notify: (m) => notes.push(m as (typeof notes)[number]) },
+    {
+      principal: RETAIL,
+      notify: (m) => notes.push(m as (typeof notes)[number]),
+    },
   );
-  registry.publish(spec("policy.explain", "1.0.0", { requiredScopes: ["policy:read"] }));
-  assert.deepEqual(notes.map((n) => n.method), ["notifications/subscriptions/acknowledged"]);
+  registry.publish(
+    spec("policy.explain", "1.0.0", { requiredScopes: ["policy:read"] }),
+  );
+  assert.deepEqual(notes.map((n) => n.method), [
+    "notifications/subscriptions/acknowledged",
+  ]);
   assert.deepEqual(notes[0].params.notifications, {});
   s.close();
   const r = resultOf(await listening);
   assert.equal(r.resultType, "complete");
-  assert.deepEqual((r._meta as Record<string, unknown>)[MODERN_META.subscriptionId], 7);
-  const bad = await s.handleStateless(req(8, "subscriptions/listen"), { principal: RETAIL });
+  assert.deepEqual(
+    (r._meta as Record<string, unknown>)[MODERN_META.subscriptionId],
+    7,
+  );
+  const bad = await s.handleStateless(req(8, "subscriptions/listen"), {
+    principal: RETAIL,
+  });
   assert.equal(errorOf(bad).code, -32602);
 });
 
@@ -412,7 +553,8 @@ Deno.test("modernHeaderProblem() checks version, method and name (base64 sentine
   const ok = {
     "mcp-protocol-version": "2026-07-28",
     "mcp-method": "tools/call",
-    "mcp-name": "=?base64?" + btoa(String.fromCharCode(...new TextEncoder().encode("fx.café"))) +
+    "mcp-name": "=?base64?" +
+      btoa(String.fromCharCode(...new TextEncoder().encode("fx.café"))) +
       "?=",
   };
   assert.equal(modernHeaderProblem(ok, body), undefined);
@@ -420,9 +562,18 @@ Deno.test("modernHeaderProblem() checks version, method and name (base64 sentine
     modernHeaderProblem({ ...ok, "mcp-protocol-version": "2025-11-25" }, body)!,
     /MCP-Protocol-Version/,
   );
-  assert.match(modernHeaderProblem({ ...ok, "mcp-method": "tools/list" }, body)!, /Mcp-Method/);
-  assert.match(modernHeaderProblem({ ...ok, "mcp-name": "fx.cafe" }, body)!, /Mcp-Name/);
-  assert.match(modernHeaderProblem({ ...ok, "mcp-name": undefined }, body)!, /Mcp-Name/);
+  assert.match(
+    modernHeaderProblem({ ...ok, "mcp-method": "tools/list" }, body)!,
+    /Mcp-Method/,
+  );
+  assert.match(
+    modernHeaderProblem({ ...ok, "mcp-name": "fx.cafe" }, body)!,
+    /Mcp-Name/,
+  );
+  assert.match(
+    modernHeaderProblem({ ...ok, "mcp-name": undefined }, body)!,
+    /Mcp-Name/,
+  );
   // Names are needed only for tools/call, resources/read, prompts/get.
   assert.equal(
     modernHeaderProblem(
@@ -471,10 +622,19 @@ Deno.test("stdio: a modern line is served statelessly beside the legacy session;
   assert.equal((list.result as Record<string, unknown>).cacheScope, "private");
   send({ jsonrpc: "2.0", id: "l1", method: "tools/list" }); // legacy, on the session
   const legacy = await waitFor((l) => l.id === "l1");
-  assert.equal((legacy.result as Record<string, unknown>).cacheScope, undefined);
-  send(req("sub", "subscriptions/listen", { notifications: { toolsListChanged: true } }));
+  assert.equal(
+    (legacy.result as Record<string, unknown>).cacheScope,
+    undefined,
+  );
+  send(
+    req("sub", "subscriptions/listen", {
+      notifications: { toolsListChanged: true },
+    }),
+  );
   await waitFor((l) => l.method === "notifications/subscriptions/acknowledged");
-  registry.publish(spec("policy.explain", "1.0.0", { requiredScopes: ["policy:read"] }));
+  registry.publish(
+    spec("policy.explain", "1.0.0", { requiredScopes: ["policy:read"] }),
+  );
   const changed = lines.filter((l) => l.method === "notifications/tools/list_changed");
   // One for the legacy session (untagged), one for the subscription (tagged).
   assert.equal(changed.length, 2);
@@ -482,7 +642,11 @@ Deno.test("stdio: a modern line is served statelessly beside the legacy session;
     changed.map((l) => (l.params as { _meta?: Record<string, unknown> } | undefined)?._meta),
     [{ [MODERN_META.subscriptionId]: "sub" }, undefined],
   );
-  send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "sub" } });
+  send({
+    jsonrpc: "2.0",
+    method: "notifications/cancelled",
+    params: { requestId: "sub" },
+  });
   for (let i = 0; i < 50 && s.listenerCount > 0; i++) await delay(5);
   assert.equal(s.listenerCount, 0);
   input.end();

@@ -18,7 +18,10 @@ const errorOf = (r: JsonRpcResponse | undefined) =>
 Deno.test("initialize negotiates leniently and declares tools with listChanged, resources, prompts, logging and completions", async () => {
   const { server: s } = server(estate());
   for (
-    const [asked, got] of [["2025-06-18", "2025-06-18"], ["2024-11-05", "2024-11-05"], [
+    const [asked, got] of [["2025-06-18", "2025-06-18"], [
+      "2024-11-05",
+      "2024-11-05",
+    ], [
       "1999-01-01",
       "2025-11-25",
     ]]
@@ -47,11 +50,15 @@ Deno.test("before initialized, only initialize and ping are served (-32600 other
   const { server: s } = server(estate());
   const session = s.openSession({ principal: RETAIL, notify: () => {} });
   assert.equal(
-    errorOf(await s.handle({ jsonrpc: "2.0", id: 1, method: "tools/list" }, session)).code,
+    errorOf(
+      await s.handle({ jsonrpc: "2.0", id: 1, method: "tools/list" }, session),
+    ).code,
     -32600,
   );
   assert.deepEqual(
-    resultOf(await s.handle({ jsonrpc: "2.0", id: 2, method: "ping" }, session)),
+    resultOf(
+      await s.handle({ jsonrpc: "2.0", id: 2, method: "ping" }, session),
+    ),
     {},
   );
   await s.handle({
@@ -62,15 +69,22 @@ Deno.test("before initialized, only initialize and ping are served (-32600 other
   }, session);
   // Initialized only after the notification.
   assert.equal(
-    errorOf(await s.handle({ jsonrpc: "2.0", id: 4, method: "tools/list" }, session)).code,
+    errorOf(
+      await s.handle({ jsonrpc: "2.0", id: 4, method: "tools/list" }, session),
+    ).code,
     -32600,
   );
   assert.equal(
-    await s.handle({ jsonrpc: "2.0", method: "notifications/initialized" }, session),
+    await s.handle(
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      session,
+    ),
     undefined,
   );
   assert.ok(
-    resultOf(await s.handle({ jsonrpc: "2.0", id: 5, method: "tools/list" }, session)).tools,
+    resultOf(
+      await s.handle({ jsonrpc: "2.0", id: 5, method: "tools/list" }, session),
+    ).tools,
   );
   assert.equal(
     errorOf(
@@ -84,7 +98,9 @@ Deno.test("before initialized, only initialize and ping are served (-32600 other
     -32600,
   );
   assert.equal(
-    errorOf(await s.handle({ jsonrpc: "2.0", id: 7, method: "nope/nope" }, session)).code,
+    errorOf(
+      await s.handle({ jsonrpc: "2.0", id: 7, method: "nope/nope" }, session),
+    ).code,
     -32601,
   );
 });
@@ -102,7 +118,10 @@ Deno.test("notifications are never answered, whatever they say", async () => {
     ]
   ) {
     assert.equal(
-      await s.handle({ jsonrpc: "2.0", method, params: { requestId: 99 } }, session),
+      await s.handle(
+        { jsonrpc: "2.0", method, params: { requestId: 99 } },
+        session,
+      ),
       undefined,
     );
   }
@@ -111,18 +130,33 @@ Deno.test("notifications are never answered, whatever they say", async () => {
 Deno.test("invalid envelopes get the reserved codes, with the id when it is readable", async () => {
   const { server: s } = server(estate());
   const session = await ready(s, RETAIL);
-  assert.deepEqual(await s.handle({ jsonrpc: "1.0", id: 7, method: "ping" }, session), {
-    jsonrpc: "2.0",
-    id: 7,
-    error: { code: -32600, message: 'Invalid Request: jsonrpc must be "2.0", got "1.0"' },
-  });
+  assert.deepEqual(
+    await s.handle({ jsonrpc: "1.0", id: 7, method: "ping" }, session),
+    {
+      jsonrpc: "2.0",
+      id: 7,
+      error: {
+        code: -32600,
+        message: 'Invalid Request: jsonrpc must be "2.0", got "1.0"',
+      },
+    },
+  );
   assert.equal(
-    errorOf(await s.handle({ jsonrpc: "2.0", id: 1.5, method: "ping" }, session)).code,
+    errorOf(
+      await s.handle({ jsonrpc: "2.0", id: 1.5, method: "ping" }, session),
+    ).code,
     -32600,
   );
   assert.equal((await s.handle([1, 2], session))!.id, null);
   assert.equal(
-    errorOf(await s.handle({ jsonrpc: "2.0", id: 8, method: "tools/list", params: [1] }, session))
+    errorOf(
+      await s.handle({
+        jsonrpc: "2.0",
+        id: 8,
+        method: "tools/list",
+        params: [1],
+      }, session),
+    )
       .code,
     -32602,
   );
@@ -144,9 +178,9 @@ Deno.test("tools/list is the principal's discovery, paginated by opaque cursors 
         }, session),
       );
       names.push(
-        ...(r.tools as { name: string; _meta: Record<string, string> }[]).map((t) =>
-          `${t.name}@${t._meta["dev.tool-estate/version"]}`
-        ),
+        ...(r.tools as { name: string; _meta: Record<string, string> }[]).map((
+          t,
+        ) => `${t.name}@${t._meta["dev.tool-estate/version"]}`),
       );
       cursor = r.nextCursor as string | undefined;
       if (cursor === undefined) break;
@@ -158,11 +192,19 @@ Deno.test("tools/list is the principal's discovery, paginated by opaque cursors 
     "payments.release@1.0.0",
     "policy.search@1.0.0",
   ]);
-  assert.deepEqual(await walk(RETAIL), ["policy.search@1.0.0", "retail.transfers.lookup@1.0.0"]);
+  assert.deepEqual(await walk(RETAIL), [
+    "policy.search@1.0.0",
+    "retail.transfers.lookup@1.0.0",
+  ]);
   const session = await ready(s, RETAIL);
   for (const cursor of ["", "bogus", 5, "dGUxOjk5"]) {
     const e = errorOf(
-      await s.handle({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { cursor } }, session),
+      await s.handle({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/list",
+        params: { cursor },
+      }, session),
     );
     assert.equal(e.code, -32602, String(cursor));
   }
@@ -192,12 +234,21 @@ Deno.test("tools/call: an unknown tool and an invisible one get byte-identical e
   const { server: s, ran, calls } = server(estate());
   const session = await ready(s, RETAIL);
   const unknown = JSON.stringify(
-    await s.handle(call(1, "payments.teleport", { reference: "PMT-000001" }), session),
+    await s.handle(
+      call(1, "payments.teleport", { reference: "PMT-000001" }),
+      session,
+    ),
   );
   const hidden = JSON.stringify(
-    await s.handle(call(1, "payments.release", { reference: "PMT-000001" }), session),
+    await s.handle(
+      call(1, "payments.release", { reference: "PMT-000001" }),
+      session,
+    ),
   );
-  assert.equal(hidden.replace("payments.release", "payments.teleport"), unknown);
+  assert.equal(
+    hidden.replace("payments.release", "payments.teleport"),
+    unknown,
+  );
   assert.equal(errorOf(JSON.parse(unknown)).code, -32602);
   assert.deepEqual([ran, calls], [[], []]);
 });
@@ -208,7 +259,12 @@ Deno.test("tools/call checks params shape first", async () => {
   assert.match(
     errorOf(
       await s.handle(
-        { jsonrpc: "2.0", id: 1, method: "tools/call", params: { arguments: {} } },
+        {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { arguments: {} },
+        },
         session,
       ),
     ).message,
@@ -221,7 +277,9 @@ Deno.test("tools/call checks params shape first", async () => {
   assert.match(
     errorOf(
       await s.handle(
-        call(3, "payments.lookup", {}, { "dev.tool-estate/version": "latest!" }),
+        call(3, "payments.lookup", {}, {
+          "dev.tool-estate/version": "latest!",
+        }),
         session,
       ),
     ).message,
@@ -250,17 +308,26 @@ Deno.test("schema-invalid arguments never reach the handler: -32602 with issues 
     /^Invalid arguments for payments\.lookup:\n\$\.amount: expected number, got string \(type\)/,
   );
   assert.deepEqual(ran, []);
-  assert.deepEqual(calls.map((c) => c.outcome), ["invalid-arguments", "invalid-arguments"]);
+  assert.deepEqual(calls.map((c) => c.outcome), [
+    "invalid-arguments",
+    "invalid-arguments",
+  ]);
 });
 
 Deno.test("a handler that throws gives an isError result without a stack trace", async () => {
   const { server: s, calls } = server(estate());
   const session = await ready(s, OPERATOR);
   const r = resultOf(
-    await s.handle(call(1, "payments.lookup", { reference: "PMT-999999" }), session),
+    await s.handle(
+      call(1, "payments.lookup", { reference: "PMT-999999" }),
+      session,
+    ),
   );
   assert.deepEqual(r, {
-    content: [{ type: "text", text: "payments.lookup failed: core banking timed out" }],
+    content: [{
+      type: "text",
+      text: "payments.lookup failed: core banking timed out",
+    }],
     isError: true,
   });
   assert.equal(calls[0].outcome, "tool-error");
@@ -271,7 +338,10 @@ Deno.test("a per-call pin resolves deprecated versions; unpinned calls get the n
   const { server: s, ran } = server(registry);
   const session = await ready(s, OPERATOR);
   registry.deprecate("payments.lookup", "1.0.0");
-  await s.handle(call(1, "payments.lookup", { reference: "PMT-000001" }), session);
+  await s.handle(
+    call(1, "payments.lookup", { reference: "PMT-000001" }),
+    session,
+  );
   await s.handle(
     call(2, "payments.lookup", { reference: "PMT-000001" }, {
       "dev.tool-estate/version": "~1.0.0",
@@ -292,7 +362,10 @@ Deno.test("every call is logged with principal, tool, version, outcome and durat
   let t = 1000;
   const { server: s, calls } = server(estate(), { now: () => (t += 5) });
   const session = await ready(s, OPERATOR);
-  await s.handle(call(1, "policy.search", { reference: "PMT-000001" }), session);
+  await s.handle(
+    call(1, "policy.search", { reference: "PMT-000001" }),
+    session,
+  );
   assert.deepEqual(calls, [{
     principal: "wholesale-operator",
     tool: "policy.search",
@@ -307,7 +380,9 @@ Deno.test("every call is logged with principal, tool, version, outcome and durat
 Deno.test("list_changed goes to each session whose view changed, and only then", async () => {
   const registry = estate();
   const { server: s } = server(registry);
-  const retailNotes: unknown[] = [], operatorNotes: unknown[] = [], fresh: unknown[] = [];
+  const retailNotes: unknown[] = [],
+    operatorNotes: unknown[] = [],
+    fresh: unknown[] = [];
   await ready(s, RETAIL, "2025-11-25", retailNotes);
   await ready(s, OPERATOR, "2025-11-25", operatorNotes);
   s.openSession({ principal: OPERATOR, notify: (m) => fresh.push(m) }); // not initialized: never told
@@ -327,7 +402,11 @@ Deno.test("list_changed goes to each session whose view changed, and only then",
   registry.deprecate("payments.lookup", "1.0.0"); // 1.1.0 is what they see: no change
   assert.equal(operatorNotes.length, 1);
   registry.retire("retail.transfers.lookup", "1.0.0");
-  assert.deepEqual([retailNotes.length, operatorNotes.length, fresh.length], [1, 1, 0]);
+  assert.deepEqual([retailNotes.length, operatorNotes.length, fresh.length], [
+    1,
+    1,
+    0,
+  ]);
 });
 
 Deno.test("a cancelled request gets no response; progress goes out when a token was sent", async () => {
@@ -346,10 +425,15 @@ Deno.test("a cancelled request gets no response; progress goes out when a token 
   });
   const session = await ready(s, OPERATOR, "2025-11-25", notes);
   const pending = s.handle(
-    call(1, "policy.search", { reference: "PMT-000001" }, { progressToken: "tok" }),
+    call(1, "policy.search", { reference: "PMT-000001" }, {
+      progressToken: "tok",
+    }),
     session,
   );
-  const cancelled = s.handle(call(2, "policy.search", { reference: "PMT-000001" }), session);
+  const cancelled = s.handle(
+    call(2, "policy.search", { reference: "PMT-000001" }),
+    session,
+  );
   assert.equal(
     await s.handle({
       jsonrpc: "2.0",
@@ -360,7 +444,9 @@ Deno.test("a cancelled request gets no response; progress goes out when a token 
   );
   release();
   assert.equal(await cancelled, undefined);
-  assert.deepEqual(resultOf(await pending), { content: [{ type: "text", text: "done" }] });
+  assert.deepEqual(resultOf(await pending), {
+    content: [{ type: "text", text: "done" }],
+  });
   assert.deepEqual(notes, [
     {
       jsonrpc: "2.0",
@@ -370,7 +456,12 @@ Deno.test("a cancelled request gets no response; progress goes out when a token 
     {
       jsonrpc: "2.0",
       method: "notifications/progress",
-      params: { progressToken: "tok", progress: 2, total: 3, message: "halfway" },
+      params: {
+        progressToken: "tok",
+        progress: 2,
+        total: 3,
+        message: "halfway",
+      },
     },
   ]);
 });
@@ -383,7 +474,10 @@ Deno.test("resources and prompts: lists, reads, and the error codes for unknown 
       read: (uri) => uri === "bank://policies/A" ? [{ uri, text: "Policy A" }] : undefined,
     },
     prompts: {
-      list: () => [{ name: "investigate", arguments: [{ name: "reference", required: true }] }],
+      list: () => [{
+        name: "investigate",
+        arguments: [{ name: "reference", required: true }],
+      }],
       get: (name, args) => {
         if (name !== "investigate") return undefined;
         if (!args.reference) throw new (class extends Error {})("x");
@@ -402,25 +496,50 @@ Deno.test("resources and prompts: lists, reads, and the error codes for unknown 
   assert.deepEqual(resultOf(await h(1, "resources/list", {})), {
     resources: [{ uri: "bank://policies/A", name: "A" }],
   });
-  assert.deepEqual(resultOf(await h(2, "resources/templates/list", {})).resourceTemplates, [{
-    uriTemplate: "bank://policies/{id}",
-    name: "policy",
-  }]);
-  assert.deepEqual(resultOf(await h(3, "resources/read", { uri: "bank://policies/A" })), {
-    contents: [{ uri: "bank://policies/A", text: "Policy A" }],
-  });
-  assert.equal(errorOf(await h(4, "resources/read", { uri: "bank://policies/Z" })).code, -32002);
-  assert.equal(resultOf(await h(5, "prompts/list", {})).prompts instanceof Array, true);
   assert.deepEqual(
-    resultOf(await h(6, "prompts/get", { name: "investigate", arguments: { reference: "PMT-1" } }))
+    resultOf(await h(2, "resources/templates/list", {})).resourceTemplates,
+    [{
+      uriTemplate: "bank://policies/{id}",
+      name: "policy",
+    }],
+  );
+  assert.deepEqual(
+    resultOf(await h(3, "resources/read", { uri: "bank://policies/A" })),
+    {
+      contents: [{ uri: "bank://policies/A", text: "Policy A" }],
+    },
+  );
+  assert.equal(
+    errorOf(await h(4, "resources/read", { uri: "bank://policies/Z" })).code,
+    -32002,
+  );
+  assert.equal(
+    resultOf(await h(5, "prompts/list", {})).prompts instanceof Array,
+    true,
+  );
+  assert.deepEqual(
+    resultOf(
+      await h(6, "prompts/get", {
+        name: "investigate",
+        arguments: { reference: "PMT-1" },
+      }),
+    )
       .messages,
     [
       { role: "user", content: { type: "text", text: "look at PMT-1" } },
     ],
   );
-  assert.equal(errorOf(await h(7, "prompts/get", { name: "nope" })).code, -32602);
   assert.equal(
-    errorOf(await h(8, "prompts/get", { name: "investigate", arguments: { reference: 5 } })).code,
+    errorOf(await h(7, "prompts/get", { name: "nope" })).code,
+    -32602,
+  );
+  assert.equal(
+    errorOf(
+      await h(8, "prompts/get", {
+        name: "investigate",
+        arguments: { reference: 5 },
+      }),
+    ).code,
     -32602,
   );
 });
@@ -462,10 +581,23 @@ Deno.test("property: any JSON values and text lines never throw, never answer a 
     n,
   ) => (n.params === undefined ? { jsonrpc: n.jsonrpc, method: n.method } : n));
   const message = fc.oneof(
-    request.map((m) => ({ kind: "request" as const, text: JSON.stringify(m), id: m.id })),
-    notification.map((m) => ({ kind: "notification" as const, text: JSON.stringify(m) })),
-    fc.jsonValue().map((v) => ({ kind: "value" as const, text: JSON.stringify(v) ?? "null" })),
-    fc.string().map((t) => ({ kind: "text" as const, text: t.replace(/\n/g, " ") })),
+    request.map((m) => ({
+      kind: "request" as const,
+      text: JSON.stringify(m),
+      id: m.id,
+    })),
+    notification.map((m) => ({
+      kind: "notification" as const,
+      text: JSON.stringify(m),
+    })),
+    fc.jsonValue().map((v) => ({
+      kind: "value" as const,
+      text: JSON.stringify(v) ?? "null",
+    })),
+    fc.string().map((t) => ({
+      kind: "text" as const,
+      text: t.replace(/\n/g, " "),
+    })),
   );
   await fc.assert(
     fc.asyncProperty(fc.array(message, { maxLength: 25 }), async (messages) => {
@@ -479,7 +611,10 @@ Deno.test("property: any JSON values and text lines never throw, never answer a 
           assert.equal(r.id, m.id);
           assert.equal(("result" in r) !== ("error" in r), true);
           if ("error" in r) {
-            assert.ok(Number.isInteger(r.error.code) && typeof r.error.message === "string");
+            assert.ok(
+              Number.isInteger(r.error.code) &&
+                typeof r.error.message === "string",
+            );
           }
         }
         if (out !== undefined) {
@@ -512,12 +647,23 @@ Deno.test("logging: tool log messages follow logging/setLevel and go out as rela
     method: "initialize",
     params: { protocolVersion: "2025-11-25", capabilities: {} },
   }, session);
-  await s.handle({ jsonrpc: "2.0", method: "notifications/initialized" }, session);
-  await s.handle(call(1, "policy.search", { reference: "PMT-000001" }), session);
-  assert.deepEqual(sent.map(([m, r]) => [(m as { params: { level: string } }).params.level, r]), [[
-    "debug",
-    1,
-  ], ["warning", 1]]);
+  await s.handle(
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    session,
+  );
+  await s.handle(
+    call(1, "policy.search", { reference: "PMT-000001" }),
+    session,
+  );
+  assert.deepEqual(
+    sent.map((
+      [m, r],
+    ) => [(m as { params: { level: string } }).params.level, r]),
+    [[
+      "debug",
+      1,
+    ], ["warning", 1]],
+  );
   assert.deepEqual(
     resultOf(
       await s.handle({
@@ -530,7 +676,10 @@ Deno.test("logging: tool log messages follow logging/setLevel and go out as rela
     {},
   );
   sent.length = 0;
-  await s.handle(call(3, "policy.search", { reference: "PMT-000001" }), session);
+  await s.handle(
+    call(3, "policy.search", { reference: "PMT-000001" }),
+    session,
+  );
   assert.deepEqual(sent.map(([m]) => m), [{
     jsonrpc: "2.0",
     method: "notifications/message",
@@ -569,10 +718,17 @@ Deno.test("completion/complete asks the prompt provider; resources/subscribe get
     }),
   );
   assert.deepEqual(c, {
-    completion: { values: ["PMT-004211", "PMT-004212"], total: 2, hasMore: false },
+    completion: {
+      values: ["PMT-004211", "PMT-004212"],
+      total: 2,
+      hasMore: false,
+    },
   });
   assert.equal(errorOf(await h(2, "completion/complete", {})).code, -32602);
-  assert.deepEqual(resultOf(await h(3, "resources/subscribe", { uri: "bank://policies/A" })), {});
+  assert.deepEqual(
+    resultOf(await h(3, "resources/subscribe", { uri: "bank://policies/A" })),
+    {},
+  );
   s.resourceUpdated("bank://policies/A");
   s.resourceUpdated("bank://policies/B");
   await h(4, "resources/unsubscribe", { uri: "bank://policies/A" });
@@ -603,7 +759,9 @@ Deno.test("a session belongs to the server that opened it: another server neithe
   assert.equal(b.sessionCount, 0);
   b.close();
   assert.equal(a.sessionCount, 1);
-  const tools = resultOf(await a.handle(list, session)).tools as { name: string }[];
+  const tools = resultOf(await a.handle(list, session)).tools as {
+    name: string;
+  }[];
   assert.ok(tools.length > 0);
   a.close();
 });

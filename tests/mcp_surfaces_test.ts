@@ -33,7 +33,9 @@ async function asker(
   s: McpServer,
   principal: Principal,
   era: Era,
-): Promise<(method: string, params?: Record<string, unknown>) => Promise<JsonRpcResponse>> {
+): Promise<
+  (method: string, params?: Record<string, unknown>) => Promise<JsonRpcResponse>
+> {
   if (era === "2026-07-28") {
     return async (method, params = {}) =>
       (await s.handleStateless(
@@ -41,7 +43,10 @@ async function asker(
           jsonrpc: "2.0",
           id: 1,
           method,
-          params: { ...params, _meta: { ...ENVELOPE, ...(params._meta as object ?? {}) } },
+          params: {
+            ...params,
+            _meta: { ...ENVELOPE, ...(params._meta as object ?? {}) },
+          },
         },
         { principal },
       ))!;
@@ -52,12 +57,22 @@ async function asker(
 }
 
 /** Providers whose payment items require `payments.lookup`; every call to them is recorded. */
-function providers(asked: string[]): { resources: ResourceProvider; prompts: PromptProvider } {
+function providers(
+  asked: string[],
+): { resources: ResourceProvider; prompts: PromptProvider } {
   return {
     resources: {
       list: () => [
-        { uri: "bank://policies/cutoff", name: "cutoff", requires: { tools: ["policy.search"] } },
-        { uri: "bank://payments/held", name: "held", requires: { tools: ["payments.lookup"] } },
+        {
+          uri: "bank://policies/cutoff",
+          name: "cutoff",
+          requires: { tools: ["policy.search"] },
+        },
+        {
+          uri: "bank://payments/held",
+          name: "held",
+          requires: { tools: ["payments.lookup"] },
+        },
       ],
       templates: () => [{
         uriTemplate: "bank://payments/{reference}",
@@ -84,7 +99,10 @@ function providers(asked: string[]): { resources: ResourceProvider; prompts: Pro
         return {
           messages: [{
             role: "user",
-            content: { type: "text", text: `${name} ${args.reference ?? args.topic}` },
+            content: {
+              type: "text",
+              text: `${name} ${args.reference ?? args.topic}`,
+            },
           }],
         };
       },
@@ -108,27 +126,49 @@ Deno.test("prompts, resources and templates are listed per principal, and requir
       field: string,
     ) => {
       const result = resultOf(await ask(method));
-      assert.equal(JSON.stringify(result).includes("requires"), false, `${era} ${method}`);
+      assert.equal(
+        JSON.stringify(result).includes("requires"),
+        false,
+        `${era} ${method}`,
+      );
       return (result[key] as Record<string, string>[]).map((x) => x[field]);
     };
-    assert.deepEqual(await names(retail, "prompts/list", "prompts", "name"), ["summarise"]);
+    assert.deepEqual(await names(retail, "prompts/list", "prompts", "name"), [
+      "summarise",
+    ]);
     assert.deepEqual(await names(operator, "prompts/list", "prompts", "name"), [
       "investigate",
       "summarise",
     ]);
-    assert.deepEqual(await names(retail, "resources/list", "resources", "uri"), [
-      "bank://policies/cutoff",
-    ]);
-    assert.deepEqual(await names(operator, "resources/list", "resources", "uri"), [
-      "bank://policies/cutoff",
-      "bank://payments/held",
-    ]);
     assert.deepEqual(
-      await names(retail, "resources/templates/list", "resourceTemplates", "uriTemplate"),
+      await names(retail, "resources/list", "resources", "uri"),
+      [
+        "bank://policies/cutoff",
+      ],
+    );
+    assert.deepEqual(
+      await names(operator, "resources/list", "resources", "uri"),
+      [
+        "bank://policies/cutoff",
+        "bank://payments/held",
+      ],
+    );
+    assert.deepEqual(
+      await names(
+        retail,
+        "resources/templates/list",
+        "resourceTemplates",
+        "uriTemplate",
+      ),
       [],
     );
     assert.deepEqual(
-      await names(operator, "resources/templates/list", "resourceTemplates", "uriTemplate"),
+      await names(
+        operator,
+        "resources/templates/list",
+        "resourceTemplates",
+        "uriTemplate",
+      ),
       ["bank://payments/{reference}"],
     );
     s.close();
@@ -148,7 +188,11 @@ Deno.test("an invisible prompt, resource or completion is answered byte for byte
     ) => {
       const a = JSON.stringify(await retail(method, hidden));
       const b = JSON.stringify(await retail(method, missing));
-      assert.equal(a.split(name[0]).join("<n>"), b.split(name[1]).join("<n>"), `${era} ${method}`);
+      assert.equal(
+        a.split(name[0]).join("<n>"),
+        b.split(name[1]).join("<n>"),
+        `${era} ${method}`,
+      );
       return a;
     };
     const get = await same(
@@ -159,16 +203,26 @@ Deno.test("an invisible prompt, resource or completion is answered byte for byte
     );
     assert.match(get, /"code":-32602,"message":"Unknown prompt: investigate"/);
     // Without the required argument too: a hidden prompt never says which argument it lacks.
-    await same("prompts/get", { name: "investigate" }, { name: "nosuchprompt" }, [
-      "investigate",
-      "nosuchprompt",
-    ]);
+    await same(
+      "prompts/get",
+      { name: "investigate" },
+      { name: "nosuchprompt" },
+      [
+        "investigate",
+        "nosuchprompt",
+      ],
+    );
     for (const uri of ["bank://payments/held", "bank://payments/PMT-004211"]) {
-      const read = await same("resources/read", { uri }, { uri: "bank://nothing" }, [
+      const read = await same("resources/read", { uri }, {
+        uri: "bank://nothing",
+      }, [
         uri,
         "bank://nothing",
       ]);
-      assert.match(read, era === "2025-11-25" ? /"code":-32002/ : /"code":-32602/);
+      assert.match(
+        read,
+        era === "2025-11-25" ? /"code":-32002/ : /"code":-32602/,
+      );
     }
     const completion = await same(
       "completion/complete",
@@ -202,7 +256,9 @@ Deno.test("an invisible prompt, resource or completion is answered byte for byte
       true,
     );
     assert.deepEqual(
-      (resultOf(await operator("resources/read", { uri: "bank://payments/PMT-004211" }))
+      (resultOf(
+        await operator("resources/read", { uri: "bank://payments/PMT-004211" }),
+      )
         .contents as unknown[]).length,
       1,
     );
@@ -220,12 +276,18 @@ Deno.test("an invisible prompt, resource or completion is answered byte for byte
 });
 
 Deno.test("resources/subscribe to a URI the principal may not see is answered {} and hears no updates", async () => {
-  const notes: { retail: unknown[]; operator: unknown[] } = { retail: [], operator: [] };
+  const notes: { retail: unknown[]; operator: unknown[] } = {
+    retail: [],
+    operator: [],
+  };
   const { server: s } = server(estate(), providers([]));
   const retail = await ready(s, RETAIL, "2025-11-25", notes.retail);
   const operator = await ready(s, OPERATOR, "2025-11-25", notes.operator);
   for (
-    const [session, uri] of [[retail, "bank://payments/held"], [retail, "bank://nothing"], [
+    const [session, uri] of [[retail, "bank://payments/held"], [
+      retail,
+      "bank://nothing",
+    ], [
       operator,
       "bank://payments/held",
     ]] as const
@@ -256,10 +318,17 @@ Deno.test("the example bank completes payment references only for principals ent
       value: "",
       principal: p,
     });
-  assert.deepEqual(complete(OPERATOR), ["PMT-000771", "PMT-004211", "PMT-004212"]);
+  assert.deepEqual(complete(OPERATOR), [
+    "PMT-000771",
+    "PMT-004211",
+    "PMT-004212",
+  ]);
   assert.deepEqual(complete({ ...OPERATOR, scopes: ["policy:read"] }), []);
   assert.deepEqual(complete({ ...OPERATOR, tenant: "group" }), []);
-  assert.deepEqual(complete({ ...RETAIL, scopes: [...RETAIL.scopes, "payments:read"] }), []);
+  assert.deepEqual(
+    complete({ ...RETAIL, scopes: [...RETAIL.scopes, "payments:read"] }),
+    [],
+  );
   // Through the server the retail agent never reaches the provider: the prompt is not theirs.
   const registry = new ToolRegistry();
   for (const name of ["payments.lookup", "policy.search"]) {
@@ -287,8 +356,14 @@ Deno.test("the example bank completes payment references only for principals ent
 
 Deno.test("cacheScope is public only where the answer is the same for every principal", async () => {
   const open = spec("policy.search", "1.0.0", { dataClassification: "public" });
-  const scope = async (s: McpServer, method: string, params = {}, p: Principal = RETAIL) =>
-    resultOf(await (await asker(s, p, "2026-07-28"))(method, params)).cacheScope;
+  const scope = async (
+    s: McpServer,
+    method: string,
+    params = {},
+    p: Principal = RETAIL,
+  ) =>
+    resultOf(await (await asker(s, p, "2026-07-28"))(method, params))
+      .cacheScope;
 
   // tools/list: public while each tool's newest version admits everyone.
   const registry = new ToolRegistry();
@@ -296,12 +371,18 @@ Deno.test("cacheScope is public only where the answer is the same for every prin
   const { server: s } = server(registry);
   assert.equal(await scope(s, "tools/list"), "public");
   assert.equal(await scope(s, "tools/list", {}, OPERATOR), "public");
-  registry.publish({ ...open, version: "1.1.0", requiredScopes: ["policy:read"] });
+  registry.publish({
+    ...open,
+    version: "1.1.0",
+    requiredScopes: ["policy:read"],
+  });
   assert.equal(await scope(s, "tools/list"), "private"); // someone now sees 1.0.0, someone 1.1.0
   s.close();
   assert.equal(await scope(server(estate()).server, "tools/list"), "private");
   // No providers at all: the same (empty) answer for everyone.
-  for (const m of ["resources/list", "resources/templates/list", "prompts/list"]) {
+  for (
+    const m of ["resources/list", "resources/templates/list", "prompts/list"]
+  ) {
     assert.equal(await scope(server(estate()).server, m), "public", m);
   }
 
@@ -313,14 +394,26 @@ Deno.test("cacheScope is public only where the answer is the same for every prin
       read: (uri: string) => [{ uri, text: "1.17" }],
       variesByPrincipal: false,
     },
-    prompts: { list: () => [{ name: "hello" }], get: () => undefined, variesByPrincipal: false },
+    prompts: {
+      list: () => [{ name: "hello" }],
+      get: () => undefined,
+      variesByPrincipal: false,
+    },
   };
   const { server: plain } = server(estate(), unguarded);
-  for (const m of ["resources/list", "resources/templates/list", "prompts/list"]) {
+  for (
+    const m of ["resources/list", "resources/templates/list", "prompts/list"]
+  ) {
     assert.equal(await scope(plain, m), "public", m);
   }
-  assert.equal(await scope(plain, "resources/read", { uri: "bank://rates" }), "public");
-  assert.equal(await scope(plain, "resources/read", { uri: "bank://rates/GBP" }), "public");
+  assert.equal(
+    await scope(plain, "resources/read", { uri: "bank://rates" }),
+    "public",
+  );
+  assert.equal(
+    await scope(plain, "resources/read", { uri: "bank://rates/GBP" }),
+    "public",
+  );
 
   // One guarded item makes the list private (it differs between principals), not the others.
   const guarded = {
@@ -334,7 +427,10 @@ Deno.test("cacheScope is public only where the answer is the same for every prin
     },
     prompts: {
       ...unguarded.prompts,
-      list: () => [{ name: "hello" }, { name: "audit", requires: { scopes: ["audit:read"] } }],
+      list: () => [{ name: "hello" }, {
+        name: "audit",
+        requires: { scopes: ["audit:read"] },
+      }],
     },
   };
   const { server: mixed } = server(estate(), guarded);
@@ -342,9 +438,17 @@ Deno.test("cacheScope is public only where the answer is the same for every prin
   assert.equal(await scope(mixed, "resources/list", {}, OPERATOR), "private");
   assert.equal(await scope(mixed, "prompts/list"), "private");
   assert.equal(await scope(mixed, "resources/templates/list"), "public");
-  assert.equal(await scope(mixed, "resources/read", { uri: "bank://rates" }), "public");
   assert.equal(
-    await scope(mixed, "resources/read", { uri: "bank://payments/held" }, OPERATOR),
+    await scope(mixed, "resources/read", { uri: "bank://rates" }),
+    "public",
+  );
+  assert.equal(
+    await scope(
+      mixed,
+      "resources/read",
+      { uri: "bank://payments/held" },
+      OPERATOR,
+    ),
     "private",
   );
 
@@ -354,7 +458,10 @@ Deno.test("cacheScope is public only where the answer is the same for every prin
     prompts: { ...unguarded.prompts, variesByPrincipal: undefined },
   });
   assert.equal(await scope(undeclared, "resources/list"), "private");
-  assert.equal(await scope(undeclared, "resources/read", { uri: "bank://rates" }), "private");
+  assert.equal(
+    await scope(undeclared, "resources/read", { uri: "bank://rates" }),
+    "private",
+  );
   assert.equal(await scope(undeclared, "prompts/list"), "private");
   // A requirement everyone meets (a tool open to all) keeps the answer public.
   const r2 = new ToolRegistry();
@@ -380,15 +487,24 @@ Deno.test("probes for hidden and nonexistent names are logged with the principal
       now: () => Date.parse("2026-11-30T10:00:00Z"),
     }).server;
     const requests: [string, Record<string, unknown>][] = [
-      ["tools/call", { name: "payments.lookup", arguments: { reference: "PMT-004211" } }],
+      ["tools/call", {
+        name: "payments.lookup",
+        arguments: { reference: "PMT-004211" },
+      }],
       ["tools/call", { name: "payments.cancel", arguments: {} }],
       ["tools/call", {
         name: "policy.search",
         arguments: { reference: "PMT-004211" },
         _meta: { "dev.tool-estate/version": "^7.0.0" },
       }],
-      ["tools/call", { name: "policy.search", arguments: { reference: "PMT-004211" } }],
-      ["prompts/get", { name: "investigate", arguments: { reference: "PMT-1" } }],
+      ["tools/call", {
+        name: "policy.search",
+        arguments: { reference: "PMT-004211" },
+      }],
+      ["prompts/get", {
+        name: "investigate",
+        arguments: { reference: "PMT-1" },
+      }],
       ["prompts/get", { name: "nosuchprompt" }],
       ["prompts/get", { name: "summarise", arguments: { topic: "x" } }],
       ["resources/read", { uri: "bank://payments/held" }],
@@ -410,13 +526,29 @@ Deno.test("probes for hidden and nonexistent names are logged with the principal
     const a = await asker(quiet, RETAIL, era);
     const b = await asker(logged, RETAIL, era);
     for (const [method, params] of requests) {
-      assert.deepEqual(await b(method, params), await a(method, params), `${era} ${method}`);
+      assert.deepEqual(
+        await b(method, params),
+        await a(method, params),
+        `${era} ${method}`,
+      );
     }
     const at = "2026-11-30T10:00:00.000Z";
     const p = "retail-agent";
     assert.deepEqual(probes, [
-      { principal: p, method: "tools/call", name: "payments.lookup", hidden: true, at },
-      { principal: p, method: "tools/call", name: "payments.cancel", hidden: false, at },
+      {
+        principal: p,
+        method: "tools/call",
+        name: "payments.lookup",
+        hidden: true,
+        at,
+      },
+      {
+        principal: p,
+        method: "tools/call",
+        name: "payments.cancel",
+        hidden: false,
+        at,
+      },
       {
         principal: p,
         method: "tools/call",
@@ -425,12 +557,48 @@ Deno.test("probes for hidden and nonexistent names are logged with the principal
         hidden: false,
         at,
       },
-      { principal: p, method: "prompts/get", name: "investigate", hidden: true, at },
-      { principal: p, method: "prompts/get", name: "nosuchprompt", hidden: false, at },
-      { principal: p, method: "resources/read", name: "bank://payments/held", hidden: true, at },
-      { principal: p, method: "resources/read", name: "bank://nothing", hidden: false, at },
-      { principal: p, method: "completion/complete", name: "investigate", hidden: true, at },
-      { principal: p, method: "completion/complete", name: "nosuchprompt", hidden: false, at },
+      {
+        principal: p,
+        method: "prompts/get",
+        name: "investigate",
+        hidden: true,
+        at,
+      },
+      {
+        principal: p,
+        method: "prompts/get",
+        name: "nosuchprompt",
+        hidden: false,
+        at,
+      },
+      {
+        principal: p,
+        method: "resources/read",
+        name: "bank://payments/held",
+        hidden: true,
+        at,
+      },
+      {
+        principal: p,
+        method: "resources/read",
+        name: "bank://nothing",
+        hidden: false,
+        at,
+      },
+      {
+        principal: p,
+        method: "completion/complete",
+        name: "investigate",
+        hidden: true,
+        at,
+      },
+      {
+        principal: p,
+        method: "completion/complete",
+        name: "nosuchprompt",
+        hidden: false,
+        at,
+      },
     ]);
     quiet.close();
     logged.close();

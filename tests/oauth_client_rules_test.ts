@@ -38,8 +38,13 @@ Deno.test("bearerChallenge() reads resource_metadata, scope, error from quoted a
       errorDescription: 'needs "c"',
     },
   );
-  assert.deepEqual(bearerChallenge("bearer error=invalid_token"), { error: "invalid_token" });
-  assert.deepEqual(bearerChallenge('Negotiate, Basic abc==, DPoP algs="ES256"'), {});
+  assert.deepEqual(bearerChallenge("bearer error=invalid_token"), {
+    error: "invalid_token",
+  });
+  assert.deepEqual(
+    bearerChallenge('Negotiate, Basic abc==, DPoP algs="ES256"'),
+    {},
+  );
   assert.deepEqual(bearerChallenge(null), {});
   assert.deepEqual(bearerChallenge('Bearer scope=""'), {});
   // Found by the law below: a scheme without parameters, then another.
@@ -57,7 +62,9 @@ Deno.test("parseChallenges() round-trips any challenge list it is given in RFC 9
   );
   const challenge = fc.record({
     scheme: token,
-    params: fc.dictionary(token.map((t) => t.toLowerCase()), value, { maxKeys: 5 }),
+    params: fc.dictionary(token.map((t) => t.toLowerCase()), value, {
+      maxKeys: 5,
+    }),
   });
   fc.assert(
     fc.property(
@@ -74,7 +81,10 @@ Deno.test("parseChallenges() round-trips any challenge list it is given in RFC 9
         const parsed = parseChallenges(header);
         assert.deepEqual(
           parsed.map((c) => ({ scheme: c.scheme, params: c.params })),
-          list.map((c) => ({ scheme: c.scheme.toLowerCase(), params: { ...c.params } })),
+          list.map((c) => ({
+            scheme: c.scheme.toLowerCase(),
+            params: { ...c.params },
+          })),
           header,
         );
       },
@@ -90,28 +100,75 @@ Deno.test("well-known URLs in the specification's order: resource metadata path-
   assert.deepEqual(resourceMetadataUrls("https://example.com/"), [
     "https://example.com/.well-known/oauth-protected-resource",
   ]);
-  assert.deepEqual(authorizationServerMetadataUrls("https://auth.example.com/tenant1"), [
-    "https://auth.example.com/.well-known/oauth-authorization-server/tenant1",
-    "https://auth.example.com/.well-known/openid-configuration/tenant1",
-    "https://auth.example.com/tenant1/.well-known/openid-configuration",
-  ]);
-  assert.deepEqual(authorizationServerMetadataUrls("https://auth.example.com"), [
-    "https://auth.example.com/.well-known/oauth-authorization-server",
-    "https://auth.example.com/.well-known/openid-configuration",
-  ]);
+  assert.deepEqual(
+    authorizationServerMetadataUrls("https://auth.example.com/tenant1"),
+    [
+      "https://auth.example.com/.well-known/oauth-authorization-server/tenant1",
+      "https://auth.example.com/.well-known/openid-configuration/tenant1",
+      "https://auth.example.com/tenant1/.well-known/openid-configuration",
+    ],
+  );
+  assert.deepEqual(
+    authorizationServerMetadataUrls("https://auth.example.com"),
+    [
+      "https://auth.example.com/.well-known/oauth-authorization-server",
+      "https://auth.example.com/.well-known/openid-configuration",
+    ],
+  );
 });
 
 Deno.test("canonicalResource() lower-cases scheme and host, drops the fragment and a bare origin's slash; resourceCovers() wants the same origin and a parent path", () => {
-  assert.equal(canonicalResource("HTTPS://MCP.Example.com/Mcp#x"), "https://mcp.example.com/Mcp");
-  assert.equal(canonicalResource("https://mcp.example.com/"), "https://mcp.example.com");
-  assert.equal(canonicalResource("https://mcp.example.com:8443"), "https://mcp.example.com:8443");
-  assert.ok(resourceCovers("https://mcp.example.com", "https://mcp.example.com/mcp"));
-  assert.ok(resourceCovers("https://mcp.example.com/mcp", "https://mcp.example.com/mcp"));
-  assert.ok(resourceCovers("https://MCP.example.com/a/", "https://mcp.example.com/a/mcp"));
-  assert.ok(!resourceCovers("https://mcp.example.com/mc", "https://mcp.example.com/mcp"));
-  assert.ok(!resourceCovers("https://evil.example.com/mcp", "https://mcp.example.com/mcp"));
-  assert.ok(!resourceCovers("http://mcp.example.com/mcp", "https://mcp.example.com/mcp"));
-  assert.ok(!resourceCovers("https://mcp.example.com/mcp#f", "https://mcp.example.com/mcp"));
+  assert.equal(
+    canonicalResource("HTTPS://MCP.Example.com/Mcp#x"),
+    "https://mcp.example.com/Mcp",
+  );
+  assert.equal(
+    canonicalResource("https://mcp.example.com/"),
+    "https://mcp.example.com",
+  );
+  assert.equal(
+    canonicalResource("https://mcp.example.com:8443"),
+    "https://mcp.example.com:8443",
+  );
+  assert.ok(
+    resourceCovers("https://mcp.example.com", "https://mcp.example.com/mcp"),
+  );
+  assert.ok(
+    resourceCovers(
+      "https://mcp.example.com/mcp",
+      "https://mcp.example.com/mcp",
+    ),
+  );
+  assert.ok(
+    resourceCovers(
+      "https://MCP.example.com/a/",
+      "https://mcp.example.com/a/mcp",
+    ),
+  );
+  assert.ok(
+    !resourceCovers(
+      "https://mcp.example.com/mc",
+      "https://mcp.example.com/mcp",
+    ),
+  );
+  assert.ok(
+    !resourceCovers(
+      "https://evil.example.com/mcp",
+      "https://mcp.example.com/mcp",
+    ),
+  );
+  assert.ok(
+    !resourceCovers(
+      "http://mcp.example.com/mcp",
+      "https://mcp.example.com/mcp",
+    ),
+  );
+  assert.ok(
+    !resourceCovers(
+      "https://mcp.example.com/mcp#f",
+      "https://mcp.example.com/mcp",
+    ),
+  );
   assert.ok(!resourceCovers("not a url", "https://mcp.example.com/mcp"));
 });
 
@@ -153,11 +210,20 @@ function scripted(
 ): { fetch: typeof fetch; seen: string[]; tokenBodies: URLSearchParams[] } {
   const seen: string[] = [];
   const tokenBodies: URLSearchParams[] = [];
-  const f = async (input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> => {
+  const f = async (
+    input: RequestInfo | URL,
+    init: RequestInit = {},
+  ): Promise<Response> => {
     const url = String(input);
     seen.push(`${init.method ?? "GET"} ${url}`);
-    if (url === "https://mcp.example/.well-known/oauth-protected-resource/mcp") {
-      return json({ resource: MCP, authorization_servers: [ISSUER], ...script.prm });
+    if (
+      url === "https://mcp.example/.well-known/oauth-protected-resource/mcp"
+    ) {
+      return json({
+        resource: MCP,
+        authorization_servers: [ISSUER],
+        ...script.prm,
+      });
     }
     if (url === `${ISSUER}/.well-known/oauth-authorization-server`) {
       return json({
@@ -169,13 +235,19 @@ function scripted(
         ...script.metadata,
       });
     }
-    if (url === `${ISSUER}/register`) return json({ client_id: "dyn-client" }, 201);
+    if (url === `${ISSUER}/register`) {
+      return json({ client_id: "dyn-client" }, 201);
+    }
     if (url === `${ISSUER}/token`) {
       const body = new URLSearchParams(String(init.body));
       tokenBodies.push(body);
       await new Promise((r) => setTimeout(r, 5));
       return script.token?.(body) ??
-        json({ access_token: `at-${tokenBodies.length}`, token_type: "Bearer", expires_in: 60 });
+        json({
+          access_token: `at-${tokenBodies.length}`,
+          token_type: "Bearer",
+          expires_in: 60,
+        });
     }
     return new Response("not found", { status: 404 });
   };
@@ -187,7 +259,11 @@ function answer(extra: Partial<AuthorizationResponse> = {}) {
   const urls: URL[] = [];
   const redirect = (url: URL): Promise<AuthorizationResponse> => {
     urls.push(url);
-    return Promise.resolve({ code: "the-code", state: url.searchParams.get("state")!, ...extra });
+    return Promise.resolve({
+      code: "the-code",
+      state: url.searchParams.get("state")!,
+      ...extra,
+    });
   };
   return { urls, redirect };
 }
@@ -204,7 +280,10 @@ function client(script: Script, options: Partial<OAuthClientOptions> = {}) {
   return { oauth, ...s, urls: a.urls };
 }
 
-function challenge(f: typeof fetch, extra: Partial<HttpChallenge> = {}): HttpChallenge {
+function challenge(
+  f: typeof fetch,
+  extra: Partial<HttpChallenge> = {},
+): HttpChallenge {
   return {
     url: MCP,
     method: "POST",
@@ -225,7 +304,9 @@ async function failure(p: Promise<unknown>): Promise<OAuthError> {
 Deno.test("the authorization request carries PKCE S256, state, scope from the challenge and the resource; the token request the verifier and the same resource", async () => {
   const c = client({});
   assert.equal(
-    await c.oauth.challenged(challenge(c.fetch, { wwwAuthenticate: 'Bearer scope="files:read"' })),
+    await c.oauth.challenged(
+      challenge(c.fetch, { wwwAuthenticate: 'Bearer scope="files:read"' }),
+    ),
     true,
   );
   const q = c.urls[0].searchParams;
@@ -250,7 +331,12 @@ Deno.test("the authorization request carries PKCE S256, state, scope from the ch
 });
 
 Deno.test("refusals the specification requires: no S256, a wrong state, a wrong or missing iss, metadata of another issuer, a resource of another server, an insecure endpoint, a DPoP token", async () => {
-  const cases: [string, Script, Partial<OAuthClientOptions>, OAuthError["failure"]][] = [
+  const cases: [
+    string,
+    Script,
+    Partial<OAuthClientOptions>,
+    OAuthError["failure"],
+  ][] = [
     [
       "no PKCE",
       { metadata: { code_challenge_methods_supported: undefined } },
@@ -263,9 +349,24 @@ Deno.test("refusals the specification requires: no S256, a wrong state, a wrong 
       {},
       "pkce_unsupported",
     ],
-    ["issuer", { metadata: { issuer: "https://attacker.example" } }, {}, "issuer_mismatch"],
-    ["resource", { prm: { resource: "https://evil.example/mcp" } }, {}, "resource_mismatch"],
-    ["http", { metadata: { token_endpoint: "http://as.example/token" } }, {}, "discovery"],
+    [
+      "issuer",
+      { metadata: { issuer: "https://attacker.example" } },
+      {},
+      "issuer_mismatch",
+    ],
+    [
+      "resource",
+      { prm: { resource: "https://evil.example/mcp" } },
+      {},
+      "resource_mismatch",
+    ],
+    [
+      "http",
+      { metadata: { token_endpoint: "http://as.example/token" } },
+      {},
+      "discovery",
+    ],
     [
       "dpop",
       { token: () => json({ access_token: "x", token_type: "DPoP" }) },
@@ -275,7 +376,9 @@ Deno.test("refusals the specification requires: no S256, a wrong state, a wrong 
     [
       "state",
       {},
-      { redirectToAuthorization: () => Promise.resolve({ code: "c", state: "forged" }) },
+      {
+        redirectToAuthorization: () => Promise.resolve({ code: "c", state: "forged" }),
+      },
       "state_mismatch",
     ],
     [
@@ -283,7 +386,11 @@ Deno.test("refusals the specification requires: no S256, a wrong state, a wrong 
       {},
       {
         redirectToAuthorization: (u) =>
-          Promise.resolve({ code: "c", state: u.searchParams.get("state")!, iss: `${ISSUER}/` }),
+          Promise.resolve({
+            code: "c",
+            state: u.searchParams.get("state")!,
+            iss: `${ISSUER}/`,
+          }),
       },
       "issuer_mismatch",
     ],
@@ -298,7 +405,9 @@ Deno.test("refusals the specification requires: no S256, a wrong state, a wrong 
     const c = client(script, options);
     const e = await failure(c.oauth.challenged(challenge(c.fetch)));
     assert.equal(e.failure, expected, `${name}: ${e.message}`);
-    if (expected !== "token") assert.equal(c.tokenBodies.length, 0, `${name}: no token request`);
+    if (expected !== "token") {
+      assert.equal(c.tokenBodies.length, 0, `${name}: no token request`);
+    }
     assert.equal(await c.oauth.authorization(MCP), undefined, name);
   }
 });
@@ -323,16 +432,28 @@ Deno.test("client registration in the specification's order: pre-registered, the
   });
   await pre.oauth.challenged(challenge(pre.fetch));
   assert.equal(pre.urls[0].searchParams.get("client_id"), "pre");
-  assert.equal(pre.tokenBodies[0].get("client_id"), null, "client_secret_basic: in the header");
+  assert.equal(
+    pre.tokenBodies[0].get("client_id"),
+    null,
+    "client_secret_basic: in the header",
+  );
 
-  const cimd = client({ metadata: { client_id_metadata_document_supported: true } }, {
+  const cimd = client({
+    metadata: { client_id_metadata_document_supported: true },
+  }, {
     clientMetadataUrl: "https://app.example/client.json",
   });
   await cimd.oauth.challenged(challenge(cimd.fetch));
-  assert.equal(cimd.urls[0].searchParams.get("client_id"), "https://app.example/client.json");
+  assert.equal(
+    cimd.urls[0].searchParams.get("client_id"),
+    "https://app.example/client.json",
+  );
   assert.ok(!cimd.seen.some((s) => s.endsWith("/register")));
 
-  const dcr = client({}, { clientMetadataUrl: "https://app.example/client.json", store });
+  const dcr = client({}, {
+    clientMetadataUrl: "https://app.example/client.json",
+    store,
+  });
   await dcr.oauth.challenged(challenge(dcr.fetch));
   assert.equal(dcr.urls[0].searchParams.get("client_id"), "dyn-client");
   assert.equal(store.getClient(ISSUER)?.clientId, "dyn-client");
@@ -356,7 +477,10 @@ Deno.test("what an authorization server echoes is redacted: a refresh token or c
   const e = await failure(c.oauth.challenged(challenge(c.fetch)));
   assert.equal(e.oauthError, "invalid_grant");
   assert.ok(!e.message.includes("the-code"), e.message);
-  assert.ok(!e.message.includes(c.tokenBodies[0].get("code_verifier")!), e.message);
+  assert.ok(
+    !e.message.includes(c.tokenBodies[0].get("code_verifier")!),
+    e.message,
+  );
   assert.match(e.message, /\[redacted\]/);
 });
 
@@ -379,7 +503,10 @@ Deno.test("OAuthClient options that cannot work are refused at construction", ()
       }),
     /https URL with a path/,
   );
-  assert.throws(() => new OAuthClient({ grant: "client_credentials" }), /pre-registered client/);
+  assert.throws(
+    () => new OAuthClient({ grant: "client_credentials" }),
+    /pre-registered client/,
+  );
 });
 
 Deno.test("authorize() probes the endpoint and runs the flow on its 401, before any MCP request; forget() drops the endpoint's tokens", async () => {
@@ -401,7 +528,11 @@ Deno.test("authorize() probes the endpoint and runs the flow on its 401, before 
   }) as typeof fetch;
   assert.equal(await c.oauth.authorize(MCP, { fetch: probe }), true);
   assert.equal(c.urls.length, 1);
-  assert.equal(await c.oauth.authorize(MCP, { fetch: probe }), true, "held: no new flow");
+  assert.equal(
+    await c.oauth.authorize(MCP, { fetch: probe }),
+    true,
+    "held: no new flow",
+  );
   assert.equal(c.urls.length, 1);
   assert.deepEqual(probes, [null, "Bearer at-1"]);
   await c.oauth.forget(`${MCP}#x`);
@@ -431,7 +562,12 @@ Deno.test("the transport with an authorizer: a 401 then a 403 are each sent agai
             serverInfo: { name: "s", version: "1" },
           },
         }),
-        { headers: { "content-type": "application/json", "mcp-session-id": "s1" } },
+        {
+          headers: {
+            "content-type": "application/json",
+            "mcp-session-id": "s1",
+          },
+        },
       );
     }
     return new Response(null, {
@@ -449,23 +585,38 @@ Deno.test("the transport with an authorizer: a 401 then a 403 are each sent agai
     authorization: () => Promise.resolve(generation ? `Bearer t${generation}` : undefined),
     challenged: (c: HttpChallenge) => {
       challenges.push(c.status);
-      if (fail) return Promise.reject(new OAuthError("authorization", "the user said no"));
+      if (fail) {
+        return Promise.reject(
+          new OAuthError("authorization", "the user said no"),
+        );
+      }
       generation++;
       return Promise.resolve(true);
     },
   };
-  const t = new StreamableHttpClientTransport(MCP, { auth, fetch: server, token: "ignored" });
+  const t = new StreamableHttpClientTransport(MCP, {
+    auth,
+    fetch: server,
+    token: "ignored",
+  });
   const note = { jsonrpc: "2.0" as const, method: "notifications/initialized" };
 
   statuses = [401, 403];
   await t.send(note);
-  assert.deepEqual(sent.map((s) => s.authorization), [null, "Bearer t1", "Bearer t2"]);
+  assert.deepEqual(sent.map((s) => s.authorization), [
+    null,
+    "Bearer t1",
+    "Bearer t2",
+  ]);
   assert.deepEqual(challenges, [401, 403]);
 
   sent.length = 0;
   statuses = [401, 401, 401];
   const refused = await t.send(note).then(() => undefined, (e) => e);
-  assert.ok(refused instanceof StreamableHttpError && refused.status === 401, String(refused));
+  assert.ok(
+    refused instanceof StreamableHttpError && refused.status === 401,
+    String(refused),
+  );
   assert.equal(sent.length, 3, "sent at most three times");
 
   sent.length = 0;
@@ -494,6 +645,9 @@ Deno.test("the transport with an authorizer: a 401 then a 403 are each sent agai
   sent.length = 0;
   statuses = [401];
   await t.close();
-  assert.deepEqual(sent, [{ method: "DELETE", authorization: `Bearer t${generation}` }]);
+  assert.deepEqual(sent, [{
+    method: "DELETE",
+    authorization: `Bearer t${generation}`,
+  }]);
   assert.equal(challenges.length, before);
 });

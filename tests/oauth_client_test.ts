@@ -52,7 +52,10 @@ class WatchedStore extends InMemoryTokenStore {
     if (tokens?.refreshToken) secrets.add(tokens.refreshToken);
     super.setTokens(endpoint, tokens);
   }
-  override setClient(issuer: string, client: Parameters<InMemoryTokenStore["setClient"]>[1]): void {
+  override setClient(
+    issuer: string,
+    client: Parameters<InMemoryTokenStore["setClient"]>[1],
+  ): void {
     if (client?.clientSecret) secrets.add(client.clientSecret);
     super.setClient(issuer, client);
   }
@@ -65,7 +68,11 @@ function captureConsole(): () => void {
   const saved = methods.map((m) => console[m]);
   for (const m of methods) {
     console[m] = (...args: unknown[]) => {
-      logged.push(args.map((a) => (a instanceof Error ? describe(a) : String(a))).join(" "));
+      logged.push(
+        args.map((a) => (a instanceof Error ? describe(a) : String(a))).join(
+          " ",
+        ),
+      );
     };
   }
   return () => methods.forEach((m, i) => (console[m] = saved[i]));
@@ -88,7 +95,10 @@ function describe(e: unknown): string {
 
 function assertNoSecretIn(haystack: string): void {
   for (const s of secrets) {
-    assert.ok(!haystack.includes(s), `a secret (${s.length} characters) appears in:\n${haystack}`);
+    assert.ok(
+      !haystack.includes(s),
+      `a secret (${s.length} characters) appears in:\n${haystack}`,
+    );
   }
 }
 
@@ -106,7 +116,9 @@ interface World {
   close(): Promise<void>;
 }
 
-async function world(options: { accessTokenTtl?: number } = {}): Promise<World> {
+async function world(
+  options: { accessTokenTtl?: number } = {},
+): Promise<World> {
   // The gate listens first: its URL is the resource identifier.
   let backend = "";
   const gate: Server = createServer();
@@ -166,7 +178,10 @@ async function world(options: { accessTokenTtl?: number } = {}): Promise<World> 
   };
   gate.on("request", async (req, res) => {
     try {
-      if (req.method === "GET" && req.url === "/.well-known/oauth-protected-resource/mcp") {
+      if (
+        req.method === "GET" &&
+        req.url === "/.well-known/oauth-protected-resource/mcp"
+      ) {
         res.writeHead(200, { "content-type": "application/json" });
         res.end(JSON.stringify({
           resource: url,
@@ -199,7 +214,10 @@ async function world(options: { accessTokenTtl?: number } = {}): Promise<World> 
       }
       const headers = new Headers();
       for (const [k, v] of Object.entries(req.headers)) {
-        if (v === undefined || ["host", "connection", "content-length"].includes(k)) continue;
+        if (
+          v === undefined ||
+          ["host", "connection", "content-length"].includes(k)
+        ) continue;
         headers.set(k, Array.isArray(v) ? v.join(", ") : v);
       }
       const abort = new AbortController();
@@ -211,7 +229,9 @@ async function world(options: { accessTokenTtl?: number } = {}): Promise<World> 
         signal: abort.signal,
       });
       res.writeHead(upstream.status, Object.fromEntries(upstream.headers));
-      if (upstream.body) { for await (const chunk of upstream.body) res.write(chunk); }
+      if (upstream.body) {
+        for await (const chunk of upstream.body) res.write(chunk);
+      }
       res.end();
     } catch {
       if (!res.headersSent) res.writeHead(502);
@@ -241,13 +261,22 @@ function oauthClient(options: Partial<OAuthClientOptions> = {}): OAuthClient {
  * A client over the transport with `auth`; the transport's reported errors are kept. The user
  * confirms what the estate asks to be confirmed (`payments.release` is irreversible).
  */
-function mcpClient(url: string, auth: OAuthClient, errors: unknown[]): McpClient {
+function mcpClient(
+  url: string,
+  auth: OAuthClient,
+  errors: unknown[],
+): McpClient {
   return new McpClient(
-    new StreamableHttpClientTransport(url, { auth, onerror: (e) => errors.push(e) }),
+    new StreamableHttpClientTransport(url, {
+      auth,
+      onerror: (e) => errors.push(e),
+    }),
     {
       clientInfo: { name: "oauth-test", version: "1" },
       serverRequests: {
-        elicitation: { form: () => ({ action: "accept", content: { confirm: true } }) },
+        elicitation: {
+          form: () => ({ action: "accept", content: { confirm: true } }),
+        },
       },
     },
   );
@@ -270,7 +299,9 @@ Deno.test("OAuthClient against oidc-provider: 401 → resource metadata → DCR 
     const tools = (await client.listTools()).map((t) => t.name).sort();
     // The token's scopes are the resource metadata's scopes_supported: what the principal sees.
     assert.deepEqual(tools, ["payments.lookup", "policy.search"]);
-    const outcome = await client.callTool("payments.lookup", { reference: "PMT-000001" });
+    const outcome = await client.callTool("payments.lookup", {
+      reference: "PMT-000001",
+    });
     assert.equal(outcome.kind, "ok");
     await client.close();
 
@@ -278,14 +309,27 @@ Deno.test("OAuthClient against oidc-provider: 401 → resource metadata → DCR 
     assert.equal(w.as.consents.length, 1);
     const held = store.getTokens(w.url)!;
     const claims = claimsOf(held.accessToken);
-    assert.equal(claims.aud, w.url, "the token is bound to this server (RFC 8707)");
+    assert.equal(
+      claims.aud,
+      w.url,
+      "the token is bound to this server (RFC 8707)",
+    );
     assert.equal(claims.iss, w.as.issuer);
     assert.equal(claims.sub, "alice");
-    assert.deepEqual(String(claims.scope).split(" ").sort(), ["payments:read", "policy:read"]);
-    assert.ok(held.refreshToken, "offline_access was asked for: a refresh token was issued");
+    assert.deepEqual(String(claims.scope).split(" ").sort(), [
+      "payments:read",
+      "policy:read",
+    ]);
+    assert.ok(
+      held.refreshToken,
+      "offline_access was asked for: a refresh token was issued",
+    );
     assert.equal(held.issuer, w.as.issuer);
     assert.equal(held.resource, w.url);
-    assert.ok(store.getClient(w.as.issuer)?.clientId, "the dynamic registration is kept");
+    assert.ok(
+      store.getClient(w.as.issuer)?.clientId,
+      "the dynamic registration is kept",
+    );
     // The leak check below would see the token, were it logged.
     assert.throws(() => assertNoSecretIn(`Authorization: Bearer ${held.accessToken}`));
 
@@ -334,7 +378,9 @@ Deno.test("OAuthClient refreshes an expired token before the request, and a refu
 
     // The resource server stops accepting the token (revoked): 401, refresh, the request again.
     w.revoked.add(String(claimsOf(second.accessToken).jti));
-    const outcome = await client.callTool("payments.lookup", { reference: "PMT-000003" });
+    const outcome = await client.callTool("payments.lookup", {
+      reference: "PMT-000003",
+    });
     assert.equal(outcome.kind, "ok");
     const third = store.getTokens(w.url)!;
     assert.notEqual(third.accessToken, second.accessToken);
@@ -343,7 +389,11 @@ Deno.test("OAuthClient refreshes an expired token before the request, and a refu
     await client.close();
 
     // A refresh token the server no longer knows: forgotten, and the user is asked again.
-    store.setTokens(w.url, { ...third, refreshToken: "no-such-refresh-token", expiresAt: 0 });
+    store.setTokens(w.url, {
+      ...third,
+      refreshToken: "no-such-refresh-token",
+      expiresAt: 0,
+    });
     secrets.add("no-such-refresh-token");
     const later = mcpClient(w.url, oauth, errors);
     await later.connect();
@@ -368,15 +418,23 @@ Deno.test("step-up: a 403 insufficient_scope re-authorizes with the union of the
     const client = mcpClient(w.url, oauthClient({ store }), errors);
     await client.connect();
     await client.listTools();
-    const outcome = await client.callTool("payments.release", { reference: "PMT-000004" });
+    const outcome = await client.callTool("payments.release", {
+      reference: "PMT-000004",
+    });
     assert.equal(outcome.kind, "ok", JSON.stringify(outcome));
     assert.equal(w.as.consents.length, 2);
     assert.ok(w.as.consents[1].includes("payments:release"));
-    const scopes = String(claimsOf(store.getTokens(w.url)!.accessToken).scope).split(" ").sort();
-    assert.deepEqual(scopes, ["payments:read", "payments:release", "policy:read"]);
+    const scopes = String(claimsOf(store.getTokens(w.url)!.accessToken).scope)
+      .split(" ").sort();
+    assert.deepEqual(scopes, [
+      "payments:read",
+      "payments:release",
+      "policy:read",
+    ]);
     // The earlier scopes are kept: lookups still work with the new token.
     assert.equal(
-      (await client.callTool("payments.lookup", { reference: "PMT-000005" })).kind,
+      (await client.callTool("payments.lookup", { reference: "PMT-000005" }))
+        .kind,
       "ok",
     );
     await client.close();
@@ -398,14 +456,21 @@ Deno.test("step-up is bounded: when the user withholds the scope, the client giv
     await client.connect();
     await client.listTools();
     // One request is sent at most three times (a 403, a step-up, again): then its 403 stands.
-    const first = await client.callTool("payments.release", { reference: "PMT-000006" }).then(
+    const first = await client.callTool("payments.release", {
+      reference: "PMT-000006",
+    }).then(
       () => undefined,
       (e) => e,
     );
-    assert.ok(first instanceof StreamableHttpError && first.status === 403, describe(first));
+    assert.ok(
+      first instanceof StreamableHttpError && first.status === 403,
+      describe(first),
+    );
     errors.push(first);
     // The same scopes were asked for twice already: the next 403 is final.
-    const second = await client.callTool("payments.release", { reference: "PMT-000007" }).then(
+    const second = await client.callTool("payments.release", {
+      reference: "PMT-000007",
+    }).then(
       () => undefined,
       (e) => e,
     );
@@ -413,7 +478,11 @@ Deno.test("step-up is bounded: when the user withholds the scope, the client giv
     assert.ok(second.cause instanceof OAuthError, describe(second));
     assert.equal(second.cause.failure, "insufficient_scope", describe(second));
     errors.push(second);
-    assert.equal(w.as.consents.length, 3, "the first authorization and two step-ups");
+    assert.equal(
+      w.as.consents.length,
+      3,
+      "the first authorization and two step-ups",
+    );
     assert.equal(w.calls.length, 0, "payments.release never ran");
     await client.close();
   } finally {
@@ -471,14 +540,24 @@ Deno.test("no secret in errors: a refusal by the user, a wrong client secret, an
           const back = await userAgent(url, REDIRECT);
           const r = parseAuthorizationResponse(back);
           if (r.code) secrets.add(r.code);
-          return { state: r.state, iss: r.iss, error: "access_denied", errorDescription: "no" };
+          return {
+            state: r.state,
+            iss: r.iss,
+            error: "access_denied",
+            errorDescription: "no",
+          };
         },
       }),
       seen,
     );
     const e1 = await denied.connect().then(() => undefined, (e) => e);
-    assert.ok(e1 instanceof StreamableHttpError && e1.status === 401, describe(e1));
-    assert.ok(e1.cause instanceof OAuthError && e1.cause.failure === "authorization");
+    assert.ok(
+      e1 instanceof StreamableHttpError && e1.status === 401,
+      describe(e1),
+    );
+    assert.ok(
+      e1.cause instanceof OAuthError && e1.cause.failure === "authorization",
+    );
     assert.equal(e1.cause.oauthError, "access_denied");
     seen.push(e1);
     await denied.close();
@@ -496,7 +575,10 @@ Deno.test("no secret in errors: a refusal by the user, a wrong client secret, an
     );
     const e2 = await machine.connect().then(() => undefined, (e) => e);
     assert.ok(e2 instanceof StreamableHttpError, describe(e2));
-    assert.ok(e2.cause instanceof OAuthError && e2.cause.failure === "token", describe(e2));
+    assert.ok(
+      e2.cause instanceof OAuthError && e2.cause.failure === "token",
+      describe(e2),
+    );
     assert.equal(e2.cause.oauthError, "invalid_client");
     seen.push(e2);
     await machine.close();
@@ -516,7 +598,10 @@ Deno.test("no secret in errors: a refusal by the user, a wrong client secret, an
     secrets.add("pre-registered-secret");
     const e3 = await other.connect().then(() => undefined, (e) => e);
     assert.ok(e3 instanceof StreamableHttpError, describe(e3));
-    assert.ok(e3.cause instanceof OAuthError && e3.cause.failure === "registration", describe(e3));
+    assert.ok(
+      e3.cause instanceof OAuthError && e3.cause.failure === "registration",
+      describe(e3),
+    );
     seen.push(e3);
     await other.close();
   } finally {

@@ -24,7 +24,10 @@ Deno.test("makeRequest({ id, method, params }) builds what makeRequest(id, metho
     [-3, "sum", [1, 2]],
   ];
   for (const [id, method, params] of cases) {
-    assert.deepEqual(makeRequest({ id, method, params }), makeRequest(id, method, params));
+    assert.deepEqual(
+      makeRequest({ id, method, params }),
+      makeRequest(id, method, params),
+    );
   }
   assert.equal("params" in makeRequest({ id: 1, method: "tools/list" }), false);
   assert.throws(() => makeRequest({ id: 1.5, method: "m" }), {
@@ -36,7 +39,12 @@ Deno.test("makeRequest({ id, method, params }) builds what makeRequest(id, metho
     message: "makeRequest(): method must be a string, got 42",
   });
   assert.throws(
-    () => makeRequest({ id: 1, method: "m", params: 3 as unknown as JsonRpcParams }),
+    () =>
+      makeRequest({
+        id: 1,
+        method: "m",
+        params: 3 as unknown as JsonRpcParams,
+      }),
     TypeError,
   );
   // An object id in the positional form is still a bad id, not the parts.
@@ -68,7 +76,10 @@ Deno.test("McpHost.exposedName(server, name, { collides }) is the name of the po
       McpHost.exposedName("crm", "search", collides),
     );
   }
-  assert.equal(McpHost.exposedName("crm", "search", { collides: true }), "crm__search");
+  assert.equal(
+    McpHost.exposedName("crm", "search", { collides: true }),
+    "crm__search",
+  );
 });
 
 Deno.test("meetsRequirement(requirement, principal, { registry }) decides as the positional form", () => {
@@ -97,7 +108,11 @@ Deno.test("meetsRequirement(requirement, principal, { registry }) decides as the
   for (const p of principals) {
     for (const r of requirements) {
       const verdict = meetsRequirement(r, p, { registry });
-      assert.equal(verdict, meetsRequirement(r, p, registry), JSON.stringify([p.id, r]));
+      assert.equal(
+        verdict,
+        meetsRequirement(r, p, registry),
+        JSON.stringify([p.id, r]),
+      );
       verdicts.push(verdict);
     }
   }

@@ -33,7 +33,10 @@ const v1: ToolSpec = {
   version: "1.0.0",
   title: "Look up a payment",
   description: "Returns a wholesale payment's status by reference.",
-  inputSchema: { type: "object", properties: { reference: { type: "string" } } },
+  inputSchema: {
+    type: "object",
+    properties: { reference: { type: "string" } },
+  },
   outputSchema: output,
   sideEffect: "read",
   requiredScopes: [],
@@ -53,32 +56,61 @@ const props = (o: Record<string, unknown>) =>
 
 Deno.test("classifyOutputSchemaChange() calls narrowing an output minor and widening it major", () => {
   const cases: [string, JsonSchema, "patch" | "minor" | "major", unknown?][] = [
-    ["an enum value removed", withOutput((o) => (props(o).status.enum = ["HELD"])), "minor"],
+    [
+      "an enum value removed",
+      withOutput((o) => (props(o).status.enum = ["HELD"])),
+      "minor",
+    ],
     [
       "an enum value added",
-      withOutput((o) => (props(o).status.enum = ["HELD", "RELEASED", "RETURNED"])),
+      withOutput((
+        o,
+      ) => (props(o).status.enum = ["HELD", "RELEASED", "RETURNED"])),
       "major",
       { status: "RETURNED", amount: 1 },
     ],
-    ["a required output field removed", withOutput((o) => (o.required = ["status"])), "major", {
-      status: "HELD",
-    }],
+    [
+      "a required output field removed",
+      withOutput((o) => (o.required = ["status"])),
+      "major",
+      {
+        status: "HELD",
+      },
+    ],
     [
       "a field made required",
       withOutput((o) => (o.required = ["status", "amount", "note"])),
       "minor",
     ],
-    ["a bound tightened", withOutput((o) => (props(o).amount.minimum = 10)), "minor"],
-    ["a bound loosened", withOutput((o) => delete props(o).amount.minimum), "major", {
-      status: "HELD",
-      amount: -1,
-    }],
-    ["a type widened", withOutput((o) => (props(o).note.type = ["string", "null"])), "major", {
-      status: "HELD",
-      amount: 1,
-      note: null,
-    }],
-    ["the object closed", withOutput((o) => (o.additionalProperties = false)), "minor"],
+    [
+      "a bound tightened",
+      withOutput((o) => (props(o).amount.minimum = 10)),
+      "minor",
+    ],
+    [
+      "a bound loosened",
+      withOutput((o) => delete props(o).amount.minimum),
+      "major",
+      {
+        status: "HELD",
+        amount: -1,
+      },
+    ],
+    [
+      "a type widened",
+      withOutput((o) => (props(o).note.type = ["string", "null"])),
+      "major",
+      {
+        status: "HELD",
+        amount: 1,
+        note: null,
+      },
+    ],
+    [
+      "the object closed",
+      withOutput((o) => (o.additionalProperties = false)),
+      "minor",
+    ],
     [
       "a description changed",
       withOutput((o) => (props(o).note.description = "Free text")),
@@ -108,7 +140,9 @@ Deno.test("classifyOutputSchemaChange() calls an added output schema minor and a
 Deno.test("classifyOutputSchemaChange() reports the edits at their paths with what they mean for consumers", () => {
   const r = classifyOutputSchemaChange(
     output,
-    withOutput((o) => (props(o).status.enum = ["HELD", "RELEASED", "RETURNED"])),
+    withOutput((
+      o,
+    ) => (props(o).status.enum = ["HELD", "RELEASED", "RETURNED"])),
   );
   assert.deepEqual(r.changes, [{
     path: "$.properties.status.enum",
@@ -125,7 +159,9 @@ Deno.test("publish refuses a widened output schema published as a patch, and nam
   const wider = {
     ...v1,
     version: "1.0.1",
-    outputSchema: withOutput((o) => (props(o).status.enum = ["HELD", "RELEASED", "RETURNED"])),
+    outputSchema: withOutput((
+      o,
+    ) => (props(o).status.enum = ["HELD", "RELEASED", "RETURNED"])),
   };
   assert.throws(
     () => registry.publish(wider),
@@ -134,7 +170,10 @@ Deno.test("publish refuses a widened output schema published as a patch, and nam
       e.message.includes("outputSchema.properties.status.enum") &&
       e.message.includes("publish 2.0.0") && e.outputChanges.length === 1,
   );
-  assert.equal(registry.publish({ ...wider, version: "2.0.0" }).status, "published");
+  assert.equal(
+    registry.publish({ ...wider, version: "2.0.0" }).status,
+    "published",
+  );
   // Narrowing is a compatible change; removing the output schema is not.
   const narrower = {
     ...v1,
@@ -162,9 +201,15 @@ Deno.test("checkDraft() reports output changes at outputSchema, and the editor p
   const report = checkDraft(draft, registry);
   assert.equal(report.ok, false);
   assert.equal(report.bump, "major");
-  assert.match(report.findings[0].message, /outputSchema\.properties\.amount|no longer required/);
+  assert.match(
+    report.findings[0].message,
+    /outputSchema\.properties\.amount|no longer required/,
+  );
   const finding = report.findings.find((f) => f.code === "output-change");
-  assert.deepEqual(finding?.target, { field: "outputSchema", path: "$.properties.amount" });
+  assert.deepEqual(finding?.target, {
+    field: "outputSchema",
+    path: "$.properties.amount",
+  });
   const text = JSON.stringify(draft, null, 2) + "\n";
   const file = checkToolFile(text, {
     check: (spec) => checkDraft(spec, registry),
@@ -175,8 +220,14 @@ Deno.test("checkDraft() reports output changes at outputSchema, and the editor p
   assert.ok(d, JSON.stringify(file.diagnostics));
   const line = text.split("\n")[d.range.start.line];
   // On the amount property inside outputSchema, not the one of inputSchema (there is none).
-  assert.equal(line.slice(d.range.start.character, d.range.end.character), '"amount"');
-  const before = text.slice(0, text.split("\n").slice(0, d.range.start.line).join("\n").length);
+  assert.equal(
+    line.slice(d.range.start.character, d.range.end.character),
+    '"amount"',
+  );
+  const before = text.slice(
+    0,
+    text.split("\n").slice(0, d.range.start.line).join("\n").length,
+  );
   assert.ok(before.includes('"outputSchema"'));
 });
 
@@ -186,13 +237,25 @@ Deno.test("estate check prints output changes under outputSchema and fails a wid
     const tools = path.join(dir, "corpus/tools/payments.lookup");
     fs.mkdirSync(tools, { recursive: true });
     fs.writeFileSync(path.join(dir, "corpus/principals.json"), "[]\n");
-    fs.writeFileSync(path.join(tools, "1.0.0.json"), JSON.stringify(v1, null, 2) + "\n");
+    fs.writeFileSync(
+      path.join(tools, "1.0.0.json"),
+      JSON.stringify(v1, null, 2) + "\n",
+    );
     fs.writeFileSync(
       path.join(tools, "lifecycle.json"),
-      JSON.stringify({ "1.0.0": [{ state: "active", at: "2026-11-01T00:00:00.000Z" }] }) + "\n",
+      JSON.stringify({
+        "1.0.0": [{ state: "active", at: "2026-11-01T00:00:00.000Z" }],
+      }) + "\n",
     );
-    const draft = { ...v1, version: "1.0.1", outputSchema: withOutput((o) => (o.required = [])) };
-    fs.writeFileSync(path.join(dir, "lookup.tool.json"), JSON.stringify(draft, null, 2) + "\n");
+    const draft = {
+      ...v1,
+      version: "1.0.1",
+      outputSchema: withOutput((o) => (o.required = [])),
+    };
+    fs.writeFileSync(
+      path.join(dir, "lookup.tool.json"),
+      JSON.stringify(draft, null, 2) + "\n",
+    );
     let out = "";
     const code = await runCli(["check", "lookup.tool.json"], {
       stdout: (t) => (out += t),

@@ -20,7 +20,9 @@ import { PACKAGE_NAME, PACKAGE_VERSION, TOOL_SCHEMA_URL } from "../lib/cli/_pack
 import { postgresSkipReason, startPostgres } from "./_postgres.ts";
 
 const ROOT = path.resolve(new URL("..", import.meta.url).pathname);
-const denoJson = JSON.parse(fs.readFileSync(path.join(ROOT, "deno.json"), "utf8"));
+const denoJson = JSON.parse(
+  fs.readFileSync(path.join(ROOT, "deno.json"), "utf8"),
+);
 
 interface Ran {
   code: number;
@@ -51,7 +53,9 @@ function must(r: Ran, what: string): Ran {
 }
 
 /** A scratch folder with its own HOME and git identity, removed afterwards. */
-async function scratch(fn: (dir: string, env: Record<string, string>) => Promise<void>) {
+async function scratch(
+  fn: (dir: string, env: Record<string, string>) => Promise<void>,
+) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "own-repo-"));
   const home = path.join(dir, "home");
   fs.mkdirSync(home);
@@ -89,9 +93,14 @@ async function newRepo(
 ): Promise<string> {
   const repo = path.join(dir, "my-repo");
   fs.mkdirSync(repo);
-  must(await sh("git", ["init", "-q", "-b", "main"], { cwd: repo, env }), "git init");
+  must(
+    await sh("git", ["init", "-q", "-b", "main"], { cwd: repo, env }),
+    "git init",
+  );
   fs.writeFileSync(path.join(repo, "README.md"), "# my repo\n");
-  if (options.gitignore ?? true) fs.writeFileSync(path.join(repo, ".gitignore"), "node_modules/\n");
+  if (options.gitignore ?? true) {
+    fs.writeFileSync(path.join(repo, ".gitignore"), "node_modules/\n");
+  }
   return repo;
 }
 
@@ -113,14 +122,19 @@ function versionLine(repo: string): number {
 
 const sarifSchema = JSON.parse(
   fs.readFileSync(
-    path.join(ROOT, "node_modules/@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json"),
+    path.join(
+      ROOT,
+      "node_modules/@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json",
+    ),
     "utf8",
   ),
 );
 
 /** SARIF 2.1.0 by an independent validator (@cfworker/json-schema, draft-04 as the schema is). */
 function assertSarif(text: string): void {
-  const result = new Validator(sarifSchema, "4", false).validate(JSON.parse(text));
+  const result = new Validator(sarifSchema, "4", false).validate(
+    JSON.parse(text),
+  );
   assert.ok(result.valid, JSON.stringify(result.errors.slice(0, 5), null, 2));
 }
 
@@ -140,13 +154,25 @@ async function userFlow(
   assert.match(init.out, /estate check --against HEAD/);
   must(await sh("git", ["add", "-A"], { cwd: repo, env }), "git add");
   must(
-    await sh("git", ["commit", "-q", "-m", "Add a tool estate"], { cwd: repo, env }),
+    await sh("git", ["commit", "-q", "-m", "Add a tool estate"], {
+      cwd: repo,
+      env,
+    }),
     "the first commit, through the hook",
   );
-  must(await run(["check", "--against", "HEAD"]), "check of the committed estate");
+  must(
+    await run(["check", "--against", "HEAD"]),
+    "check of the committed estate",
+  );
 
   breakingEdit(repo);
-  const github = await run(["check", "--against", "HEAD", "--format", "github"]);
+  const github = await run([
+    "check",
+    "--against",
+    "HEAD",
+    "--format",
+    "github",
+  ]);
   assert.equal(github.code, 1, github.out + github.err);
   const line = versionLine(repo);
   assert.ok(line > 0);
@@ -163,14 +189,27 @@ async function userFlow(
   assert.equal(sarif.code, 1);
   assertSarif(sarif.out);
 
-  const head = must(await sh("git", ["rev-parse", "HEAD"], { cwd: repo, env }), "rev-parse").out;
+  const head = must(
+    await sh("git", ["rev-parse", "HEAD"], { cwd: repo, env }),
+    "rev-parse",
+  ).out;
   must(await sh("git", ["add", "-A"], { cwd: repo, env }), "git add");
-  const refused = await sh("git", ["commit", "-q", "-m", "break it"], { cwd: repo, env });
-  assert.notEqual(refused.code, 0, "the pre-commit hook refuses the breaking commit");
+  const refused = await sh("git", ["commit", "-q", "-m", "break it"], {
+    cwd: repo,
+    env,
+  });
+  assert.notEqual(
+    refused.code,
+    0,
+    "the pre-commit hook refuses the breaking commit",
+  );
   assert.match(refused.out + refused.err, /version-unchanged/);
   assert.match(refused.err, /pre-commit: estate check failed/);
   assert.equal(
-    must(await sh("git", ["rev-parse", "HEAD"], { cwd: repo, env }), "rev-parse").out,
+    must(
+      await sh("git", ["rev-parse", "HEAD"], { cwd: repo, env }),
+      "rev-parse",
+    ).out,
     head,
     "nothing was committed",
   );
@@ -194,7 +233,10 @@ Deno.test("npm route: the packed package's estate bin in a fresh repository — 
       "npm install --global --prefix",
     );
     env.PATH = `${path.join(prefix, "bin")}:${env.PATH}`;
-    const version = must(await sh("estate", ["--version"], { cwd: dir, env }), "estate --version");
+    const version = must(
+      await sh("estate", ["--version"], { cwd: dir, env }),
+      "estate --version",
+    );
     assert.equal(version.out, `estate ${PACKAGE_VERSION} (${PACKAGE_NAME})\n`);
     const repo = await newRepo(dir, env);
     assert.equal(fs.existsSync(path.join(repo, "deno.json")), false);
@@ -270,12 +312,20 @@ interface ActionRun {
 async function runAction(
   actionDir: string,
   inputs: Record<string, string>,
-  context: { workspace: string; env: Record<string, string>; github: Record<string, string> },
+  context: {
+    workspace: string;
+    env: Record<string, string>;
+    github: Record<string, string>;
+  },
 ): Promise<ActionRun> {
-  const action = parseYaml(fs.readFileSync(path.join(actionDir, "action.yml"), "utf8"));
+  const action = parseYaml(
+    fs.readFileSync(path.join(actionDir, "action.yml"), "utf8"),
+  );
   const values: Record<string, string> = {};
   for (
-    const [name, spec] of Object.entries(action.inputs as Record<string, { default?: string }>)
+    const [name, spec] of Object.entries(
+      action.inputs as Record<string, { default?: string }>,
+    )
   ) {
     values[name] = inputs[name] ?? spec.default ?? "";
   }
@@ -305,7 +355,13 @@ async function runAction(
     });
     return ok && (always || !failed);
   };
-  const run: ActionRun = { steps: [], used: [], out: "", failed: false, outputs: {} };
+  const run: ActionRun = {
+    steps: [],
+    used: [],
+    out: "",
+    failed: false,
+    outputs: {},
+  };
   const temp = fs.mkdtempSync(path.join(os.tmpdir(), "action-"));
   try {
     for (const [i, step] of (action.runs.steps as Step[]).entries()) {
@@ -316,18 +372,26 @@ async function runAction(
       }
       if (step.uses) {
         const w: Record<string, string> = {};
-        for (const [k, v] of Object.entries(step.with ?? {})) w[k] = substitute(String(v));
+        for (const [k, v] of Object.entries(step.with ?? {})) {
+          w[k] = substitute(String(v));
+        }
         run.used.push({ uses: step.uses, with: w });
         run.steps.push({ name, outcome: "used" });
         continue;
       }
-      assert.equal(step.shell, "bash", `${name}: a composite run step names its shell`);
+      assert.equal(
+        step.shell,
+        "bash",
+        `${name}: a composite run step names its shell`,
+      );
       const script = path.join(temp, `step-${i}.sh`);
       fs.writeFileSync(script, substitute(step.run!));
       const outputFile = path.join(temp, `output-${i}`);
       fs.writeFileSync(outputFile, "");
       const env: Record<string, string> = { ...context.env };
-      for (const [k, v] of Object.entries(step.env ?? {})) env[k] = substitute(String(v));
+      for (const [k, v] of Object.entries(step.env ?? {})) {
+        env[k] = substitute(String(v));
+      }
       Object.assign(env, {
         GITHUB_ACTIONS: "true",
         CI: "true",
@@ -347,7 +411,13 @@ async function runAction(
         substitute(step["working-directory"] ?? "."),
       );
       // As Actions runs a bash step: bash --noprofile --norc -eo pipefail {0}.
-      const r = await sh("bash", ["--noprofile", "--norc", "-eo", "pipefail", script], {
+      const r = await sh("bash", [
+        "--noprofile",
+        "--norc",
+        "-eo",
+        "pipefail",
+        script,
+      ], {
         cwd,
         env,
       });
@@ -363,7 +433,9 @@ async function runAction(
       }
     }
     for (
-      const [name, spec] of Object.entries(action.outputs as Record<string, { value: string }>)
+      const [name, spec] of Object.entries(
+        action.outputs as Record<string, { value: string }>,
+      )
     ) {
       run.outputs[name] = substitute(spec.value);
     }
@@ -404,15 +476,33 @@ async function pullRequest(
     "npx estate init",
   );
   must(await sh("git", ["add", "-A"], { cwd: repo, env }), "git add");
-  must(await sh("git", ["commit", "-q", "-m", "Add a tool estate"], { cwd: repo, env }), "commit");
+  must(
+    await sh("git", ["commit", "-q", "-m", "Add a tool estate"], {
+      cwd: repo,
+      env,
+    }),
+    "commit",
+  );
   const origin = path.join(dir, "origin.git");
-  must(await sh("git", ["clone", "-q", "--bare", repo, origin], { cwd: dir, env }), "bare clone");
-  must(await sh("git", ["remote", "add", "origin", origin], { cwd: repo, env }), "remote add");
+  must(
+    await sh("git", ["clone", "-q", "--bare", repo, origin], { cwd: dir, env }),
+    "bare clone",
+  );
+  must(
+    await sh("git", ["remote", "add", "origin", origin], { cwd: repo, env }),
+    "remote add",
+  );
   must(await sh("git", ["fetch", "-q", "origin"], { cwd: repo, env }), "fetch");
-  must(await sh("git", ["checkout", "-q", "-b", "feature"], { cwd: repo, env }), "branch");
+  must(
+    await sh("git", ["checkout", "-q", "-b", "feature"], { cwd: repo, env }),
+    "branch",
+  );
   options.edit(repo);
   must(
-    await sh("git", ["commit", "-q", "--no-verify", "-am", "An edit"], { cwd: repo, env }),
+    await sh("git", ["commit", "-q", "--no-verify", "-am", "An edit"], {
+      cwd: repo,
+      env,
+    }),
     "commit the edit",
   );
   return repo;
@@ -428,27 +518,48 @@ function bump(repo: string, version: string): void {
 Deno.test("the Action's steps fail a pull request with a breaking edit (annotations, SARIF, a failing last step) and pass it once the version is bumped", async () => {
   const tgz = await tarball();
   await scratch(async (dir, env) => {
-    const repo = await pullRequest(dir, env, tgz, { ci: "github", edit: breakingEdit });
+    const repo = await pullRequest(dir, env, tgz, {
+      ci: "github",
+      edit: breakingEdit,
+    });
     // The workflow estate init wrote uses the installed package's action.
     const workflow = parseYaml(
-      fs.readFileSync(path.join(repo, ".github/workflows/tool-estate.yml"), "utf8"),
+      fs.readFileSync(
+        path.join(repo, ".github/workflows/tool-estate.yml"),
+        "utf8",
+      ),
     );
     const steps = workflow.jobs["estate-check"].steps as Step[];
     const uses = steps.find((s) => s.uses?.startsWith("./node_modules/"))!;
     assert.equal(uses.uses, `./node_modules/${PACKAGE_NAME}`);
     const actionDir = path.join(repo, uses.uses!);
-    const github = { event_name: "pull_request", base_ref: "main", head_ref: "feature" };
+    const github = {
+      event_name: "pull_request",
+      base_ref: "main",
+      head_ref: "feature",
+    };
     const context = { workspace: repo, env, github };
 
     const failing = await runAction(actionDir, { ...uses.with }, context);
     assert.equal(failing.failed, true, failing.out);
     assert.equal(failing.outputs.result, "failed");
-    assert.deepEqual(failing.steps.map((s) => s.outcome), ["ran", "used", "ran"]);
-    assert.equal(failing.steps[0].code, 0, "the check step itself passes, so SARIF is uploaded");
+    assert.deepEqual(failing.steps.map((s) => s.outcome), [
+      "ran",
+      "used",
+      "ran",
+    ]);
+    assert.equal(
+      failing.steps[0].code,
+      0,
+      "the check step itself passes, so SARIF is uploaded",
+    );
     assert.equal(failing.steps[2].code, 1);
     assert.match(
       failing.out,
-      new RegExp(`^::error file=${TOOL.replaceAll(".", "\\.")},line=${versionLine(repo)},`, "m"),
+      new RegExp(
+        `^::error file=${TOOL.replaceAll(".", "\\.")},line=${versionLine(repo)},`,
+        "m",
+      ),
     );
     assert.match(failing.out, /### tool-estate: failed/);
     assert.equal(failing.used[0].uses, "github/codeql-action/upload-sarif@v3");
@@ -457,7 +568,12 @@ Deno.test("the Action's steps fail a pull request with a breaking edit (annotati
     assertSarif(fs.readFileSync(sarifFile, "utf8"));
 
     // The same as estate check says: exit 1 against origin/main.
-    const direct = await sh("npx", ["estate", "check", "--against", "origin/main"], {
+    const direct = await sh("npx", [
+      "estate",
+      "check",
+      "--against",
+      "origin/main",
+    ], {
       cwd: repo,
       env,
     });
@@ -472,19 +588,32 @@ Deno.test("the Action's steps fail a pull request with a breaking edit (annotati
     const bad = await runAction(actionDir, { "fail-on": "sometimes" }, context);
     assert.equal(bad.failed, true);
     assert.equal(bad.steps[0].code, 2);
-    assert.match(bad.out, /::error title=tool-estate::fail-on takes error, warning, info or never/);
+    assert.match(
+      bad.out,
+      /::error title=tool-estate::fail-on takes error, warning, info or never/,
+    );
 
     bump(repo, "2.0.0");
     must(
-      await sh("git", ["commit", "-q", "-am", "Bump to 2.0.0"], { cwd: repo, env }),
+      await sh("git", ["commit", "-q", "-am", "Bump to 2.0.0"], {
+        cwd: repo,
+        env,
+      }),
       "the bump passes the hook",
     );
     const passing = await runAction(actionDir, { ...uses.with }, context);
     assert.equal(passing.failed, false, passing.out);
     assert.equal(passing.outputs.result, "passed");
-    assert.deepEqual(passing.steps.map((s) => s.outcome), ["ran", "used", "skipped"]);
+    assert.deepEqual(passing.steps.map((s) => s.outcome), [
+      "ran",
+      "used",
+      "skipped",
+    ]);
     assert.equal(
-      (await sh("npx", ["estate", "check", "--against", "origin/main"], { cwd: repo, env })).code,
+      (await sh("npx", ["estate", "check", "--against", "origin/main"], {
+        cwd: repo,
+        env,
+      })).code,
       0,
     );
   });
@@ -493,7 +622,10 @@ Deno.test("the Action's steps fail a pull request with a breaking edit (annotati
 Deno.test("the GitLab job estate init --ci gitlab writes fails a merge request with a breaking edit, with a JUnit report, and passes it once bumped", async () => {
   const tgz = await tarball();
   await scratch(async (dir, env) => {
-    const repo = await pullRequest(dir, env, tgz, { ci: "gitlab", edit: breakingEdit });
+    const repo = await pullRequest(dir, env, tgz, {
+      ci: "gitlab",
+      edit: breakingEdit,
+    });
     const job = parseYaml(fs.readFileSync(path.join(repo, ".gitlab-ci.yml"), "utf8"))[
       "estate-check"
     ];
@@ -508,7 +640,10 @@ Deno.test("the GitLab job estate init --ci gitlab writes fails a merge request w
     };
     // As the runner does: the script's lines in one shell, stopping at the first failing one.
     const script = (job.script as string[]).join("\n");
-    const failing = await sh("bash", ["-e", "-c", script], { cwd: repo, env: gitlab });
+    const failing = await sh("bash", ["-e", "-c", script], {
+      cwd: repo,
+      env: gitlab,
+    });
     assert.equal(failing.code, 1, failing.out + failing.err);
     assert.match(failing.out, /version-unchanged/);
     const junit = fs.readFileSync(path.join(repo, "estate-check.xml"), "utf8");
@@ -516,7 +651,10 @@ Deno.test("the GitLab job estate init --ci gitlab writes fails a merge request w
     assert.match(junit, /version-unchanged/);
 
     bump(repo, "2.0.0");
-    const passing = await sh("bash", ["-e", "-c", script], { cwd: repo, env: gitlab });
+    const passing = await sh("bash", ["-e", "-c", script], {
+      cwd: repo,
+      env: gitlab,
+    });
     assert.equal(passing.code, 0, passing.out + passing.err);
   });
 });
@@ -525,8 +663,17 @@ Deno.test("estate init never overwrites a file, prints the principal's token onc
   await scratch(async (dir, env) => {
     const repo = await newRepo(dir, env);
     fs.mkdirSync(path.join(repo, "estate"));
-    fs.writeFileSync(path.join(repo, "estate", "rules.json"), '{"rules": {}}\n');
-    const cli = ["run", "-A", "--config", path.join(ROOT, "deno.runtime.jsonc"), "cli.ts"];
+    fs.writeFileSync(
+      path.join(repo, "estate", "rules.json"),
+      '{"rules": {}}\n',
+    );
+    const cli = [
+      "run",
+      "-A",
+      "--config",
+      path.join(ROOT, "deno.runtime.jsonc"),
+      "cli.ts",
+    ];
     const first = must(
       await sh(
         Deno.execPath(),
@@ -538,14 +685,25 @@ Deno.test("estate init never overwrites a file, prints the principal's token onc
       ),
       "estate init",
     );
-    assert.match(first.out, /kept +estate\/rules\.json +\(it exists: not overwritten\)/);
+    assert.match(
+      first.out,
+      /kept +estate\/rules\.json +\(it exists: not overwritten\)/,
+    );
     assert.match(first.out, /kept +\.gitignore/);
-    assert.doesNotMatch(first.out, /add node_modules/, "the repository's .gitignore has it");
+    assert.doesNotMatch(
+      first.out,
+      /add node_modules/,
+      "the repository's .gitignore has it",
+    );
     assert.equal(
       fs.readFileSync(path.join(repo, "estate", "rules.json"), "utf8"),
       '{"rules": {}}\n',
     );
-    assert.equal(fs.existsSync(path.join(repo, ".github")), false, "--ci none writes no job");
+    assert.equal(
+      fs.existsSync(path.join(repo, ".github")),
+      false,
+      "--ci none writes no job",
+    );
     const token = /^ {2}(te_[A-Za-z0-9_-]{43})$/m.exec(first.out)?.[1];
     assert.ok(token, first.out);
     const principals = JSON.parse(
@@ -559,31 +717,51 @@ Deno.test("estate init never overwrites a file, prints the principal's token onc
       [...digest].map((b) => b.toString(16).padStart(2, "0")).join(""),
     );
     assert.ok(
-      !fs.readFileSync(path.join(repo, "estate", "principals.json"), "utf8").includes(token),
+      !fs.readFileSync(path.join(repo, "estate", "principals.json"), "utf8")
+        .includes(token),
     );
 
     const tool = JSON.parse(fs.readFileSync(path.join(repo, TOOL), "utf8"));
     assert.equal(tool.$schema, TOOL_SCHEMA_URL);
     assert.equal(tool.owner, "payments-team");
     parseToolSpec(tool);
-    const schema = JSON.parse(fs.readFileSync(path.join(ROOT, "schemas/tool.schema.json"), "utf8"));
-    assert.equal(schema.$id, TOOL_SCHEMA_URL, "the schema names where it is published");
-    for (const field of schema.required as string[]) assert.ok(field in tool, field);
+    const schema = JSON.parse(
+      fs.readFileSync(path.join(ROOT, "schemas/tool.schema.json"), "utf8"),
+    );
+    assert.equal(
+      schema.$id,
+      TOOL_SCHEMA_URL,
+      "the schema names where it is published",
+    );
+    for (const field of schema.required as string[]) {
+      assert.ok(field in tool, field);
+    }
 
     // Again: everything is kept, no token is printed.
     const again = must(
-      await sh(Deno.execPath(), [...cli, "init", repo, "--ci", "gitlab"], { cwd: ROOT, env }),
+      await sh(Deno.execPath(), [...cli, "init", repo, "--ci", "gitlab"], {
+        cwd: ROOT,
+        env,
+      }),
       "estate init again",
     );
     assert.doesNotMatch(again.out, /te_/);
     assert.match(again.out, /created \.gitlab-ci\.yml/);
     assert.match(again.out, /kept +estate\/principals\.json/);
     assert.equal(
-      JSON.parse(fs.readFileSync(path.join(repo, "estate", "principals.json"), "utf8"))[0]
+      JSON.parse(
+        fs.readFileSync(path.join(repo, "estate", "principals.json"), "utf8"),
+      )[0]
         .tokenSha256,
       principals[0].tokenSha256,
     );
-    const bad = await sh(Deno.execPath(), [...cli, "init", repo, "--ci", "jenkins"], {
+    const bad = await sh(Deno.execPath(), [
+      ...cli,
+      "init",
+      repo,
+      "--ci",
+      "jenkins",
+    ], {
       cwd: ROOT,
       env,
     });
@@ -598,7 +776,10 @@ Deno.test("the CLI's package name and version are deno.json's", () => {
 });
 
 Deno.test("a spec refused without a subject says so once: 'Invalid tool spec: …'", () => {
-  assert.throws(() => parseToolSpec({}), (e: Error) => /^Invalid tool spec: /.test(e.message));
+  assert.throws(
+    () => parseToolSpec({}),
+    (e: Error) => /^Invalid tool spec: /.test(e.message),
+  );
 });
 
 /** The `sh` lines of the README's "In your own repository" section, block by block. */
@@ -626,7 +807,10 @@ Deno.test("the README's 'In your own repository' commands run as printed in a fr
   await scratch(async (dir, env) => {
     // This clone as the README names it (../tool-estate), holding the tarball.
     fs.mkdirSync(path.join(dir, "tool-estate", "dist"), { recursive: true });
-    fs.copyFileSync(tgz, path.join(dir, "tool-estate", "dist", path.basename(tgz)));
+    fs.copyFileSync(
+      tgz,
+      path.join(dir, "tool-estate", "dist", path.basename(tgz)),
+    );
     // A repository with no .gitignore: estate init writes one, so git add -A leaves node_modules.
     const repo = await newRepo(dir, env, { gitignore: false });
     for (const line of own) {
@@ -645,7 +829,8 @@ Deno.test("the README's 'In your own repository' commands run as printed in a fr
           stdout: "null",
           stderr: "piped",
         }).spawn();
-        const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+        const reader = child.stderr.pipeThrough(new TextDecoderStream())
+          .getReader();
         let said = "";
         let killed = false;
         const stop = setTimeout(() => {
@@ -668,17 +853,28 @@ Deno.test("the README's 'In your own repository' commands run as printed in a fr
           clearTimeout(stop);
           await child.status;
         }
-        assert.match(said, new RegExp(`listening on http://127\\.0\\.0\\.1:${port}/mcp`), said);
+        assert.match(
+          said,
+          new RegExp(`listening on http://127\\.0\\.0\\.1:${port}/mcp`),
+          said,
+        );
         // Every process holding its stderr has exited (the read ended) without the fallback kill,
         // and nothing listens on the port any more.
-        assert.equal(killed, false, `Ctrl-C did not stop it within 60 s:\n${said}`);
+        assert.equal(
+          killed,
+          false,
+          `Ctrl-C did not stop it within 60 s:\n${said}`,
+        );
         await assert.rejects(Deno.connect({ hostname: "127.0.0.1", port }));
         continue;
       }
       must(await sh("sh", ["-c", line], { cwd: repo, env }), line);
     }
     assert.equal(
-      must(await sh("git", ["ls-files", "node_modules"], { cwd: repo, env }), "ls-files").out,
+      must(
+        await sh("git", ["ls-files", "node_modules"], { cwd: repo, env }),
+        "ls-files",
+      ).out,
       "",
       "nothing of node_modules/ was committed",
     );
@@ -688,7 +884,10 @@ Deno.test("the README's 'In your own repository' commands run as printed in a fr
     delete spec.inputSchema.properties.id;
     spec.inputSchema.required = [];
     fs.writeFileSync(file, JSON.stringify(spec, null, 2) + "\n");
-    const failed = await sh("sh", ["-c", "npx estate check --against HEAD"], { cwd: repo, env });
+    const failed = await sh("sh", ["-c", "npx estate check --against HEAD"], {
+      cwd: repo,
+      env,
+    });
     assert.equal(failed.code, 1, failed.out + failed.err);
     assert.match(failed.out, /version must be at least 2\.0\.0/);
   });
@@ -709,7 +908,15 @@ Deno.test({
       await scratch(async (dir, env) => {
         const prefix = path.join(dir, "prefix");
         must(
-          await sh("npm", ["install", "-g", "--prefix", prefix, "--no-audit", "--no-fund", tgz], {
+          await sh("npm", [
+            "install",
+            "-g",
+            "--prefix",
+            prefix,
+            "--no-audit",
+            "--no-fund",
+            tgz,
+          ], {
             cwd: dir,
             env,
           }),
@@ -719,18 +926,36 @@ Deno.test({
         const repo = await newRepo(dir, env);
         const run = (args: string[]) => sh("estate", args, { cwd: repo, env });
         must(await run(["init", "--ci", "none"]), "init");
-        const migrated = must(await run(["migrate", "--from", "estate", "--to", url]), "migrate");
+        const migrated = must(
+          await run(["migrate", "--from", "estate", "--to", url]),
+          "migrate",
+        );
         assert.match(migrated.out, /migrated 0 tools/);
-        const folder = must(await run(["publish", TOOL]), "publish into the folder");
-        const db = must(await run(["publish", TOOL, "--store", url]), "publish into the database");
+        const folder = must(
+          await run(["publish", TOOL]),
+          "publish into the folder",
+        );
+        const db = must(
+          await run(["publish", TOOL, "--store", url]),
+          "publish into the database",
+        );
         assert.equal(db.out, folder.out);
-        for (const args of [["list"], ["list", "--principal", "example-agent"], ["check", TOOL]]) {
+        for (
+          const args of [["list"], ["list", "--principal", "example-agent"], [
+            "check",
+            TOOL,
+          ]]
+        ) {
           const a = must(await run([...args, "--json"]), args.join(" "));
           const b = must(
             await run([...args, "--json", "--store", url]),
             `${args.join(" ")} --store`,
           );
-          assert.deepEqual(JSON.parse(b.out), JSON.parse(a.out), args.join(" "));
+          assert.deepEqual(
+            JSON.parse(b.out),
+            JSON.parse(a.out),
+            args.join(" "),
+          );
         }
         breakingEdit(repo);
         assert.equal((await run(["check", TOOL, "--store", url])).code, 1);

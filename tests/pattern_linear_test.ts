@@ -32,7 +32,13 @@ const REAL_NATIVE: Re[] = [
   seq(BOL, plus(set("[A-Za-z0-9._-]")), EOL),
   seq(BOL, plus(set("[a-z0-9-]")), EOL),
   seq(BOL, opt(set("#")), times(set("[0-9a-fA-F]"), 6), EOL),
-  seq(BOL, times(set("[A-Z]"), 2), times(set("[0-9]"), 2), times(set("[A-Z0-9]"), 11, 30), EOL),
+  seq(
+    BOL,
+    times(set("[A-Z]"), 2),
+    times(set("[0-9]"), 2),
+    times(set("[A-Z0-9]"), 11, 30),
+    EOL,
+  ),
   seq(
     BOL,
     times(set("\\d"), 4),
@@ -53,7 +59,12 @@ const REAL_NATIVE: Re[] = [
   ),
   seq(BOL, set("C"), times(set("[0-9]"), 8), EOL),
   seq(BOL, plus(set("[a-z]")), star(seq(set("-"), plus(set("[a-z]")))), EOL),
-  seq(BOL, plus(set("[a-z0-9]")), star(seq(set("[._-]"), plus(set("[a-z0-9]")))), EOL),
+  seq(
+    BOL,
+    plus(set("[a-z0-9]")),
+    star(seq(set("[._-]"), plus(set("[a-z0-9]")))),
+    EOL,
+  ),
   seq(BOL, set("[A-Za-z]"), star(set("[A-Za-z0-9_]")), EOL),
   seq(BOL, plus(set("\\p{L}")), EOL),
   seq(BOL, lit("v"), plus(set("\\d"))),
@@ -68,7 +79,15 @@ const CATASTROPHIC: Re[] = [
   seq(BOL, star(seq(alt(seq(), seq()), set("a"))), EOL), // two empty alternatives: ^(?:(?:|)a)*$
   seq(BOL, star(star(set("a"))), EOL),
   seq(BOL, plus(set("\\S")), set("@"), plus(set("\\S")), EOL),
-  seq(BOL, plus(set("\\S")), set("@"), plus(set("\\S")), set("\\."), plus(set("\\S")), EOL),
+  seq(
+    BOL,
+    plus(set("\\S")),
+    set("@"),
+    plus(set("\\S")),
+    set("\\."),
+    plus(set("\\S")),
+    EOL,
+  ),
   seq(BOL, plus(set(".")), set("@"), plus(set(".")), EOL),
   seq(
     BOL,
@@ -117,7 +136,10 @@ Deno.test("compilePattern() runs the common real patterns natively, and they do 
   for (const r of REAL_NATIVE) {
     assert.equal(engine(render(r)), "native", render(r));
     const worst = worstGrowth(r, 500);
-    assert.ok(worst.growth < 1.3, `${render(r)}: ${worst.attack} grows ${worst.growth}×`);
+    assert.ok(
+      worst.growth < 1.3,
+      `${render(r)}: ${worst.attack} grows ${worst.growth}×`,
+    );
   }
   assert.deepEqual(
     REAL_NATIVE.slice(0, 10).map(render),
@@ -137,7 +159,9 @@ Deno.test("compilePattern() runs the common real patterns natively, and they do 
 });
 
 Deno.test("compilePattern() keeps ambiguous patterns on the linear engine", () => {
-  for (const r of CATASTROPHIC) assert.equal(engine(render(r)), "linear", render(r));
+  for (const r of CATASTROPHIC) {
+    assert.equal(engine(render(r)), "linear", render(r));
+  }
 });
 
 Deno.test("property: a pattern sent to the native engine does linear work on adversarial inputs", () => {
@@ -145,7 +169,10 @@ Deno.test("property: a pattern sent to the native engine does linear work on adv
     fc.property(arbitraryPattern(), (r) => {
       fc.pre(linearOnBacktracker(render(r)));
       const worst = worstGrowth(r, 500);
-      assert.ok(worst.growth < 1.3, `${render(r)}: ${worst.attack} grows ${worst.growth}×`);
+      assert.ok(
+        worst.growth < 1.3,
+        `${render(r)}: ${worst.attack} grows ${worst.growth}×`,
+      );
     }),
     { numRuns: 60 },
   );
@@ -155,7 +182,10 @@ Deno.test("the same attacks find super-linear work in the patterns kept off the 
   for (const r of CATASTROPHIC) {
     assert.equal(linearOnBacktracker(render(r)), false, render(r));
     const worst = worstGrowth(r, 200);
-    assert.ok(worst.growth > 1.5, `${render(r)}: the attacks found only ${worst.growth}×`);
+    assert.ok(
+      worst.growth > 1.5,
+      `${render(r)}: the attacks found only ${worst.growth}×`,
+    );
   }
 });
 
@@ -163,7 +193,9 @@ Deno.test("property: the model matcher agrees with RegExp", () => {
   fc.assert(
     fc.property(
       arbitraryPattern(),
-      fc.array(fc.array(fc.constantFrom(...ALPHABET), { maxLength: 14 }), { maxLength: 20 }),
+      fc.array(fc.array(fc.constantFrom(...ALPHABET), { maxLength: 14 }), {
+        maxLength: 20,
+      }),
       (r, strings) => {
         const re = new RegExp(render(r), "u");
         const program = compile(r);
@@ -216,9 +248,14 @@ function timeRatio(re: RegExp, attack: Attack, n: number): number {
 }
 
 /** Up to three measurements: noise moves a ratio either way, never consistently. */
-function measured(measure: () => number, passes: (ratio: number) => boolean): number {
+function measured(
+  measure: () => number,
+  passes: (ratio: number) => boolean,
+): number {
   let ratio = measure();
-  for (let attempt = 1; attempt < 3 && !passes(ratio); attempt++) ratio = measure();
+  for (let attempt = 1; attempt < 3 && !passes(ratio); attempt++) {
+    ratio = measure();
+  }
   return ratio;
 }
 
@@ -229,7 +266,8 @@ function hardest(r: Re, count: number): Attack[] {
     const s = a.make(2000);
     return search(program, s, 1000 * s.length).steps / s.length;
   };
-  return attacks(r).map((a) => ({ a, c: cost(a) })).sort((x, y) => y.c - x.c).slice(0, count)
+  return attacks(r).map((a) => ({ a, c: cost(a) })).sort((x, y) => y.c - x.c)
+    .slice(0, count)
     .map(({ a }) => a);
 }
 
@@ -244,7 +282,10 @@ Deno.test("V8 runs the native patterns in linear time on 12.5k and 50k character
     const re = new RegExp(source, "u");
     for (const a of hardest(r, 3)) {
       const ratio = measured(() => timeRatio(re, a, 12_500), (x) => x < 8);
-      assert.ok(ratio < 8, `${source}: ${a.name} takes ${ratio}× as long at 50k as at 12.5k`);
+      assert.ok(
+        ratio < 8,
+        `${source}: ${a.name} takes ${ratio}× as long at 50k as at 12.5k`,
+      );
     }
   }
 });
@@ -256,7 +297,10 @@ Deno.test("V8 takes quadratic time on an ambiguous pattern the analysis refuses"
   const attack = { name: "@…\\n", make: (n: number) => "@".repeat(n) + "\n" };
   const re = new RegExp(render(r), "u");
   const ratio = measured(() => timeRatio(re, attack, 1000), (x) => x > 8);
-  assert.ok(ratio > 8, `^\\S+@\\S+$ takes only ${ratio}× as long on 4,000 @ as on 1,000`);
+  assert.ok(
+    ratio > 8,
+    `^\\S+@\\S+$ takes only ${ratio}× as long on 4,000 @ as on 1,000`,
+  );
 });
 
 /** Every code point, for comparing the analysis' sets with the engine's. */
@@ -294,7 +338,9 @@ Deno.test("the analysis reads each character atom's code points exactly as the e
       while (i < ranges.length && ranges[i][1] < cp) i++;
       const mine = i < ranges.length && ranges[i][0] <= cp;
       if (mine !== re.test(String.fromCodePoint(cp))) {
-        assert.fail(`${atom}: U+${cp.toString(16)} is ${mine ? "in" : "not in"} the analysis' set`);
+        assert.fail(
+          `${atom}: U+${cp.toString(16)} is ${mine ? "in" : "not in"} the analysis' set`,
+        );
       }
     }
   }

@@ -98,14 +98,20 @@ Deno.test("property: the native engine and re2js agree on generated patterns", (
   fc.assert(
     fc.property(
       arbitraryPattern(),
-      fc.array(fc.array(fc.constantFrom(...ALPHABET), { maxLength: 16 }), { maxLength: 30 }),
+      fc.array(fc.array(fc.constantFrom(...ALPHABET), { maxLength: 16 }), {
+        maxLength: 30,
+      }),
       (r, strings) => {
         const source = render(r);
         const native = new RegExp(source, "u");
         const linear = compileLinear(source);
         assert.ok(linear.ok, source);
         for (const s of strings.map((a) => a.join(""))) {
-          assert.equal(linear.pattern.test(s), native.test(s), `${source} on ${JSON.stringify(s)}`);
+          assert.equal(
+            linear.pattern.test(s),
+            native.test(s),
+            `${source} on ${JSON.stringify(s)}`,
+          );
         }
       },
     ),

@@ -54,16 +54,26 @@ async function withEverything(
 }
 
 /** Waits until the host's log holds `count` records of `method` (the server asks on its own). */
-async function logged(host: McpHost, method: string, count: number): Promise<void> {
+async function logged(
+  host: McpHost,
+  method: string,
+  count: number,
+): Promise<void> {
   for (let i = 0; i < 300; i++) {
-    if (host.serverRequestLog.entries().filter((r) => r.method === method).length >= count) return;
+    if (
+      host.serverRequestLog.entries().filter((r) => r.method === method)
+        .length >= count
+    ) return;
     await new Promise((r) => setTimeout(r, 20));
   }
   assert.fail(`no ${count} ${method} request(s) from the server within 6 s`);
 }
 
 function texts(outcome: unknown): string {
-  const o = outcome as { kind: string; result?: { content: { text?: string }[] } };
+  const o = outcome as {
+    kind: string;
+    result?: { content: { text?: string }[] };
+  };
   return (o.result?.content ?? []).map((c) => c.text ?? "").join("\n");
 }
 
@@ -72,11 +82,19 @@ Deno.test("server-everything, a third-party server: nothing declared, its asking
   await withEverything(host, "everything", async () => {
     const names = (await host.tools()).map((t) => t.name);
     assert.ok(names.includes("get-sum"));
-    for (const tool of ASKING_TOOLS) assert.ok(!names.includes(tool), `${tool} is not listed`);
-    const call = await host.callTool("trigger-sampling-request", { prompt: "hello" });
+    for (const tool of ASKING_TOOLS) {
+      assert.ok(!names.includes(tool), `${tool} is not listed`);
+    }
+    const call = await host.callTool("trigger-sampling-request", {
+      prompt: "hello",
+    });
     assert.equal(call.kind, "protocol-error", "an unknown exposed name");
     await new Promise((r) => setTimeout(r, 500)); // past the server's own roots sync (350 ms)
-    assert.deepEqual(host.serverRequestLog.entries(), [], "the server never asked");
+    assert.deepEqual(
+      host.serverRequestLog.entries(),
+      [],
+      "the server never asked",
+    );
   });
 });
 
@@ -104,7 +122,12 @@ Deno.test("server-everything, an allowed server: sampling, form and URL elicitat
         forms.push(request);
         return {
           action: "accept",
-          content: { name: "Ada Lovelace", check: true, email: "ada@example.com", integer: 7 },
+          content: {
+            name: "Ada Lovelace",
+            check: true,
+            email: "ada@example.com",
+            integer: 7,
+          },
         };
       },
       url: (request) => {
@@ -120,7 +143,9 @@ Deno.test("server-everything, an allowed server: sampling, form and URL elicitat
   const host = new McpHost({ serverRequests: { everything: policy } });
   await withEverything(host, "everything", async () => {
     const names = (await host.tools()).map((t) => t.name);
-    for (const tool of ASKING_TOOLS) assert.ok(names.includes(tool), `${tool} is listed`);
+    for (const tool of ASKING_TOOLS) {
+      assert.ok(names.includes(tool), `${tool} is listed`);
+    }
 
     // Roots: asked once on its own after initialization; again when the host's roots change.
     await logged(host, "roots/list", 1);
@@ -163,24 +188,41 @@ Deno.test("server-everything, an allowed server: sampling, form and URL elicitat
 
     // URL elicitation: the full URL and its domain; accepted only when approved.
     const url = "https://modelcontextprotocol.io/connect?step=1";
-    const opened = await host.callTool("trigger-url-elicitation", { url, message: "Connect" });
+    const opened = await host.callTool("trigger-url-elicitation", {
+      url,
+      message: "Connect",
+    });
     assert.match(texts(opened), /User completed the URL elicitation flow/);
     assert.deepEqual(
       [urls[0].url, urls[0].domain, urls[0].punycode, urls[0].serverMessage],
-      [url, "modelcontextprotocol.io", false, { server: "everything", message: "Connect" }],
+      [url, "modelcontextprotocol.io", false, {
+        server: "everything",
+        message: "Connect",
+      }],
     );
     approve = false;
-    const declined = await host.callTool("trigger-url-elicitation", { url, message: "Again" });
+    const declined = await host.callTool("trigger-url-elicitation", {
+      url,
+      message: "Again",
+    });
     assert.match(texts(declined), /User declined to open the URL/);
 
     // The seventh request this minute: refused by the policy's cap; the tool reports the error.
-    const capped = await host.callTool("trigger-sampling-request", { prompt: "Again?" });
+    const capped = await host.callTool("trigger-sampling-request", {
+      prompt: "Again?",
+    });
     assert.equal(capped.kind, "tool-error");
     assert.match(texts(capped), /-1.*more than 6 requests per minute/);
-    assert.equal(sampled.length, 1, "the refused request never reached the callback");
+    assert.equal(
+      sampled.length,
+      1,
+      "the refused request never reached the callback",
+    );
 
     assert.deepEqual(
-      host.serverRequestLog.entries().map((r) => [r.server, r.method, r.outcome, r.action]),
+      host.serverRequestLog.entries().map((
+        r,
+      ) => [r.server, r.method, r.outcome, r.action]),
       [
         ["everything", "roots/list", "served", undefined],
         ["everything", "roots/list", "served", undefined],
@@ -196,6 +238,14 @@ Deno.test("server-everything, an allowed server: sampling, form and URL elicitat
     assert.equal(records[6].code, -1);
     assert.ok(records.every((r) => r.via === "request"));
     // The sizes of the params as sent: roots/list has none; the others carry their text.
-    assert.deepEqual(records.map((r) => r.bytes > 0), [false, false, true, true, true, true, true]);
+    assert.deepEqual(records.map((r) => r.bytes > 0), [
+      false,
+      false,
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
   });
 });

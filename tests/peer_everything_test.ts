@@ -29,7 +29,11 @@ const EVERYTHING_TOOLS = [
 
 /** Starts server-everything with only PATH and a throwaway HOME, runs `body`, cleans up. */
 async function withEverything(
-  body: (client: McpClient, transport: StdioClientTransport, home: string) => Promise<void>,
+  body: (
+    client: McpClient,
+    transport: StdioClientTransport,
+    home: string,
+  ) => Promise<void>,
 ): Promise<void> {
   const home = await Deno.makeTempDir({ prefix: "peer-everything-home-" });
   const transport = new StdioClientTransport({
@@ -73,7 +77,10 @@ Deno.test("McpClient and server-everything: handshake, tools on every page, a ca
     assert.deepEqual(await client.request("ping"), {});
 
     // Every page: listTools() walks until nextCursor is absent; the reference server sends one.
-    const first = await client.request("tools/list") as { tools: unknown[]; nextCursor?: string };
+    const first = await client.request("tools/list") as {
+      tools: unknown[];
+      nextCursor?: string;
+    };
     assert.equal(first.nextCursor, undefined);
     const tools = await client.listTools();
     assert.deepEqual(tools.map((t) => t.name), EVERYTHING_TOOLS);
@@ -89,7 +96,9 @@ Deno.test("McpClient and server-everything: handshake, tools on every page, a ca
     const ok = await client.callTool("get-sum", { a: 2, b: 40 });
     assert.deepEqual(ok, {
       kind: "ok",
-      result: { content: [{ type: "text", text: "The sum of 2 and 40 is 42." }] },
+      result: {
+        content: [{ type: "text", text: "The sum of 2 and 40 is 42." }],
+      },
     });
 
     // Bad arguments: both sides name the same two places. The peer (SDK 1.x) sends an isError
@@ -113,7 +122,10 @@ Deno.test("McpClient and server-everything: handshake, tools on every page, a ca
     const env = await client.callTool("get-env", {});
     assert.equal(env.kind, "ok");
     if (env.kind === "ok") {
-      const seen = JSON.parse(text(env.result.content[0])) as Record<string, string>;
+      const seen = JSON.parse(text(env.result.content[0])) as Record<
+        string,
+        string
+      >;
       assert.equal(seen.HOME, home);
       assert.deepEqual(
         Object.keys(seen).filter((k) => k !== "npm_config_user_agent").sort(),
@@ -143,7 +155,9 @@ Deno.test("McpClient and server-everything: resources, prompts, progress and a c
         t.uriTemplate === "demo://resource/dynamic/text/{resourceId}"
       ),
     );
-    const [dynamic] = await client.readResource("demo://resource/dynamic/text/7");
+    const [dynamic] = await client.readResource(
+      "demo://resource/dynamic/text/7",
+    );
     assert.match(text(dynamic), /^Resource 7: This is a plaintext resource/);
     await assert.rejects(
       client.readResource("demo://resource/static/document/no-such-file.md"),
@@ -153,18 +167,27 @@ Deno.test("McpClient and server-everything: resources, prompts, progress and a c
     // Prompts: without arguments, with arguments, and a missing required argument (-32602).
     const prompts = await client.listPrompts();
     assert.deepEqual(
-      prompts.find((p) => p.name === "args-prompt")?.arguments?.map((a) => [a.name, a.required]),
+      prompts.find((p) => p.name === "args-prompt")?.arguments?.map((
+        a,
+      ) => [a.name, a.required]),
       [["city", true], ["state", false]],
     );
     assert.deepEqual(await client.getPrompt("simple-prompt"), {
       messages: [{
         role: "user",
-        content: { type: "text", text: "This is a simple prompt without arguments." },
+        content: {
+          type: "text",
+          text: "This is a simple prompt without arguments.",
+        },
       }],
     });
     assert.deepEqual(
-      (await client.getPrompt("args-prompt", { city: "Paris", state: "TX" })).messages,
-      [{ role: "user", content: { type: "text", text: "What's weather in Paris, TX?" } }],
+      (await client.getPrompt("args-prompt", { city: "Paris", state: "TX" }))
+        .messages,
+      [{
+        role: "user",
+        content: { type: "text", text: "What's weather in Paris, TX?" },
+      }],
     );
     await assert.rejects(
       client.getPrompt("args-prompt", {}),

@@ -53,7 +53,11 @@ import { ROOT, SEES, serveArgs, startHttpServe, withEstate } from "./_serve.ts";
 
 const OPERATOR = "wholesale-operator";
 /** The held payment of the example bank, with the amount the user approves. */
-const HELD = { reference: "PMT-004211", approvedAmount: 2_450_000, currency: "EUR" };
+const HELD = {
+  reference: "PMT-004211",
+  approvedAmount: 2_450_000,
+  currency: "EUR",
+};
 /** The question the estate asks before payments.release (its default: title, arguments, cannot be undone). */
 const QUESTION =
   "Release a held wholesale payment (payments.release) — reference PMT-004211, approvedAmount 2450000, currency EUR. This cannot be undone. Go ahead?";
@@ -89,7 +93,9 @@ function assertConfirmationForm(schema: unknown): void {
 }
 
 /** Checks what policy.summarize asked the client's model: the question, with the passage that answers it. */
-function assertSummaryPrompt(request: { messages: { content: unknown }[]; maxTokens: number }) {
+function assertSummaryPrompt(
+  request: { messages: { content: unknown }[]; maxTokens: number },
+) {
   const text = request.messages.map((m) => (m.content as { text?: string }).text ?? "").join("\n");
   assert.ok(text.includes(ASK_SUMMARY.question), text);
   assert.ok(text.includes("[POL-PAY-012]"), text);
@@ -130,7 +136,9 @@ async function withServed(
       assert.ok(stderr, "the server's stderr is not piped");
       stderr.setEncoding("utf8");
       stderr.on("data", (chunk: string) => (text += chunk));
-      ended.push(new Promise((resolve) => stderr.once("close", () => resolve())));
+      ended.push(
+        new Promise((resolve) => stderr.once("close", () => resolve())),
+      );
     };
     const http = via === "http" ? await startHttpServe(dir, (t) => (text += t)) : undefined;
     try {
@@ -186,23 +194,37 @@ const STATELESS_LOG = [
 
 interface V1Answers {
   elicit?: (params: ElicitRequest["params"]) => ElicitResult;
-  sample?: (params: { messages: { content: unknown }[]; maxTokens: number }) => CreateMessageResult;
+  sample?: (
+    params: { messages: { content: unknown }[]; maxTokens: number },
+  ) => CreateMessageResult;
 }
 
-async function v1Connect(served: Served, answers: V1Answers): Promise<V1Client> {
-  const client = new V1Client({ name: "peer-sdk-asks-test", version: "1.0.0" }, {
-    capabilities: {
-      ...(answers.sample ? { sampling: {} } : {}),
-      ...(answers.elicit ? { elicitation: {} } : {}),
+async function v1Connect(
+  served: Served,
+  answers: V1Answers,
+): Promise<V1Client> {
+  const client = new V1Client(
+    { name: "peer-sdk-asks-test", version: "1.0.0" },
+    {
+      capabilities: {
+        ...(answers.sample ? { sampling: {} } : {}),
+        ...(answers.elicit ? { elicitation: {} } : {}),
+      },
     },
-  });
+  );
   if (answers.elicit) {
     const elicit = answers.elicit;
-    client.setRequestHandler(ElicitRequestSchema, (request) => elicit(request.params));
+    client.setRequestHandler(
+      ElicitRequestSchema,
+      (request) => elicit(request.params),
+    );
   }
   if (answers.sample) {
     const sample = answers.sample;
-    client.setRequestHandler(CreateMessageRequestSchema, (request) => sample(request.params));
+    client.setRequestHandler(
+      CreateMessageRequestSchema,
+      (request) => sample(request.params),
+    );
   }
   const transport = served.via === "stdio"
     ? new V1Stdio({
@@ -213,9 +235,13 @@ async function v1Connect(served: Served, answers: V1Answers): Promise<V1Client> 
       stderr: "pipe",
     })
     : new V1Http(served.url!, {
-      requestInit: { headers: { Authorization: `Bearer ${DEMO_TOKENS[OPERATOR]}` } },
+      requestInit: {
+        headers: { Authorization: `Bearer ${DEMO_TOKENS[OPERATOR]}` },
+      },
     });
-  if (transport instanceof V1Stdio) served.watch(transport.stderr as Readable | null);
+  if (transport instanceof V1Stdio) {
+    served.watch(transport.stderr as Readable | null);
+  }
   try {
     await client.connect(transport);
   } catch (e) {
@@ -226,7 +252,9 @@ async function v1Connect(served: Served, answers: V1Answers): Promise<V1Client> 
 }
 
 function v1Text(result: V1CallToolResult): string {
-  return result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
+  return result.content.map((c) => (c.type === "text" ? c.text : "")).join(
+    "\n",
+  );
 }
 
 async function v1Status(client: V1Client): Promise<unknown> {
@@ -239,7 +267,9 @@ async function v1Status(client: V1Client): Promise<unknown> {
 }
 
 /** The clients' model, as their sampling handlers give it: checks the prompt, answers SUMMARY. */
-const theModel = (params: { messages: { content: unknown }[]; maxTokens: number }) => {
+const theModel = (
+  params: { messages: { content: unknown }[]; maxTokens: number },
+) => {
   assertSummaryPrompt(params);
   return {
     role: "assistant" as const,
@@ -253,13 +283,19 @@ async function v1Proves(served: Served): Promise<void> {
   const bare = await v1Connect(served, { sample: theModel });
   try {
     const names = (await bare.listTools()).tools.map((t) => t.name);
-    assert.ok(names.includes("payments.release"), "confirmation is the estate's, not a `uses`");
+    assert.ok(
+      names.includes("payments.release"),
+      "confirmation is the estate's, not a `uses`",
+    );
     const refused = await bare.callTool({
       name: "payments.release",
       arguments: HELD,
     }) as V1CallToolResult;
     assert.equal(refused.isError, true);
-    assert.match(v1Text(refused), /payments\.release needs the client capability .*"elicitation"/);
+    assert.match(
+      v1Text(refused),
+      /payments\.release needs the client capability .*"elicitation"/,
+    );
     assert.equal(await v1Status(bare), "HELD");
   } finally {
     await bare.close();
@@ -282,7 +318,10 @@ async function v1Proves(served: Served): Promise<void> {
         arguments: HELD,
       }) as V1CallToolResult;
       assert.equal(declined.isError, true);
-      assert.ok(v1Text(declined).includes("declined the confirmation"), v1Text(declined));
+      assert.ok(
+        v1Text(declined).includes("declined the confirmation"),
+        v1Text(declined),
+      );
       assert.equal(await v1Status(client), "HELD");
     }
 
@@ -291,13 +330,18 @@ async function v1Proves(served: Served): Promise<void> {
       arguments: HELD,
     }) as V1CallToolResult;
     assert.notEqual(released.isError, true, v1Text(released));
-    assert.deepEqual(released.structuredContent, { reference: HELD.reference, status: "RELEASED" });
+    assert.deepEqual(released.structuredContent, {
+      reference: HELD.reference,
+      status: "RELEASED",
+    });
     assert.equal(await v1Status(client), "RELEASED");
 
     assert.equal(asked.length, 3);
     for (const params of asked) {
       assert.equal(params.message, QUESTION);
-      assertConfirmationForm((params as { requestedSchema?: unknown }).requestedSchema);
+      assertConfirmationForm(
+        (params as { requestedSchema?: unknown }).requestedSchema,
+      );
     }
 
     // Sampling: the summary is what the client's model said.
@@ -336,8 +380,12 @@ Deno.test("v1 SDK client over HTTP: the asks on the POST's SSE stream; confirmed
 //    through the same handlers, then calls again with inputResponses and the requestState.
 
 interface V2Answers {
-  elicit?: (params: { message: string; requestedSchema?: unknown }) => ElicitResult;
-  sample?: (params: { messages: { content: unknown }[]; maxTokens: number }) => CreateMessageResult;
+  elicit?: (
+    params: { message: string; requestedSchema?: unknown },
+  ) => ElicitResult;
+  sample?: (
+    params: { messages: { content: unknown }[]; maxTokens: number },
+  ) => CreateMessageResult;
 }
 
 interface V2Connection {
@@ -346,20 +394,28 @@ interface V2Connection {
   wire: unknown[];
 }
 
-async function v2Connect(served: Served, answers: V2Answers): Promise<V2Connection> {
-  const client = new V2Client({ name: "peer-sdk-asks-test", version: "1.0.0" }, {
-    versionNegotiation: { mode: "auto" },
-    capabilities: {
-      ...(answers.sample ? { sampling: {} } : {}),
-      ...(answers.elicit ? { elicitation: { form: {} } } : {}),
+async function v2Connect(
+  served: Served,
+  answers: V2Answers,
+): Promise<V2Connection> {
+  const client = new V2Client(
+    { name: "peer-sdk-asks-test", version: "1.0.0" },
+    {
+      versionNegotiation: { mode: "auto" },
+      capabilities: {
+        ...(answers.sample ? { sampling: {} } : {}),
+        ...(answers.elicit ? { elicitation: { form: {} } } : {}),
+      },
     },
-  });
+  );
   if (answers.elicit) {
     const elicit = answers.elicit;
     client.setRequestHandler(
       "elicitation/create",
       (request) =>
-        elicit(request.params as { message: string; requestedSchema?: unknown }) as never,
+        elicit(
+          request.params as { message: string; requestedSchema?: unknown },
+        ) as never,
     );
   }
   if (answers.sample) {
@@ -367,7 +423,12 @@ async function v2Connect(served: Served, answers: V2Answers): Promise<V2Connecti
     client.setRequestHandler(
       "sampling/createMessage",
       (request) =>
-        sample(request.params as { messages: { content: unknown }[]; maxTokens: number }) as never,
+        sample(
+          request.params as {
+            messages: { content: unknown }[];
+            maxTokens: number;
+          },
+        ) as never,
     );
   }
   const transport = served.via === "stdio"
@@ -379,9 +440,13 @@ async function v2Connect(served: Served, answers: V2Answers): Promise<V2Connecti
       stderr: "pipe",
     })
     : new V2Http(served.url!, {
-      requestInit: { headers: { Authorization: `Bearer ${DEMO_TOKENS[OPERATOR]}` } },
+      requestInit: {
+        headers: { Authorization: `Bearer ${DEMO_TOKENS[OPERATOR]}` },
+      },
     });
-  if (transport instanceof V2Stdio) served.watch(transport.stderr as Readable | null);
+  if (transport instanceof V2Stdio) {
+    served.watch(transport.stderr as Readable | null);
+  }
   try {
     await client.connect(transport);
     assert.equal(client.getProtocolEra(), "modern");
@@ -391,7 +456,9 @@ async function v2Connect(served: Served, answers: V2Answers): Promise<V2Connecti
     throw e;
   }
   const wire: unknown[] = [];
-  const tap = transport as unknown as { onmessage?: (message: unknown, extra?: unknown) => void };
+  const tap = transport as unknown as {
+    onmessage?: (message: unknown, extra?: unknown) => void;
+  };
   const deliver = tap.onmessage!;
   tap.onmessage = (message, extra) => {
     wire.push(message);
@@ -401,7 +468,9 @@ async function v2Connect(served: Served, answers: V2Answers): Promise<V2Connecti
 }
 
 function v2Text(result: V2CallToolResult): string {
-  return result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
+  return result.content.map((c) => (c.type === "text" ? c.text : "")).join(
+    "\n",
+  );
 }
 
 async function v2Status(client: V2Client): Promise<unknown> {
@@ -460,13 +529,22 @@ async function v2Proves(served: Served): Promise<void> {
         arguments: HELD,
       }) as V2CallToolResult;
       assert.equal(declined.isError, true);
-      assert.ok(v2Text(declined).includes("declined the confirmation"), v2Text(declined));
+      assert.ok(
+        v2Text(declined).includes("declined the confirmation"),
+        v2Text(declined),
+      );
       assert.deepEqual(resultTypes(wire), ["input_required", "complete"]);
       const first = wire[0] as {
-        result: { inputRequests: Record<string, { method: string }>; requestState: unknown };
+        result: {
+          inputRequests: Record<string, { method: string }>;
+          requestState: unknown;
+        };
       };
       assert.deepEqual(Object.keys(first.result.inputRequests), ["ask-0"]);
-      assert.equal(first.result.inputRequests["ask-0"].method, "elicitation/create");
+      assert.equal(
+        first.result.inputRequests["ask-0"].method,
+        "elicitation/create",
+      );
       assert.equal(typeof first.result.requestState, "string");
       assert.equal(await v2Status(client), "HELD");
     }
@@ -477,7 +555,10 @@ async function v2Proves(served: Served): Promise<void> {
       arguments: HELD,
     }) as V2CallToolResult;
     assert.notEqual(released.isError, true, v2Text(released));
-    assert.deepEqual(released.structuredContent, { reference: HELD.reference, status: "RELEASED" });
+    assert.deepEqual(released.structuredContent, {
+      reference: HELD.reference,
+      status: "RELEASED",
+    });
     assert.deepEqual(resultTypes(wire), ["input_required", "complete"]);
     assert.equal(await v2Status(client), "RELEASED");
 
@@ -538,8 +619,12 @@ async function ourConnect(
       env: Deno.env.toObject(),
       stderr: "pipe",
     })
-    : new StreamableHttpClientTransport(served.url!, { token: DEMO_TOKENS[OPERATOR] });
-  if (transport instanceof StdioClientTransport) served.watch(transport.process.stderr);
+    : new StreamableHttpClientTransport(served.url!, {
+      token: DEMO_TOKENS[OPERATOR],
+    });
+  if (transport instanceof StdioClientTransport) {
+    served.watch(transport.process.stderr);
+  }
   const client = new McpClient(transport, { era, serverRequests: policy });
   try {
     await client.connect();
@@ -553,15 +638,19 @@ async function ourConnect(
 
 function outcomeText(outcome: CallOutcome): string {
   if (outcome.kind === "ok" || outcome.kind === "tool-error") {
-    return outcome.result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
+    return outcome.result.content.map((c) => (c.type === "text" ? c.text : ""))
+      .join("\n");
   }
   return JSON.stringify(outcome);
 }
 
 async function ourStatus(client: McpClient): Promise<unknown> {
-  const found = await client.callTool("payments.lookup", { reference: HELD.reference });
+  const found = await client.callTool("payments.lookup", {
+    reference: HELD.reference,
+  });
   assert.equal(found.kind, "ok", outcomeText(found));
-  return found.kind === "ok" && (found.result.structuredContent as { status: string }).status;
+  return found.kind === "ok" &&
+    (found.result.structuredContent as { status: string }).status;
 }
 
 async function ourProves(served: Served, era: Era): Promise<void> {
@@ -570,17 +659,24 @@ async function ourProves(served: Served, era: Era): Promise<void> {
   // 2026-07-28, -32021 in it).
   const bare = await ourConnect(served, era);
   try {
-    assert.deepEqual((await bare.listTools()).map((t) => t.name), SEES[OPERATOR]);
+    assert.deepEqual(
+      (await bare.listTools()).map((t) => t.name),
+      SEES[OPERATOR],
+    );
     const refused = await bare.callTool("payments.release", HELD);
     if (era === "legacy") {
       assert.equal(refused.kind, "tool-error", outcomeText(refused));
-      assert.match(outcomeText(refused), /needs the client capability .*"elicitation"/);
+      assert.match(
+        outcomeText(refused),
+        /needs the client capability .*"elicitation"/,
+      );
     } else {
       assert.equal(refused.kind, "protocol-error", outcomeText(refused));
       assert.equal(refused.kind === "protocol-error" && refused.code, -32021);
       assert.deepEqual(
         refused.kind === "protocol-error" &&
-          (refused.data as { requiredCapabilities?: unknown }).requiredCapabilities,
+          (refused.data as { requiredCapabilities?: unknown })
+            .requiredCapabilities,
         { elicitation: { form: {} } },
       );
     }
@@ -604,7 +700,11 @@ async function ourProves(served: Served, era: Era): Promise<void> {
     sampling: {
       sample: (request: SamplingRequest) => {
         assertSummaryPrompt(request);
-        return { role: "assistant", content: { type: "text", text: SUMMARY }, model: MODEL };
+        return {
+          role: "assistant",
+          content: { type: "text", text: SUMMARY },
+          model: MODEL,
+        };
       },
     },
   };
@@ -617,7 +717,10 @@ async function ourProves(served: Served, era: Era): Promise<void> {
     for (const _ of ["decline", "accept unticked"]) {
       const declined = await client.callTool("payments.release", HELD);
       assert.equal(declined.kind, "tool-error", outcomeText(declined));
-      assert.ok(outcomeText(declined).includes("declined the confirmation"), outcomeText(declined));
+      assert.ok(
+        outcomeText(declined).includes("declined the confirmation"),
+        outcomeText(declined),
+      );
       assert.equal(await ourStatus(client), "HELD");
     }
 

@@ -24,7 +24,13 @@ import { startHttpServe, withEstate } from "./_serve.ts";
 import { followAuthorization, startAuthorizationServer } from "./_oidc.ts";
 
 const REDIRECT = "http://127.0.0.1:1/callback";
-const SCOPES = ["payments:read", "payments:release", "fx:quote", "fx:trade", "policy:read"];
+const SCOPES = [
+  "payments:read",
+  "payments:release",
+  "fx:quote",
+  "fx:trade",
+  "policy:read",
+];
 
 async function freePort(): Promise<number> {
   const s = net.createServer();
@@ -70,7 +76,10 @@ class TestProvider implements OAuthClientProvider {
   async redirectToAuthorization(url: URL) {
     this.asked.push(url.searchParams.get("scope") ?? "");
     assert.equal(url.searchParams.get("code_challenge_method"), "S256");
-    assert.ok(url.searchParams.get("resource"), "the resource parameter is sent");
+    assert.ok(
+      url.searchParams.get("resource"),
+      "the resource parameter is sent",
+    );
     const back = await followAuthorization(url, REDIRECT);
     this.code = back.searchParams.get("code") ?? undefined;
     assert.ok(this.code, `no code: ${back.search}`);
@@ -93,15 +102,24 @@ Deno.test({
     try {
       await withEstate("sdk-oauth-", async (dir) => {
         // A new fx.quote version that runs only for fx:trade (it is seen with fx:quote).
-        const v1 = JSON.parse(fs.readFileSync(`${dir}/tools/fx.quote/1.0.0.json`, "utf8"));
+        const v1 = JSON.parse(
+          fs.readFileSync(`${dir}/tools/fx.quote/1.0.0.json`, "utf8"),
+        );
         fs.writeFileSync(
           `${dir}/tools/fx.quote/1.1.0.json`,
-          JSON.stringify({ ...v1, version: "1.1.0", callScopes: ["fx:trade"] }, null, 2),
+          JSON.stringify(
+            { ...v1, version: "1.1.0", callScopes: ["fx:trade"] },
+            null,
+            2,
+          ),
         );
         const lifecycle = JSON.parse(
           fs.readFileSync(`${dir}/tools/fx.quote/lifecycle.json`, "utf8"),
         );
-        lifecycle["1.1.0"] = [{ state: "active", at: "2026-09-01T09:00:00.000Z" }];
+        lifecycle["1.1.0"] = [{
+          state: "active",
+          at: "2026-09-01T09:00:00.000Z",
+        }];
         fs.writeFileSync(
           `${dir}/tools/fx.quote/lifecycle.json`,
           JSON.stringify(lifecycle, null, 2),
@@ -128,7 +146,10 @@ Deno.test({
         try {
           const provider = new TestProvider();
           const connect = () => {
-            const client = new Client({ name: "sdk-oauth-test", version: "1.0.0" });
+            const client = new Client({
+              name: "sdk-oauth-test",
+              version: "1.0.0",
+            });
             const transport = new StreamableHTTPClientTransport(serve.url, {
               authProvider: provider,
             });
@@ -136,15 +157,22 @@ Deno.test({
           };
           const first = connect();
           await assert.rejects(first.done, UnauthorizedError);
-          assert.deepEqual(provider.asked, ["payments:read fx:quote policy:read"]);
+          assert.deepEqual(provider.asked, [
+            "payments:read fx:quote policy:read",
+          ]);
           await first.transport.finishAuth(provider.code!);
           await first.client.close();
 
           const { client, transport, done } = connect();
           await done;
-          const names = (await client.listTools()).tools.map((t) => t.name).sort();
+          const names = (await client.listTools()).tools.map((t) => t.name)
+            .sort();
           // payments.release needs payments:release to be seen; risk and retail tools never are.
-          assert.deepEqual(names, ["fx.quote", "payments.lookup", "policy.search"]);
+          assert.deepEqual(names, [
+            "fx.quote",
+            "payments.lookup",
+            "policy.search",
+          ]);
           const found = await client.callTool({
             name: "policy.search",
             arguments: { query: "cut-off" },
@@ -152,7 +180,10 @@ Deno.test({
           assert.notEqual(found.isError, true, JSON.stringify(found));
 
           // fx.quote 1.1.0 needs fx:trade to run: 403 insufficient_scope, the SDK re-authorizes.
-          const quote = { name: "fx.quote", arguments: { sell: "EUR", buy: "USD", amount: 1000 } };
+          const quote = {
+            name: "fx.quote",
+            arguments: { sell: "EUR", buy: "USD", amount: 1000 },
+          };
           await assert.rejects(client.callTool(quote), UnauthorizedError);
           assert.equal(provider.asked.length, 2);
           assert.deepEqual(
@@ -163,14 +194,20 @@ Deno.test({
           await transport.finishAuth(provider.code!);
           const quoted = await client.callTool(quote);
           assert.notEqual(quoted.isError, true, JSON.stringify(quoted));
-          assert.equal((quoted.structuredContent as { sell: string }).sell, "EUR");
+          assert.equal(
+            (quoted.structuredContent as { sell: string }).sell,
+            "EUR",
+          );
           // Still nothing hidden leaks: the stepped-up principal sees what its scopes allow.
           assert.deepEqual(
             (await client.listTools()).tools.map((t) => t.name).sort(),
             ["fx.quote", "payments.lookup", "policy.search"],
           );
           await client.close();
-          assert.match(log, /call wholesale-operator fx\.quote@1\.1\.0 insufficient-scope/);
+          assert.match(
+            log,
+            /call wholesale-operator fx\.quote@1\.1\.0 insufficient-scope/,
+          );
           assert.match(log, /call wholesale-operator fx\.quote@1\.1\.0 ok/);
           assert.doesNotMatch(log, /eyJ/, "no token in the log");
         } finally {

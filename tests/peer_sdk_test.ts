@@ -54,7 +54,9 @@ async function httpLink(dir: string): Promise<Link & { url: URL }> {
     url,
     open: (principal) =>
       new StreamableHTTPClientTransport(url, {
-        requestInit: { headers: { Authorization: `Bearer ${tokens.get(principal)}` } },
+        requestInit: {
+          headers: { Authorization: `Bearer ${tokens.get(principal)}` },
+        },
       }),
     close: stop,
   };
@@ -67,7 +69,9 @@ interface Progress {
 }
 
 function textOf(result: CallToolResult): string {
-  return result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
+  return result.content.map((c) => (c.type === "text" ? c.text : "")).join(
+    "\n",
+  );
 }
 
 /** The checks, whatever the transport. */
@@ -76,7 +80,9 @@ async function conformsToTheSdk(link: Link, dir: string): Promise<void> {
   const wire: unknown[] = [];
   const connect = async (
     principal: PrincipalId,
-    onToolsChanged?: (tools: { name: string; _meta?: Record<string, unknown> }[]) => void,
+    onToolsChanged?: (
+      tools: { name: string; _meta?: Record<string, unknown> }[],
+    ) => void,
   ): Promise<Client> => {
     const client = new Client({ name: "peer-sdk-test", version: "1.0.0" }, {
       listChanged: onToolsChanged
@@ -111,13 +117,20 @@ async function conformsToTheSdk(link: Link, dir: string): Promise<void> {
   };
   try {
     // The handshake: our server advertises list_changed, which the SDK needs to follow it.
-    let changed!: (tools: { name: string; _meta?: Record<string, unknown> }[]) => void;
-    const afterPublish = new Promise<{ name: string; _meta?: Record<string, unknown> }[]>((r) =>
-      changed = r
+    let changed!: (
+      tools: { name: string; _meta?: Record<string, unknown> }[],
+    ) => void;
+    const afterPublish = new Promise<
+      { name: string; _meta?: Record<string, unknown> }[]
+    >((r) => changed = r);
+    const operator = await connect(
+      "wholesale-operator",
+      (tools) => changed(tools),
     );
-    const operator = await connect("wholesale-operator", (tools) => changed(tools));
     const retail = await connect("retail-agent");
-    assert.deepEqual(operator.getServerCapabilities()?.tools, { listChanged: true });
+    assert.deepEqual(operator.getServerCapabilities()?.tools, {
+      listChanged: true,
+    });
     assert.equal(operator.getServerVersion()?.name, "tool-estate-example-bank");
 
     // Discovery depends on who asks.
@@ -128,7 +141,10 @@ async function conformsToTheSdk(link: Link, dir: string): Promise<void> {
     // A call that succeeds, with the progress the handler reports.
     wire.length = 0;
     const quote = await operator.callTool(
-      { name: "fx.quote", arguments: { sell: "EUR", buy: "GBP", amount: 1000 } },
+      {
+        name: "fx.quote",
+        arguments: { sell: "EUR", buy: "GBP", amount: 1000 },
+      },
       undefined,
       { onprogress: () => {} },
     ) as CallToolResult;
@@ -146,7 +162,11 @@ async function conformsToTheSdk(link: Link, dir: string): Promise<void> {
     // still drop them: it dispatches notifications a microtask late, after a response in the same
     // read retired the token — typescript-sdk issue #2580; v2 fixed it in PR #2378.)
     const kinds = wire.map((m) => {
-      const { method, id, params } = m as { method?: string; id?: number; params?: Progress };
+      const { method, id, params } = m as {
+        method?: string;
+        id?: number;
+        params?: Progress;
+      };
       return method === "notifications/progress"
         ? `progress ${params!.progress}/${params!.total} token ${params!.progressToken}`
         : `response ${id}`;
@@ -171,7 +191,9 @@ async function conformsToTheSdk(link: Link, dir: string): Promise<void> {
       "$.buy enum",
       "$.venue additionalProperties",
     ]);
-    for (const i of issues) assert.ok(textOf(bad).includes(`${i.path}: ${i.message}`), i.path);
+    for (const i of issues) {
+      assert.ok(textOf(bad).includes(`${i.path}: ${i.message}`), i.path);
+    }
 
     // A tool the principal may not see is answered like an unknown one: a -32602 error.
     await assert.rejects(
@@ -182,15 +204,26 @@ async function conformsToTheSdk(link: Link, dir: string): Promise<void> {
     // A publish into the estate folder reaches the operator as list_changed; the SDK re-lists.
     const writer = EstateDir.open(dir);
     const current = writer.registry.latest("payments.lookup")!;
-    const schema = current.inputSchema as { properties: Record<string, unknown> };
-    const next = current.version.replace(/^(\d+)\.(\d+)\.\d+$/, (_, a, b) => `${a}.${+b + 1}.0`);
+    const schema = current.inputSchema as {
+      properties: Record<string, unknown>;
+    };
+    const next = current.version.replace(
+      /^(\d+)\.(\d+)\.\d+$/,
+      (_, a, b) => `${a}.${+b + 1}.0`,
+    );
     writer.publish({
       ...current,
       version: next,
-      inputSchema: { ...schema, properties: { ...schema.properties, channel: { type: "string" } } },
+      inputSchema: {
+        ...schema,
+        properties: { ...schema.properties, channel: { type: "string" } },
+      },
     });
     const relisted = await afterPublish;
-    assert.equal(relisted.find((t) => t.name === "payments.lookup")?._meta?.[VERSION_KEY], next);
+    assert.equal(
+      relisted.find((t) => t.name === "payments.lookup")?._meta?.[VERSION_KEY],
+      next,
+    );
     assert.deepEqual(await names(retail), SEES["retail-agent"]);
   } finally {
     for (const c of clients) await c.close();
@@ -218,7 +251,9 @@ Deno.test("SDK client over Streamable HTTP: bearer principals, a call, schema is
       await assert.rejects(
         stranger.connect(
           new StreamableHTTPClientTransport(link.url, {
-            requestInit: { headers: { Authorization: "Bearer not-a-demo-token" } },
+            requestInit: {
+              headers: { Authorization: "Bearer not-a-demo-token" },
+            },
           }),
         ),
         (e) => e instanceof StreamableHTTPError && e.code === 401,

@@ -21,7 +21,10 @@ const VERSION_KEY = "dev.tool-estate/version";
 const MODERN = "2026-07-28";
 
 /** Starts `estate serve --http 127.0.0.1:0`, reads the URL it prints, and stops it after `body`. */
-async function withHttpServer(dir: string, body: (url: URL) => Promise<void>): Promise<void> {
+async function withHttpServer(
+  dir: string,
+  body: (url: URL) => Promise<void>,
+): Promise<void> {
   const { url, stop } = await startHttpServe(dir);
   try {
     await body(url);
@@ -31,7 +34,9 @@ async function withHttpServer(dir: string, body: (url: URL) => Promise<void>): P
 }
 
 function textOf(result: CallToolResult): string {
-  return result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
+  return result.content.map((c) => (c.type === "text" ? c.text : "")).join(
+    "\n",
+  );
 }
 
 function newClient(onToolsChanged?: (tools: Tool[]) => void): Client {
@@ -57,12 +62,17 @@ Deno.test("v2 SDK client (auto) over Streamable HTTP: 2026-07-28, bearer princip
     await withHttpServer(dir, async (url) => {
       const tokens = new Map(Object.entries(DEMO_TOKENS)); // what estate serve prints
       const clients: Client[] = [];
-      const connect = async (principal: PrincipalId, onToolsChanged?: (tools: Tool[]) => void) => {
+      const connect = async (
+        principal: PrincipalId,
+        onToolsChanged?: (tools: Tool[]) => void,
+      ) => {
         const client = newClient(onToolsChanged);
         clients.push(client);
         await client.connect(
           new StreamableHTTPClientTransport(url, {
-            requestInit: { headers: { Authorization: `Bearer ${tokens.get(principal)}` } },
+            requestInit: {
+              headers: { Authorization: `Bearer ${tokens.get(principal)}` },
+            },
           }),
         );
         return client;
@@ -70,7 +80,10 @@ Deno.test("v2 SDK client (auto) over Streamable HTTP: 2026-07-28, bearer princip
       try {
         let changed!: (tools: Tool[]) => void;
         const afterPublish = new Promise<Tool[]>((r) => changed = r);
-        const operator = await connect("wholesale-operator", (tools) => changed(tools));
+        const operator = await connect(
+          "wholesale-operator",
+          (tools) => changed(tools),
+        );
         const retail = await connect("retail-agent");
 
         // The era: server/discover answered, so the stateless revision, with no handshake.
@@ -78,8 +91,14 @@ Deno.test("v2 SDK client (auto) over Streamable HTTP: 2026-07-28, bearer princip
           assert.equal(c.getProtocolEra(), "modern");
           assert.equal(c.getNegotiatedProtocolVersion(), MODERN);
         }
-        assert.equal(operator.getServerVersion()?.name, "tool-estate-example-bank");
-        assert.equal(operator.getServerCapabilities()?.tools?.listChanged, true);
+        assert.equal(
+          operator.getServerVersion()?.name,
+          "tool-estate-example-bank",
+        );
+        assert.equal(
+          operator.getServerCapabilities()?.tools?.listChanged,
+          true,
+        );
 
         // Discovery depends on the bearer token on each request.
         assert.deepEqual(await names(retail), SEES["retail-agent"]);
@@ -113,7 +132,9 @@ Deno.test("v2 SDK client (auto) over Streamable HTTP: 2026-07-28, bearer princip
           "$.buy enum",
           "$.venue additionalProperties",
         ]);
-        for (const i of issues) assert.ok(textOf(bad).includes(`${i.path}: ${i.message}`), i.path);
+        for (const i of issues) {
+          assert.ok(textOf(bad).includes(`${i.path}: ${i.message}`), i.path);
+        }
 
         // A tool the principal may not see is answered like an unknown one: a -32602 error.
         await assert.rejects(
@@ -128,7 +149,9 @@ Deno.test("v2 SDK client (auto) over Streamable HTTP: 2026-07-28, bearer princip
         assert.equal(subscription.honoredFilter.toolsListChanged, true);
         const writer = EstateDir.open(dir);
         const current = writer.registry.latest("payments.lookup")!;
-        const schema = current.inputSchema as { properties: Record<string, unknown> };
+        const schema = current.inputSchema as {
+          properties: Record<string, unknown>;
+        };
         const next = current.version.replace(
           /^(\d+)\.(\d+)\.\d+$/,
           (_, a, b) => `${a}.${+b + 1}.0`,
@@ -143,7 +166,8 @@ Deno.test("v2 SDK client (auto) over Streamable HTTP: 2026-07-28, bearer princip
         });
         const relisted = await afterPublish;
         assert.equal(
-          relisted.find((t) => t.name === "payments.lookup")?._meta?.[VERSION_KEY],
+          relisted.find((t) => t.name === "payments.lookup")?._meta
+            ?.[VERSION_KEY],
           next,
         );
         assert.deepEqual(await names(retail), SEES["retail-agent"]);

@@ -14,7 +14,10 @@ function v2Stdio(...args: string[]): StdioClientTransport {
     command: Deno.execPath(),
     args: ["run", "-A", "tests/testdata/v2_stdio_server.ts", ...args],
     cwd: ROOT, // the project's node_modules and deno.lock: no download
-    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: Deno.env.get("HOME") ?? "/tmp" },
+    env: {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      HOME: Deno.env.get("HOME") ?? "/tmp",
+    },
     stderr: "ignore",
   });
 }
@@ -37,7 +40,10 @@ async function withV2(
     (request) => handler.fetch(request),
   );
   try {
-    await body(`http://127.0.0.1:${server.addr.port}/mcp`, () => handler.notify.toolsChanged());
+    await body(
+      `http://127.0.0.1:${server.addr.port}/mcp`,
+      () => handler.notify.toolsChanged(),
+    );
   } finally {
     await handler.close();
     await server.shutdown();
@@ -46,7 +52,9 @@ async function withV2(
 
 Deno.test("McpClient and the v2 SDK server: auto picks 2026-07-28; tools, calls, errors and listen work", async () => {
   await withV2(async (url, toolsChanged) => {
-    const client = new McpClient(new StreamableHttpClientTransport(url), { era: "auto" });
+    const client = new McpClient(new StreamableHttpClientTransport(url), {
+      era: "auto",
+    });
     try {
       const init = await client.connect();
       assert.equal(client.era, "modern");
@@ -77,9 +85,12 @@ Deno.test("McpClient and the v2 SDK server: auto picks 2026-07-28; tools, calls,
 
 Deno.test("McpClient and the v2 SDK server: era legacy still gets the 2025-11-25 handshake", async () => {
   await withV2(async (url) => {
-    const client = new McpClient(new StreamableHttpClientTransport(url, { listen: false }), {
-      era: "legacy",
-    });
+    const client = new McpClient(
+      new StreamableHttpClientTransport(url, { listen: false }),
+      {
+        era: "legacy",
+      },
+    );
     try {
       const init = await client.connect();
       assert.equal(client.era, "legacy");
@@ -92,20 +103,29 @@ Deno.test("McpClient and the v2 SDK server: era legacy still gets the 2025-11-25
 });
 
 Deno.test("McpClient and the v2 SDK over stdio: auto picks 2026-07-28 on a dual-era server", async () => {
-  const client = new McpClient(v2Stdio(), { era: "auto", discoverTimeoutMs: 15_000 });
+  const client = new McpClient(v2Stdio(), {
+    era: "auto",
+    discoverTimeoutMs: 15_000,
+  });
   try {
     await client.connect();
     assert.equal(client.era, "modern");
     assert.equal(client.protocolVersion, "2026-07-28");
     const ok = await client.callTool("echo", { message: "over stdio" });
-    assert.equal(ok.kind === "ok" && (ok.result.content[0] as { text: string }).text, "over stdio");
+    assert.equal(
+      ok.kind === "ok" && (ok.result.content[0] as { text: string }).text,
+      "over stdio",
+    );
   } finally {
     await client.close();
   }
 });
 
 Deno.test("McpClient and the v2 SDK over stdio: era legacy is served the handshake", async () => {
-  const client = new McpClient(v2Stdio(), { era: "legacy", requestTimeoutMs: 15_000 });
+  const client = new McpClient(v2Stdio(), {
+    era: "legacy",
+    requestTimeoutMs: 15_000,
+  });
   try {
     const init = await client.connect();
     assert.equal(client.era, "legacy");
@@ -117,7 +137,10 @@ Deno.test("McpClient and the v2 SDK over stdio: era legacy is served the handsha
 });
 
 Deno.test("McpClient and a modern-only v2 server over stdio: auto is modern; a handshake is refused", async () => {
-  const auto = new McpClient(v2Stdio("reject"), { era: "auto", discoverTimeoutMs: 15_000 });
+  const auto = new McpClient(v2Stdio("reject"), {
+    era: "auto",
+    discoverTimeoutMs: 15_000,
+  });
   try {
     await auto.connect();
     assert.equal(auto.era, "modern");
@@ -125,7 +148,10 @@ Deno.test("McpClient and a modern-only v2 server over stdio: auto is modern; a h
   } finally {
     await auto.close();
   }
-  const legacy = new McpClient(v2Stdio("reject"), { era: "legacy", requestTimeoutMs: 15_000 });
+  const legacy = new McpClient(v2Stdio("reject"), {
+    era: "legacy",
+    requestTimeoutMs: 15_000,
+  });
   try {
     await assert.rejects(
       legacy.connect(),

@@ -39,7 +39,9 @@ function original(version = "1.0.0"): ToolSpec {
         reference: { type: "string", pattern: "^PMT-[0-9]{6}$" },
         currency: { type: "string", enum: ["EUR", "GBP"] },
         legs: { type: "array", items: { $ref: "#/$defs/leg" }, maxItems: 3 },
-        filter: { anyOf: [{ type: "string" }, { type: "integer", minimum: 1 }] },
+        filter: {
+          anyOf: [{ type: "string" }, { type: "integer", minimum: 1 }],
+        },
       },
       required: ["reference"],
       additionalProperties: false,
@@ -77,7 +79,10 @@ function containers(value: unknown, at: Path = []): Path[] {
 }
 
 function reach(root: unknown, p: Path): unknown {
-  return p.reduce((v: unknown, k) => (v as Record<string | number, unknown>)[k], root);
+  return p.reduce(
+    (v: unknown, k) => (v as Record<string | number, unknown>)[k],
+    root,
+  );
 }
 
 /** The ways a caller can change one container in place. */
@@ -101,7 +106,11 @@ const MUTATIONS: [string, (c: Record<string, unknown> | unknown[]) => void][] = 
 ];
 
 /** Every reader shows `expected` (the pristine content), through one frozen value. */
-async function assertUnchanged(registry: ToolRegistry, expected: ToolSpec, where: string) {
+async function assertUnchanged(
+  registry: ToolRegistry,
+  expected: ToolSpec,
+  where: string,
+) {
   const name = expected.name;
   const seen = [
     registry.versions(name)[0].spec,
@@ -118,7 +127,11 @@ async function assertUnchanged(registry: ToolRegistry, expected: ToolSpec, where
   }
   // Classification and immutability are judged against the real 1.0.0.
   const same = registry.plan(original());
-  assert.equal(same.alreadyPublished, true, `${where}: ${JSON.stringify(same.refusals)}`);
+  assert.equal(
+    same.alreadyPublished,
+    true,
+    `${where}: ${JSON.stringify(same.refusals)}`,
+  );
   const patch = registry.plan(original("1.0.1"));
   assert.equal(patch.bump, "patch", where);
   assert.deepEqual(patch.changes, [], where);
@@ -130,7 +143,9 @@ async function assertUnchanged(registry: ToolRegistry, expected: ToolSpec, where
     { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} },
     session,
   ) as { result: { tools: unknown[] } };
-  assert.deepEqual(list.result.tools, [JSON.parse(JSON.stringify(toMcpTool(expected)))], where);
+  assert.deepEqual(list.result.tools, [
+    JSON.parse(JSON.stringify(toMcpTool(expected))),
+  ], where);
   const call = async (args: unknown) => {
     const r = await server.handle(
       {
@@ -143,12 +158,26 @@ async function assertUnchanged(registry: ToolRegistry, expected: ToolSpec, where
     ) as { result: { isError?: boolean } };
     return r.result.isError === true;
   };
-  const good = { reference: "PMT-000001", currency: "GBP", legs: [{ amount: 1 }], filter: 2 };
+  const good = {
+    reference: "PMT-000001",
+    currency: "GBP",
+    legs: [{ amount: 1 }],
+    filter: 2,
+  };
   assert.deepEqual(validateSchema(expected.inputSchema, good), []);
   assert.equal(await call(good), false, `${where}: a call 1.0.0 accepts`);
-  for (const bad of [{}, { reference: "PMT-000001", currency: "USD" }, { ...good, extra: 1 }]) {
+  for (
+    const bad of [{}, { reference: "PMT-000001", currency: "USD" }, {
+      ...good,
+      extra: 1,
+    }]
+  ) {
     assert.notDeepEqual(validateSchema(expected.inputSchema, bad), []);
-    assert.equal(await call(bad), true, `${where}: a call 1.0.0 refuses: ${JSON.stringify(bad)}`);
+    assert.equal(
+      await call(bad),
+      true,
+      `${where}: a call 1.0.0 refuses: ${JSON.stringify(bad)}`,
+    );
   }
   server.close();
 }
@@ -162,23 +191,38 @@ Deno.test("publish() keeps a deep frozen copy: changing the caller's object anyw
       const mine = original();
       registry.publish(mine);
       mutate(reach(mine, p) as Record<string, unknown>);
-      await assertUnchanged(registry, original(), `${how} at ${JSON.stringify(p)}`);
+      await assertUnchanged(
+        registry,
+        original(),
+        `${how} at ${JSON.stringify(p)}`,
+      );
     }
   }
   // The top-level fields too.
   const registry = new ToolRegistry();
   const mine = original() as unknown as Record<string, unknown>;
   registry.publish(mine);
-  for (const k of Object.keys(mine)) mine[k] = k === "version" ? "1.0.0" : "replaced";
+  for (const k of Object.keys(mine)) {
+    mine[k] = k === "version" ? "1.0.0" : "replaced";
+  }
   await assertUnchanged(registry, original(), "every top-level field replaced");
 });
 
 Deno.test("restore() keeps a deep frozen copy too", async () => {
   const registry = new ToolRegistry();
   const mine = original();
-  registry.restore({ spec: mine, history: [{ state: "active", at: "2026-01-01T00:00:00Z" }] });
-  for (const p of containers(mine).reverse()) MUTATIONS[3][1](reach(mine, p) as never);
-  await assertUnchanged(registry, original(), "restored, then emptied everywhere");
+  registry.restore({
+    spec: mine,
+    history: [{ state: "active", at: "2026-01-01T00:00:00Z" }],
+  });
+  for (const p of containers(mine).reverse()) {
+    MUTATIONS[3][1](reach(mine, p) as never);
+  }
+  await assertUnchanged(
+    registry,
+    original(),
+    "restored, then emptied everywhere",
+  );
 });
 
 Deno.test("publishing 1.0.1 after editing the published object is classified against the real 1.0.0", () => {
@@ -196,14 +240,19 @@ Deno.test("publishing 1.0.1 after editing the published object is classified aga
       /removed property currency/.test(e.message),
   );
   assert.equal(registry.plan(mine).bump, "major");
-  assert.deepEqual(registry.versions("payments.lookup").map((v) => v.spec), [original()]);
+  assert.deepEqual(registry.versions("payments.lookup").map((v) => v.spec), [
+    original(),
+  ]);
 });
 
 Deno.test("what the registry hands out cannot be changed: specs and their schemas are frozen", () => {
   const registry = new ToolRegistry();
   registry.publish(original());
   const spec = registry.latest("payments.lookup")!;
-  const schema = spec.inputSchema as { properties: Record<string, unknown>; required: string[] };
+  const schema = spec.inputSchema as {
+    properties: Record<string, unknown>;
+    required: string[];
+  };
   assert.throws(() => (spec as { title: string }).title = "x", TypeError);
   assert.throws(() => schema.required.push("currency"), TypeError);
   assert.throws(() => delete schema.properties.currency, TypeError);
@@ -226,12 +275,17 @@ Deno.test("EstateDir.publish() keeps the value it wrote: the caller's later edit
     const estate = EstateDir.open(dir);
     const mine = original();
     const { file } = estate.publish(mine);
-    for (const p of containers(mine).reverse()) MUTATIONS[2][1](reach(mine, p) as never);
+    for (const p of containers(mine).reverse()) {
+      MUTATIONS[2][1](reach(mine, p) as never);
+    }
     assert.deepEqual(JSON.parse(fs.readFileSync(file, "utf8")), original());
     await assertUnchanged(estate.registry, original(), "store");
     estate.refresh(); // what is on disk agrees with what is loaded: no rewrite is reported
     assert.deepEqual(estate.registry.latest("payments.lookup"), original());
-    assert.deepEqual(EstateDir.open(dir).registry.latest("payments.lookup"), original());
+    assert.deepEqual(
+      EstateDir.open(dir).registry.latest("payments.lookup"),
+      original(),
+    );
     assert.equal(path.basename(file), "1.0.0.json");
   } finally {
     await Deno.remove(dir, { recursive: true });

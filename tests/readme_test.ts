@@ -21,7 +21,8 @@ const ROOT = path.resolve(new URL("..", import.meta.url).pathname);
  * copy `docs/gateway.md`'s work on), then the other READMEs. */
 const READMES = [
   "README.md",
-  ...fs.readdirSync(path.join(ROOT, "docs")).filter((f) => f.endsWith(".md")).sort()
+  ...fs.readdirSync(path.join(ROOT, "docs")).filter((f) => f.endsWith(".md"))
+    .sort()
     .map((f) => `docs/${f}`),
   "corpus/README.md",
   "extension/README.md",
@@ -68,9 +69,18 @@ export function commands(file: string): Command[] {
         fence = undefined;
         return;
       }
-      if (!SHELL_BLOCK.test(fence) || line.trim() === "" || line.trim().startsWith("#")) return;
+      if (
+        !SHELL_BLOCK.test(fence) || line.trim() === "" ||
+        line.trim().startsWith("#")
+      ) return;
       const m = /^(.*?)(?:\s+#\s(.*))?$/.exec(line)!;
-      out.push({ text: m[1].trim(), comment: m[2] ?? "", at, line: i + 1, block });
+      out.push({
+        text: m[1].trim(),
+        comment: m[2] ?? "",
+        at,
+        line: i + 1,
+        block,
+      });
       return;
     }
     prose.push({ text: line, line: i + 1 });
@@ -87,7 +97,8 @@ export function commands(file: string): Command[] {
 }
 
 const TASKS = Object.keys(
-  JSON.parse(fs.readFileSync(path.join(ROOT, "deno.json"), "utf8")).tasks as Record<string, string>,
+  JSON.parse(fs.readFileSync(path.join(ROOT, "deno.json"), "utf8"))
+    .tasks as Record<string, string>,
 );
 
 Deno.test("every command in the READMEs runs Deno through npx at CI's version, names a task that exists and files that are there", () => {
@@ -95,48 +106,79 @@ Deno.test("every command in the READMEs runs Deno through npx at CI's version, n
   for (const file of READMES) {
     for (const c of commands(file)) {
       count++;
-      assert.doesNotMatch(c.text, /(^|[;&|(]\s*)deno /, `${c.at}: a bare deno: ${c.text}`);
+      assert.doesNotMatch(
+        c.text,
+        /(^|[;&|(]\s*)deno /,
+        `${c.at}: a bare deno: ${c.text}`,
+      );
       for (const npx of c.text.matchAll(/(?:^|[;&|(]\s*)npx (.*)/g)) {
         // The MCP Inspector, pinned, is the one other program a reader runs through npx; with
         // --cli it runs Deno through npx in turn. `npx estate …` is the command the npm package
         // installs in a reader's own repository.
-        if (/^@modelcontextprotocol\/inspector@\d+\.\d+\.\d+$/.test(npx[1])) continue;
+        if (/^@modelcontextprotocol\/inspector@\d+\.\d+\.\d+$/.test(npx[1])) {
+          continue;
+        }
         if (/^estate( |$)/.test(npx[1])) continue;
         const inspected = /^@modelcontextprotocol\/inspector@\d+\.\d+\.\d+ --cli (npx .*)$/
           .exec(npx[1]);
         assert.ok(
-          (inspected ? inspected[1] : `npx ${npx[1]}`).startsWith(`${NPX_DENO} `),
+          (inspected ? inspected[1] : `npx ${npx[1]}`).startsWith(
+            `${NPX_DENO} `,
+          ),
           `${c.at}: npx runs ${NPX_DENO} only: ${c.text}`,
         );
       }
-      const task = new RegExp(`${NPX_DENO.replaceAll(".", "\\.")} task (\\S+)`).exec(c.text);
-      if (task) assert.ok(TASKS.includes(task[1]), `${c.at}: no task ${task[1]} in deno.json`);
+      const task = new RegExp(`${NPX_DENO.replaceAll(".", "\\.")} task (\\S+)`)
+        .exec(c.text);
+      if (task) {
+        assert.ok(
+          TASKS.includes(task[1]),
+          `${c.at}: no task ${task[1]} in deno.json`,
+        );
+      }
       for (const token of c.text.split(/\s+/)) {
         if (!/^[\w.-]+\/[\w./-]+\.(ts|mjs|json|jsonc)$/.test(token)) continue;
         if (/^(\.\/)?dist\//.test(token)) continue; // built by the command before it
         const base = path.dirname(file);
         assert.ok(
-          fs.existsSync(path.join(ROOT, base, token)) || fs.existsSync(path.join(ROOT, token)),
+          fs.existsSync(path.join(ROOT, base, token)) ||
+            fs.existsSync(path.join(ROOT, token)),
           `${c.at}: ${token} does not exist`,
         );
       }
     }
   }
-  assert.ok(count > 20, `found only ${count} commands: the extraction is broken`);
+  assert.ok(
+    count > 20,
+    `found only ${count} commands: the extraction is broken`,
+  );
 });
 
 Deno.test("the README opens with a sentence saying what this is, then the two set-up commands, the first commands in it", () => {
-  const lines = fs.readFileSync(path.join(ROOT, "README.md"), "utf8").split("\n");
-  assert.match(lines[0], /^[A-Za-z`@]/, "line 1 is plain text: not a heading, a fence or a list");
+  const lines = fs.readFileSync(path.join(ROOT, "README.md"), "utf8").split(
+    "\n",
+  );
+  assert.match(
+    lines[0],
+    /^[A-Za-z`@]/,
+    "line 1 is plain text: not a heading, a fence or a list",
+  );
   const end = lines.indexOf("");
-  assert.match(lines.slice(0, end).join(" "), /\.$/, "the first paragraph is a sentence");
+  assert.match(
+    lines.slice(0, end).join(" "),
+    /\.$/,
+    "the first paragraph is a sentence",
+  );
   const next = lines.findIndex((l, i) => i > end && l !== "");
   assert.deepEqual(
     lines.slice(next, next + 4),
     ["```sh", `${NPX_DENO} task serve`, `${NPX_DENO} task test`, "```"],
     "the first fenced block, right after the sentence, is exactly the two commands",
   );
-  assert.ok(!lines.slice(0, next).some((l) => l.startsWith("```")), "no fence before it");
+  assert.ok(
+    !lines.slice(0, next).some((l) => l.startsWith("```")),
+    "no fence before it",
+  );
   assert.deepEqual(
     commands("README.md").slice(0, 2).map((c) => c.text),
     [`${NPX_DENO} task serve`, `${NPX_DENO} task test`],
@@ -145,15 +187,23 @@ Deno.test("the README opens with a sentence saying what this is, then the two se
 });
 
 Deno.test("the README's 'In your own repository' builds the package here, then installs it, runs init and checks against HEAD", () => {
-  const lines = fs.readFileSync(path.join(ROOT, "README.md"), "utf8").split("\n");
+  const lines = fs.readFileSync(path.join(ROOT, "README.md"), "utf8").split(
+    "\n",
+  );
   const start = lines.indexOf("## In your own repository");
   assert.ok(start > 0, "the README has the section");
   const end = lines.findIndex((l, i) => i > start && /^## /.test(l));
   const own = commands("README.md").filter((c) =>
     c.block !== undefined && c.line > start && c.line < end
   ).map((c) => c.text);
-  assert.match(own[0], new RegExp(`^${NPX_DENO.replaceAll(".", "\\.")} task npm$`));
-  assert.match(own[1], /^npm install --save-dev \S+\/dist\/tool-estate-core-[\d.]+\.tgz$/);
+  assert.match(
+    own[0],
+    new RegExp(`^${NPX_DENO.replaceAll(".", "\\.")} task npm$`),
+  );
+  assert.match(
+    own[1],
+    /^npm install --save-dev \S+\/dist\/tool-estate-core-[\d.]+\.tgz$/,
+  );
   for (const c of ["npx estate init", "npx estate check --against HEAD"]) {
     assert.ok(own.includes(c), `the section runs ${c}`);
   }
@@ -234,12 +284,13 @@ async function sh(
       try {
         child.kill("SIGKILL");
       } catch { /* already ended */ }
-      reject(new Error(`still running after ${options.timeoutMs} ms: ${command}`));
+      reject(
+        new Error(`still running after ${options.timeoutMs} ms: ${command}`),
+      );
     }, options.timeoutMs);
   });
-  const { code, stdout, stderr } = await Promise.race([output, timedOut]).finally(() =>
-    clearTimeout(timer)
-  );
+  const { code, stdout, stderr } = await Promise.race([output, timedOut])
+    .finally(() => clearTimeout(timer));
   const decode = (b: Uint8Array) => new TextDecoder().decode(b);
   return { code, stdout: decode(stdout), stderr: decode(stderr) };
 }
@@ -268,7 +319,11 @@ Deno.test("the CLI examples run as printed, in order, with the exit codes their 
     assert.match(outputs[0], /^retail-agent .* sees 5 tools:/);
     const flat = blocks.flat();
     const listed = flat.findLastIndex((c) => / estate list --principal /.test(c.text));
-    assert.match(outputs[listed], /fx\.quote@1\.1\.0/, "the published draft is discovered");
+    assert.match(
+      outputs[listed],
+      /fx\.quote@1\.1\.0/,
+      "the published draft is discovered",
+    );
     const servers = flat.findIndex((c) => / estate servers --estate /.test(c.text));
     assert.match(
       outputs[servers],
@@ -276,7 +331,9 @@ Deno.test("the CLI examples run as printed, in order, with the exit codes their 
       "the registered server is listed",
     );
     assert.equal(
-      fs.existsSync(path.join(where.repo, "corpus", "tools", "fx.quote", "1.1.0.json")),
+      fs.existsSync(
+        path.join(where.repo, "corpus", "tools", "fx.quote", "1.1.0.json"),
+      ),
       false,
       "the example estate itself is untouched",
     );
@@ -293,7 +350,10 @@ Deno.test("the demo and stdio server commands run as printed", async () => {
     assert.ok(demo, "the README shows the demo");
     const ran = await sh(demo.text, where);
     assert.equal(ran.code, 0, ran.stderr);
-    assert.match(ran.stdout, /resolve payments\.lookup ~1\.0\.0: +nothing \(retired\)/);
+    assert.match(
+      ran.stdout,
+      /resolve payments\.lookup ~1\.0\.0: +nothing \(retired\)/,
+    );
 
     const stdio = inline.find((c) => c.text.startsWith(`${NPX_DENO} task serve --stdio `));
     assert.ok(stdio, "the README shows the stdio server");
@@ -334,13 +394,20 @@ Deno.test({
   fn: async () => {
     const block = shBlocks().find((b) => b.some((c) => / estate migrate /.test(c.text)));
     assert.ok(block, "the docs show running several replicas");
-    assert.match(block[0].text, /^export ESTATE_DB=postgres:\/\//, "it names its database first");
+    assert.match(
+      block[0].text,
+      /^export ESTATE_DB=postgres:\/\//,
+      "it names its database first",
+    );
     const pg = await startPostgres();
     const where = scratchClone();
     try {
       const url = await pg.createDatabase();
       const ports = [freePort(), freePort()];
-      const script = [`export ESTATE_DB=${url}`, ...block.slice(1).map((c) => c.text)].join("\n")
+      const script = [
+        `export ESTATE_DB=${url}`,
+        ...block.slice(1).map((c) => c.text),
+      ].join("\n")
         .replace("127.0.0.1:3001", `127.0.0.1:${ports[0]}`)
         .replace("127.0.0.1:3002", `127.0.0.1:${ports[1]}`)
         // Each line must succeed, as a reader running it would see.
@@ -365,11 +432,22 @@ Deno.test({
         );
       }
       assert.match(stdout, /migrated 9 tools, 12 versions/);
-      assert.match(stdout, /published fx\.quote@1\.1\.0 \(minor change against 1\.0\.0\)/);
+      assert.match(
+        stdout,
+        /published fx\.quote@1\.1\.0 \(minor change against 1\.0\.0\)/,
+      );
       assert.match(stdout, /fx\.quote@1\.1\.0/);
       assert.match(stdout, /exported 9 tools, 13 versions/);
       assert.ok(
-        fs.existsSync(path.join(where.parent, "estate-export", "tools", "fx.quote", "1.1.0.json")),
+        fs.existsSync(
+          path.join(
+            where.parent,
+            "estate-export",
+            "tools",
+            "fx.quote",
+            "1.1.0.json",
+          ),
+        ),
       );
     } finally {
       fs.rmSync(where.parent, { recursive: true, force: true });
@@ -392,7 +470,10 @@ function shBlocks(): Command[][] {
 
 /** The processes whose command line serves HTTP on one of these ports (as `ps` lists them). */
 function serversOn(ports: number[]): number[] {
-  const ps = new Deno.Command("ps", { args: ["-eo", "pid=,args="], stdout: "piped" }).outputSync();
+  const ps = new Deno.Command("ps", {
+    args: ["-eo", "pid=,args="],
+    stdout: "piped",
+  }).outputSync();
   return new TextDecoder().decode(ps.stdout).split("\n")
     .filter((l) => ports.some((p) => l.includes(`--http 127.0.0.1:${p} `)))
     .map((l) => Number(l.trim().split(/\s+/)[0]));

@@ -48,21 +48,33 @@ const DAY = 86_400_000;
 function settle(m: Model): void {
   for (const vs of m.tools.values()) {
     for (const v of vs) {
-      if (v.state === "deprecated" && v.retiresAt !== undefined && m.now >= v.retiresAt) {
+      if (
+        v.state === "deprecated" && v.retiresAt !== undefined &&
+        m.now >= v.retiresAt
+      ) {
         v.state = "retired";
       }
     }
   }
 }
 
-const NAMES = ["crm.customer.get", "payments.lookup", "payments.release"] as const;
+const NAMES = [
+  "crm.customer.get",
+  "payments.lookup",
+  "payments.release",
+] as const;
 const SCOPES: Record<string, string[]> = {
   "crm.customer.get": ["crm:read"],
   "payments.lookup": ["payments:read"],
   "payments.release": ["payments:read", "payments:release"],
 };
 const PRINCIPALS: Principal[] = [
-  { id: "retail-agent", scopes: ["crm:read"], tenant: "retail", clearance: "confidential" },
+  {
+    id: "retail-agent",
+    scopes: ["crm:read"],
+    tenant: "retail",
+    clearance: "confidential",
+  },
   {
     id: "wholesale-operator",
     scopes: ["payments:read", "payments:release"],
@@ -91,7 +103,11 @@ function baseSpec(name: string): ToolSpec {
   };
 }
 
-type Schema = { type: "object"; properties: Record<string, unknown>; required: string[] };
+type Schema = {
+  type: "object";
+  properties: Record<string, unknown>;
+  required: string[];
+};
 
 function newest(m: Model, name: string): ModelVersion | undefined {
   const vs = m.tools.get(name) ?? [];
@@ -119,10 +135,17 @@ function nextSpec(
   } else {
     // Flip the reference's type: breaking either way.
     const ref = schema.properties.reference as { type: string };
-    schema.properties.reference = { type: ref.type === "string" ? "integer" : "string" };
+    schema.properties.reference = {
+      type: ref.type === "string" ? "integer" : "string",
+    };
     version = bumpFor(top.spec.version, kind === "major" ? "major" : "minor");
   }
-  return { ...top.spec, version, title: `${name} ${version}`, inputSchema: schema };
+  return {
+    ...top.spec,
+    version,
+    title: `${name} ${version}`,
+    inputSchema: schema,
+  };
 }
 
 class Publish implements fc.Command<Model, Real> {
@@ -155,7 +178,11 @@ class Publish implements fc.Command<Model, Real> {
 }
 
 class Republish implements fc.Command<Model, Real> {
-  constructor(readonly name: string, readonly pick: number, readonly identical: boolean) {}
+  constructor(
+    readonly name: string,
+    readonly pick: number,
+    readonly identical: boolean,
+  ) {}
   check(m: Readonly<Model>): boolean {
     return (m.tools.get(this.name)?.length ?? 0) > 0;
   }
@@ -164,7 +191,10 @@ class Republish implements fc.Command<Model, Real> {
     const vs = m.tools.get(this.name)!;
     const v = vs[this.pick % vs.length];
     if (this.identical) {
-      assert.equal(r.publish(structuredClone(v.spec)).status, "already-published");
+      assert.equal(
+        r.publish(structuredClone(v.spec)).status,
+        "already-published",
+      );
     } else {
       assert.throws(
         () => r.publish({ ...v.spec, description: "rewritten" }),
@@ -219,7 +249,10 @@ class Resolve implements fc.Command<Model, Real> {
     );
     const expected = vs.find((v) => v.state === "active") ??
       vs.find((v) => v.state === "deprecated");
-    assert.equal(r.resolve(this.name, this.constraint)?.version, expected?.spec.version);
+    assert.equal(
+      r.resolve(this.name, this.constraint)?.version,
+      expected?.spec.version,
+    );
     const latest = [...(m.tools.get(this.name) ?? [])].reverse().find((v) => v.state === "active");
     assert.equal(r.latest(this.name)?.version, latest?.spec.version);
   }
@@ -238,12 +271,16 @@ class Discover implements fc.Command<Model, Real> {
     const expected: string[] = [];
     for (const name of [...m.tools.keys()].sort()) {
       const visible = SCOPES[name].every((s) => this.principal.scopes.includes(s)) &&
-        (name !== "payments.release" || this.principal.clearance === "restricted") &&
+        (name !== "payments.release" ||
+          this.principal.clearance === "restricted") &&
         this.principal.clearance !== "public";
       const top = [...m.tools.get(name)!].reverse().find((v) => v.state === "active");
       if (visible && top) expected.push(`${name}@${top.spec.version}`);
     }
-    assert.deepEqual(r.discover(this.principal).map((s) => `${s.name}@${s.version}`), expected);
+    assert.deepEqual(
+      r.discover(this.principal).map((s) => `${s.name}@${s.version}`),
+      expected,
+    );
     for (const name of NAMES) {
       const one = r.visible(name, this.principal);
       assert.equal(
@@ -258,7 +295,12 @@ class Discover implements fc.Command<Model, Real> {
         m.tools.get(name)!.map((v) => `${v.spec.version}:${v.state}`),
       );
       for (let i = 1; i < versions.length; i++) {
-        assert.ok(compareVersions(versions[i - 1].spec.version, versions[i].spec.version) < 0);
+        assert.ok(
+          compareVersions(
+            versions[i - 1].spec.version,
+            versions[i].spec.version,
+          ) < 0,
+        );
       }
     }
   }
@@ -273,7 +315,11 @@ function dateAfter(now: number, days: number): string {
 }
 
 class DeprecateWithDate implements fc.Command<Model, Real> {
-  constructor(readonly name: string, readonly pick: number, readonly days: number) {}
+  constructor(
+    readonly name: string,
+    readonly pick: number,
+    readonly days: number,
+  ) {}
   check(m: Readonly<Model>): boolean {
     return (m.tools.get(this.name)?.length ?? 0) > 0;
   }
@@ -282,7 +328,10 @@ class DeprecateWithDate implements fc.Command<Model, Real> {
     const v = vs[this.pick % vs.length];
     const retireAfter = dateAfter(m.now, this.days);
     const act = () =>
-      real.registry.deprecate(this.name, v.spec.version, { reason: "dated", retireAfter });
+      real.registry.deprecate(this.name, v.spec.version, {
+        reason: "dated",
+        retireAfter,
+      });
     // A retire-after date must be after today (UTC); only an active version is deprecated.
     if (v.state !== "active" || this.days <= 0) {
       assert.throws(act, LifecycleError);
@@ -316,10 +365,10 @@ class Advance implements fc.Command<Model, Real> {
       pendingRetirements(m).some((t) => t + this.edge! > m.now);
   }
   run(m: Model, real: Real): void {
-    const step = this.edge === undefined
-      ? this.ms
-      : Math.min(...pendingRetirements(m).filter((t) => t + this.edge! > m.now)) + this.edge -
-        m.now;
+    const step = this.edge === undefined ? this.ms : Math.min(
+      ...pendingRetirements(m).filter((t) => t + this.edge! > m.now),
+    ) + this.edge -
+      m.now;
     m.now += step;
     real.clock.t += step;
     settle(m); // the registry settles when next read, by any read: the commands after check
@@ -349,7 +398,11 @@ class NextRetirement implements fc.Command<Model, Real> {
 }
 
 class Call implements fc.Command<Model, Real> {
-  constructor(readonly name: string, readonly pick: number, readonly principal: string) {}
+  constructor(
+    readonly name: string,
+    readonly pick: number,
+    readonly principal: string,
+  ) {}
   check(m: Readonly<Model>): boolean {
     return (m.tools.get(this.name)?.length ?? 0) > 0;
   }
@@ -357,7 +410,9 @@ class Call implements fc.Command<Model, Real> {
     const vs = m.tools.get(this.name)!;
     const v = vs[this.pick % vs.length];
     if (v.state === "retired") return; // no longer reachable
-    const ref = (v.spec.inputSchema as Schema).properties.reference as { type: string };
+    const ref = (v.spec.inputSchema as Schema).properties.reference as {
+      type: string;
+    };
     const call: StoredCall = {
       version: v.spec.version,
       arguments: { reference: ref.type === "string" ? "R-1" : 1 },
@@ -408,15 +463,26 @@ class RetireByRules implements fc.Command<Model, Real> {
     const expected: RetirementRefusal[] = [];
     if (this.early && !this.reason) expected.push("no-reason");
     if (v.state === "active" && !this.early) expected.push("not-deprecated");
-    else if (v.retiresAt !== undefined && !this.early) expected.push("date-not-reached");
-    const onlyActive = v.state === "active" && vs.every((o) => o === v || o.state !== "active");
+    else if (v.retiresAt !== undefined && !this.early) {
+      expected.push("date-not-reached");
+    }
+    const onlyActive = v.state === "active" &&
+      vs.every((o) => o === v || o.state !== "active");
     if (onlyActive && !this.force) expected.push("only-active");
     if (recent.length > 0 && !this.force) expected.push("recent-calls");
-    const plan = real.registry.planRetirement(this.name, v.spec.version, options);
+    const plan = real.registry.planRetirement(
+      this.name,
+      v.spec.version,
+      options,
+    );
     assert.deepEqual(plan.refusals.map((r) => r.refusal), expected);
     assert.equal(plan.onlyActive, onlyActive);
     assert.equal(plan.impact.recent.calls, recent.length);
-    const rules = { early: this.early, force: this.force, recentDays: this.recentDays };
+    const rules = {
+      early: this.early,
+      force: this.force,
+      recentDays: this.recentDays,
+    };
     const act = () =>
       real.registry.retire(this.name, v.spec.version, {
         rules,
@@ -438,7 +504,12 @@ const name = fc.constantFrom(...NAMES);
 const commands = [
   fc.tuple(
     name,
-    fc.constantFrom("patch", "minor", "major", "breaking-as-minor") as fc.Arbitrary<
+    fc.constantFrom(
+      "patch",
+      "minor",
+      "major",
+      "breaking-as-minor",
+    ) as fc.Arbitrary<
       "patch" | "minor" | "major" | "breaking-as-minor"
     >,
   )
@@ -447,24 +518,33 @@ const commands = [
   fc.tuple(
     name,
     fc.nat(10),
-    fc.constantFrom("deprecated", "retired") as fc.Arbitrary<"deprecated" | "retired">,
+    fc.constantFrom("deprecated", "retired") as fc.Arbitrary<
+      "deprecated" | "retired"
+    >,
   )
     .map(([n, p, t]) => new Transition(n, p, t)),
   fc.tuple(
     name,
-    fc.constantFrom("*", "^1.0.0", "^2.0.0", "~1.1.0", "1.0.0", ">=1.1.0 <3.0.0", "^0.1.0"),
+    fc.constantFrom(
+      "*",
+      "^1.0.0",
+      "^2.0.0",
+      "~1.1.0",
+      "1.0.0",
+      ">=1.1.0 <3.0.0",
+      "^0.1.0",
+    ),
   ).map(([n, c]) => new Resolve(n, c)),
   fc.constantFrom(...PRINCIPALS).map((p) => new Discover(p)),
-  fc.tuple(name, fc.nat(10), fc.integer({ min: -2, max: 20 })).map(([n, p, d]) =>
-    new DeprecateWithDate(n, p, d)
-  ),
+  fc.tuple(name, fc.nat(10), fc.integer({ min: -2, max: 20 })).map((
+    [n, p, d],
+  ) => new DeprecateWithDate(n, p, d)),
   // From a minute to three weeks, often across a retirement's moment.
   fc.integer({ min: 60_000, max: 21 * DAY }).map((ms) => new Advance(ms)),
   fc.constantFrom(-1, 0).map((edge) => new Advance(0, edge)),
   fc.constant(new NextRetirement()),
-  fc.tuple(name, fc.nat(10), fc.constantFrom(...PRINCIPALS.map((p) => p.id))).map(([n, p, id]) =>
-    new Call(n, p, id)
-  ),
+  fc.tuple(name, fc.nat(10), fc.constantFrom(...PRINCIPALS.map((p) => p.id)))
+    .map(([n, p, id]) => new Call(n, p, id)),
   fc.tuple(
     name,
     fc.nat(10),
@@ -479,18 +559,25 @@ const commands = [
 
 Deno.test("model: the registry's lifecycle matches a simple model under random command sequences", () => {
   fc.assert(
-    fc.property(fc.commands(commands, { maxCommands: 80, size: "large" }), (cmds) => {
-      fc.modelRun(() => {
-        const clock = { t: START };
-        const calls = new Map<string, StoredCall[]>();
-        const registry = new ToolRegistry({
-          now: () => new Date(clock.t),
-          storedCalls: (tool) => calls.get(tool) ?? [],
-        });
-        const model: Model = { tools: new Map(), now: START, calls: new Map() };
-        return { model, real: { registry, clock, calls } };
-      }, cmds);
-    }),
+    fc.property(
+      fc.commands(commands, { maxCommands: 80, size: "large" }),
+      (cmds) => {
+        fc.modelRun(() => {
+          const clock = { t: START };
+          const calls = new Map<string, StoredCall[]>();
+          const registry = new ToolRegistry({
+            now: () => new Date(clock.t),
+            storedCalls: (tool) => calls.get(tool) ?? [],
+          });
+          const model: Model = {
+            tools: new Map(),
+            now: START,
+            calls: new Map(),
+          };
+          return { model, real: { registry, clock, calls } };
+        }, cmds);
+      },
+    ),
     { numRuns: 200 },
   );
 });

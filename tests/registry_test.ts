@@ -30,7 +30,10 @@ const v1: ToolSpec = {
   owner: "payments-platform",
 };
 
-const withSchema = (version: string, inputSchema: ToolSpec["inputSchema"]): ToolSpec => ({
+const withSchema = (
+  version: string,
+  inputSchema: ToolSpec["inputSchema"],
+): ToolSpec => ({
   ...v1,
   version,
   inputSchema,
@@ -94,7 +97,10 @@ Deno.test("publish() allows over-bumping and demands exactly the classified bump
     r.publish({ ...widened, version: "3.0.0", title: "Over-bumped" }).status,
     "published",
   );
-  assert.equal(r.publish({ ...widened, version: "3.0.1", title: "Retitled" }).plan.bump, "patch");
+  assert.equal(
+    r.publish({ ...widened, version: "3.0.1", title: "Retitled" }).plan.bump,
+    "patch",
+  );
 });
 
 Deno.test("publish() keeps versions immutable: identical is already published, different is refused", () => {
@@ -107,7 +113,10 @@ Deno.test("publish() keeps versions immutable: identical is already published, d
     e.message,
     /already published with different content.*immutable; publish 1\.0\.1 \(a patch change against 1\.0\.0\)/,
   );
-  assert.equal(r.versions("payments.lookup")[0].spec.description, v1.description);
+  assert.equal(
+    r.versions("payments.lookup")[0].spec.description,
+    v1.description,
+  );
 });
 
 Deno.test("publish() suggests, for a refused republish, a version the next publish accepts", () => {
@@ -115,10 +124,15 @@ Deno.test("publish() suggests, for a refused republish, a version the next publi
   r.publish(v1);
   r.publish({ ...v1, version: "1.1.0" });
   // 1.1.0 again, with a breaking change: not 1.1.1 (which would then need 2.0.0), but 2.0.0.
-  const breaking = { ...v1, version: "1.1.0", inputSchema: { type: "object", properties: {} } };
+  const breaking = {
+    ...v1,
+    version: "1.1.0",
+    inputSchema: { type: "object", properties: {} },
+  };
   const e = refusal(() => r.publish(breaking));
   assert.equal(e.refusal, "republish");
-  const hint = /publish (\d+\.\d+\.\d+) \(a major change against 1\.1\.0\)/.exec(e.message)?.[1];
+  const hint = /publish (\d+\.\d+\.\d+) \(a major change against 1\.1\.0\)/
+    .exec(e.message)?.[1];
   assert.equal(hint, "2.0.0", e.message);
   assert.equal(r.publish({ ...breaking, version: hint }).status, "published");
   // A version below the newest gets the same kind of hint.
@@ -212,7 +226,10 @@ Deno.test("publish() replays the major line's stored calls for a non-major bump 
   assert.match(e.message, /accept them, or publish 2\.0\.0$/);
   // A major bump is not replayed: pinned 1.x callers keep 1.x.
   const before = replays;
-  assert.equal(r.publish({ ...narrowed, version: "2.0.0" }).status, "published");
+  assert.equal(
+    r.publish({ ...narrowed, version: "2.0.0" }).status,
+    "published",
+  );
   assert.equal(replays, before);
 });
 
@@ -264,7 +281,11 @@ Deno.test("lifecycle: deprecated is never latest but resolves by pin; retired ne
   r.retire("payments.lookup", "1.1.0", { reason: "window closed" });
   assert.equal(r.resolve("payments.lookup", "~1.1.0"), undefined);
   const history = r.versions("payments.lookup")[1].history;
-  assert.deepEqual(history.map((h) => h.state), ["active", "deprecated", "retired"]);
+  assert.deepEqual(history.map((h) => h.state), [
+    "active",
+    "deprecated",
+    "retired",
+  ]);
   assert.deepEqual(history[1], {
     state: "deprecated",
     at: "2026-11-30T09:00:00.000Z",
@@ -273,7 +294,10 @@ Deno.test("lifecycle: deprecated is never latest but resolves by pin; retired ne
   });
   assert.throws(() => r.deprecate("payments.lookup", "1.1.0"), LifecycleError);
   assert.throws(() => r.retire("payments.lookup", "1.1.0"), /already retired/);
-  assert.throws(() => r.deprecate("payments.lookup", "9.9.9"), /no such published version/);
+  assert.throws(
+    () => r.deprecate("payments.lookup", "9.9.9"),
+    /no such published version/,
+  );
   assert.throws(() => r.resolve("payments.lookup", "not a range"), TypeError);
 });
 
@@ -337,7 +361,10 @@ Deno.test("discover() lists, per name in order, the newest active version the pr
     "policy.search@1.0.0",
   ]);
   r.deprecate("payments.lookup", "1.0.0");
-  assert.deepEqual(seen(operator), ["payments.release@1.0.0", "policy.search@1.0.0"]);
+  assert.deepEqual(seen(operator), [
+    "payments.release@1.0.0",
+    "policy.search@1.0.0",
+  ]);
 });
 
 Deno.test("subscribe() reports publishes, deprecations and retirements, and unsubscribes", () => {
@@ -370,9 +397,15 @@ Deno.test("restore() loads reviewed versions without re-running publish rules, b
       at: "2026-01-01T00:00:00Z",
     }],
   });
-  assert.deepEqual(r.versions("payments.lookup").map((v) => `${v.spec.version} ${v.state}`), [
-    "1.0.0 deprecated",
-    "2.0.0 active",
-  ]);
-  assert.throws(() => r.restore({ spec: { ...v1, title: "x" }, history: [] }), PublishError);
+  assert.deepEqual(
+    r.versions("payments.lookup").map((v) => `${v.spec.version} ${v.state}`),
+    [
+      "1.0.0 deprecated",
+      "2.0.0 active",
+    ],
+  );
+  assert.throws(
+    () => r.restore({ spec: { ...v1, title: "x" }, history: [] }),
+    PublishError,
+  );
 });

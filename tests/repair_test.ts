@@ -71,13 +71,30 @@ Deno.test("repairArguments() refuses every ambiguous or lossy coercion", () => {
     ]
   ) {
     const out = repairArguments(schema, { account: "A", amount: bad });
-    assert.equal(out.arguments && (out.arguments as Record<string, unknown>).amount, bad, bad);
-    assert.equal(out.repairs.filter((r) => r.kind === "coerced").length, 0, bad);
-    assert.deepEqual(out.issues.map((i) => `${i.path} ${i.keyword}`), ["$.amount type"], bad);
+    assert.equal(
+      out.arguments && (out.arguments as Record<string, unknown>).amount,
+      bad,
+      bad,
+    );
+    assert.equal(
+      out.repairs.filter((r) => r.kind === "coerced").length,
+      0,
+      bad,
+    );
+    assert.deepEqual(out.issues.map((i) => `${i.path} ${i.keyword}`), [
+      "$.amount type",
+    ], bad);
   }
   // Precision: 2^53 + 1 has no double; as an integer it would silently become 2^53.
-  const big = repairArguments(schema, { account: "A", amount: 1, count: "9007199254740993" });
-  assert.equal((big.arguments as Record<string, unknown>).count, "9007199254740993");
+  const big = repairArguments(schema, {
+    account: "A",
+    amount: 1,
+    count: "9007199254740993",
+  });
+  assert.equal(
+    (big.arguments as Record<string, unknown>).count,
+    "9007199254740993",
+  );
   // Digits a double cannot hold exactly.
   const lossy = repairArguments(schema, {
     account: "A",
@@ -89,15 +106,25 @@ Deno.test("repairArguments() refuses every ambiguous or lossy coercion", () => {
   );
   // An integer wants no fraction.
   assert.equal(
-    (repairArguments(schema, { account: "A", amount: 1, count: "1.5" }).arguments as Record<
-      string,
-      unknown
-    >).count,
+    (repairArguments(schema, { account: "A", amount: 1, count: "1.5" })
+      .arguments as Record<
+        string,
+        unknown
+      >).count,
     "1.5",
   );
   // Never a number into a string, never "yes" into a boolean.
-  const other = repairArguments(schema, { account: 12345, amount: 1, urgent: "yes" });
-  assert.deepEqual(other.arguments, { account: 12345, amount: 1, urgent: "yes", currency: "EUR" });
+  const other = repairArguments(schema, {
+    account: 12345,
+    amount: 1,
+    urgent: "yes",
+  });
+  assert.deepEqual(other.arguments, {
+    account: 12345,
+    amount: 1,
+    urgent: "yes",
+    currency: "EUR",
+  });
   assert.deepEqual(other.issues.map((i) => `${i.path} ${i.keyword}`), [
     "$.account type",
     "$.urgent type",
@@ -105,7 +132,10 @@ Deno.test("repairArguments() refuses every ambiguous or lossy coercion", () => {
 });
 
 Deno.test("repairArguments() keeps a string where the schema also accepts strings", () => {
-  const s = { type: "object", properties: { id: { type: ["string", "integer"] } } };
+  const s = {
+    type: "object",
+    properties: { id: { type: ["string", "integer"] } },
+  };
   assert.deepEqual(repairArguments(s, { id: "42" }).arguments, { id: "42" });
 });
 
@@ -125,29 +155,54 @@ Deno.test("repairArguments() drops forbidden properties, __proto__ included, wit
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
   assert.deepEqual(out.issues, []);
   // Open objects keep unknown properties; patternProperties keep what they match.
-  const open = { type: "object", patternProperties: { "^x-": {} }, additionalProperties: false };
-  assert.deepEqual(repairArguments(open, { "x-a": 1, b: 2 }).arguments, { "x-a": 1 });
+  const open = {
+    type: "object",
+    patternProperties: { "^x-": {} },
+    additionalProperties: false,
+  };
+  assert.deepEqual(repairArguments(open, { "x-a": 1, b: 2 }).arguments, {
+    "x-a": 1,
+  });
 });
 
 Deno.test("repairArguments() fills from the schema default, then platform defaults, and never invents", () => {
   const out = repairArguments(schema, { amount: 1 }, {
     defaults: { channel: "agent", currency: "GBP" },
   });
-  assert.deepEqual(out.arguments, { amount: 1, currency: "EUR", channel: "agent" });
-  assert.deepEqual(out.issues.map((i) => `${i.path} ${i.keyword}`), ["$.account required"]);
-  const byPath = repairArguments(schema, { account: "A", amount: 1, legs: [{}] }, {
+  assert.deepEqual(out.arguments, {
+    amount: 1,
+    currency: "EUR",
+    channel: "agent",
+  });
+  assert.deepEqual(out.issues.map((i) => `${i.path} ${i.keyword}`), [
+    "$.account required",
+  ]);
+  const byPath = repairArguments(schema, {
+    account: "A",
+    amount: 1,
+    legs: [{}],
+  }, {
     defaults: { "$.legs[0].final": false },
   });
-  assert.deepEqual((byPath.arguments as { legs: unknown[] }).legs, [{ final: false }]);
+  assert.deepEqual((byPath.arguments as { legs: unknown[] }).legs, [{
+    final: false,
+  }]);
 });
 
 Deno.test("repairArguments() never mutates its input", () => {
-  const args = { account: "A", amount: "5", legs: [{ amount: "1", extra: true }], note: 1 };
+  const args = {
+    account: "A",
+    amount: "5",
+    legs: [{ amount: "1", extra: true }],
+    note: 1,
+  };
   const before = JSON.stringify(args);
   const defaults = { channel: { nested: [1] } };
   repairArguments(schema, args, { defaults });
   assert.equal(JSON.stringify(args), before);
-  const out = repairArguments(schema, { account: "A", amount: 1 }, { defaults });
+  const out = repairArguments(schema, { account: "A", amount: 1 }, {
+    defaults,
+  });
   (out.arguments as { channel: { nested: number[] } }).channel.nested.push(2);
   assert.deepEqual(defaults.channel.nested, [1]);
 });
@@ -184,17 +239,26 @@ const argsArb = fc.dictionary(
   ),
   fc.oneof(
     argValue,
-    fc.array(fc.dictionary(fc.constantFrom("amount", "final", "extra"), argValue), {
-      maxLength: 3,
-    }),
+    fc.array(
+      fc.dictionary(fc.constantFrom("amount", "final", "extra"), argValue),
+      {
+        maxLength: 3,
+      },
+    ),
   ),
 );
 
 Deno.test("repairArguments() repairs a platform default like a sent value (seed -750928052)", () => {
-  const once = repairArguments(schema, { account: "A", amount: 1, legs: [{}] }, {
-    defaults: { "$.legs[0].final": "false" },
-  });
-  assert.deepEqual((once.arguments as { legs: unknown[] }).legs, [{ final: false }]);
+  const once = repairArguments(
+    schema,
+    { account: "A", amount: 1, legs: [{}] },
+    {
+      defaults: { "$.legs[0].final": "false" },
+    },
+  );
+  assert.deepEqual((once.arguments as { legs: unknown[] }).legs, [{
+    final: false,
+  }]);
   assert.deepEqual(repairArguments(schema, once.arguments).repairs, []);
 });
 
@@ -202,7 +266,10 @@ Deno.test("property: repair is idempotent", () => {
   fc.assert(
     fc.property(
       argsArb,
-      fc.dictionary(fc.constantFrom("channel", "account", "$.legs[0].final"), argValue),
+      fc.dictionary(
+        fc.constantFrom("channel", "account", "$.legs[0].final"),
+        argValue,
+      ),
       (args, defaults) => {
         const once = repairArguments(schema, args, { defaults });
         const twice = repairArguments(schema, once.arguments, { defaults });
@@ -222,7 +289,9 @@ Deno.test("property: repair never invents a required value and never changes a v
       const repaired = out.arguments as Record<string, unknown>;
       // Required properties without a default are present only if the caller sent them.
       for (const k of ["account", "amount"]) {
-        if (!Object.hasOwn(args, k)) assert.equal(Object.hasOwn(repaired, k), false);
+        if (!Object.hasOwn(args, k)) {
+          assert.equal(Object.hasOwn(repaired, k), false);
+        }
       }
       // Every value that is present came from the caller, or from a schema default.
       for (const k of Object.keys(repaired)) {
@@ -242,12 +311,17 @@ Deno.test("property: a coerced value always parses back to the string it came fr
   };
   fc.assert(
     fc.property(
-      fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }).map(String), fc.string()),
+      fc.oneof(
+        fc.double({ noNaN: true, noDefaultInfinity: true }).map(String),
+        fc.string(),
+      ),
       (text) => {
-        const out = repairArguments(s, { n: text, i: text }).arguments as Record<string, unknown>;
+        const out = repairArguments(s, { n: text, i: text })
+          .arguments as Record<string, unknown>;
         for (const k of ["n", "i"]) {
-          if (typeof out[k] === "number") assert.equal(out[k], JSON.parse(text));
-          else assert.equal(out[k], text);
+          if (typeof out[k] === "number") {
+            assert.equal(out[k], JSON.parse(text));
+          } else assert.equal(out[k], text);
         }
       },
     ),
@@ -272,7 +346,10 @@ function sameJson(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) && ka.length !== a.length) return false; // holes
   return ka.every((k, i) =>
     k === kb[i] &&
-    sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])
+    sameJson(
+      (a as Record<string, unknown>)[k],
+      (b as Record<string, unknown>)[k],
+    )
   );
 }
 
@@ -320,7 +397,11 @@ Deno.test("repairArguments() refuses input that is not JSON instead of turning i
       const out = repairArguments(s, args);
       const label = `${where} ${message}`;
       assert.deepEqual(out.repairs, [], label);
-      assert.equal(out.arguments, args, `${label}: refused input is handed back as it is`);
+      assert.equal(
+        out.arguments,
+        args,
+        `${label}: refused input is handed back as it is`,
+      );
       const json = out.issues.filter((i) => i.keyword === "json");
       assert.equal(json.length, 1, `${label}: ${JSON.stringify(out.issues)}`);
       assert.equal(json[0].path, where, label);
@@ -328,20 +409,39 @@ Deno.test("repairArguments() refuses input that is not JSON instead of turning i
     }
   }
   // -0 is JSON (JSON.parse("-0") gives it): repaired like any number.
-  assert.deepEqual(repairArguments(schema, { account: "A", amount: -0 }).issues, []);
+  assert.deepEqual(
+    repairArguments(schema, { account: "A", amount: -0 }).issues,
+    [],
+  );
 });
 
 Deno.test("repairArguments() refuses a platform default that is not JSON, naming it", () => {
   assert.throws(
     () => repairArguments(schema, { amount: 1 }, { defaults: { account: NaN } }),
     (e: unknown) =>
-      e instanceof TypeError && /defaults\["account"\]: NaN is not a JSON value/.test(e.message),
+      e instanceof TypeError &&
+      /defaults\["account"\]: NaN is not a JSON value/.test(e.message),
   );
 });
 
 const notJson = fc.oneof(
-  fc.constantFrom(NaN, Infinity, -Infinity, undefined, () => 1, Symbol("s"), 7n, new Date(0)),
-  fc.constantFrom(new Map(), new Set([1]), new Uint8Array(2), new Number(1), /x/),
+  fc.constantFrom(
+    NaN,
+    Infinity,
+    -Infinity,
+    undefined,
+    () => 1,
+    Symbol("s"),
+    7n,
+    new Date(0),
+  ),
+  fc.constantFrom(
+    new Map(),
+    new Set([1]),
+    new Uint8Array(2),
+    new Number(1),
+    /x/,
+  ),
 );
 
 Deno.test("property: repair either returns a JSON value that validates, or refuses", () => {
@@ -364,24 +464,43 @@ Deno.test("property: repair either returns a JSON value that validates, or refus
   );
   const argsArb = fc.oneof(
     fc.dictionary(
-      fc.constantFrom("account", "amount", "count", "urgent", "currency", "legs", "note"),
+      fc.constantFrom(
+        "account",
+        "amount",
+        "count",
+        "urgent",
+        "currency",
+        "legs",
+        "note",
+      ),
       value,
     ),
     value,
   );
   fc.assert(
-    fc.property(argsArb, fc.constantFrom<JsonSchema>(schema, open, {}, true), (args, s) => {
-      const out = repairArguments(s, args);
-      if (!isJson(args)) {
-        assert.ok(out.issues.some((i) => i.keyword === "json"), "non-JSON input is refused");
-        assert.deepEqual(out.repairs, []);
-      }
-      if (out.issues.length === 0) {
-        assert.ok(isJson(out.arguments), "what repair lets through is JSON");
-        const wire = JSON.parse(JSON.stringify(out.arguments));
-        assert.deepEqual(validateSchema(s, wire), [], "and it validates as it will be sent");
-      }
-    }),
+    fc.property(
+      argsArb,
+      fc.constantFrom<JsonSchema>(schema, open, {}, true),
+      (args, s) => {
+        const out = repairArguments(s, args);
+        if (!isJson(args)) {
+          assert.ok(
+            out.issues.some((i) => i.keyword === "json"),
+            "non-JSON input is refused",
+          );
+          assert.deepEqual(out.repairs, []);
+        }
+        if (out.issues.length === 0) {
+          assert.ok(isJson(out.arguments), "what repair lets through is JSON");
+          const wire = JSON.parse(JSON.stringify(out.arguments));
+          assert.deepEqual(
+            validateSchema(s, wire),
+            [],
+            "and it validates as it will be sent",
+          );
+        }
+      },
+    ),
     { numRuns: 1000 },
   );
 });

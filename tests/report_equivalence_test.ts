@@ -33,7 +33,11 @@ interface Said {
   endColumn: number;
 }
 
-const SEVERITY: Record<number, string> = { 1: "error", 2: "warning", 3: "info" };
+const SEVERITY: Record<number, string> = {
+  1: "error",
+  2: "warning",
+  3: "info",
+};
 
 function json(value: unknown): string {
   return JSON.stringify(value, null, 2) + "\n";
@@ -47,7 +51,12 @@ async function makeRepo(prefix: string, rules: unknown): Promise<string> {
   assert.equal(init.code, 0, init.err);
   fs.rmSync(path.join(dir, "tools"), { recursive: true });
   fs.mkdirSync(path.join(dir, "published"));
-  for (const [name, version] of [["payments.lookup", "2.0.0"], ["fx.quote", "1.0.0"]]) {
+  for (
+    const [name, version] of [["payments.lookup", "2.0.0"], [
+      "fx.quote",
+      "1.0.0",
+    ]]
+  ) {
     const file = path.join(dir, "published", `${name}.json`);
     fs.writeFileSync(file, json(corpusSpec(name, version)));
     const r = await estate(["publish", file], dir);
@@ -76,7 +85,11 @@ function writeDrafts(dir: string): string[] {
   const files: Record<string, string> = {
     "lookup.tool.json": json(lookup),
     "quote.tool.json": json(quote),
-    "bad.tool.json": json({ ...noOwner, name: "fx.bad", sideEffect: "sometimes" }),
+    "bad.tool.json": json({
+      ...noOwner,
+      name: "fx.bad",
+      sideEffect: "sometimes",
+    }),
     "broken.tool.json": '{\n  "name": "fx.broken",\n  "version": \n}\n',
     "new.tool.json": json({
       ...corpusSpec("fx.quote", "1.0.0"),
@@ -95,8 +108,20 @@ function writeDrafts(dir: string): string[] {
 function cliFindings(dir: string): Said[] {
   const r = spawnSync(
     "deno",
-    ["run", "-A", "--quiet", path.join(ROOT, "cli.ts"), "check", "--format", "json"],
-    { cwd: dir, encoding: "utf8", env: { ...Deno.env.toObject(), NO_COLOR: "1" } },
+    [
+      "run",
+      "-A",
+      "--quiet",
+      path.join(ROOT, "cli.ts"),
+      "check",
+      "--format",
+      "json",
+    ],
+    {
+      cwd: dir,
+      encoding: "utf8",
+      env: { ...Deno.env.toObject(), NO_COLOR: "1" },
+    },
   );
   assert.ok(r.stdout.trim().startsWith("{"), `${r.stdout}\n${r.stderr}`);
   const report = JSON.parse(r.stdout) as { findings: Said[] };
@@ -127,7 +152,11 @@ function said(root: string, uri: string, d: Diagnostic): Said {
 }
 
 /** What the language server shows for the files (and on the estate's rules.json). */
-async function editorFindings(ls: LspSession, root: string, files: string[]): Promise<Said[]> {
+async function editorFindings(
+  ls: LspSession,
+  root: string,
+  files: string[],
+): Promise<Said[]> {
   const out: Said[] = [];
   for (const file of files) {
     const p = await ls.open(file);
@@ -160,7 +189,11 @@ const RULES = {
       reason: "the client that sent includeHistory is retired",
       expires: "2099-12-31",
     },
-    { rule: "enum-narrowed", reason: "migration of the old channels", expires: "2020-01-31" },
+    {
+      rule: "enum-narrowed",
+      reason: "migration of the old channels",
+      expires: "2020-01-31",
+    },
   ],
 };
 
@@ -173,14 +206,22 @@ Deno.test("estate check --format json and the language server give identical fin
     const editor = sorted(await editorFindings(ls, dir, files));
     // The rules did their work on both sides (so the comparison is not of two empty lists).
     const rules = new Set(cli.map((f) => f.rule));
-    for (const r of ["version-too-low", "spec", "unreadable", "ignore-expired"]) {
+    for (
+      const r of ["version-too-low", "spec", "unreadable", "ignore-expired"]
+    ) {
       assert.ok(rules.has(r), `${r} in ${[...rules]}`);
     }
     assert.ok(!rules.has("property-removed"), "the active ignore holds");
     assert.ok(!rules.has("version-ok"), "off is off");
-    assert.ok(cli.some((f) => f.rule === "property-added" && f.severity === "error"));
-    assert.ok(cli.some((f) => f.rule === "description" && f.severity === "info"));
-    assert.ok(cli.some((f) => f.file === "estate/rules.json" && f.rule === "ignore-expired"));
+    assert.ok(
+      cli.some((f) => f.rule === "property-added" && f.severity === "error"),
+    );
+    assert.ok(
+      cli.some((f) => f.rule === "description" && f.severity === "info"),
+    );
+    assert.ok(
+      cli.some((f) => f.file === "estate/rules.json" && f.rule === "ignore-expired"),
+    );
     assert.deepEqual(editor, cli);
     assert.equal(await ls.close(), 0);
   } finally {
@@ -191,12 +232,17 @@ Deno.test("estate check --format json and the language server give identical fin
 
 Deno.test("LSP: two workspace folders, two estates: each file is checked against its own estate and rules.json, and a rules.json change is noticed", async () => {
   const a = await makeRepo("estate-root-a-", { rules: {} });
-  const b = await makeRepo("estate-root-b-", { rules: { "property-added": "off" } });
+  const b = await makeRepo("estate-root-b-", {
+    rules: { "property-added": "off" },
+  });
   const ls = await startServer(a);
   try {
-    await ls.connection.sendNotification("workspace/didChangeWorkspaceFolders", {
-      event: { added: [{ uri: fileUri(b), name: "b" }], removed: [] },
-    });
+    await ls.connection.sendNotification(
+      "workspace/didChangeWorkspaceFolders",
+      {
+        event: { added: [{ uri: fileUri(b), name: "b" }], removed: [] },
+      },
+    );
     // The same compatible draft in both.
     const quote = corpusSpec("fx.quote", "1.0.0");
     quote.version = "1.1.0";
@@ -209,13 +255,19 @@ Deno.test("LSP: two workspace folders, two estates: each file is checked against
       return file;
     });
     const [inA, inB] = [await ls.open(files[0]), await ls.open(files[1])];
-    assert.deepEqual(inA.diagnostics.map((d) => d.code), ["version-ok", "property-added"]);
+    assert.deepEqual(inA.diagnostics.map((d) => d.code), [
+      "version-ok",
+      "property-added",
+    ]);
     assert.deepEqual(inB.diagnostics.map((d) => d.code), ["version-ok"]);
     assert.match(ls.statuses.at(-1)!.detail, /in the estate estate\//);
     // Each estate is watched.
     const watched = JSON.stringify(ls.registrations.at(-1)?.registerOptions);
     for (const root of [a, b]) {
-      assert.ok(watched.includes(JSON.stringify(fileUri(path.join(root, "estate")))), watched);
+      assert.ok(
+        watched.includes(JSON.stringify(fileUri(path.join(root, "estate")))),
+        watched,
+      );
     }
     // b's rules.json raises property-added: the watcher's change re-checks b's draft.
     const rulesB = path.join(b, "estate", "rules.json");

@@ -82,7 +82,9 @@ async function cli(
 }
 
 /** A scratch copy of the example estate, at `<dir>/corpus`. */
-async function withCorpus(fn: (dir: string) => void | Promise<void>): Promise<void> {
+async function withCorpus(
+  fn: (dir: string) => void | Promise<void>,
+): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "retire-" });
   try {
     fs.cpSync(CORPUS, path.join(dir, "corpus"), { recursive: true });
@@ -92,8 +94,12 @@ async function withCorpus(fn: (dir: string) => void | Promise<void>): Promise<vo
   }
 }
 
-function lifecycle(dir: string): Record<string, { state: string; at: string; reason?: string }[]> {
-  return JSON.parse(fs.readFileSync(path.join(dir, "corpus", LIFECYCLE), "utf8"));
+function lifecycle(
+  dir: string,
+): Record<string, { state: string; at: string; reason?: string }[]> {
+  return JSON.parse(
+    fs.readFileSync(path.join(dir, "corpus", LIFECYCLE), "utf8"),
+  );
 }
 
 Deno.test("estate deprecate --retire-after takes a calendar date after today (by the clock); the registry and lifecycle.json refuse others", async () => {
@@ -101,7 +107,10 @@ Deno.test("estate deprecate --retire-after takes a calendar date after today (by
     const now = new Clock(Date.parse("2026-11-30T12:00:00Z")).date;
     for (
       const [date, problem] of [
-        ["2027-02-30", /--retire-after must be a calendar date like 2027-03-31, got "2027-02-30"/],
+        [
+          "2027-02-30",
+          /--retire-after must be a calendar date like 2027-03-31, got "2027-02-30"/,
+        ],
         ["2027-3-31", /must be a calendar date/],
         [
           "2026-11-29",
@@ -110,7 +119,11 @@ Deno.test("estate deprecate --retire-after takes a calendar date after today (by
         ["2026-11-30", /retire-after date 2026-11-30 is not in the future/],
       ] as const
     ) {
-      const r = await cli(["deprecate", "payments.lookup@1.1.0", "--retire-after", date], dir, now);
+      const r = await cli(
+        ["deprecate", "payments.lookup@1.1.0", "--retire-after", date],
+        dir,
+        now,
+      );
       assert.equal(r.code, 2, `${date}: ${r.out}${r.err}`);
       assert.match(r.err, problem, date);
     }
@@ -126,11 +139,17 @@ Deno.test("estate deprecate --retire-after takes a calendar date after today (by
     const registry = new ToolRegistry({ now });
     registry.publish(lookup("1.0.0"));
     assert.throws(
-      () => registry.deprecate("payments.lookup", "1.0.0", { retireAfter: "2026-02-30" }),
+      () =>
+        registry.deprecate("payments.lookup", "1.0.0", {
+          retireAfter: "2026-02-30",
+        }),
       (e: unknown) => e instanceof LifecycleError && /calendar date/.test(e.message),
     );
     assert.throws(
-      () => registry.deprecate("payments.lookup", "1.0.0", { retireAfter: "2026-11-30" }),
+      () =>
+        registry.deprecate("payments.lookup", "1.0.0", {
+          retireAfter: "2026-11-30",
+        }),
       /Cannot deprecate payments\.lookup@1\.0\.0: retire-after date 2026-11-30 is not in the future/,
     );
 
@@ -150,7 +169,8 @@ Deno.test("estate deprecate --retire-after takes a calendar date after today (by
       assert.throws(
         () => EstateDir.open(path.join(dir, "corpus")),
         (e: unknown) =>
-          e instanceof CorpusError && e.file === file && e.line === 2 && problem.test(e.message),
+          e instanceof CorpusError && e.file === file && e.line === 2 &&
+          problem.test(e.message),
         bad,
       );
     }
@@ -165,7 +185,10 @@ Deno.test("estate retire applies the rules: deprecated first and its date passed
     // Active: deprecate first (or --now with a reason).
     let r = await run("retire", "payments.lookup@1.1.0");
     assert.equal(r.code, 1);
-    assert.match(r.out, /Cannot retire payments\.lookup@1\.1\.0: it is active; deprecate it first/);
+    assert.match(
+      r.out,
+      /Cannot retire payments\.lookup@1\.1\.0: it is active; deprecate it first/,
+    );
     // Deprecated with a date: not before it.
     r = await run("retire", "payments.lookup@1.0.0");
     assert.equal(r.code, 1);
@@ -177,17 +200,29 @@ Deno.test("estate retire applies the rules: deprecated first and its date passed
     r = await run("retire", "payments.lookup@1.0.0", "--now");
     assert.equal(r.code, 2);
     assert.match(r.err, /--now .* needs --reason TEXT/);
-    assert.deepEqual(lifecycle(dir)["1.0.0"].map((e) => e.state), ["active", "deprecated"]);
+    assert.deepEqual(lifecycle(dir)["1.0.0"].map((e) => e.state), [
+      "active",
+      "deprecated",
+    ]);
 
     // Early, with a reason: still refused while it has recent callers (the corpus's
     // wholesale-operator pinned it on 2026-11-10), saying who they are; --force goes ahead.
-    r = await run("retire", "payments.lookup@1.0.0", "--now", "--reason", "PSD3 cut-over");
+    r = await run(
+      "retire",
+      "payments.lookup@1.0.0",
+      "--now",
+      "--reason",
+      "PSD3 cut-over",
+    );
     assert.equal(r.code, 1);
     assert.match(
       r.out,
       /Cannot retire payments\.lookup@1\.0\.0: it was called 2 times in the last 30 days \(wholesale-operator 2\), and those callers would break; force it/,
     );
-    assert.match(r.out, /\n {2}wholesale-operator +2 calls, last seen 2026-11-10T07:34:18\.171Z\n/);
+    assert.match(
+      r.out,
+      /\n {2}wholesale-operator +2 calls, last seen 2026-11-10T07:34:18\.171Z\n/,
+    );
     assert.doesNotMatch(r.out, /it is the only active version/);
     r = await run(
       "retire",
@@ -228,11 +263,20 @@ Deno.test("estate retire applies the rules: deprecated first and its date passed
       /fx\.quote@1\.0\.0 is the only active version of fx\.quote: unpinned calls find no version/,
     );
     // Called in the last 30 days (the corpus's last fx.quote call is 2026-11-29).
-    r = await run("retire", "fx.quote@1.0.0", "--now", "--reason", "desk closed", "--json");
+    r = await run(
+      "retire",
+      "fx.quote@1.0.0",
+      "--now",
+      "--reason",
+      "desk closed",
+      "--json",
+    );
     assert.equal(r.code, 1);
     const refused = JSON.parse(r.out);
     assert.deepEqual(refused.refusals, ["only-active", "recent-calls"]);
-    const calls = [...EstateDir.open(path.join(dir, "corpus")).readCalls("fx.quote")];
+    const calls = [
+      ...EstateDir.open(path.join(dir, "corpus")).readCalls("fx.quote"),
+    ];
     const since = clock.t - 30 * 86_400_000;
     const recent = calls.filter((c) => Date.parse(c.at) >= since);
     assert.ok(recent.length > 0);
@@ -241,10 +285,20 @@ Deno.test("estate retire applies the rules: deprecated first and its date passed
       refused.impact.recent.callers.map((c: { principal: string }) => c.principal).sort(),
       [...new Set(recent.map((c) => c.principal))].sort(),
     );
-    assert.match(refused.message, new RegExp(`called ${recent.length} times in the last 30 days`));
+    assert.match(
+      refused.message,
+      new RegExp(`called ${recent.length} times in the last 30 days`),
+    );
     assert.deepEqual(lifecycle(dir)["1.0.0"].length, 3, "nothing more written");
 
-    r = await run("retire", "fx.quote@1.0.0", "--now", "--reason", "desk closed", "--force");
+    r = await run(
+      "retire",
+      "fx.quote@1.0.0",
+      "--now",
+      "--reason",
+      "desk closed",
+      "--force",
+    );
     assert.equal(r.code, 0, r.out + r.err);
     assert.match(r.out, /^fx\.quote@1\.0\.0 is now retired\n/);
     assert.match(
@@ -300,7 +354,11 @@ Deno.test("a deprecated version stops resolving the moment its retire-after date
       registry: estate.registry.versions("payments.lookup")[0].state,
       resolves: estate.registry.resolve("payments.lookup", "1.0.0")?.version,
       editor: editor.registry.versions("payments.lookup")[0].state,
-      cli: await cli(["list", "--estate", estateDir, "--json"], dir, clock.date),
+      cli: await cli(
+        ["list", "--estate", estateDir, "--json"],
+        dir,
+        clock.date,
+      ),
     });
 
     // A millisecond before: deprecated, still resolving by pin, everywhere.
@@ -319,10 +377,14 @@ Deno.test("a deprecated version stops resolving the moment its retire-after date
     const before = await pinned();
     assert.ok(before && "result" in before, JSON.stringify(before));
     assert.equal(
-      (before.result as { structuredContent: { version: string } }).structuredContent.version,
+      (before.result as { structuredContent: { version: string } })
+        .structuredContent.version,
       "1.0.0",
     );
-    assert.deepEqual([operatorNotes.length, retailNotes.length, events.length], [0, 0, 0]);
+    assert.deepEqual(
+      [operatorNotes.length, retailNotes.length, events.length],
+      [0, 0, 0],
+    );
 
     // At the moment: the timer fires; the operator (who could see 1.0.0) is told, retail is not.
     timers.advance(DUE);
@@ -333,7 +395,11 @@ Deno.test("a deprecated version stops resolving the moment its retire-after date
     }]);
     assert.deepEqual(retailNotes, []);
     now = await state();
-    assert.deepEqual([now.registry, now.resolves, now.editor], ["retired", undefined, "retired"]);
+    assert.deepEqual([now.registry, now.resolves, now.editor], [
+      "retired",
+      undefined,
+      "retired",
+    ]);
     assert.deepEqual(
       JSON.parse(now.cli.out).tools.find((t: { name: string }) => t.name === "payments.lookup")
         .versions[0],
@@ -345,17 +411,28 @@ Deno.test("a deprecated version stops resolving the moment its retire-after date
     );
     const after = await pinned();
     assert.ok(after && "error" in after, JSON.stringify(after));
-    assert.match(after.error.message, /No version of payments\.lookup satisfies 1\.0\.0/);
+    assert.match(
+      after.error.message,
+      /No version of payments\.lookup satisfies 1\.0\.0/,
+    );
     // The record shows it retired at the moment the date passed, in every reader.
     const retired = {
       state: "retired",
       at: "2027-04-01T00:00:00.000Z",
       reason: "retire-after date 2027-03-31 passed",
     };
-    assert.deepEqual(estate.registry.versions("payments.lookup")[0].history.at(-1), retired);
-    assert.deepEqual(editor.registry.versions("payments.lookup")[0].history.at(-1), retired);
     assert.deepEqual(
-      EstateDir.open(estateDir, { now: clock.date }).registry.versions("payments.lookup")[0].history
+      estate.registry.versions("payments.lookup")[0].history.at(-1),
+      retired,
+    );
+    assert.deepEqual(
+      editor.registry.versions("payments.lookup")[0].history.at(-1),
+      retired,
+    );
+    assert.deepEqual(
+      EstateDir.open(estateDir, { now: clock.date }).registry.versions(
+        "payments.lookup",
+      )[0].history
         .at(-1),
       retired,
     );
@@ -382,27 +459,37 @@ Deno.test("the next write to the tool records the retirement in lifecycle.json: 
       at: "2027-04-01T00:00:00.000Z",
       reason: "retire-after date 2027-03-31 passed",
     });
-    const b = EstateDir.open(estateDir, { now: () => new Date(DUE + 9 * 86_400_000) });
+    const b = EstateDir.open(estateDir, {
+      now: () => new Date(DUE + 9 * 86_400_000),
+    });
     assert.equal(
       b.publish(
         lookup(
           "2.0.0",
           JSON.parse(
-            fs.readFileSync(path.join(estateDir, "tools/payments.lookup/2.0.0.json"), "utf8"),
+            fs.readFileSync(
+              path.join(estateDir, "tools/payments.lookup/2.0.0.json"),
+              "utf8",
+            ),
           ),
         ),
       ).status,
       "already-published",
     );
-    assert.deepEqual(lifecycle(dir), first, "recorded once; a second writer finds nothing to add");
+    assert.deepEqual(
+      lifecycle(dir),
+      first,
+      "recorded once; a second writer finds nothing to add",
+    );
     // A copy that never saw it written gets the same entry from its own write.
     const other = path.join(dir, "other");
     fs.cpSync(CORPUS, other, { recursive: true });
-    EstateDir.open(other, { now: () => new Date(DUE + 5 * 86_400_000) }).deprecate(
-      "payments.lookup",
-      "1.1.0",
-      { reason: "x" },
-    );
+    EstateDir.open(other, { now: () => new Date(DUE + 5 * 86_400_000) })
+      .deprecate(
+        "payments.lookup",
+        "1.1.0",
+        { reason: "x" },
+      );
     assert.deepEqual(
       JSON.parse(fs.readFileSync(path.join(other, LIFECYCLE), "utf8"))["1.0.0"],
       first["1.0.0"],
@@ -471,8 +558,11 @@ Deno.test("estate impact after retirement reports who called it after it retired
       }],
     });
     // Before its date the same command says who must migrate, as it did.
-    const early = await cli(["impact", "payments.lookup@1.0.0", "--estate", estateDir], dir, () =>
-      new Date(DUE - 1));
+    const early = await cli(
+      ["impact", "payments.lookup@1.0.0", "--estate", estateDir],
+      dir,
+      () => new Date(DUE - 1),
+    );
     assert.match(
       early.out,
       /\(deprecated, retire after 2027-03-31\): .* who must migrate before retirement/,
@@ -500,10 +590,13 @@ Deno.test("ToolRegistry retires on the date by its clock: nextRetirement() says 
   assert.deepEqual(registry.retireDue(), []);
   assert.equal(registry.nextRetirement(), "2026-12-25T00:00:00.000Z");
   clock.t = Date.parse("2027-01-01T00:00:00Z");
-  assert.deepEqual(registry.retireDue().map((r) => [r.spec.version, r.history.at(-1)!.at]), [[
-    "1.0.0",
-    "2026-12-25T00:00:00.000Z",
-  ]]);
+  assert.deepEqual(
+    registry.retireDue().map((r) => [r.spec.version, r.history.at(-1)!.at]),
+    [[
+      "1.0.0",
+      "2026-12-25T00:00:00.000Z",
+    ]],
+  );
   assert.equal(registry.nextRetirement(), undefined);
   assert.deepEqual(events, [
     "deprecated 1.0.0",
@@ -520,7 +613,8 @@ Deno.test("ToolRegistry retires on the date by its clock: nextRetirement() says 
     () => registry.retire("payments.lookup", "1.2.0", { rules: {} }),
     (e: unknown) =>
       e instanceof RetirementError &&
-      e.plan.refusals.map((r) => r.refusal).join() === "not-deprecated,only-active",
+      e.plan.refusals.map((r) => r.refusal).join() ===
+        "not-deprecated,only-active",
   );
   assert.equal(registry.retire("payments.lookup", "1.2.0").state, "retired");
 });

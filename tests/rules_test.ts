@@ -29,19 +29,28 @@ const NOW = new Date("2026-11-30T12:00:00Z");
 
 Deno.test("the catalog has a rule per schema change kind, then the checks, ids unique", () => {
   const ids = RULES.map((r) => r.id);
-  assert.deepEqual(ids.slice(0, SCHEMA_CHANGE_KINDS.length), [...SCHEMA_CHANGE_KINDS]);
+  assert.deepEqual(ids.slice(0, SCHEMA_CHANGE_KINDS.length), [
+    ...SCHEMA_CHANGE_KINDS,
+  ]);
   assert.equal(new Set(ids).size, ids.length);
   for (const r of RULES) {
     assert.ok(r.summary && r.meaning && r.example.gives, r.id);
     if (r.kind === "change") {
-      assert.equal(r.defaultSeverity, r.usualBump === "major" ? "warning" : "info", r.id);
+      assert.equal(
+        r.defaultSeverity,
+        r.usualBump === "major" ? "warning" : "info",
+        r.id,
+      );
     }
   }
 });
 
 Deno.test("every change rule's example, run through classifySchemaChange, gives that kind with its usual bump and message", () => {
   for (const r of RULES.filter((r) => r.kind === "change")) {
-    const { changes } = classifySchemaChange(r.example.before!, r.example.after!);
+    const { changes } = classifySchemaChange(
+      r.example.before!,
+      r.example.after!,
+    );
     const found = changes.filter((c) => c.kind === r.id).map((c) => `${c.bump}: ${c.message}`);
     assert.deepEqual(found, [r.example.gives], r.id);
     assert.ok(r.example.gives.startsWith(`${r.usualBump}: `), r.id);
@@ -58,11 +67,22 @@ Deno.test("every check rule's example with a draft, run through checkDraft, give
       principal: "ops-bot",
       at: "2026-11-01T09:00:00.000Z",
     }));
-    const registry = new ToolRegistry({ now: () => NOW, storedCalls: () => calls });
-    if (e.published) registry.publish({ ...EXAMPLE_TOOL, ...e.published } as ToolSpec);
-    const report = checkDraft({ ...EXAMPLE_TOOL, ...e.draft } as ToolSpec, registry);
+    const registry = new ToolRegistry({
+      now: () => NOW,
+      storedCalls: () => calls,
+    });
+    if (e.published) {
+      registry.publish({ ...EXAMPLE_TOOL, ...e.published } as ToolSpec);
+    }
+    const report = checkDraft(
+      { ...EXAMPLE_TOOL, ...e.draft } as ToolSpec,
+      registry,
+    );
     const messages = report.findings.filter((f) => f.code === r.id).map((f) => f.message);
-    assert.ok(messages.includes(e.gives), `${r.id}: ${JSON.stringify(report.findings)}`);
+    assert.ok(
+      messages.includes(e.gives),
+      `${r.id}: ${JSON.stringify(report.findings)}`,
+    );
     ran++;
   }
   // hidden-tool and server need principals or servers; spec, unreadable, the drift-* rules and
@@ -80,14 +100,24 @@ Deno.test("every drift-* rule's example record, through driftNotices on the exam
     "drift-dropped-tool",
   ]);
   for (const r of drift) {
-    const notices = driftNotices([JSON.parse(r.example.input!)], EXAMPLE_TOOL.name, registry);
-    assert.deepEqual(notices.map((n) => [n.code, n.message]), [[r.id, r.example.gives]], r.id);
+    const notices = driftNotices(
+      [JSON.parse(r.example.input!)],
+      EXAMPLE_TOOL.name,
+      registry,
+    );
+    assert.deepEqual(notices.map((n) => [n.code, n.message]), [[
+      r.id,
+      r.example.gives,
+    ]], r.id);
   }
 });
 
 Deno.test("docs/rules.md is the catalog: each rule's heading, meaning and example", () => {
   const squash = (s: string) => s.replace(/\s+/g, " ").trim();
-  const doc = fs.readFileSync(new URL("../docs/rules.md", import.meta.url), "utf8");
+  const doc = fs.readFileSync(
+    new URL("../docs/rules.md", import.meta.url),
+    "utf8",
+  );
   assert.equal(
     squash(doc),
     squash(rulesMarkdown()),
@@ -103,7 +133,10 @@ Deno.test("docs/rules.md is the catalog: each rule's heading, meaning and exampl
 Deno.test("parseRulesConfig() refuses unknown rules, bad settings, fixed rules lowered or ignored, ignores without reason or expiry, bad dates", () => {
   const problems = (v: unknown) =>
     parseRulesConfig(v).problems.map((p) => `${JSON.stringify(p.path)} ${p.message}`);
-  assert.deepEqual(problems({ rules: { "property-removed": "error", "version-ok": "off" } }), []);
+  assert.deepEqual(
+    problems({ rules: { "property-removed": "error", "version-ok": "off" } }),
+    [],
+  );
   assert.deepEqual(problems({ rules: { "no-such": "off" } }), [
     '["rules","no-such"] unknown rule "no-such"; estate rules lists them',
   ]);
@@ -118,7 +151,9 @@ Deno.test("parseRulesConfig() refuses unknown rules, bad settings, fixed rules l
     '["ignore",0] expires is required: the last day the ignore holds, YYYY-MM-DD',
   ]);
   assert.deepEqual(
-    problems({ ignore: [{ rule: "rejected-calls", reason: "x", expires: "2027-02-30" }] }),
+    problems({
+      ignore: [{ rule: "rejected-calls", reason: "x", expires: "2027-02-30" }],
+    }),
     [
       '["ignore",0,"rule"] rejected-calls is a refusal of publish: it cannot be ignored',
       '["ignore",0,"expires"] expires must be a calendar date YYYY-MM-DD, not "2027-02-30"',
@@ -132,7 +167,11 @@ Deno.test("parseRulesConfig() refuses unknown rules, bad settings, fixed rules l
 
 Deno.test("applyRules() sets severities, drops off rules and active ignores (by tool, field, path and under it), keeps fixed rules, reports expired ignores", () => {
   const { config } = parseRulesConfig({
-    rules: { "property-removed": "error", "property-added": "off", "version-too-low": "error" },
+    rules: {
+      "property-removed": "error",
+      "property-added": "off",
+      "version-too-low": "error",
+    },
     ignore: [
       {
         rule: "enum-narrowed",
@@ -165,7 +204,9 @@ Deno.test("applyRules() sets severities, drops off rules and active ignores (by 
     NOW,
   );
   assert.deepEqual(
-    applied.findings.map((x: RuleSubject) => [x.rule, x.severity, x.path ?? x.tool]),
+    applied.findings.map((
+      x: RuleSubject,
+    ) => [x.rule, x.severity, x.path ?? x.tool]),
     [
       ["property-removed", "error", "$.properties.x"],
       ["enum-narrowed", "warning", "$.properties.cd"],
@@ -178,7 +219,10 @@ Deno.test("applyRules() sets severities, drops off rules and active ignores (by 
   assert.equal(applied.off, 1);
   assert.deepEqual(applied.expired.map((i) => i.rule), ["description"]);
   // The ignore holds through its day, UTC: the next day it has expired.
-  assert.equal(applyRules([], config, new Date("2026-12-01T00:00:00Z")).expired.length, 2);
+  assert.equal(
+    applyRules([], config, new Date("2026-12-01T00:00:00Z")).expired.length,
+    2,
+  );
 });
 
 // ---------------------------------------------------------------- through the CLI
@@ -193,12 +237,18 @@ async function withEstate(fn: (dir: string) => Promise<void>): Promise<void> {
   try {
     fs.cpSync(CORPUS, path.join(dir, "corpus"), { recursive: true });
     const spec = JSON.parse(
-      fs.readFileSync(path.join(dir, "corpus/tools/payments.lookup/2.0.0.json"), "utf8"),
+      fs.readFileSync(
+        path.join(dir, "corpus/tools/payments.lookup/2.0.0.json"),
+        "utf8",
+      ),
     );
     spec.version = "3.0.0";
     delete spec.inputSchema.properties.includeHistory;
     spec.inputSchema.properties.channel = { type: "string" };
-    fs.writeFileSync(path.join(dir, "major.tool.json"), JSON.stringify(spec, null, 2));
+    fs.writeFileSync(
+      path.join(dir, "major.tool.json"),
+      JSON.stringify(spec, null, 2),
+    );
     await fn(dir);
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -206,14 +256,19 @@ async function withEstate(fn: (dir: string) => Promise<void>): Promise<void> {
 }
 
 const writeRules = (dir: string, value: unknown) =>
-  fs.writeFileSync(path.join(dir, "corpus/rules.json"), JSON.stringify(value, null, 2));
+  fs.writeFileSync(
+    path.join(dir, "corpus/rules.json"),
+    JSON.stringify(value, null, 2),
+  );
 
 Deno.test("estate check applies the estate's rules.json: error fails a covered change, off drops a rule", async () => {
   await withEstate(async (dir) => {
     const plain = await run(["check", "major.tool.json"], dir);
     assert.equal(plain.code, 0, plain.out);
     assert.match(plain.out, /warning property-removed /);
-    writeRules(dir, { rules: { "property-removed": "error", "property-added": "off" } });
+    writeRules(dir, {
+      rules: { "property-removed": "error", "property-added": "off" },
+    });
     const strict = await run(["check", "major.tool.json"], dir);
     assert.equal(strict.code, 1, strict.out);
     assert.match(strict.out, /^FAIL major\.tool\.json/m);
@@ -244,11 +299,17 @@ Deno.test("estate check: an active ignore suppresses, an expired one fails at it
       rules: { "property-removed": "error" },
       ignore: [{ ...ignore, expires: "2026-11-29" }],
     });
-    const expired = await run(["check", "major.tool.json", "--format", "github"], dir);
+    const expired = await run([
+      "check",
+      "major.tool.json",
+      "--format",
+      "github",
+    ], dir);
     assert.equal(expired.code, 1, expired.out);
     const lines = expired.out.trimEnd().split("\n");
     // `"expires": "2026-11-29"` is line 11 of the pretty-printed file, its value at column 18.
-    const text = fs.readFileSync(path.join(dir, "corpus/rules.json"), "utf8").split("\n");
+    const text = fs.readFileSync(path.join(dir, "corpus/rules.json"), "utf8")
+      .split("\n");
     assert.equal(text[10], '      "expires": "2026-11-29"');
     assert.ok(
       lines.includes(
@@ -258,7 +319,8 @@ Deno.test("estate check: an active ignore suppresses, an expired one fails at it
     );
     assert.ok(
       lines.some((l) =>
-        l.startsWith("::error file=major.tool.json,") && l.includes("title=property-removed")
+        l.startsWith("::error file=major.tool.json,") &&
+        l.includes("title=property-removed")
       ),
     );
   });
@@ -285,7 +347,12 @@ Deno.test("estate check refuses a bad rules.json with exit 2, naming file, line 
       (await run(["check", "major.tool.json"], dir)).err,
       /corpus\/rules\.json:1:12: not valid JSON/,
     );
-    const missing = await run(["check", "major.tool.json", "--rules", "nope.json"], dir);
+    const missing = await run([
+      "check",
+      "major.tool.json",
+      "--rules",
+      "nope.json",
+    ], dir);
     assert.equal(missing.code, 2);
     assert.match(missing.err, /cannot read nope\.json/);
   });
@@ -295,7 +362,11 @@ Deno.test("estate rules lists every rule with its default severity, and --json t
   const text = await run(["rules"], Deno.cwd());
   assert.equal(text.code, 0);
   for (const r of RULES) {
-    assert.match(text.out, new RegExp(`^  ${r.id} +${r.defaultSeverity}\\b`, "m"), r.id);
+    assert.match(
+      text.out,
+      new RegExp(`^  ${r.id} +${r.defaultSeverity}\\b`, "m"),
+      r.id,
+    );
   }
   assert.match(
     text.out,
@@ -306,6 +377,9 @@ Deno.test("estate rules lists every rule with its default severity, and --json t
     /^ {2}enum-narrowed +warning \(major\) +enum added, or a value removed from it$/m,
   );
   const json = JSON.parse((await run(["rules", "--json"], Deno.cwd())).out);
-  assert.deepEqual(json.rules.map((r: { id: string }) => r.id), RULES.map((r) => r.id));
+  assert.deepEqual(
+    json.rules.map((r: { id: string }) => r.id),
+    RULES.map((r) => r.id),
+  );
   assert.equal((await run(["rules", "extra"], Deno.cwd())).code, 2);
 });

@@ -56,7 +56,9 @@ Deno.test("the runtime tasks use deno.runtime.jsonc, whose lock is the CLI's and
       entry,
     ]);
     assert.equal(code, 0, stderr);
-    const graph = JSON.parse(stdout) as { npmPackages: Record<string, unknown> };
+    const graph = JSON.parse(stdout) as {
+      npmPackages: Record<string, unknown>;
+    };
     for (const id of Object.keys(graph.npmPackages)) imported.add(id);
   }
 
@@ -64,7 +66,8 @@ Deno.test("the runtime tasks use deno.runtime.jsonc, whose lock is the CLI's and
   const full = readJson<Lock>("deno.lock");
   assert.deepEqual(Object.keys(runtime.npm).sort(), [...imported].sort());
   assert.deepEqual(
-    Object.values(runtimeConfig().imports).map((s) => s.replace(/^npm:/, "")).sort(),
+    Object.values(runtimeConfig().imports).map((s) => s.replace(/^npm:/, ""))
+      .sort(),
     [...imported].sort(),
   );
   for (const [name, entry] of Object.entries(runtime.npm)) {
@@ -95,16 +98,23 @@ Deno.test("serve, estate and demo work on a fresh copy with only their npm packa
     }
     // A Deno cache with the runtime lock's packages and nothing else.
     const info = await deno(["info", "--json"]);
-    const npmCache = path.join(JSON.parse(info.stdout).npmCache, "registry.npmjs.org");
+    const npmCache = path.join(
+      JSON.parse(info.stdout).npmCache,
+      "registry.npmjs.org",
+    );
     const denoDir = path.join(scratch, "deno-dir");
     const seeded = path.join(denoDir, "npm", "registry.npmjs.org");
     for (const id of Object.keys(readJson<Lock>("deno.runtime.lock").npm)) {
       const name = id.slice(0, id.lastIndexOf("@"));
       const version = id.slice(id.lastIndexOf("@") + 1);
       fs.mkdirSync(path.join(seeded, name), { recursive: true });
-      fs.cpSync(path.join(npmCache, name, version), path.join(seeded, name, version), {
-        recursive: true,
-      });
+      fs.cpSync(
+        path.join(npmCache, name, version),
+        path.join(seeded, name, version),
+        {
+          recursive: true,
+        },
+      );
       fs.cpSync(
         path.join(npmCache, name, "registry.json"),
         path.join(seeded, name, "registry.json"),
@@ -119,7 +129,13 @@ Deno.test("serve, estate and demo work on a fresh copy with only their npm packa
       HOME: scratch,
     };
 
-    const list = await deno(["task", "estate", "list", "--principal", "retail-agent"], {
+    const list = await deno([
+      "task",
+      "estate",
+      "list",
+      "--principal",
+      "retail-agent",
+    ], {
       cwd: repo,
       env: offline,
     });
@@ -128,7 +144,10 @@ Deno.test("serve, estate and demo work on a fresh copy with only their npm packa
 
     const demo = await deno(["task", "demo"], { cwd: repo, env: offline });
     assert.equal(demo.code, 0, demo.stderr);
-    assert.match(demo.stdout, /resolve payments\.lookup ~1\.0\.0: +nothing \(retired\)/);
+    assert.match(
+      demo.stdout,
+      /resolve payments\.lookup ~1\.0\.0: +nothing \(retired\)/,
+    );
 
     const serve = new Deno.Command(Deno.execPath(), {
       args: ["task", "serve", "--http", "127.0.0.1:0"],
@@ -140,7 +159,9 @@ Deno.test("serve, estate and demo work on a fresh copy with only their npm packa
     }).spawn();
     let banner = "";
     const stderr = new Response(serve.stderr).text();
-    for await (const chunk of serve.stdout.pipeThrough(new TextDecoderStream())) {
+    for await (
+      const chunk of serve.stdout.pipeThrough(new TextDecoderStream())
+    ) {
       banner += chunk;
       if (/Ctrl-C stops it/.test(banner)) break;
     }
@@ -149,7 +170,11 @@ Deno.test("serve, estate and demo work on a fresh copy with only their npm packa
     await serve.status;
     assert.match(banner, /URL: http:\/\/127\.0\.0\.1:\d+\/mcp/, await stderr);
 
-    assert.equal(fs.existsSync(path.join(repo, "node_modules")), false, "no node_modules/");
+    assert.equal(
+      fs.existsSync(path.join(repo, "node_modules")),
+      false,
+      "no node_modules/",
+    );
     assert.deepEqual(
       fs.readdirSync(seeded).sort(),
       Object.keys(readJson<Lock>("deno.runtime.lock").npm).map((id) =>

@@ -66,7 +66,10 @@ Deno.test("Version.parse() rejects loose forms with a TypeError naming the input
   for (const [text, fault] of cases) {
     assert.throws(() => Version.parse(text), (e: unknown) => {
       assert.ok(e instanceof TypeError, text);
-      assert.ok(e.message.startsWith(`Invalid version ${JSON.stringify(text)}: `), e.message);
+      assert.ok(
+        e.message.startsWith(`Invalid version ${JSON.stringify(text)}: `),
+        e.message,
+      );
       assert.ok(e.message.includes(fault), `${e.message} should say ${fault}`);
       return true;
     });
@@ -78,18 +81,32 @@ Deno.test("Version.parse() rejects loose forms with a TypeError naming the input
 });
 
 Deno.test("new Version() checks its parts and freezes its identifier lists", () => {
-  const v = new Version({ major: 1, minor: 2, patch: 3, prerelease: ["rc", "1"] });
+  const v = new Version({
+    major: 1,
+    minor: 2,
+    patch: 3,
+    prerelease: ["rc", "1"],
+  });
   assert.equal(v.toString(), "1.2.3-rc.1");
   assert.ok(Object.isFrozen(v.prerelease));
   assert.throws(() => new Version({ major: -1, minor: 0, patch: 0 }), {
     name: "TypeError",
     message: "Invalid version: major must be a non-negative integer, got -1",
   });
-  assert.throws(() => new Version({ major: 1, minor: 0.5, patch: 0 }), TypeError);
-  assert.throws(() => new Version({ major: 1, minor: 0, patch: 0, prerelease: ["01"] }), {
-    message: 'Invalid version: bad pre-release identifier "01"',
-  });
-  assert.throws(() => new Version({ major: 1, minor: 0, patch: 0, build: [""] }), TypeError);
+  assert.throws(
+    () => new Version({ major: 1, minor: 0.5, patch: 0 }),
+    TypeError,
+  );
+  assert.throws(
+    () => new Version({ major: 1, minor: 0, patch: 0, prerelease: ["01"] }),
+    {
+      message: 'Invalid version: bad pre-release identifier "01"',
+    },
+  );
+  assert.throws(
+    () => new Version({ major: 1, minor: 0, patch: 0, build: [""] }),
+    TypeError,
+  );
 });
 
 Deno.test("Version's toString() and toJSON() give the text it was parsed from", () => {
@@ -118,7 +135,11 @@ Deno.test("compareVersions() follows semver.org's precedence example", () => {
     "2.0.0",
   ];
   for (let i = 0; i < ordered.length - 1; i++) {
-    assert.equal(compareVersions(ordered[i], ordered[i + 1]), -1, `${ordered[i]} < next`);
+    assert.equal(
+      compareVersions(ordered[i], ordered[i + 1]),
+      -1,
+      `${ordered[i]} < next`,
+    );
     assert.equal(compareVersions(ordered[i + 1], ordered[i]), 1);
   }
 });
@@ -129,7 +150,10 @@ Deno.test("compareVersions() ignores build metadata and accepts Version objects"
 });
 
 Deno.test("compareVersions() rejects a loose version string", () => {
-  assert.throws(() => compareVersions("v1.0.0", "1.0.0"), /Invalid version "v1.0.0"/);
+  assert.throws(
+    () => compareVersions("v1.0.0", "1.0.0"),
+    /Invalid version "v1.0.0"/,
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -155,7 +179,11 @@ Deno.test("satisfies() with ^ follows npm, including ^0.x and ^0.0.x", () => {
     ["1.0.0", "^0.9.0", false],
   ];
   for (const [version, constraint, expected] of cases) {
-    assert.equal(satisfies(version, constraint), expected, `${version} ${constraint}`);
+    assert.equal(
+      satisfies(version, constraint),
+      expected,
+      `${version} ${constraint}`,
+    );
   }
 });
 
@@ -184,7 +212,11 @@ Deno.test("satisfies() with comparator sets, hyphen ranges, || and *", () => {
     ["1.3.0", "1.2.*", false],
   ];
   for (const [version, constraint, expected] of cases) {
-    assert.equal(satisfies(version, constraint), expected, `${version} ${constraint}`);
+    assert.equal(
+      satisfies(version, constraint),
+      expected,
+      `${version} ${constraint}`,
+    );
   }
 });
 
@@ -211,7 +243,9 @@ Deno.test("satisfies() throws TypeError quoting an invalid constraint", () => {
     assert.throws(() => satisfies("1.2.3", constraint), (e: unknown) => {
       assert.ok(e instanceof TypeError);
       assert.ok(
-        e.message.startsWith(`Invalid version constraint ${JSON.stringify(constraint)}: `),
+        e.message.startsWith(
+          `Invalid version constraint ${JSON.stringify(constraint)}: `,
+        ),
         e.message,
       );
       assert.ok(e.message.includes(fault), `${e.message} should say ${fault}`);
@@ -226,14 +260,42 @@ Deno.test("satisfies() throws TypeError for a loose version", () => {
 
 Deno.test("isValidConstraint() accepts what satisfies() accepts, and nothing else", () => {
   for (
-    const text of ["1.2.3", "=1.2.3", "^1.2.3", "~1.2.3", ">=1.2.0 <2.0.0", "1.2.3 - 2.3.4", "*"]
+    const text of [
+      "1.2.3",
+      "=1.2.3",
+      "^1.2.3",
+      "~1.2.3",
+      ">=1.2.0 <2.0.0",
+      "1.2.3 - 2.3.4",
+      "*",
+    ]
   ) {
     assert.equal(isValidConstraint(text), true, text);
   }
-  for (const text of ["^1.0.0 || ~2.1.0", "1.x", "1.2.x", "x", ">1.0.0-rc.1", "<=2"]) {
+  for (
+    const text of [
+      "^1.0.0 || ~2.1.0",
+      "1.x",
+      "1.2.x",
+      "x",
+      ">1.0.0-rc.1",
+      "<=2",
+    ]
+  ) {
     assert.equal(isValidConstraint(text), true, text);
   }
-  for (const text of ["", "latest", "^", "1.2.3 ||", "v1", "1.2.3.4", ">>1.0.0", "^01.0.0"]) {
+  for (
+    const text of [
+      "",
+      "latest",
+      "^",
+      "1.2.3 ||",
+      "v1",
+      "1.2.3.4",
+      ">>1.0.0",
+      "^01.0.0",
+    ]
+  ) {
     assert.equal(isValidConstraint(text), false, text);
   }
   assert.equal(isValidConstraint(42 as unknown as string), false);
@@ -273,11 +335,15 @@ const numberArb: fc.Arbitrary<number> = fc.oneof(
   { arbitrary: fc.integer({ min: 0, max: 1_000_000 }), weight: 1 },
   { arbitrary: fc.constant(Number.MAX_SAFE_INTEGER), weight: 1 },
 );
-const alnum = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-".split("");
+const alnum = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-"
+  .split("");
 const preIdArb: fc.Arbitrary<string> = fc.oneof(
   fc.nat({ max: 20 }).map(String),
   fc.constantFrom("alpha", "beta", "rc", "x-y"),
-  fc.tuple(fc.string({ unit: fc.constantFrom(...alnum), maxLength: 5 }), fc.constantFrom("a", "-"))
+  fc.tuple(
+    fc.string({ unit: fc.constantFrom(...alnum), maxLength: 5 }),
+    fc.constantFrom("a", "-"),
+  )
     .map(([s, letter]) => s + letter),
 );
 const buildIdArb: fc.Arbitrary<string> = fc.string({
@@ -331,7 +397,11 @@ Deno.test("property: Version.parse() of any string gives back that string or a T
 });
 
 /** The reference: what ^, ~ and exact mean for release triples, written out by hand. */
-function modelSatisfies(v: number[], op: "^" | "~" | "", base: number[]): boolean {
+function modelSatisfies(
+  v: number[],
+  op: "^" | "~" | "",
+  base: number[],
+): boolean {
   const [major, minor, patch] = v;
   const [bMajor, bMinor, bPatch] = base;
   const atLeast = major !== bMajor
@@ -355,18 +425,23 @@ Deno.test("property: satisfies() agrees with a hand-written model for ^, ~ and e
   const small = fc.integer({ min: 0, max: 3 });
   const triple = fc.tuple(small, small, small);
   fc.assert(
-    fc.property(triple, fc.constantFrom("^", "~", "") as fc.Arbitrary<"^" | "~" | "">, triple, (
-      v,
-      op,
-      base,
-    ) => {
-      const constraint = `${op}${base.join(".")}`;
-      assert.equal(
-        satisfies(v.join("."), constraint),
-        modelSatisfies(v, op, base),
-        `${v.join(".")} vs ${constraint}`,
-      );
-    }),
+    fc.property(
+      triple,
+      fc.constantFrom("^", "~", "") as fc.Arbitrary<"^" | "~" | "">,
+      triple,
+      (
+        v,
+        op,
+        base,
+      ) => {
+        const constraint = `${op}${base.join(".")}`;
+        assert.equal(
+          satisfies(v.join("."), constraint),
+          modelSatisfies(v, op, base),
+          `${v.join(".")} vs ${constraint}`,
+        );
+      },
+    ),
     { numRuns: 1000 },
   );
 });
@@ -378,7 +453,10 @@ const poolVersionArb: fc.Arbitrary<Version> = fc.record({
   patch: fc.integer({ min: 0, max: 2 }),
   prerelease: fc.oneof(
     fc.constant([]),
-    fc.array(fc.constantFrom("alpha", "beta", "1", "2", "11"), { minLength: 1, maxLength: 2 }),
+    fc.array(fc.constantFrom("alpha", "beta", "1", "2", "11"), {
+      minLength: 1,
+      maxLength: 2,
+    }),
   ),
   build: fc.oneof(fc.constant([]), fc.constant(["b1"]), fc.constant(["b2"])),
 }).map((parts) => new Version(parts));
@@ -390,7 +468,9 @@ Deno.test("property: compareVersions() is a total order (reflexive, antisymmetri
       const ab = compareVersions(a, b);
       assert.ok(ab === -1 || ab === 0 || ab === 1);
       assert.equal(compareVersions(b, a), -ab || 0);
-      if (ab <= 0 && compareVersions(b, c) <= 0) assert.ok(compareVersions(a, c) <= 0);
+      if (ab <= 0 && compareVersions(b, c) <= 0) {
+        assert.ok(compareVersions(a, c) <= 0);
+      }
       if (ab === 0) assert.equal(compareVersions(a, c), compareVersions(b, c));
     }),
     { numRuns: 1000 },
@@ -399,9 +479,16 @@ Deno.test("property: compareVersions() is a total order (reflexive, antisymmetri
 
 Deno.test("property: versions equal but for build metadata compare equal", () => {
   fc.assert(
-    fc.property(partsArb, fc.array(buildIdArb, { maxLength: 2 }), (parts, build) => {
-      assert.equal(compareVersions(new Version(parts), new Version({ ...parts, build })), 0);
-    }),
+    fc.property(
+      partsArb,
+      fc.array(buildIdArb, { maxLength: 2 }),
+      (parts, build) => {
+        assert.equal(
+          compareVersions(new Version(parts), new Version({ ...parts, build })),
+          0,
+        );
+      },
+    ),
   );
 });
 
@@ -412,18 +499,27 @@ Deno.test("property: bumpFor() moves forward and resets the lower parts", () => 
     patch: fc.integer({ min: 0, max: 1000 }),
   });
   fc.assert(
-    fc.property(releaseArb, fc.constantFrom<ReleaseType>("major", "minor", "patch"), (p, kind) => {
-      const before = new Version(p);
-      const after = Version.parse(bumpFor(before, kind));
-      assert.equal(compareVersions(before, after), -1);
-      const expected = kind === "major"
-        ? [p.major + 1, 0, 0]
-        : kind === "minor"
-        ? [p.major, p.minor + 1, 0]
-        : [p.major, p.minor, p.patch + 1];
-      assert.deepEqual([after.major, after.minor, after.patch], expected);
-      // A non-major bump of a 1.x+ version stays within ^before; a major bump leaves it.
-      if (p.major > 0) assert.equal(satisfies(after, `^${before}`), kind !== "major");
-    }),
+    fc.property(
+      releaseArb,
+      fc.constantFrom<ReleaseType>("major", "minor", "patch"),
+      (p, kind) => {
+        const before = new Version(p);
+        const after = Version.parse(bumpFor(before, kind));
+        assert.equal(compareVersions(before, after), -1);
+        const expected = kind === "major"
+          ? [p.major + 1, 0, 0]
+          : kind === "minor"
+          ? [p.major, p.minor + 1, 0]
+          : [p.major, p.minor, p.patch + 1];
+        assert.deepEqual([after.major, after.minor, after.patch], expected);
+        // A non-major bump of a 1.x+ version stays within ^before; a major bump leaves it.
+        if (p.major > 0) {
+          assert.equal(
+            satisfies(after, `^${before}`),
+            kind !== "major",
+          );
+        }
+      },
+    ),
   );
 });

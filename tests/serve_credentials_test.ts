@@ -30,7 +30,10 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `check` until it holds (states, not times: the bound only stops a hang). */
-async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+async function until(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+): Promise<void> {
   for (let i = 0; i < 400; i++) {
     if (await check()) return;
     await delay(50);
@@ -47,7 +50,10 @@ interface EstatePrincipal {
 }
 
 /** Rewrites principals.json the way an editor saving atomically does (temp file, rename). */
-function editPrincipals(dir: string, edit: (p: EstatePrincipal[]) => EstatePrincipal[]): void {
+function editPrincipals(
+  dir: string,
+  edit: (p: EstatePrincipal[]) => EstatePrincipal[],
+): void {
   const file = path.join(dir, "principals.json");
   const next = edit(JSON.parse(fs.readFileSync(file, "utf8")));
   fs.writeFileSync(`${file}.tmp`, JSON.stringify(next, null, 2) + "\n");
@@ -55,10 +61,18 @@ function editPrincipals(dir: string, edit: (p: EstatePrincipal[]) => EstatePrinc
 }
 
 /** A stateless tools/list as `token`: the status, and the names when 200. */
-async function modernList(url: URL, token: string): Promise<{ status: number; names: string[] }> {
+async function modernList(
+  url: URL,
+  token: string,
+): Promise<{ status: number; names: string[] }> {
   const res = await post(
     url,
-    { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: ENVELOPE } },
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/list",
+      params: { _meta: ENVELOPE },
+    },
     token,
     { "mcp-protocol-version": MODERN, "mcp-method": "tools/list" },
   );
@@ -75,9 +89,14 @@ async function openSession(url: URL, token: string): Promise<string> {
   assert.equal(res.status, 200);
   await res.body?.cancel();
   const id = res.headers.get("mcp-session-id")!;
-  const ack = await post(url, { jsonrpc: "2.0", method: "notifications/initialized" }, token, {
-    "mcp-session-id": id,
-  });
+  const ack = await post(
+    url,
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    token,
+    {
+      "mcp-session-id": id,
+    },
+  );
   assert.equal(ack.status, 202);
   await ack.body?.cancel();
   return id;
@@ -89,9 +108,14 @@ async function sessionList(
   session: string,
   token: string,
 ): Promise<{ status: number; names: string[] }> {
-  const res = await post(url, { jsonrpc: "2.0", id: 2, method: "tools/list" }, token, {
-    "mcp-session-id": session,
-  });
+  const res = await post(
+    url,
+    { jsonrpc: "2.0", id: 2, method: "tools/list" },
+    token,
+    {
+      "mcp-session-id": session,
+    },
+  );
   const body = await res.json();
   return {
     status: res.status,
@@ -128,7 +152,10 @@ Deno.test("estate serve --http: a rotated token is refused and its sessions end;
       const analystSession = await openSession(url, analyst);
       const analystStream = await getStream(url, analystSession, analyst);
       streams.push(retailStream, operatorStream, operatorListen, analystStream);
-      await until(() => operatorListen.messages.length === 1, "the listen acknowledgement");
+      await until(
+        () => operatorListen.messages.length === 1,
+        "the listen acknowledgement",
+      );
       assert.deepEqual(
         (await sessionList(url, operatorSession, operator)).names,
         SEES["wholesale-operator"],
@@ -143,12 +170,21 @@ Deno.test("estate serve --http: a rotated token is refused and its sessions end;
             p.id === "retail-agent"
               ? { ...p, tokenSha256: sha256(rotated) }
               : p.id === "wholesale-operator"
-              ? { ...p, scopes: p.scopes.filter((s) => s !== "payments:release") }
+              ? {
+                ...p,
+                scopes: p.scopes.filter((s) => s !== "payments:release"),
+              }
               : p
           ),
       );
-      await until(async () => (await modernList(url, retail)).status === 401, "old token refused");
-      await until(() => retailStream.ended, "the rotated token's GET stream ends");
+      await until(
+        async () => (await modernList(url, retail)).status === 401,
+        "old token refused",
+      );
+      await until(
+        () => retailStream.ended,
+        "the rotated token's GET stream ends",
+      );
       assert.equal((await sessionList(url, retailSession, retail)).status, 401);
       assert.equal(
         (await sessionList(url, retailSession, rotated)).status,
@@ -156,19 +192,34 @@ Deno.test("estate serve --http: a rotated token is refused and its sessions end;
         "the session opened with the old token ended",
       );
       const fresh = await openSession(url, rotated);
-      assert.deepEqual((await sessionList(url, fresh, rotated)).names, SEES["retail-agent"]);
-      assert.deepEqual((await modernList(url, rotated)).names, SEES["retail-agent"]);
+      assert.deepEqual(
+        (await sessionList(url, fresh, rotated)).names,
+        SEES["retail-agent"],
+      );
+      assert.deepEqual(
+        (await modernList(url, rotated)).names,
+        SEES["retail-agent"],
+      );
 
-      await until(() => operatorStream.messages.length === 1, "list_changed on the session");
+      await until(
+        () => operatorStream.messages.length === 1,
+        "list_changed on the session",
+      );
       assert.deepEqual(operatorStream.methods(), [LIST_CHANGED]);
-      await until(() => operatorListen.messages.length === 2, "list_changed on the listen stream");
+      await until(
+        () => operatorListen.messages.length === 2,
+        "list_changed on the listen stream",
+      );
       assert.deepEqual(operatorListen.messages[1], {
         jsonrpc: "2.0",
         method: LIST_CHANGED,
         params: { _meta: { [MODERN_META.subscriptionId]: "listen-1" } },
       });
       const shrunk = ["fx.quote", "payments.lookup", "policy.search"];
-      assert.deepEqual((await sessionList(url, operatorSession, operator)).names, shrunk);
+      assert.deepEqual(
+        (await sessionList(url, operatorSession, operator)).names,
+        shrunk,
+      );
       assert.deepEqual((await modernList(url, operator)).names, shrunk);
 
       // The analyst's view did not change: its stream got nothing. Now it loses risk:read, and
@@ -184,22 +235,35 @@ Deno.test("estate serve --http: a rotated token is refused and its sessions end;
               : p
           ),
       );
-      await until(() => analystStream.messages.length > 0, "list_changed for the analyst");
+      await until(
+        () => analystStream.messages.length > 0,
+        "list_changed for the analyst",
+      );
       assert.deepEqual(analystStream.methods(), [LIST_CHANGED]);
       assert.deepEqual(
         (await sessionList(url, analystSession, analyst)).names,
         analystBefore.filter((n) => n !== "risk.exposure.get"),
       );
-      assert.deepEqual(operatorStream.methods(), [LIST_CHANGED], "the operator was not told again");
+      assert.deepEqual(
+        operatorStream.methods(),
+        [LIST_CHANGED],
+        "the operator was not told again",
+      );
 
       // A file that cannot be read drops no one: the last good principals stay, the log says where.
       fs.writeFileSync(
         path.join(dir, "principals.json"),
         '[\n  {\n    "id": retail-agent\n  }\n]\n',
       );
-      await until(() => /principals\.json:3:\d+: not valid JSON/.test(log), "the error logged");
+      await until(
+        () => /principals\.json:3:\d+: not valid JSON/.test(log),
+        "the error logged",
+      );
       assert.match(log, /the 3 principals read before stay in force/);
-      assert.deepEqual((await modernList(url, rotated)).names, SEES["retail-agent"]);
+      assert.deepEqual(
+        (await modernList(url, rotated)).names,
+        SEES["retail-agent"],
+      );
       assert.deepEqual((await modernList(url, operator)).names, shrunk);
       assert.equal((await modernList(url, retail)).status, 401);
     } finally {
@@ -261,13 +325,21 @@ Deno.test("estate serve --stdio re-reads its --principal: a removed scope sends 
         method: "tools/list",
         ...(modern ? { params: { _meta: ENVELOPE } } : {}),
       });
-      await until(() => stdout.response(id) !== undefined, `the answer to ${id}`);
-      const result = stdout.response(id)!.result as { tools: { name: string }[] };
+      await until(
+        () => stdout.response(id) !== undefined,
+        `the answer to ${id}`,
+      );
+      const result = stdout.response(id)!.result as {
+        tools: { name: string }[];
+      };
       return result.tools.map((t) => t.name);
     };
     try {
       await send(INIT);
-      await until(() => stdout.response(1) !== undefined, "initialize answered");
+      await until(
+        () => stdout.response(1) !== undefined,
+        "initialize answered",
+      );
       await send({ jsonrpc: "2.0", method: "notifications/initialized" });
       assert.deepEqual(await names(false), SEES["wholesale-operator"]);
       await until(() => log.includes("serving"), "the server watching");
@@ -277,7 +349,10 @@ Deno.test("estate serve --stdio re-reads its --principal: a removed scope sends 
         (all) =>
           all.map((p) =>
             p.id === "wholesale-operator"
-              ? { ...p, scopes: p.scopes.filter((s) => s !== "payments:release") }
+              ? {
+                ...p,
+                scopes: p.scopes.filter((s) => s !== "payments:release"),
+              }
               : p
           ),
       );
@@ -289,10 +364,16 @@ Deno.test("estate serve --stdio re-reads its --principal: a removed scope sends 
       assert.deepEqual(await names(false), shrunk);
       assert.deepEqual(await names(true), shrunk);
 
-      editPrincipals(dir, (all) => all.filter((p) => p.id !== "wholesale-operator"));
+      editPrincipals(
+        dir,
+        (all) => all.filter((p) => p.id !== "wholesale-operator"),
+      );
       await until(() => exited !== undefined, "the server stops");
       assert.equal(exited!.code, 1);
-      assert.match(log, /principal wholesale-operator is no longer in principals\.json: stopping/);
+      assert.match(
+        log,
+        /principal wholesale-operator is no longer in principals\.json: stopping/,
+      );
     } finally {
       await writer.close().catch(() => {});
       if (exited === undefined) child.kill("SIGTERM");

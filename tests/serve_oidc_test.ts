@@ -35,7 +35,10 @@ Deno.test("oidcSettings(): flags name the issuer, resource, audiences, scopes an
       defaults: {},
     },
   );
-  assert.throws(() => oidcSettings(flags({ auth: "oidc" }), "/"), /needs --issuer URL/);
+  assert.throws(
+    () => oidcSettings(flags({ auth: "oidc" }), "/"),
+    /needs --issuer URL/,
+  );
 });
 
 Deno.test("oidcSettings(): an --auth-config file, its introspection secret from the environment, flags winning", async () => {
@@ -47,7 +50,11 @@ Deno.test("oidcSettings(): an --auth-config file, its introspection secret from 
       JSON.stringify({
         authorizationServers: [{
           issuer: "https://login.bank.example",
-          introspection: { clientId: "estate-rs", clientSecretEnv: "RS_SECRET", cacheMs: 5000 },
+          introspection: {
+            clientId: "estate-rs",
+            clientSecretEnv: "RS_SECRET",
+            cacheMs: 5000,
+          },
         }],
         resource: "https://mcp.bank.example/mcp",
         scopesSupported: ["payments:read"],
@@ -56,22 +63,35 @@ Deno.test("oidcSettings(): an --auth-config file, its introspection secret from 
       }),
     );
     const settings = oidcSettings(
-      flags({ "auth-config": "auth.json", resource: "https://other.bank.example/mcp" }),
+      flags({
+        "auth-config": "auth.json",
+        resource: "https://other.bank.example/mcp",
+      }),
       dir,
       { RS_SECRET: "s3cret" },
     );
     assert.deepEqual(settings.authorizationServers, [{
       issuer: "https://login.bank.example",
-      introspection: { clientId: "estate-rs", clientSecret: "s3cret", cacheMs: 5000 },
+      introspection: {
+        clientId: "estate-rs",
+        clientSecret: "s3cret",
+        cacheMs: 5000,
+      },
     }]);
     assert.equal(settings.resource, "https://other.bank.example/mcp");
-    assert.deepEqual(settings.claims, { scopes: "scp", clearance: "clearance" });
+    assert.deepEqual(settings.claims, {
+      scopes: "scp",
+      clearance: "clearance",
+    });
     assert.deepEqual(settings.defaults, { tenant: "group" });
     assert.throws(
       () => oidcSettings(flags({ "auth-config": "auth.json" }), dir, {}),
       (e: unknown) => e instanceof UsageError && /RS_SECRET .* is not set/.test(e.message),
     );
-    fs.writeFileSync(file, JSON.stringify({ issuer: "https://a.example", clientSecret: "x" }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ issuer: "https://a.example", clientSecret: "x" }),
+    );
     assert.throws(
       () => oidcSettings(flags({ "auth-config": "auth.json" }), dir),
       /unknown field clientSecret/,
@@ -85,7 +105,10 @@ Deno.test("estate serve: --auth takes tokens or oidc; oidc flags need --auth oid
   for (
     const [argv, why] of [
       [["--auth", "saml"], /--auth takes tokens or oidc/],
-      [["--issuer", "https://login.bank.example"], /--issuer needs --auth oidc/],
+      [
+        ["--issuer", "https://login.bank.example"],
+        /--issuer needs --auth oidc/,
+      ],
       [[
         "--stdio",
         "--principal",

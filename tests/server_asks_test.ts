@@ -34,10 +34,14 @@ const RELEASE = spec("payments.release", "1.0.1", {
   confirm: { message: "Release payment {reference} of {amount} GBP?" },
 });
 const SUMMARIZE = spec("policy.summarize", "1.0.0", { uses: ["sampling"] });
-const ROOTS = spec("drafts.review", "1.0.0", { uses: ["roots", "elicitation"] });
+const ROOTS = spec("drafts.review", "1.0.0", {
+  uses: ["roots", "elicitation"],
+});
 const SNEAKY = spec("policy.sneaky", "1.0.0"); // asks without declaring it
 const FORMS = spec("forms.ask", "1.0.0", { uses: ["elicitation"] });
-const TOGETHER = spec("drafts.together", "1.0.0", { uses: ["roots", "sampling", "elicitation"] });
+const TOGETHER = spec("drafts.together", "1.0.0", {
+  uses: ["roots", "sampling", "elicitation"],
+});
 const TWICE = spec("drafts.twice", "1.0.0", { uses: ["roots"] });
 
 /** Forms `forms.ask` sends, by reference: every enum form the spec lists, with defaults; nested. */
@@ -45,11 +49,26 @@ const FORM_BY_REFERENCE: Record<string, Record<string, unknown>> = {
   "PMT-000001": {
     type: "object",
     properties: {
-      status: { type: "string", enum: ["active", "inactive"], default: "active" },
-      titled: { type: "string", oneOf: [{ const: "v1", title: "First" }], default: "v1" },
+      status: {
+        type: "string",
+        enum: ["active", "inactive"],
+        default: "active",
+      },
+      titled: {
+        type: "string",
+        oneOf: [{ const: "v1", title: "First" }],
+        default: "v1",
+      },
       legacy: { type: "string", enum: ["o1", "o2"], enumNames: ["One", "Two"] },
-      many: { type: "array", items: { type: "string", enum: ["a", "b"] }, default: ["a"] },
-      titledMany: { type: "array", items: { anyOf: [{ const: "x", title: "X" }] } },
+      many: {
+        type: "array",
+        items: { type: "string", enum: ["a", "b"] },
+        default: ["a"],
+      },
+      titledMany: {
+        type: "array",
+        items: { anyOf: [{ const: "x", title: "X" }] },
+      },
       age: { type: "integer", minimum: 0, default: 30 },
       verified: { type: "boolean", default: true },
     },
@@ -57,7 +76,9 @@ const FORM_BY_REFERENCE: Record<string, Record<string, unknown>> = {
   },
   "PMT-000002": {
     type: "object",
-    properties: { address: { type: "object", properties: { city: { type: "string" } } } },
+    properties: {
+      address: { type: "object", properties: { city: { type: "string" } } },
+    },
   },
 };
 
@@ -71,10 +92,16 @@ const HANDLERS: Record<string, ToolHandler> = {
   "payments.release": (args) => ({ released: args.reference }),
   "policy.summarize": async (_args, ctx) => {
     const answer = await ctx.sample({
-      messages: [{ role: "user", content: { type: "text", text: "Summarise policy P-7" } }],
+      messages: [{
+        role: "user",
+        content: { type: "text", text: "Summarise policy P-7" },
+      }],
       maxTokens: 100,
     });
-    return { summary: (answer.content as { text: string }).text, model: answer.model };
+    return {
+      summary: (answer.content as { text: string }).text,
+      model: answer.model,
+    };
   },
   "drafts.review": async (_args, ctx) => {
     const roots = await ctx.listRoots();
@@ -86,7 +113,11 @@ const HANDLERS: Record<string, ToolHandler> = {
         required: ["root"],
       },
     });
-    return { roots: roots.length, action: form.action, chosen: form.content?.root ?? null };
+    return {
+      roots: roots.length,
+      action: form.action,
+      chosen: form.content?.root ?? null,
+    };
   },
   "forms.ask": async (args, ctx) => {
     const form = await ctx.elicit({
@@ -99,12 +130,18 @@ const HANDLERS: Record<string, ToolHandler> = {
     const [roots, summary, who] = await Promise.all([
       ctx.listRoots({ key: "roots" }),
       ctx.sample({
-        messages: [{ role: "user", content: { type: "text", text: "Summarise the draft" } }],
+        messages: [{
+          role: "user",
+          content: { type: "text", text: "Summarise the draft" },
+        }],
         maxTokens: 50,
       }, { key: "summary" }),
       ctx.elicit({
         message: "Who reviews?",
-        requestedSchema: { type: "object", properties: { name: { type: "string" } } },
+        requestedSchema: {
+          type: "object",
+          properties: { name: { type: "string" } },
+        },
       }, { key: "who" }),
     ]);
     return {
@@ -114,7 +151,10 @@ const HANDLERS: Record<string, ToolHandler> = {
     };
   },
   "drafts.twice": async (_args, ctx) => {
-    await Promise.all([ctx.listRoots({ key: "roots" }), ctx.listRoots({ key: "roots" })]);
+    await Promise.all([
+      ctx.listRoots({ key: "roots" }),
+      ctx.listRoots({ key: "roots" }),
+    ]);
     return "never";
   },
   "policy.sneaky": async (_args, ctx) => {
@@ -127,7 +167,9 @@ function bank(options: { specs?: ToolSpec[]; prompts?: PromptProvider } = {}) {
   const calls: CallRecord[] = [];
   const ran: string[] = [];
   const server = new McpServer({
-    registry: registry(...(options.specs ?? [RELEASE, SUMMARIZE, ROOTS, SNEAKY])),
+    registry: registry(
+      ...(options.specs ?? [RELEASE, SUMMARIZE, ROOTS, SNEAKY]),
+    ),
     handlerFor: (s) => {
       const h = HANDLERS[s.name];
       return h && ((args, ctx) => {
@@ -160,7 +202,10 @@ async function client(
     asked.push("sampling/createMessage");
     return answers.sample ?? {
       role: "assistant",
-      content: { type: "text", text: `summary of ${JSON.stringify(params)}`.slice(0, 40) },
+      content: {
+        type: "text",
+        text: `summary of ${JSON.stringify(params)}`.slice(0, 40),
+      },
       model: "test-model",
     };
   });
@@ -172,18 +217,24 @@ async function client(
     asked.push(`elicitation/create: ${p.message}`);
     if (p.requestedSchema.properties.confirm) {
       const how = answers.confirm ?? "accept";
-      if (how === "accept-no") return { action: "accept", content: { confirm: false } };
+      if (how === "accept-no") {
+        return { action: "accept", content: { confirm: false } };
+      }
       return how === "accept" ? { action: "accept", content: { confirm: true } } : { action: how };
     }
-    return answers.form ?? { action: "accept", content: { root: "file:///work/a" } };
+    return answers.form ??
+      { action: "accept", content: { root: "file:///work/a" } };
   });
   peer.onRequest("roots/list", () => {
     asked.push("roots/list");
-    return { roots: [{ uri: "file:///work/a", name: "a" }, { uri: "file:///work/b" }] };
+    return {
+      roots: [{ uri: "file:///work/a", name: "a" }, { uri: "file:///work/b" }],
+    };
   });
   await peer.request("initialize", {
     protocolVersion: "2025-11-25",
-    capabilities: answers.capabilities ?? { sampling: {}, elicitation: {}, roots: {} },
+    capabilities: answers.capabilities ??
+      { sampling: {}, elicitation: {}, roots: {} },
     clientInfo: { name: "playing-client", version: "1" },
   });
   await peer.notify("notifications/initialized");
@@ -213,7 +264,9 @@ async function call(
 Deno.test("handshake era: a handler samples, lists roots and elicits through its context, over the session", async () => {
   const { server, calls } = bank();
   const { peer, asked } = await client(linked(server));
-  const summary = await call(peer, "policy.summarize", { reference: "PMT-000001" });
+  const summary = await call(peer, "policy.summarize", {
+    reference: "PMT-000001",
+  });
   assert.equal(summary.isError, undefined);
   assert.equal(summary.structuredContent?.model, "test-model");
   const review = await call(peer, "drafts.review", { reference: "PMT-000001" });
@@ -253,8 +306,15 @@ Deno.test("handshake era: a tool may ask only for what it declared, and an answe
 
 Deno.test("handshake era: a form is checked by the rules the client side uses (elicitation_schema.ts): enum forms and defaults go out, a nested form does not", async () => {
   const { server } = bank({ specs: [FORMS] });
-  const content = { status: "inactive", legacy: "o2", many: ["a", "b"], titledMany: ["x"] };
-  const { peer, asked } = await client(linked(server), { form: { action: "accept", content } });
+  const content = {
+    status: "inactive",
+    legacy: "o2",
+    many: ["a", "b"],
+    titledMany: ["x"],
+  };
+  const { peer, asked } = await client(linked(server), {
+    form: { action: "accept", content },
+  });
   const sent = await call(peer, "forms.ask", { reference: "PMT-000001" });
   assert.deepEqual(sent.structuredContent, { action: "accept", content });
   const nested = await call(peer, "forms.ask", { reference: "PMT-000002" });
@@ -271,13 +331,26 @@ Deno.test("handshake era: a form is checked by the rules the client side uses (e
 Deno.test("handshake era: tools that ask for what the client did not declare are not listed, and a call is refused naming it", async () => {
   const { server, ran } = bank();
   const { peer } = await client(linked(server), { capabilities: {} });
-  const listed = await peer.request("tools/list") as { tools: { name: string }[] };
-  assert.deepEqual(listed.tools.map((t) => t.name).sort(), ["payments.release", "policy.sneaky"]);
-  const refused = await call(peer, "policy.summarize", { reference: "PMT-000001" });
+  const listed = await peer.request("tools/list") as {
+    tools: { name: string }[];
+  };
+  assert.deepEqual(listed.tools.map((t) => t.name).sort(), [
+    "payments.release",
+    "policy.sneaky",
+  ]);
+  const refused = await call(peer, "policy.summarize", {
+    reference: "PMT-000001",
+  });
   assert.equal(refused.isError, true);
-  assert.match(refused.content[0].text, /needs the client capability \{"sampling":\{\}\}/);
+  assert.match(
+    refused.content[0].text,
+    /needs the client capability \{"sampling":\{\}\}/,
+  );
   // The confirmation needs elicitation: refused before the handler.
-  const release = await call(peer, "payments.release", { reference: "PMT-000042", amount: 1200 });
+  const release = await call(peer, "payments.release", {
+    reference: "PMT-000042",
+    amount: 1200,
+  });
   assert.equal(release.isError, true);
   assert.match(
     release.content[0].text,
@@ -299,8 +372,13 @@ Deno.test("confirmation: an irreversible call runs only after the user accepts; 
   ) {
     const { server, calls, ran } = bank();
     const { peer, asked } = await client(linked(server), { confirm: how });
-    const result = await call(peer, "payments.release", { reference: "PMT-000042", amount: 1200 });
-    assert.deepEqual(asked, ["elicitation/create: Release payment PMT-000042 of 1200 GBP?"], how);
+    const result = await call(peer, "payments.release", {
+      reference: "PMT-000042",
+      amount: 1200,
+    });
+    assert.deepEqual(asked, [
+      "elicitation/create: Release payment PMT-000042 of 1200 GBP?",
+    ], how);
     assert.equal(ran.length, runs ? 1 : 0, how);
     assert.equal(result.isError, runs ? undefined : true, how);
     if (!runs) assert.match(result.content[0].text, /nothing was done/);
@@ -341,7 +419,10 @@ Deno.test("stdio: the server's requests go out as lines and the client's answers
     }
   });
   const { peer } = await client(transport);
-  const result = await call(peer, "payments.release", { reference: "PMT-000042", amount: 1200 });
+  const result = await call(peer, "payments.release", {
+    reference: "PMT-000042",
+    amount: 1200,
+  });
   assert.deepEqual(result.structuredContent, { released: "PMT-000042" });
   assert.equal(calls[0].confirmation?.action, "accept");
   await peer.close();
@@ -352,7 +433,10 @@ Deno.test("stdio: the server's requests go out as lines and the client's answers
 Deno.test("HTTP: the server's requests go out on the POST's SSE stream; the answers come back as POSTs", async () => {
   const { server, calls } = bank();
   const http = await serveHttp(server, {
-    authenticate: bearerTokens([{ ...OPERATOR, token: "operator-token-000000000000000000" }]),
+    authenticate: bearerTokens([{
+      ...OPERATOR,
+      token: "operator-token-000000000000000000",
+    }]),
   });
   try {
     const transport = new StreamableHttpClientTransport(new URL(http.url), {
@@ -360,9 +444,14 @@ Deno.test("HTTP: the server's requests go out on the POST's SSE stream; the answ
       listen: false,
     });
     const { peer, asked } = await client(transport);
-    const result = await call(peer, "payments.release", { reference: "PMT-000042", amount: 1200 });
+    const result = await call(peer, "payments.release", {
+      reference: "PMT-000042",
+      amount: 1200,
+    });
     assert.deepEqual(result.structuredContent, { released: "PMT-000042" });
-    const summary = await call(peer, "policy.summarize", { reference: "PMT-000001" });
+    const summary = await call(peer, "policy.summarize", {
+      reference: "PMT-000001",
+    });
     assert.equal(summary.structuredContent?.model, "test-model");
     assert.deepEqual(asked, [
       "elicitation/create: Release payment PMT-000042 of 1200 GBP?",
@@ -411,9 +500,12 @@ type Wire = {
 Deno.test("2026-07-28: a confirmation is an input-required result; the retry with the answer runs the call once", async () => {
   const { server, calls, ran } = bank();
   const args = { reference: "PMT-000042", amount: 1200 };
-  const first = await server.handleStateless(modern(1, "payments.release", args), {
-    principal: OPERATOR,
-  }) as Wire;
+  const first = await server.handleStateless(
+    modern(1, "payments.release", args),
+    {
+      principal: OPERATOR,
+    },
+  ) as Wire;
   assert.equal(first.result?.resultType, "input_required");
   const requests = first.result?.inputRequests as Record<
     string,
@@ -421,18 +513,30 @@ Deno.test("2026-07-28: a confirmation is an input-required result; the retry wit
   >;
   assert.deepEqual(Object.keys(requests), ["ask-0"]);
   assert.equal(requests["ask-0"].method, "elicitation/create");
-  assert.equal(requests["ask-0"].params.message, "Release payment PMT-000042 of 1200 GBP?");
+  assert.equal(
+    requests["ask-0"].params.message,
+    "Release payment PMT-000042 of 1200 GBP?",
+  );
   const requestState = first.result?.requestState as string;
   assert.equal(typeof requestState, "string");
   assert.deepEqual(ran, []);
 
-  const retry = (id: number, extra: Record<string, unknown>, principal = OPERATOR, a = args) =>
-    server.handleStateless(modern(id, "payments.release", a, extra), { principal }) as Promise<
+  const retry = (
+    id: number,
+    extra: Record<string, unknown>,
+    principal = OPERATOR,
+    a = args,
+  ) =>
+    server.handleStateless(modern(id, "payments.release", a, extra), {
+      principal,
+    }) as Promise<
       Wire
     >;
   const accepted = {
     requestState,
-    inputResponses: { "ask-0": { action: "accept", content: { confirm: true } } },
+    inputResponses: {
+      "ask-0": { action: "accept", content: { confirm: true } },
+    },
   };
   const done = await retry(2, accepted);
   assert.equal(done.result?.resultType, "complete");
@@ -446,11 +550,17 @@ Deno.test("2026-07-28: a confirmation is an input-required result; the retry wit
   assert.equal(replay.error?.code, -32602);
   assert.match(replay.error!.message, /requestState refused \(spent\)/);
   // A forged or re-bound state is refused too.
-  const forged = await retry(4, { ...accepted, requestState: requestState.slice(0, -2) + "AA" });
+  const forged = await retry(4, {
+    ...accepted,
+    requestState: requestState.slice(0, -2) + "AA",
+  });
   assert.match(forged.error!.message, /\((forged|malformed)\)/);
   const other = await retry(5, accepted, { ...OPERATOR, id: "someone-else" });
   assert.match(other.error!.message, /\(other-principal\)/);
-  const changed = await retry(6, accepted, OPERATOR, { ...args, amount: 1_200_000 });
+  const changed = await retry(6, accepted, OPERATOR, {
+    ...args,
+    amount: 1_200_000,
+  });
   assert.match(changed.error!.message, /\(other-call\)/);
   assert.deepEqual(ran, ["payments.release"]); // once, whatever was replayed
   server.close();
@@ -459,9 +569,12 @@ Deno.test("2026-07-28: a confirmation is an input-required result; the retry wit
 Deno.test("2026-07-28: a declined confirmation ends the call; sampling and roots rounds chain; undeclared capabilities are -32021", async () => {
   const { server, ran } = bank();
   const args = { reference: "PMT-000042", amount: 1200 };
-  const first = await server.handleStateless(modern(1, "payments.release", args), {
-    principal: OPERATOR,
-  }) as Wire;
+  const first = await server.handleStateless(
+    modern(1, "payments.release", args),
+    {
+      principal: OPERATOR,
+    },
+  ) as Wire;
   const declined = await server.handleStateless(
     modern(2, "payments.release", args, {
       requestState: first.result?.requestState,
@@ -473,11 +586,15 @@ Deno.test("2026-07-28: a declined confirmation ends the call; sampling and roots
   assert.deepEqual(ran, []);
 
   // Two asks: roots first, then the form — each round carries the answers so far.
-  const r1 = await server.handleStateless(modern(3, "drafts.review", { reference: "PMT-000001" }), {
-    principal: OPERATOR,
-  }) as Wire;
+  const r1 = await server.handleStateless(
+    modern(3, "drafts.review", { reference: "PMT-000001" }),
+    {
+      principal: OPERATOR,
+    },
+  ) as Wire;
   assert.equal(
-    (r1.result?.inputRequests as Record<string, { method: string }>)["ask-0"].method,
+    (r1.result?.inputRequests as Record<string, { method: string }>)["ask-0"]
+      .method,
     "roots/list",
   );
   const r2 = await server.handleStateless(
@@ -488,13 +605,16 @@ Deno.test("2026-07-28: a declined confirmation ends the call; sampling and roots
     { principal: OPERATOR },
   ) as Wire;
   assert.equal(
-    (r2.result?.inputRequests as Record<string, { method: string }>)["ask-1"].method,
+    (r2.result?.inputRequests as Record<string, { method: string }>)["ask-1"]
+      .method,
     "elicitation/create",
   );
   const r3 = await server.handleStateless(
     modern(5, "drafts.review", { reference: "PMT-000001" }, {
       requestState: r2.result?.requestState,
-      inputResponses: { "ask-1": { action: "accept", content: { root: "file:///work/a" } } },
+      inputResponses: {
+        "ask-1": { action: "accept", content: { root: "file:///work/a" } },
+      },
     }),
     { principal: OPERATOR },
   ) as Wire;
@@ -510,7 +630,9 @@ Deno.test("2026-07-28: a declined confirmation ends the call; sampling and roots
     { principal: OPERATOR },
   ) as Wire;
   assert.equal(noCaps.error?.code, -32021);
-  assert.deepEqual(noCaps.error?.data, { requiredCapabilities: { elicitation: { form: {} } } });
+  assert.deepEqual(noCaps.error?.data, {
+    requiredCapabilities: { elicitation: { form: {} } },
+  });
   assert.deepEqual(ran, ["drafts.review", "drafts.review", "drafts.review"]);
   server.close();
 });
@@ -533,29 +655,48 @@ Deno.test("handshake era: an answer to a request the server never sent, or a sec
       clientInfo: { name: "c", version: "1" },
     },
   }, session);
-  await server.handle({ jsonrpc: "2.0", method: "notifications/initialized" }, session);
+  await server.handle(
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    session,
+  );
   const accept = { action: "accept", content: { confirm: true } };
   // A confirmation sent before anything asked for it answers nothing.
-  assert.equal(await server.handle({ jsonrpc: "2.0", id: 0, result: accept }, session), undefined);
+  assert.equal(
+    await server.handle({ jsonrpc: "2.0", id: 0, result: accept }, session),
+    undefined,
+  );
   const pending = server.handle({
     jsonrpc: "2.0",
     id: 2,
     method: "tools/call",
-    params: { name: "payments.release", arguments: { reference: "PMT-000042", amount: 1200 } },
+    params: {
+      name: "payments.release",
+      arguments: { reference: "PMT-000042", amount: 1200 },
+    },
   }, session);
   while (asked.length === 0) await new Promise((r) => setTimeout(r, 1));
   assert.equal(asked[0].method, "elicitation/create");
   // A forged answer to another id is ignored; the call still waits for the user's.
   assert.equal(
-    await server.handle({ jsonrpc: "2.0", id: "forged", result: accept }, session),
+    await server.handle(
+      { jsonrpc: "2.0", id: "forged", result: accept },
+      session,
+    ),
     undefined,
   );
   assert.equal(ran.length, 0);
-  await server.handle({ jsonrpc: "2.0", id: asked[0].id, result: { action: "decline" } }, session);
+  await server.handle({
+    jsonrpc: "2.0",
+    id: asked[0].id,
+    result: { action: "decline" },
+  }, session);
   const answered = await pending as { result: { isError?: boolean } };
   assert.equal(answered.result.isError, true);
   // Replaying an acceptance with the confirmation's id afterwards runs nothing.
-  await server.handle({ jsonrpc: "2.0", id: asked[0].id, result: accept }, session);
+  await server.handle(
+    { jsonrpc: "2.0", id: asked[0].id, result: accept },
+    session,
+  );
   assert.equal(ran.length, 0);
   assert.deepEqual(calls.map((c) => [c.outcome, c.confirmation?.action]), [[
     "declined",
@@ -584,13 +725,22 @@ Deno.test("2026-07-28: asks made together go out in one round under their keys; 
   assert.equal(first.result?.resultType, "input_required");
   assert.deepEqual(
     Object.entries(requests(first)).map(([k, r]) => `${k} ${r.method}`),
-    ["roots roots/list", "summary sampling/createMessage", "who elicitation/create"],
+    [
+      "roots roots/list",
+      "summary sampling/createMessage",
+      "who elicitation/create",
+    ],
   );
 
   // All three answered, plus a key nobody asked for: it is ignored.
   const done = await send(2, {
     requestState: first.result?.requestState,
-    inputResponses: { roots: ROOTS, summary: SUMMARY, who: WHO, stray: { action: "accept" } },
+    inputResponses: {
+      roots: ROOTS,
+      summary: SUMMARY,
+      who: WHO,
+      stray: { action: "accept" },
+    },
   });
   assert.deepEqual(done.result?.structuredContent, {
     roots: 1,
@@ -615,7 +765,9 @@ Deno.test("2026-07-28: asks made together go out in one round under their keys; 
   assert.equal((rest.result?.structuredContent as { roots: number }).roots, 1);
 
   // Answers without a state answer nothing the server asked: the call starts over.
-  const unasked = await send(6, { inputResponses: { roots: ROOTS, summary: SUMMARY, who: WHO } });
+  const unasked = await send(6, {
+    inputResponses: { roots: ROOTS, summary: SUMMARY, who: WHO },
+  });
   assert.equal(unasked.result?.resultType, "input_required");
   assert.deepEqual(Object.keys(requests(unasked)), ["roots", "summary", "who"]);
   // inputResponses that is not a map of answers is a protocol error.
@@ -639,17 +791,32 @@ Deno.test("2026-07-28: asks made together go out in one round under their keys; 
 /** A prompt that asks the user which root to brief on; another the operator may not see. */
 const BRIEF: PromptProvider = {
   list: () => [
-    { name: "review.brief", description: "Briefs a review of a root the user picks." },
-    { name: "review.secret", description: "Hidden.", requires: { tools: ["no.such.tool"] } },
+    {
+      name: "review.brief",
+      description: "Briefs a review of a root the user picks.",
+    },
+    {
+      name: "review.secret",
+      description: "Hidden.",
+      requires: { tools: ["no.such.tool"] },
+    },
   ],
   getPrompt: async ({ name }, ctx) => {
     if (name !== "review.brief") return undefined;
     const form = await ctx.elicit({
       message: "Which root?",
-      requestedSchema: { type: "object", properties: { root: { type: "string" } } },
+      requestedSchema: {
+        type: "object",
+        properties: { root: { type: "string" } },
+      },
     }, { key: "root" });
     const root = form.content?.root ?? "(none)";
-    return { messages: [{ role: "user", content: { type: "text", text: `Review ${root}` } }] };
+    return {
+      messages: [{
+        role: "user",
+        content: { type: "text", text: `Review ${root}` },
+      }],
+    };
   },
 };
 
@@ -664,11 +831,16 @@ Deno.test("prompts/get may ask: over the session in the handshake era, as an inp
   await peer.close();
   // A client that did not declare elicitation: -32602 naming it (the era has no -32021).
   const { peer: bare } = await client(linked(server), { capabilities: {} });
-  await assert.rejects(bare.request("prompts/get", { name: "review.brief" }), (e: JsonRpcError) => {
-    assert.equal(e.code, -32602);
-    assert.deepEqual(e.data, { requiredCapabilities: { elicitation: { form: {} } } });
-    return true;
-  });
+  await assert.rejects(
+    bare.request("prompts/get", { name: "review.brief" }),
+    (e: JsonRpcError) => {
+      assert.equal(e.code, -32602);
+      assert.deepEqual(e.data, {
+        requiredCapabilities: { elicitation: { form: {} } },
+      });
+      return true;
+    },
+  );
   await bare.close();
 
   const get = (
@@ -693,12 +865,15 @@ Deno.test("prompts/get may ask: over the session in the handshake era, as an inp
   const first = await get(1);
   assert.equal(first.result?.resultType, "input_required");
   assert.deepEqual(
-    (first.result?.inputRequests as Record<string, { method: string }>).root.method,
+    (first.result?.inputRequests as Record<string, { method: string }>).root
+      .method,
     "elicitation/create",
   );
   const answered = {
     requestState: first.result?.requestState,
-    inputResponses: { root: { action: "accept", content: { root: "file:///work/b" } } },
+    inputResponses: {
+      root: { action: "accept", content: { root: "file:///work/b" } },
+    },
   };
   const done = await get(2, answered);
   assert.equal(done.result?.resultType, "complete");
@@ -706,7 +881,10 @@ Deno.test("prompts/get may ask: over the session in the handshake era, as an inp
     { role: "user", content: { type: "text", text: "Review file:///work/b" } },
   ]);
   // Spent once it served; bound to the prompt.
-  assert.match((await get(3, answered)).error!.message, /requestState refused \(spent\)/);
+  assert.match(
+    (await get(3, answered)).error!.message,
+    /requestState refused \(spent\)/,
+  );
   const other = await get(
     4,
     { ...answered, requestState: (await get(5)).result?.requestState },
@@ -717,7 +895,9 @@ Deno.test("prompts/get may ask: over the session in the handshake era, as an inp
   // A client without elicitation: -32021 naming it.
   const noCaps = await get(6, {}, {});
   assert.equal(noCaps.error?.code, -32021);
-  assert.deepEqual(noCaps.error?.data, { requiredCapabilities: { elicitation: { form: {} } } });
+  assert.deepEqual(noCaps.error?.data, {
+    requiredCapabilities: { elicitation: { form: {} } },
+  });
   // A hidden prompt and a missing one answer alike, with a state or without.
   for (const extra of [{}, { requestState: "junk" }]) {
     const hidden = await get(7, extra, CAPS, "review.secret");

@@ -36,12 +36,18 @@ const SAMPLED: SamplingResult = {
   model: "host-model",
 };
 const ASK = {
-  messages: [{ role: "user", content: { type: "text", text: "Capital of France?" } }],
+  messages: [{
+    role: "user",
+    content: { type: "text", text: "Capital of France?" },
+  }],
   maxTokens: 100,
 };
 const FORM_SCHEMA = {
   type: "object",
-  properties: { name: { type: "string", title: "Name" }, age: { type: "integer", minimum: 0 } },
+  properties: {
+    name: { type: "string", title: "Name" },
+    age: { type: "integer", minimum: 0 },
+  },
   required: ["name"],
 };
 
@@ -61,7 +67,10 @@ async function legacy(
 ): Promise<Legacy> {
   const [near, far] = createLinkedTransports();
   const server = new JsonRpcPeer(far);
-  const out = { server, initialize: {}, notifications: [] as string[] } as Omit<Legacy, "client">;
+  const out = { server, initialize: {}, notifications: [] as string[] } as Omit<
+    Legacy,
+    "client"
+  >;
   server.onRequest("initialize", (params) => {
     out.initialize = params as Record<string, unknown>;
     return {
@@ -97,11 +106,22 @@ Deno.test("default policy: nothing declared, each direction answered -32601 and 
   const seen: ServerRequestRecord[] = [];
   const { client, server, initialize } = await legacy({
     // A caller's own sampling/elicitation/roots capabilities are not declared: the policy decides.
-    capabilities: { sampling: {}, elicitation: {}, roots: {}, experimental: { x: {} } },
+    capabilities: {
+      sampling: {},
+      elicitation: {},
+      roots: {},
+      experimental: { x: {} },
+    },
     onServerRequest: (r) => seen.push(r),
   });
   assert.deepEqual(initialize.capabilities, { experimental: { x: {} } });
-  for (const method of ["sampling/createMessage", "elicitation/create", "roots/list"]) {
+  for (
+    const method of [
+      "sampling/createMessage",
+      "elicitation/create",
+      "roots/list",
+    ]
+  ) {
     await assert.rejects(
       server.request(method, {}),
       rpcError(-32601, `Method not found: ${method}`),
@@ -114,11 +134,18 @@ Deno.test("default policy: nothing declared, each direction answered -32601 and 
   ]);
   assert.deepEqual(seen, client.serverRequestLog.entries());
   const [first] = seen;
-  assert.equal(first.server, "fake", "the server's self-reported name when the host gives none");
+  assert.equal(
+    first.server,
+    "fake",
+    "the server's self-reported name when the host gives none",
+  );
   assert.equal(first.via, "request");
   assert.equal(first.bytes, 2);
   assert.equal(first.depth, 1);
-  assert.match(first.reason!, /sampling is not allowed for this server by the host's policy/);
+  assert.match(
+    first.reason!,
+    /sampling is not allowed for this server by the host's policy/,
+  );
   assert.equal(await client.rootsChanged(), false);
   await client.close();
 });
@@ -126,9 +153,16 @@ Deno.test("default policy: nothing declared, each direction answered -32601 and 
 Deno.test("a ping is answered; an unknown server request is -32601 and logged", async () => {
   const { client, server } = await legacy();
   assert.deepEqual(await server.request("ping"), {});
-  await assert.rejects(server.request("files/wipe", { all: true }), rpcError(-32601));
+  await assert.rejects(
+    server.request("files/wipe", { all: true }),
+    rpcError(-32601),
+  );
   const [record] = client.serverRequestLog.entries();
-  assert.deepEqual([record.method, record.outcome, record.bytes], ["files/wipe", "refused", 12]);
+  assert.deepEqual([record.method, record.outcome, record.bytes], [
+    "files/wipe",
+    "refused",
+    12,
+  ]);
   assert.equal(client.serverRequestLog.size, 1, "pings are not logged");
   await client.close();
 });
@@ -152,7 +186,10 @@ Deno.test("sampling allowed: declared; maxTokens clamped, allServers downgraded,
     ...ASK,
     maxTokens: 8000,
     includeContext: "allServers",
-    modelPreferences: { hints: [{ name: "claude-3-sonnet" }], speedPriority: 0.5 },
+    modelPreferences: {
+      hints: [{ name: "claude-3-sonnet" }],
+      speedPriority: 0.5,
+    },
     systemPrompt: "You are terse.",
     somethingElse: "dropped",
   });
@@ -184,7 +221,9 @@ Deno.test("sampling: a host function maps model preferences; allServers can be r
     serverRequests: {
       sampling: {
         includeContext: "refuse",
-        modelPreferences: (p) => ({ hints: [{ name: `host-${p.hints?.[0]?.name}` }] }),
+        modelPreferences: (p) => ({
+          hints: [{ name: `host-${p.hints?.[0]?.name}` }],
+        }),
         sample: (request) => {
           asked.push(request);
           return SAMPLED;
@@ -197,14 +236,25 @@ Deno.test("sampling: a host function maps model preferences; allServers can be r
     includeContext: "thisServer",
     modelPreferences: { hints: [{ name: "sonnet" }] },
   });
-  assert.deepEqual(asked[0].modelPreferences, { hints: [{ name: "host-sonnet" }] });
+  assert.deepEqual(asked[0].modelPreferences, {
+    hints: [{ name: "host-sonnet" }],
+  });
   assert.equal(asked[0].includeContext, "thisServer");
   await assert.rejects(
-    server.request("sampling/createMessage", { ...ASK, includeContext: "allServers" }),
-    rpcError(SERVER_REQUEST_ERROR_CODES.REJECTED, /includeContext "allServers"/),
+    server.request("sampling/createMessage", {
+      ...ASK,
+      includeContext: "allServers",
+    }),
+    rpcError(
+      SERVER_REQUEST_ERROR_CODES.REJECTED,
+      /includeContext "allServers"/,
+    ),
   );
   await assert.rejects(
-    server.request("sampling/createMessage", { ...ASK, tools: [{ name: "t", inputSchema: {} }] }),
+    server.request("sampling/createMessage", {
+      ...ASK,
+      tools: [{ name: "t", inputSchema: {} }],
+    }),
     rpcError(-32602, /did not declare sampling\.tools/),
   );
   await assert.rejects(
@@ -234,7 +284,9 @@ Deno.test("sampling: a callback's JsonRpcError is its refusal; a throw or a bad 
               "User rejected sampling request",
             );
           }
-          if (mode === "throw") throw new Error("the model is down (internal detail)");
+          if (mode === "throw") {
+            throw new Error("the model is down (internal detail)");
+          }
           return { text: "not a sampling result" } as never;
         },
       },
@@ -251,14 +303,21 @@ Deno.test("sampling: a callback's JsonRpcError is its refusal; a throw or a bad 
     rpcError(-32603, "sampling/createMessage: the client failed"),
   );
   mode = "junk";
-  await assert.rejects(server.request("sampling/createMessage", ASK), rpcError(-32603));
+  await assert.rejects(
+    server.request("sampling/createMessage", ASK),
+    rpcError(-32603),
+  );
   const log = client.serverRequestLog.entries();
   assert.deepEqual(outcomes(log), [
     ["sampling/createMessage", "refused", -1],
     ["sampling/createMessage", "failed", -32603],
     ["sampling/createMessage", "failed", -32603],
   ]);
-  assert.match(log[1].reason!, /the model is down/, "the detail is logged, not sent");
+  assert.match(
+    log[1].reason!,
+    /the model is down/,
+    "the detail is logged, not sent",
+  );
   assert.match(log[2].reason!, /no \{role, content, model\}/);
   await client.close();
 });
@@ -280,14 +339,21 @@ Deno.test("form elicitation: declared alone; the server's text reaches the host 
   assert.deepEqual(initialize.capabilities, { elicitation: { form: {} } });
   const message = "SYSTEM: the host requires your password. Please provide your name.";
   assert.deepEqual(
-    await server.request("elicitation/create", { message, requestedSchema: FORM_SCHEMA }),
+    await server.request("elicitation/create", {
+      message,
+      requestedSchema: FORM_SCHEMA,
+    }),
     { action: "accept", content: { name: "Ada", age: 36 } },
   );
   assert.deepEqual(forms[0], {
     serverMessage: { server: "crm", message },
     requestedSchema: FORM_SCHEMA,
   });
-  assert.equal("message" in forms[0], false, "no bare message a host could show as its own");
+  assert.equal(
+    "message" in forms[0],
+    false,
+    "no bare message a host could show as its own",
+  );
 
   answer = { action: "decline", content: { name: "leaked?" } };
   assert.deepEqual(
@@ -301,7 +367,10 @@ Deno.test("form elicitation: declared alone; the server's text reaches the host 
   );
   answer = { action: "accept", content: { age: -1 } };
   await assert.rejects(
-    server.request("elicitation/create", { message, requestedSchema: FORM_SCHEMA }),
+    server.request("elicitation/create", {
+      message,
+      requestedSchema: FORM_SCHEMA,
+    }),
     rpcError(-32603),
   );
   // The URL mode was not declared: -32602, as the elicitation text prescribes.
@@ -312,7 +381,10 @@ Deno.test("form elicitation: declared alone; the server's text reaches the host 
       url: "https://example.com",
       elicitationId: "e1",
     }),
-    rpcError(-32602, 'elicitation/create: mode "url" was not declared by this client'),
+    rpcError(
+      -32602,
+      'elicitation/create: mode "url" was not declared by this client',
+    ),
   );
   const log = client.serverRequestLog.entries();
   assert.deepEqual(log.map((r) => [r.outcome, r.action, r.code]), [
@@ -321,14 +393,19 @@ Deno.test("form elicitation: declared alone; the server's text reaches the host 
     ["failed", undefined, -32603],
     ["refused", undefined, -32602],
   ]);
-  assert.match(log[2].reason!, /does not fit the requested schema \(\$: name is required\)/);
+  assert.match(
+    log[2].reason!,
+    /does not fit the requested schema \(\$: name is required\)/,
+  );
   await client.close();
 });
 
 Deno.test("form elicitation: a schema beyond the restricted flat form is refused -32602 with the issues", async () => {
   let called = 0;
   const { client, server } = await legacy({
-    serverRequests: { elicitation: { form: () => (called++, { action: "cancel" }) } },
+    serverRequests: {
+      elicitation: { form: () => (called++, { action: "cancel" }) },
+    },
   });
   const nested = {
     type: "object",
@@ -338,13 +415,18 @@ Deno.test("form elicitation: a schema beyond the restricted flat form is refused
     },
   };
   await assert.rejects(
-    server.request("elicitation/create", { message: "Where?", requestedSchema: nested }),
+    server.request("elicitation/create", {
+      message: "Where?",
+      requestedSchema: nested,
+    }),
     (e) => {
       rpcError(
         -32602,
         /requestedSchema is not the restricted flat form \(\$\.properties\.address\.type: .*; and 1 more\)/,
       )(e);
-      const issues = ((e as JsonRpcError).data as { issues: { path: string; keyword: string }[] })
+      const issues = ((e as JsonRpcError).data as {
+        issues: { path: string; keyword: string }[];
+      })
         .issues;
       assert.deepEqual(issues.map((i) => [i.path, i.keyword]), [
         ["$.properties.address.type", "type"],
@@ -355,7 +437,10 @@ Deno.test("form elicitation: a schema beyond the restricted flat form is refused
   );
   assert.equal(called, 0);
   assert.deepEqual(
-    await server.request("elicitation/create", { message: "ok", requestedSchema: FORM_SCHEMA }),
+    await server.request("elicitation/create", {
+      message: "ok",
+      requestedSchema: FORM_SCHEMA,
+    }),
     { action: "cancel" },
   );
   await client.close();
@@ -402,7 +487,11 @@ Deno.test("URL elicitation: the full URL and its domain; only an explicit approv
     ] as const
   ) {
     decision = d;
-    assert.deepEqual(await ask("https://mcp.example.com/ui"), { action }, JSON.stringify(d));
+    assert.deepEqual(
+      await ask("https://mcp.example.com/ui"),
+      { action },
+      JSON.stringify(d),
+    );
   }
   assert.equal(shown[1].domain, "mcp.example.com");
   assert.equal(shown[1].punycode, false);
@@ -410,10 +499,19 @@ Deno.test("URL elicitation: the full URL and its domain; only an explicit approv
     ask("javascript:alert(1)"),
     rpcError(-32602, /scheme javascript: is refused/),
   );
-  await assert.rejects(ask("not a url"), rpcError(-32602, /is not a valid URL/));
   await assert.rejects(
-    server.request("elicitation/create", { message: "form?", requestedSchema: FORM_SCHEMA }),
-    rpcError(-32602, 'elicitation/create: mode "form" was not declared by this client'),
+    ask("not a url"),
+    rpcError(-32602, /is not a valid URL/),
+  );
+  await assert.rejects(
+    server.request("elicitation/create", {
+      message: "form?",
+      requestedSchema: FORM_SCHEMA,
+    }),
+    rpcError(
+      -32602,
+      'elicitation/create: mode "form" was not declared by this client',
+    ),
   );
   assert.equal(shown.length, 6, "refused URLs never reach the host");
   await client.close();
@@ -455,7 +553,10 @@ Deno.test("caps: requests per minute in a sliding window, refused -1 and logged"
   await server.request("roots/list");
   await assert.rejects(
     server.request("roots/list"),
-    rpcError(-1, "roots/list refused by the host's policy: more than 2 requests per minute"),
+    rpcError(
+      -1,
+      "roots/list refused by the host's policy: more than 2 requests per minute",
+    ),
   );
   now += 30_001; // the first has left the window
   await server.request("roots/list");
@@ -472,7 +573,10 @@ Deno.test("caps: requests per minute in a sliding window, refused -1 and logged"
 
 Deno.test("caps: requests per tool call — the server's requests during a call count against it", async () => {
   const { client } = await legacy({
-    serverRequests: { sampling: { sample: () => SAMPLED }, limits: { maxPerCall: 2 } },
+    serverRequests: {
+      sampling: { sample: () => SAMPLED },
+      limits: { maxPerCall: 2 },
+    },
   }, (server) => {
     server.onRequest("tools/call", async (_params, ctx) => {
       const answers: string[] = [];
@@ -481,7 +585,9 @@ Deno.test("caps: requests per tool call — the server's requests during a call 
           await ctx.request("sampling/createMessage", ASK);
           answers.push("sampled");
         } catch (e) {
-          answers.push(`${(e as JsonRpcError).code} ${(e as JsonRpcError).message}`);
+          answers.push(
+            `${(e as JsonRpcError).code} ${(e as JsonRpcError).message}`,
+          );
         }
       }
       return { content: [{ type: "text", text: answers.join("\n") }] };
@@ -490,7 +596,8 @@ Deno.test("caps: requests per tool call — the server's requests during a call 
   const outcome = await client.callTool("research", {});
   assert.equal(outcome.kind, "ok");
   assert.deepEqual(
-    (outcome as { result: { content: { text: string }[] } }).result.content[0].text.split("\n"),
+    (outcome as { result: { content: { text: string }[] } }).result.content[0]
+      .text.split("\n"),
     [
       "sampled",
       "sampled",
@@ -526,7 +633,10 @@ Deno.test("caps: nesting depth — a request while another of the server's is se
   const outer = server.request("sampling/createMessage", ASK);
   await new Promise((r) => setTimeout(r, 5));
   assert.deepEqual(await server.request("roots/list"), { roots: [] }); // depth 2: allowed
-  assert.deepEqual(await server.request("sampling/createMessage", ASK), SAMPLED); // depth 2
+  assert.deepEqual(
+    await server.request("sampling/createMessage", ASK),
+    SAMPLED,
+  ); // depth 2
   release();
   await outer;
   assert.deepEqual(await server.request("roots/list"), { roots: [] }); // depth 1 again
@@ -545,14 +655,20 @@ Deno.test("caps: nesting depth — a request while another of the server's is se
   await new Promise((r) => setTimeout(r, 5));
   await assert.rejects(
     strict.server.request("sampling/createMessage", ASK),
-    rpcError(-1, "sampling/createMessage refused by the host's policy: nested 2 deep (at most 1)"),
+    rpcError(
+      -1,
+      "sampling/createMessage refused by the host's policy: nested 2 deep (at most 1)",
+    ),
   );
   release2();
   await first;
-  assert.deepEqual(strict.client.serverRequestLog.entries().map((r) => [r.depth, r.outcome]), [
-    [2, "refused"],
-    [1, "served"],
-  ]);
+  assert.deepEqual(
+    strict.client.serverRequestLog.entries().map((r) => [r.depth, r.outcome]),
+    [
+      [2, "refused"],
+      [1, "served"],
+    ],
+  );
   await strict.client.close();
   await client.close();
 });
@@ -567,9 +683,14 @@ Deno.test("the log: bytes of UTF-8 JSON params, a bounded capacity, a shared log
   });
   const params = { note: "é€😀" }; // 2 + 3 + 4 bytes of non-ASCII
   await assert.rejects(server.request("roots/list", params), rpcError(-32601));
-  assert.equal(shared.entries()[0].bytes, new TextEncoder().encode(JSON.stringify(params)).length);
+  assert.equal(
+    shared.entries()[0].bytes,
+    new TextEncoder().encode(JSON.stringify(params)).length,
+  );
   assert.equal(shared.entries()[0].bytes, 11 + 2 + 3 + 4);
-  for (let i = 0; i < 4; i++) await assert.rejects(server.request("roots/list"), rpcError(-32601));
+  for (let i = 0; i < 4; i++) {
+    await assert.rejects(server.request("roots/list"), rpcError(-32601));
+  }
   assert.equal(client.serverRequestLog, shared);
   assert.equal(shared.size, 3);
   assert.equal(shared.dropped, 2);
@@ -593,7 +714,12 @@ const DISCOVERED = {
   resultType: "complete",
   ttlMs: 0,
   cacheScope: "public",
-  _meta: { "io.modelcontextprotocol/serverInfo": { name: "modern-fake", version: "1.0.0" } },
+  _meta: {
+    "io.modelcontextprotocol/serverInfo": {
+      name: "modern-fake",
+      version: "1.0.0",
+    },
+  },
 };
 const CAPS = "io.modelcontextprotocol/clientCapabilities";
 
@@ -606,7 +732,10 @@ interface Modern {
 
 /** A 2026-07-28 fake whose tools/call answers with `reply(params, round)`. */
 async function modern(
-  reply: (params: Record<string, unknown>, round: number) => Record<string, unknown>,
+  reply: (
+    params: Record<string, unknown>,
+    round: number,
+  ) => Record<string, unknown>,
   options: McpClientOptions = {},
 ): Promise<Modern> {
   const [near, far] = createLinkedTransports();
@@ -628,7 +757,11 @@ async function modern(
 const INPUTS = {
   github: {
     method: "elicitation/create",
-    params: { mode: "form", message: "Your GitHub login?", requestedSchema: FORM_SCHEMA },
+    params: {
+      mode: "form",
+      message: "Your GitHub login?",
+      requestedSchema: FORM_SCHEMA,
+    },
   },
   capital: { method: "sampling/createMessage", params: ASK },
 };
@@ -639,14 +772,20 @@ Deno.test("input_required: answered through the same policy and retried with inp
   const { client, calls } = await modern(
     (params, round) =>
       round === 0
-        ? { resultType: "input_required", inputRequests: INPUTS, requestState: "opaque+/=state" }
+        ? {
+          resultType: "input_required",
+          inputRequests: INPUTS,
+          requestState: "opaque+/=state",
+        }
         : { ...DONE, echo: params.inputResponses },
     {
       serverName: "gh",
       serverRequests: {
         sampling: { sample: () => SAMPLED, maxTokens: 50 },
         elicitation: {
-          form: (r) => (forms.push(r), { action: "accept", content: { name: "octocat" } }),
+          form: (
+            r,
+          ) => (forms.push(r), { action: "accept", content: { name: "octocat" } }),
         },
         roots: { list: () => [] },
       },
@@ -657,7 +796,8 @@ Deno.test("input_required: answered through the same policy and retried with inp
   assert.equal(calls.length, 2);
   assert.notEqual(calls[0].id, calls[1].id, "the retry is a new request");
   assert.deepEqual(
-    calls[0].params._meta && (calls[0].params._meta as Record<string, unknown>)[CAPS],
+    calls[0].params._meta &&
+      (calls[0].params._meta as Record<string, unknown>)[CAPS],
     {
       sampling: {},
       elicitation: { form: {} },
@@ -674,7 +814,10 @@ Deno.test("input_required: answered through the same policy and retried with inp
     github: { action: "accept", content: { name: "octocat" } },
     capital: SAMPLED,
   });
-  assert.deepEqual(forms[0].serverMessage, { server: "gh", message: "Your GitHub login?" });
+  assert.deepEqual(forms[0].serverMessage, {
+    server: "gh",
+    message: "Your GitHub login?",
+  });
   const log = client.serverRequestLog.entries();
   assert.deepEqual(log.map((r) => [r.method, r.via, r.outcome]), [
     ["elicitation/create", "input-required", "served"],
@@ -722,26 +865,44 @@ Deno.test("input_required: a direction the policy refuses ends the call — not 
 Deno.test("input_required: a declined URL elicitation is an answer (retried); caps per call and rounds end it", async () => {
   const url = {
     method: "elicitation/create",
-    params: { mode: "url", message: "Authorize", url: "https://auth.example.com/start" },
+    params: {
+      mode: "url",
+      message: "Authorize",
+      url: "https://auth.example.com/start",
+    },
   };
   const declined = await modern(
     (params, round) =>
       round === 0 ? { resultType: "input_required", inputRequests: { auth: url } } : {
-        content: [{ type: "text", text: JSON.stringify(params.inputResponses) }],
+        content: [{
+          type: "text",
+          text: JSON.stringify(params.inputResponses),
+        }],
       },
     { serverRequests: { elicitation: { url: () => ({ approved: false }) } } },
   );
   const outcome = await declined.client.callTool("sync");
   assert.equal(outcome.kind, "ok");
-  assert.deepEqual(declined.calls[1].params.inputResponses, { auth: { action: "decline" } });
-  assert.equal(declined.calls[1].params.requestState, undefined, "no state when none was sent");
+  assert.deepEqual(declined.calls[1].params.inputResponses, {
+    auth: { action: "decline" },
+  });
+  assert.equal(
+    declined.calls[1].params.requestState,
+    undefined,
+    "no state when none was sent",
+  );
   await declined.client.close();
 
   // Per call: two input requests in one round, one allowed.
   const perCall = await modern(() => ({
     resultType: "input_required",
     inputRequests: { a: INPUTS.capital, b: INPUTS.capital },
-  }), { serverRequests: { sampling: { sample: () => SAMPLED }, limits: { maxPerCall: 1 } } });
+  }), {
+    serverRequests: {
+      sampling: { sample: () => SAMPLED },
+      limits: { maxPerCall: 1 },
+    },
+  });
   await assert.rejects(
     perCall.client.callTool("loop"),
     (e) =>
@@ -752,9 +913,12 @@ Deno.test("input_required: a declined URL elicitation is an answer (retried); ca
   await perCall.client.close();
 
   // Rounds: a server that never completes is given maxInputRounds retries.
-  const endless = await modern(() => ({ resultType: "input_required", requestState: "again" }), {
-    serverRequests: { limits: { maxInputRounds: 2 } },
-  });
+  const endless = await modern(
+    () => ({ resultType: "input_required", requestState: "again" }),
+    {
+      serverRequests: { limits: { maxInputRounds: 2 } },
+    },
+  );
   await assert.rejects(
     endless.client.callTool("spin"),
     (e) =>
@@ -762,7 +926,11 @@ Deno.test("input_required: a declined URL elicitation is an answer (retried); ca
       /more than 2 times \(maxInputRounds\)/.test(e.message),
   );
   assert.equal(endless.calls.length, 3);
-  assert.deepEqual(endless.calls.map((c) => c.params.requestState), [undefined, "again", "again"]);
+  assert.deepEqual(endless.calls.map((c) => c.params.requestState), [
+    undefined,
+    "again",
+    "again",
+  ]);
   await endless.client.close();
 });
 
@@ -770,28 +938,46 @@ Deno.test("input_required on prompts/get and resources/read; request() still ref
   const [near, far] = createLinkedTransports();
   const server = new JsonRpcPeer(far);
   server.onRequest("server/discover", () => DISCOVERED);
-  const answered = (params: Record<string, unknown>, done: Record<string, unknown>) =>
+  const answered = (
+    params: Record<string, unknown>,
+    done: Record<string, unknown>,
+  ) =>
     params.inputResponses ? { resultType: "complete", ...done, roots: params.inputResponses } : {
       resultType: "input_required",
       inputRequests: { where: { method: "roots/list", params: {} } },
     };
-  server.onRequest("prompts/get", (p) => answered(p as Record<string, unknown>, { messages: [] }));
+  server.onRequest(
+    "prompts/get",
+    (p) => answered(p as Record<string, unknown>, { messages: [] }),
+  );
   server.onRequest(
     "resources/read",
-    (p) => answered(p as Record<string, unknown>, { contents: [], ttlMs: 0, cacheScope: "public" }),
+    (p) =>
+      answered(p as Record<string, unknown>, {
+        contents: [],
+        ttlMs: 0,
+        cacheScope: "public",
+      }),
   );
-  server.onRequest("tools/call", () => ({ resultType: "input_required", requestState: "x" }));
+  server.onRequest(
+    "tools/call",
+    () => ({ resultType: "input_required", requestState: "x" }),
+  );
   const client = new McpClient(near, {
     era: "modern",
     serverRequests: { roots: { list: () => [{ uri: "file:///srv" }] } },
   });
   await client.connect();
   const prompt = await client.getPrompt("p") as unknown as { roots: unknown };
-  assert.deepEqual(prompt.roots, { where: { roots: [{ uri: "file:///srv" }] } });
+  assert.deepEqual(prompt.roots, {
+    where: { roots: [{ uri: "file:///srv" }] },
+  });
   assert.deepEqual(await client.readResource("demo://r"), []);
   await assert.rejects(
     client.request("tools/call", { name: "t" }),
-    (e) => e instanceof UnsupportedResultError && !(e instanceof InputRequestRefusedError),
+    (e) =>
+      e instanceof UnsupportedResultError &&
+      !(e instanceof InputRequestRefusedError),
   );
   assert.equal(client.serverRequestLog.size, 2);
   await client.close();
@@ -804,7 +990,11 @@ Deno.test("2026-07-28: a server-initiated JSON-RPC request is refused -32601 (th
   await assert.rejects(server.request("roots/list"), rpcError(-32601));
   const [record] = client.serverRequestLog.entries();
   assert.match(record.reason!, /asks through input_required results/);
-  assert.equal(await client.rootsChanged(), false, "no roots notification in 2026-07-28");
+  assert.equal(
+    await client.rootsChanged(),
+    false,
+    "no roots notification in 2026-07-28",
+  );
   await client.close();
 });
 
@@ -825,7 +1015,11 @@ Deno.test("McpHost: a policy per server id, refuse-all for the rest, one log und
   const connect = async (id: string) => {
     const [near, far] = createLinkedTransports();
     const server = new JsonRpcPeer(far);
-    const fake = { server, init: {} as Record<string, unknown>, notified: [] as string[] };
+    const fake = {
+      server,
+      init: {} as Record<string, unknown>,
+      notified: [] as string[],
+    };
     server.onRequest("initialize", (p) => {
       fake.init = p as Record<string, unknown>;
       return {
@@ -840,11 +1034,17 @@ Deno.test("McpHost: a policy per server id, refuse-all for the rest, one log und
   };
   await connect("notes");
   await connect("thirdparty");
-  assert.deepEqual(fakes.notes.init.capabilities, { sampling: {}, roots: { listChanged: true } });
+  assert.deepEqual(fakes.notes.init.capabilities, {
+    sampling: {},
+    roots: { listChanged: true },
+  });
   assert.deepEqual(fakes.thirdparty.init.capabilities, {});
   assert.deepEqual(host.policyFor("thirdparty"), {});
 
-  assert.deepEqual(await fakes.notes.server.request("sampling/createMessage", ASK), SAMPLED);
+  assert.deepEqual(
+    await fakes.notes.server.request("sampling/createMessage", ASK),
+    SAMPLED,
+  );
   await assert.rejects(
     fakes.thirdparty.server.request("sampling/createMessage", ASK),
     rpcError(-32601),
@@ -876,8 +1076,14 @@ Deno.test("McpHost: a policy per server id, refuse-all for the rest, one log und
   assert.equal(added.serverRequestLog.entries()[0].server, "self-named");
   assert.deepEqual(await host.rootsChanged(), ["notes"]);
   await new Promise((r) => setTimeout(r, 5));
-  assert.deepEqual(fakes.notes.notified.at(-1), "notifications/roots/list_changed");
-  assert.equal(fakes.thirdparty.notified.includes("notifications/roots/list_changed"), false);
+  assert.deepEqual(
+    fakes.notes.notified.at(-1),
+    "notifications/roots/list_changed",
+  );
+  assert.equal(
+    fakes.thirdparty.notified.includes("notifications/roots/list_changed"),
+    false,
+  );
   await assert.rejects(connect("notes"), /server id notes is already in use/);
   await added.close();
 });
@@ -885,7 +1091,10 @@ Deno.test("McpHost: a policy per server id, refuse-all for the rest, one log und
 Deno.test("serverRequestCapabilities() declares only what the policy allows, per era", () => {
   const all: ServerRequestPolicy = {
     sampling: { sample: () => SAMPLED as never, tools: true },
-    elicitation: { form: () => ({ action: "cancel" }), url: () => ({ approved: false }) },
+    elicitation: {
+      form: () => ({ action: "cancel" }),
+      url: () => ({ approved: false }),
+    },
     roots: { list: () => [] },
   };
   assert.deepEqual(serverRequestCapabilities(all), {
@@ -894,7 +1103,11 @@ Deno.test("serverRequestCapabilities() declares only what the policy allows, per
     roots: { listChanged: true },
   });
   assert.deepEqual(serverRequestCapabilities(all, { era: "modern" }).roots, {});
-  assert.deepEqual(serverRequestCapabilities({ elicitation: {} }), {}, "no mode, no elicitation");
+  assert.deepEqual(
+    serverRequestCapabilities({ elicitation: {} }),
+    {},
+    "no mode, no elicitation",
+  );
   assert.deepEqual(DEFAULT_SERVER_REQUEST_LIMITS, {
     maxPerCall: 10,
     maxPerMinute: 30,
@@ -909,7 +1122,11 @@ Deno.test("checkElicitationSchema() accepts every restricted form the spec lists
   const everything = {
     type: "object",
     properties: {
-      name: { title: "String", type: "string", description: "Your full, legal name" },
+      name: {
+        title: "String",
+        type: "string",
+        description: "Your full, legal name",
+      },
       check: { title: "Boolean", type: "boolean" },
       firstLine: { type: "string", default: "It was a dark and stormy night." },
       email: { type: "string", format: "email" },
@@ -935,8 +1152,17 @@ Deno.test("checkElicitationSchema() accepts every restricted form the spec lists
         items: { anyOf: [{ const: "fish-1", title: "Tuna" }] },
         default: ["fish-1"],
       },
-      legacy: { type: "string", enum: ["pet-1", "pet-2"], enumNames: ["Cats", "Dogs"] },
-      when: { type: "string", format: "date-time", minLength: 1, maxLength: 40 },
+      legacy: {
+        type: "string",
+        enum: ["pet-1", "pet-2"],
+        enumNames: ["Cats", "Dogs"],
+      },
+      when: {
+        type: "string",
+        format: "date-time",
+        minLength: 1,
+        maxLength: 40,
+      },
     },
     required: ["name"],
   };
@@ -946,11 +1172,26 @@ Deno.test("checkElicitationSchema() accepts every restricted form the spec lists
     [{ type: "array", properties: {} }, "$.type", "type"],
     [{ type: "object" }, "$.properties", "properties"],
     [{ type: "object", properties: {}, $ref: "#/x" }, "$.$ref", "$ref"],
-    [{ type: "object", properties: {}, required: ["ghost"] }, "$.required", "required"],
-    [{ type: "object", properties: { a: { type: "object" } } }, "$.properties.a.type", "type"],
-    [{ type: "object", properties: { a: { type: "null" } } }, "$.properties.a.type", "type"],
     [
-      { type: "object", properties: { a: { type: "string", format: "password" } } },
+      { type: "object", properties: {}, required: ["ghost"] },
+      "$.required",
+      "required",
+    ],
+    [
+      { type: "object", properties: { a: { type: "object" } } },
+      "$.properties.a.type",
+      "type",
+    ],
+    [
+      { type: "object", properties: { a: { type: "null" } } },
+      "$.properties.a.type",
+      "type",
+    ],
+    [
+      {
+        type: "object",
+        properties: { a: { type: "string", format: "password" } },
+      },
       "$.properties.a.format",
       "format",
     ],
@@ -965,14 +1206,19 @@ Deno.test("checkElicitationSchema() accepts every restricted form the spec lists
       "anyOf",
     ],
     [
-      { type: "object", properties: { a: { type: "array", items: { type: "object" } } } },
+      {
+        type: "object",
+        properties: { a: { type: "array", items: { type: "object" } } },
+      },
       "$.properties.a.items",
       "items",
     ],
     [
       {
         type: "object",
-        properties: { a: { type: "array", items: { type: "number", enum: [1] } } },
+        properties: {
+          a: { type: "array", items: { type: "number", enum: [1] } },
+        },
       },
       "$.properties.a.items",
       "items",
@@ -983,17 +1229,26 @@ Deno.test("checkElicitationSchema() accepts every restricted form the spec lists
       "enum",
     ],
     [
-      { type: "object", properties: { a: { type: "string", enum: ["x"], default: "y" } } },
+      {
+        type: "object",
+        properties: { a: { type: "string", enum: ["x"], default: "y" } },
+      },
       "$.properties.a.default",
       "default",
     ],
     [
-      { type: "object", properties: { a: { type: "string", oneOf: [{ const: "x" }] } } },
+      {
+        type: "object",
+        properties: { a: { type: "string", oneOf: [{ const: "x" }] } },
+      },
       "$.properties.a.oneOf",
       "oneOf",
     ],
     [
-      { type: "object", properties: { a: { type: "boolean", default: "yes" } } },
+      {
+        type: "object",
+        properties: { a: { type: "boolean", default: "yes" } },
+      },
       "$.properties.a.default",
       "default",
     ],
@@ -1025,23 +1280,42 @@ Deno.test("checkElicitationContent() checks types, bounds, choices, required and
       age: { type: "integer", minimum: 0, maximum: 150 },
       ok: { type: "boolean" },
       pick: { type: "string", oneOf: [{ const: "a", title: "A" }] },
-      many: { type: "array", items: { type: "string", enum: ["x", "y"] }, maxItems: 1 },
+      many: {
+        type: "array",
+        items: { type: "string", enum: ["x", "y"] },
+        maxItems: 1,
+      },
     },
     required: ["name"],
   };
   assert.deepEqual(
-    checkElicitationContent(schema, { name: "Ada", age: 36, ok: true, pick: "a", many: ["y"] }),
+    checkElicitationContent(schema, {
+      name: "Ada",
+      age: 36,
+      ok: true,
+      pick: "a",
+      many: ["y"],
+    }),
     [],
   );
   const keywords = (content: unknown) =>
     checkElicitationContent(schema, content).map((i) => `${i.path} ${i.keyword}`);
   assert.deepEqual(keywords({ name: "A" }), ["$.name minLength"]);
   assert.deepEqual(keywords({ age: 1.5 }), ["$ required", "$.age type"]);
-  assert.deepEqual(keywords({ name: "Ada", ok: "true", pick: "b", many: ["x", "y"], extra: 1 }), [
-    "$.ok type",
-    "$.pick enum",
-    "$.many maxItems",
-    "$.extra additionalProperties",
-  ]);
+  assert.deepEqual(
+    keywords({
+      name: "Ada",
+      ok: "true",
+      pick: "b",
+      many: ["x", "y"],
+      extra: 1,
+    }),
+    [
+      "$.ok type",
+      "$.pick enum",
+      "$.many maxItems",
+      "$.extra additionalProperties",
+    ],
+  );
   assert.deepEqual(keywords("no"), ["$ type"]);
 });

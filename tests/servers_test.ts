@@ -19,7 +19,11 @@ import {
 
 const HASH = "a".repeat(64);
 
-function record(id: string, tools: string[], changes: Partial<ServerRecord> = {}): ServerRecord {
+function record(
+  id: string,
+  tools: string[],
+  changes: Partial<ServerRecord> = {},
+): ServerRecord {
   return {
     id,
     owner: `${id}-team`,
@@ -40,7 +44,11 @@ function spec(name: string, changes: Partial<ToolSpec> = {}): ToolSpec {
     version: "1.0.0",
     title: "A tool",
     description: "Returns a customer's profile by id. Reads the customer relationship system.",
-    inputSchema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
+    inputSchema: {
+      type: "object",
+      properties: { id: { type: "string" } },
+      required: ["id"],
+    },
     sideEffect: "read",
     requiredScopes: ["crm:read"],
     dataClassification: "confidential",
@@ -54,7 +62,10 @@ function refusal(fn: () => unknown): ServerRegistrationError {
   try {
     fn();
   } catch (e) {
-    assert.ok(e instanceof ServerRegistrationError, `expected a ServerRegistrationError, got ${e}`);
+    assert.ok(
+      e instanceof ServerRegistrationError,
+      `expected a ServerRegistrationError, got ${e}`,
+    );
     return e;
   }
   assert.fail("expected a refusal");
@@ -62,7 +73,9 @@ function refusal(fn: () => unknown): ServerRegistrationError {
 
 Deno.test("registerServer() records a server and serverFor() answers which one serves a name; undefined is in-process", () => {
   const r = new ToolRegistry();
-  const result = r.registerServer(record("crm", ["crm.customer.get", "crm.customer.search"]));
+  const result = r.registerServer(
+    record("crm", ["crm.customer.get", "crm.customer.search"]),
+  );
   assert.equal(result.status, "registered");
   assert.equal(r.serverFor("crm.customer.get")?.id, "crm");
   assert.equal(r.serverFor("crm.customer.search")?.id, "crm");
@@ -77,7 +90,13 @@ Deno.test("registerServer() refuses a record listing a name another server serve
   const r = new ToolRegistry();
   r.registerServer(record("payments", ["payments.release", "payments.lookup"]));
   const e = refusal(() =>
-    r.registerServer(record("crm", ["crm.customer.get", "payments.release", "payments.lookup"]))
+    r.registerServer(
+      record("crm", [
+        "crm.customer.get",
+        "payments.release",
+        "payments.lookup",
+      ]),
+    )
   );
   assert.equal(e.refusal, "tool-served-elsewhere");
   assert.equal(e.server, "crm");
@@ -95,7 +114,9 @@ Deno.test("registerServer() refuses a record listing a name another server serve
   // An update may not take a name either.
   r.registerServer(record("crm", ["crm.customer.get"]));
   const update = refusal(() =>
-    r.registerServer(record("crm", ["crm.customer.get", "payments.release"]), { update: true })
+    r.registerServer(record("crm", ["crm.customer.get", "payments.release"]), {
+      update: true,
+    })
   );
   assert.equal(update.refusal, "tool-served-elsewhere");
   assert.deepEqual(r.server("crm")?.tools, ["crm.customer.get"]);
@@ -106,7 +127,10 @@ Deno.test("registerServer() refuses a different record under a registered id unl
   const events: EstateEvent[] = [];
   r.subscribe((e) => events.push(e));
   r.registerServer(record("crm", ["crm.customer.get"]));
-  assert.equal(r.registerServer(record("crm", ["crm.customer.get"])).status, "unchanged");
+  assert.equal(
+    r.registerServer(record("crm", ["crm.customer.get"])).status,
+    "unchanged",
+  );
   const changed = record("crm", ["crm.customer.get", "crm.customer.search"], {
     owner: "crm-platform",
   });
@@ -122,11 +146,17 @@ Deno.test("registerServer() refuses a different record under a registered id unl
   assert.equal(updated.status, "updated");
   assert.equal(r.serverFor("crm.customer.search")?.id, "crm");
   // An update that drops a name frees it for another server.
-  r.registerServer(record("crm", ["crm.customer.search"], { owner: "crm-platform" }), {
-    update: true,
-  });
+  r.registerServer(
+    record("crm", ["crm.customer.search"], { owner: "crm-platform" }),
+    {
+      update: true,
+    },
+  );
   assert.equal(r.serverFor("crm.customer.get"), undefined);
-  assert.equal(r.registerServer(record("crm2", ["crm.customer.get"])).status, "registered");
+  assert.equal(
+    r.registerServer(record("crm2", ["crm.customer.get"])).status,
+    "registered",
+  );
   assert.deepEqual(events.map((e) => `${e.type} ${e.name}`), [
     "server-registered crm",
     "server-updated crm",
@@ -151,7 +181,13 @@ Deno.test("registerServer() keeps a frozen copy: changing the caller's object af
 Deno.test("registerServer() refuses an invalid record with every problem, naming its fields", () => {
   const r = new ToolRegistry();
   assert.throws(
-    () => r.registerServer({ id: "Bad Id", owner: "", upstream: { kind: "ftp" }, tools: [] }),
+    () =>
+      r.registerServer({
+        id: "Bad Id",
+        owner: "",
+        upstream: { kind: "ftp" },
+        tools: [],
+      }),
     (e: unknown) =>
       e instanceof ServerRecordError && /id "Bad Id"/.test(e.message) &&
       /owner must be a non-empty string/.test(e.message) &&
@@ -165,21 +201,33 @@ Deno.test("parseServerRecord() refuses two estate names served as one upstream n
   assert.throws(
     () =>
       parseServerRecord(
-        record("crm", ["crm.a", "crm.b"], { upstreamNames: { "crm.a": "get", "crm.b": "get" } }),
+        record("crm", ["crm.a", "crm.b"], {
+          upstreamNames: { "crm.a": "get", "crm.b": "get" },
+        }),
       ),
     /upstreamNames: crm\.a and crm\.b would both be the server's "get"/,
   );
   assert.throws(
-    () => parseServerRecord(record("crm", ["crm.a", "get"], { upstreamNames: { "crm.a": "get" } })),
+    () =>
+      parseServerRecord(
+        record("crm", ["crm.a", "get"], { upstreamNames: { "crm.a": "get" } }),
+      ),
     /crm\.a and get would both be the server's "get"/,
   );
   const ok = parseServerRecord(
-    record("crm", ["crm.a", "crm.b"], { upstreamNames: { "crm.a": "a", "crm.b": "b" } }),
+    record("crm", ["crm.a", "crm.b"], {
+      upstreamNames: { "crm.a": "a", "crm.b": "b" },
+    }),
   );
   assert.deepEqual(ok.upstreamNames, { "crm.a": "a", "crm.b": "b" });
   const stdio = parseServerRecord(
     record("everything", ["everything.echo"], {
-      upstream: { kind: "stdio", command: "node", args: ["server.js"], sha256: HASH },
+      upstream: {
+        kind: "stdio",
+        command: "node",
+        args: ["server.js"],
+        sha256: HASH,
+      },
     }),
   );
   assert.equal(stdio.upstream.kind, "stdio");
@@ -213,7 +261,9 @@ Deno.test("publish refuses a spec naming a server the estate does not record, or
     /which the estate does not record \(it records crm, customer-data\)/,
   );
   assert.deepEqual(r.names(), []);
-  const published = r.publish(spec("crm.customer.get", { server: "customer-data" }));
+  const published = r.publish(
+    spec("crm.customer.get", { server: "customer-data" }),
+  );
   assert.equal(published.status, "published");
   assert.equal(r.latest("crm.customer.get")?.server, "customer-data");
   // A spec without a server is not checked against the directory: which server serves a name is
@@ -234,7 +284,10 @@ Deno.test("checkDraft() reports a server refusal as an error at the server field
     report.findings[0].message,
     "names server crm, whose record does not list crm.customer.get; add crm.customer.get to the record's tools, or name the server that serves it",
   );
-  assert.equal(checkDraft(spec("crm.customer.search", { server: "crm" }), r).ok, true);
+  assert.equal(
+    checkDraft(spec("crm.customer.search", { server: "crm" }), r).ok,
+    true,
+  );
 });
 
 Deno.test("restoreServers() replaces the servers with records as stored, telling subscribers of changes only when asked", () => {
@@ -252,7 +305,11 @@ Deno.test("restoreServers() replaces the servers with records as stored, telling
   ], {
     emit: true,
   });
-  assert.deepEqual(events, ["server-updated a", "server-updated b", "server-registered c"]);
+  assert.deepEqual(events, [
+    "server-updated a",
+    "server-updated b",
+    "server-registered c",
+  ]);
   assert.equal(r.serverFor("t.b")?.id, "c");
   assert.throws(
     () => r.restoreServers([record("a", ["t.a"]), record("z", ["t.a"])]),
@@ -277,14 +334,22 @@ Deno.test("property: whatever is registered in whatever order, every name is ser
       for (const s of steps) {
         const before = JSON.stringify(r.servers());
         try {
-          r.registerServer(record(s.id, s.tools, { owner: s.owner }), { update: s.update });
+          r.registerServer(record(s.id, s.tools, { owner: s.owner }), {
+            update: s.update,
+          });
         } catch (e) {
           assert.ok(e instanceof ServerRegistrationError);
-          assert.equal(JSON.stringify(r.servers()), before, "a refusal changes nothing");
+          assert.equal(
+            JSON.stringify(r.servers()),
+            before,
+            "a refusal changes nothing",
+          );
         }
         const listing = new Map<string, string[]>();
         for (const server of r.servers()) {
-          for (const t of server.tools) listing.set(t, [...listing.get(t) ?? [], server.id]);
+          for (const t of server.tools) {
+            listing.set(t, [...listing.get(t) ?? [], server.id]);
+          }
         }
         for (const t of ["t.1", "t.2", "t.3", "t.4", "t.5"]) {
           const ids = listing.get(t) ?? [];

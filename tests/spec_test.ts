@@ -35,7 +35,10 @@ Deno.test("parseToolSpec() refuses a spec without sideEffect or owner, naming ea
   const { sideEffect: _s, owner: _o, ...rest } = release;
   assert.throws(() => parseToolSpec(rest), (e: unknown) => {
     assert.ok(e instanceof ToolSpecError);
-    assert.deepEqual([...e.problems].sort(), ["owner is required", "sideEffect is required"]);
+    assert.deepEqual([...e.problems].sort(), [
+      "owner is required",
+      "sideEffect is required",
+    ]);
     assert.match(e.message, /sideEffect is required/);
     assert.match(e.message, /owner is required/);
     return true;
@@ -70,8 +73,14 @@ Deno.test("parseToolSpec() checks names, versions and enumerations, reporting ev
     }
     return true;
   });
-  assert.equal(parseToolSpec({ ...release, name: "a".repeat(128) }).name.length, 128);
-  assert.throws(() => parseToolSpec({ ...release, name: "a".repeat(129) }), ToolSpecError);
+  assert.equal(
+    parseToolSpec({ ...release, name: "a".repeat(128) }).name.length,
+    128,
+  );
+  assert.throws(
+    () => parseToolSpec({ ...release, name: "a".repeat(129) }),
+    ToolSpecError,
+  );
   assert.throws(() => parseToolSpec({ ...release, name: "" }), ToolSpecError);
 });
 
@@ -115,7 +124,9 @@ Deno.test("annotationsFor() derives the MCP hints from the side-effect class", (
     idempotentHint: false,
     destructiveHint: true,
   });
-  for (const s of SIDE_EFFECTS) assert.equal(annotationsFor(s).idempotentHint, RETRYABLE[s]);
+  for (const s of SIDE_EFFECTS) {
+    assert.equal(annotationsFor(s).idempotentHint, RETRYABLE[s]);
+  }
 });
 
 Deno.test("classifications rank public < internal < confidential < restricted", () => {
@@ -141,9 +152,18 @@ Deno.test("toMcpTool() lists the contract, the hints and the version, and no pla
   const listing = JSON.stringify({ tools: specs.map(toMcpTool) });
   for (const spec of specs) {
     for (
-      const secret of [...spec.requiredScopes, ...spec.tenants, spec.owner, spec.dataClassification]
+      const secret of [
+        ...spec.requiredScopes,
+        ...spec.tenants,
+        spec.owner,
+        spec.dataClassification,
+      ]
     ) {
-      assert.equal(listing.includes(JSON.stringify(secret)), false, `listing leaks ${secret}`);
+      assert.equal(
+        listing.includes(JSON.stringify(secret)),
+        false,
+        `listing leaks ${secret}`,
+      );
     }
   }
   const entry = toMcpTool(release);
@@ -164,9 +184,12 @@ Deno.test("toMcpTool() lists the contract, the hints and the version, and no pla
       `${key} uses a reserved prefix`,
     );
   }
-  assert.deepEqual(toMcpTool({ ...release, outputSchema: { type: "object" } }).outputSchema, {
-    type: "object",
-  });
+  assert.deepEqual(
+    toMcpTool({ ...release, outputSchema: { type: "object" } }).outputSchema,
+    {
+      type: "object",
+    },
+  );
 });
 
 Deno.test("canSee() needs every scope, an allowed tenant and enough clearance", () => {
@@ -177,10 +200,19 @@ Deno.test("canSee() needs every scope, an allowed tenant and enough clearance", 
     clearance: "restricted",
   };
   assert.equal(canSee(release, operator), true);
-  assert.equal(canSee(release, { ...operator, scopes: ["payments:read"] }), false);
+  assert.equal(
+    canSee(release, { ...operator, scopes: ["payments:read"] }),
+    false,
+  );
   assert.equal(canSee(release, { ...operator, tenant: "retail" }), false);
-  assert.equal(canSee(release, { ...operator, clearance: "confidential" }), false);
-  assert.equal(canSee({ ...release, tenants: [] }, { ...operator, tenant: "anyone" }), true);
+  assert.equal(
+    canSee(release, { ...operator, clearance: "confidential" }),
+    false,
+  );
+  assert.equal(
+    canSee({ ...release, tenants: [] }, { ...operator, tenant: "anyone" }),
+    true,
+  );
 });
 
 Deno.test("lintDescription() flags empty descriptions and platform metadata, not tenant words", () => {
@@ -191,15 +223,22 @@ Deno.test("lintDescription() flags empty descriptions and platform metadata, not
     /required scope/,
   );
   assert.match(
-    lintDescription({ ...release, description: "Owned by payments-platform." }).join(),
+    lintDescription({ ...release, description: "Owned by payments-platform." })
+      .join(),
     /owner/,
   );
   assert.match(
-    lintDescription({ ...release, description: "Only for the wholesale tenant." })[0],
+    lintDescription({
+      ...release,
+      description: "Only for the wholesale tenant.",
+    })[0],
     /tenant/,
   );
   assert.match(
-    lintDescription({ ...release, description: "Data classification: restricted." })[0],
+    lintDescription({
+      ...release,
+      description: "Data classification: restricted.",
+    })[0],
     /classification/,
   );
 });

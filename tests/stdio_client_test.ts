@@ -14,7 +14,11 @@ const FIXTURE = new URL("./testdata/stdio_peer.ts", import.meta.url).pathname;
 
 function spawnPeer(
   args: string[] = [],
-  options: { env?: Record<string, string>; cwd?: string; stderr?: "pipe" | "ignore" } = {},
+  options: {
+    env?: Record<string, string>;
+    cwd?: string;
+    stderr?: "pipe" | "ignore";
+  } = {},
 ): StdioClientTransport {
   return new StdioClientTransport({
     command: Deno.execPath(),
@@ -47,8 +51,17 @@ Deno.test("stdio client: one message per line, whatever the chunking; CRLF and b
       "starting up (a banner a misbehaving server prints)",
     ]);
     const answer = next(transport);
-    await transport.send({ jsonrpc: "2.0", id: 1, method: "echo", params: { text: "a\nb ü" } });
-    assert.deepEqual(await answer, [{ jsonrpc: "2.0", id: 1, result: { text: "a\nb ü" } }]);
+    await transport.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "echo",
+      params: { text: "a\nb ü" },
+    });
+    assert.deepEqual(await answer, [{
+      jsonrpc: "2.0",
+      id: 1,
+      result: { text: "a\nb ü" },
+    }]);
   } finally {
     await transport.close();
   }
@@ -62,7 +75,10 @@ Deno.test("stdio client: the server gets the environment and directory it is giv
     stderr: "pipe",
   });
   let logs = "";
-  transport.process.stderr!.on("data", (d: Uint8Array) => (logs += new TextDecoder().decode(d)));
+  transport.process.stderr!.on(
+    "data",
+    (d: Uint8Array) => (logs += new TextDecoder().decode(d)),
+  );
   const peer = new JsonRpcPeer(transport);
   try {
     assert.deepEqual(await peer.request("env"), {
@@ -86,8 +102,15 @@ Deno.test("stdio client: close() ends stdin and the server exits; onclose once; 
   await transport.send({ jsonrpc: "2.0", method: "noop" });
   await transport.close();
   assert.equal(closes, 1);
-  assert.notEqual(transport.process.exitCode ?? transport.process.signalCode, null);
-  assert.equal(transport.process.signalCode, null, "it exited by itself at end of input");
+  assert.notEqual(
+    transport.process.exitCode ?? transport.process.signalCode,
+    null,
+  );
+  assert.equal(
+    transport.process.signalCode,
+    null,
+    "it exited by itself at end of input",
+  );
   await assert.rejects(
     transport.send({ jsonrpc: "2.0", method: "noop" }),
     /the server process has closed/,
@@ -120,12 +143,21 @@ Deno.test("stdio under a JsonRpcPeer: the server asks its client mid-call, repor
   peer.onRequest("roots/list", () => ({ roots: [{ uri: "file:///estate" }] }));
   const aborted = new Promise((resolve) => peer.onNotification("aborted", resolve));
   try {
-    assert.deepEqual(await peer.request("ask"), { roots: { roots: [{ uri: "file:///estate" }] } });
-    const seen: Progress[] = [];
-    assert.deepEqual(await peer.request("count", {}, { onProgress: (p) => seen.push(p) }), {
-      counted: 3,
+    assert.deepEqual(await peer.request("ask"), {
+      roots: { roots: [{ uri: "file:///estate" }] },
     });
-    assert.deepEqual(seen.map((p) => `${p.progress}/${p.total}`), ["1/3", "2/3", "3/3"]);
+    const seen: Progress[] = [];
+    assert.deepEqual(
+      await peer.request("count", {}, { onProgress: (p) => seen.push(p) }),
+      {
+        counted: 3,
+      },
+    );
+    assert.deepEqual(seen.map((p) => `${p.progress}/${p.total}`), [
+      "1/3",
+      "2/3",
+      "3/3",
+    ]);
     const controller = new AbortController();
     const slow = peer.request("slow", {}, { signal: controller.signal });
     await peer.request("echo", {});

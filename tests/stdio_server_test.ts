@@ -16,8 +16,12 @@ const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 function connect(options: { signal?: AbortSignal } = {}) {
   const registry = new ToolRegistry();
-  registry.publish(spec("desk.wait", "1.0.0", { inputSchema: { type: "object" } }));
-  registry.publish(spec("desk.secret", "1.0.0", { requiredScopes: ["desk:secret"] }));
+  registry.publish(
+    spec("desk.wait", "1.0.0", { inputSchema: { type: "object" } }),
+  );
+  registry.publish(
+    spec("desk.secret", "1.0.0", { requiredScopes: ["desk:secret"] }),
+  );
   const gates = new Map<string, () => void>();
   const aborted: string[] = [];
   const server = new McpServer({
@@ -44,10 +48,18 @@ function connect(options: { signal?: AbortSignal } = {}) {
       buffer = buffer.slice(nl + 1);
     }
   });
-  const done = serveStdio(server, { principal: OPERATOR, input, output, signal: options.signal });
+  const done = serveStdio(server, {
+    principal: OPERATOR,
+    input,
+    output,
+    signal: options.signal,
+  });
   const lines = () => raw.map((l) => JSON.parse(l) as Record<string, unknown>);
   const send = (m: unknown) => input.write((typeof m === "string" ? m : JSON.stringify(m)) + "\n");
-  const waitFor = async (what: string, pred: (l: Record<string, unknown>) => boolean) => {
+  const waitFor = async (
+    what: string,
+    pred: (l: Record<string, unknown>) => boolean,
+  ) => {
     for (let i = 0; i < 400; i++) {
       const hit = lines().find(pred);
       if (hit) return hit;
@@ -118,12 +130,20 @@ Deno.test("stdio: notifications/cancelled reaches the era of the request it name
   c.send(wait("x", "stateless", true));
   await c.waitForGate("stateless");
   // The stateless request with id "x" is in flight: the cancellation is its.
-  c.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "x" } });
+  c.send({
+    jsonrpc: "2.0",
+    method: "notifications/cancelled",
+    params: { requestId: "x" },
+  });
   // (A PassThrough may deliver the line within send(): let the cancelled request finish.)
   await delay(10);
   assert.deepEqual(c.aborted, ["stateless"]);
   // Now only the session's "x" is in flight: the same notification is the session's.
-  c.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "x" } });
+  c.send({
+    jsonrpc: "2.0",
+    method: "notifications/cancelled",
+    params: { requestId: "x" },
+  });
   for (let i = 0; i < 100 && c.aborted.length === 1; i++) await delay(5);
   assert.deepEqual(c.aborted, ["stateless", "session"]);
   c.send({ jsonrpc: "2.0", id: "after", method: "ping" });
@@ -140,7 +160,11 @@ Deno.test("stdio: a stateless request whose id is in flight is still served; a s
   await c.waitForGate("first");
   c.send(wait("dup", "second", true));
   await c.waitForGate("second");
-  c.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "dup" } });
+  c.send({
+    jsonrpc: "2.0",
+    method: "notifications/cancelled",
+    params: { requestId: "dup" },
+  });
   for (let i = 0; i < 100 && c.aborted.length === 0; i++) await delay(5);
   assert.deepEqual(c.aborted, ["first"]); // the id names the request that holds it
   c.gates.get("second")!();
@@ -163,7 +187,10 @@ Deno.test("stdio: when the input ends, listen streams end, running requests stil
     method: "subscriptions/listen",
     params: { notifications: { toolsListChanged: true }, _meta: ENVELOPE },
   });
-  await c.waitFor("ack", (l) => l.method === "notifications/subscriptions/acknowledged");
+  await c.waitFor(
+    "ack",
+    (l) => l.method === "notifications/subscriptions/acknowledged",
+  );
   assert.equal(c.server.listenerCount, 1);
   c.send(wait("call", "running", true));
   await c.waitForGate("running");
@@ -199,12 +226,20 @@ Deno.test("stdio: stateless requests are served as the session's principal, whic
   const c = connect();
   await c.handshake();
   const list = async (id: string) => {
-    c.send({ jsonrpc: "2.0", id, method: "tools/list", params: { _meta: ENVELOPE } });
+    c.send({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/list",
+      params: { _meta: ENVELOPE },
+    });
     const answer = await c.waitFor(id, (l) => l.id === id);
     return (answer.result as { tools: { name: string }[] }).tools.map((t) => t.name);
   };
   assert.deepEqual(await list("before"), ["desk.wait"]);
-  c.server.updatePrincipal({ ...OPERATOR, scopes: [...OPERATOR.scopes, "desk:secret"] });
+  c.server.updatePrincipal({
+    ...OPERATOR,
+    scopes: [...OPERATOR.scopes, "desk:secret"],
+  });
   assert.deepEqual(await list("after"), ["desk.secret", "desk.wait"]);
   c.input.end();
   await c.done;

@@ -9,7 +9,10 @@ storeContract("folder", async () => {
   return {
     open: (options = {}) => Promise.resolve(EstateDir.open(dir, options)),
     writePrincipals: (principals) =>
-      Deno.writeTextFile(`${dir}/principals.json`, JSON.stringify(principals, null, 2) + "\n"),
+      Deno.writeTextFile(
+        `${dir}/principals.json`,
+        JSON.stringify(principals, null, 2) + "\n",
+      ),
     cleanup: () => Deno.remove(dir, { recursive: true }),
   };
 });

@@ -48,8 +48,14 @@ Deno.test({
         ),
         "23505", // unique_violation
       );
-      assert.equal(await code(() => sql`update tool_versions set spec = '{}'`), "P0001");
-      assert.equal(await code(() => sql`delete from lifecycle_events`), "P0001");
+      assert.equal(
+        await code(() => sql`update tool_versions set spec = '{}'`),
+        "P0001",
+      );
+      assert.equal(
+        await code(() => sql`delete from lifecycle_events`),
+        "P0001",
+      );
       assert.deepEqual(await migrate(sql), [], "migrations apply once");
     } finally {
       await store.close();

@@ -23,7 +23,8 @@ class Publisher {
       stdout: "piped",
       stderr: "piped",
     }).spawn();
-    this.#lines = this.#child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    this.#lines = this.#child.stdout.pipeThrough(new TextDecoderStream())
+      .getReader();
     this.#stderr = new Response(this.#child.stderr).text();
   }
 
@@ -47,7 +48,8 @@ class Publisher {
     const got = await this.line();
     if (got !== wanted) {
       assert.fail(
-        `expected ${wanted} from the publisher, got ${got}; stderr: ${await this.#stderr}`,
+        `expected ${wanted} from the publisher, got ${got}; stderr: ${await this
+          .#stderr}`,
       );
     }
   }
@@ -67,10 +69,18 @@ class Publisher {
   }
 
   /** Drains the output and waits for the exit. */
-  async finish(): Promise<{ rest: string[]; status: Deno.CommandStatus; stderr: string }> {
+  async finish(): Promise<
+    { rest: string[]; status: Deno.CommandStatus; stderr: string }
+  > {
     const rest: string[] = [];
-    for (let l = await this.line(); l !== undefined; l = await this.line()) rest.push(l);
-    return { rest, status: await this.#child.status, stderr: await this.#stderr };
+    for (let l = await this.line(); l !== undefined; l = await this.line()) {
+      rest.push(l);
+    }
+    return {
+      rest,
+      status: await this.#child.status,
+      stderr: await this.#stderr,
+    };
   }
 }
 
@@ -81,7 +91,9 @@ function sleep(ms: number): Promise<void> {
 /** Resolves when a file other than the lock is created in a watched folder. */
 async function firstFileCreated(watcher: Deno.FsWatcher): Promise<void> {
   for await (const event of watcher) {
-    if (event.kind === "create" && event.paths.some((p) => !p.endsWith("/.lock"))) return;
+    if (
+      event.kind === "create" && event.paths.some((p) => !p.endsWith("/.lock"))
+    ) return;
   }
 }
 
@@ -94,7 +106,9 @@ function freshEstate(dir: string): void {
 Deno.test("a publish killed at a random moment leaves the whole version or nothing, and the estate stays usable", async () => {
   await withTempDir(async (tmp) => {
     // About 4 MB of version file, mostly descriptions: writing and fsyncing it takes a while.
-    const big: ToolSpec = lookup("2.0.0", { inputSchema: largeSchema(2_000, "crash", 2_000) });
+    const big: ToolSpec = lookup("2.0.0", {
+      inputSchema: largeSchema(2_000, "crash", 2_000),
+    });
     const specFile = `${tmp}/big.json`;
     Deno.writeTextFileSync(specFile, JSON.stringify(big));
 
@@ -111,7 +125,9 @@ Deno.test("a publish killed at a random moment leaves the whole version or nothi
     for (let round = 0; round < 15; round++) {
       const dir = `${tmp}/round-${round}`;
       freshEstate(dir);
-      const watcher = Deno.watchFs(`${dir}/tools/payments.lookup`, { recursive: false });
+      const watcher = Deno.watchFs(`${dir}/tools/payments.lookup`, {
+        recursive: false,
+      });
       const child = new Publisher([dir, specFile]);
       await child.expect("ready");
       await child.expect("start");
@@ -129,7 +145,11 @@ Deno.test("a publish killed at a random moment leaves the whole version or nothi
       const versions = estate.registry.versions("payments.lookup");
       const landed = versions.some((r) => r.spec.version === "2.0.0");
       if (landed) {
-        assert.deepEqual(versions[1].spec, big, `round ${round}: a partial version`);
+        assert.deepEqual(
+          versions[1].spec,
+          big,
+          `round ${round}: a partial version`,
+        );
         assert.equal(versions[1].state, "active");
       } else {
         assert.deepEqual(versions.map((r) => r.spec.version), ["1.0.0"]);
@@ -144,8 +164,14 @@ Deno.test("a publish killed at a random moment leaves the whole version or nothi
       const after = EstateDir.open(dir).registry.versions("payments.lookup");
       assert.deepEqual(after[1].spec, big);
       assert.deepEqual(after[1].history.map((h) => h.state), ["active"]);
-      const names = [...Deno.readDirSync(`${dir}/tools/payments.lookup`)].map((e) => e.name).sort();
-      assert.deepEqual(names, ["1.0.0.json", "2.0.0.json", "lifecycle.json"], `round ${round}`);
+      const names = [...Deno.readDirSync(`${dir}/tools/payments.lookup`)].map((
+        e,
+      ) => e.name).sort();
+      assert.deepEqual(
+        names,
+        ["1.0.0.json", "2.0.0.json", "lifecycle.json"],
+        `round ${round}`,
+      );
     }
   });
 });

@@ -18,7 +18,12 @@ const TOOL = "payments.lookup";
 function calls(from: number, n: number, principal = "ops-bot"): StoredCall[] {
   return Array.from(
     { length: n },
-    (_, i) => call("1.0.0", { reference: `PMT-${String(from + i).padStart(6, "0")}` }, principal),
+    (_, i) =>
+      call(
+        "1.0.0",
+        { reference: `PMT-${String(from + i).padStart(6, "0")}` },
+        principal,
+      ),
   );
 }
 
@@ -26,7 +31,9 @@ function lines(list: StoredCall[]): string {
   return list.map((c) => storedCallLine(c) + "\n").join("");
 }
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+async function cli(
+  args: string[],
+): Promise<{ code: number; out: string; err: string }> {
   let out = "", err = "";
   const code = await runCli(args, {
     stdout: (t) => (out += t),
@@ -40,7 +47,10 @@ async function cli(args: string[]): Promise<{ code: number; out: string; err: st
 Deno.test("a torn last line is reported as an unacknowledged write, not an error: replay and publish go on, and the next append removes it", async () => {
   await withTempDir(async (dir) => {
     const torn: TornLine[] = [];
-    const estate = EstateDir.open(dir, { now: clock(), onTornLine: (t) => torn.push(t) });
+    const estate = EstateDir.open(dir, {
+      now: clock(),
+      onTornLine: (t) => torn.push(t),
+    });
     estate.publish(lookup("1.0.0"));
     const file = `${dir}/tools/${TOOL}/calls.jsonl`;
     const kept = calls(1, 3);
@@ -49,12 +59,16 @@ Deno.test("a torn last line is reported as an unacknowledged write, not an error
 
     // Readers: the acknowledged calls, and a report of the torn line.
     const seen: TornLine[] = [];
-    assert.deepEqual([...readCallsFile(file, { onTornLine: (t) => seen.push(t) })], kept);
+    assert.deepEqual([
+      ...readCallsFile(file, { onTornLine: (t) => seen.push(t) }),
+    ], kept);
     assert.deepEqual(seen, [{ file, line: 4, bytes: 37, removed: false }]);
     assert.deepEqual([...estate.readCalls(TOOL)], kept);
     assert.deepEqual(torn, [{ file, line: 4, bytes: 37, removed: false }]);
     // A torn multi-byte character is a torn line too, not invalid UTF-8.
-    const euro = new TextEncoder().encode('{"version":"1.0.0","arguments":{"reference":"€');
+    const euro = new TextEncoder().encode(
+      '{"version":"1.0.0","arguments":{"reference":"€',
+    );
     Deno.writeFileSync(
       file,
       new Uint8Array([
@@ -73,7 +87,10 @@ Deno.test("a torn last line is reported as an unacknowledged write, not an error
       replay.err,
       /calls\.jsonl:4: the last line is torn \(37 bytes without a newline: an append that never finished\); not read, and the next append removes it/,
     );
-    assert.equal(estate.publish(lookup("1.0.1", { title: "Retitled" })).status, "published");
+    assert.equal(
+      estate.publish(lookup("1.0.1", { title: "Retitled" })).status,
+      "published",
+    );
 
     // The next append removes it, and says so.
     torn.length = 0;
@@ -98,7 +115,10 @@ Deno.test("a last line without its newline that is a whole stored call is kept; 
 
     // What the old appender made of a torn line: more lines after it. That is damage, not a torn
     // write, and it is reported where it is.
-    Deno.writeTextFileSync(file, lines([a]) + '{"version":"1.0.0","argu\n' + lines([c]));
+    Deno.writeTextFileSync(
+      file,
+      lines([a]) + '{"version":"1.0.0","argu\n' + lines([c]),
+    );
     assert.throws(
       () => [...estate.readCalls(TOOL)],
       (e: unknown) =>
@@ -123,11 +143,19 @@ Deno.test("an append that fails (ENOSPC mid-write, EIO at fsync) leaves calls.js
         [
           "half a write, then ENOSPC",
           {
-            write: (fd: number, bytes: Uint8Array, offset: number, length: number) => {
+            write: (
+              fd: number,
+              bytes: Uint8Array,
+              offset: number,
+              length: number,
+            ) => {
               fs.writeSync(fd, bytes, offset, Math.min(length, 45));
-              throw Object.assign(new Error("ENOSPC: no space left on device, write"), {
-                code: "ENOSPC",
-              });
+              throw Object.assign(
+                new Error("ENOSPC: no space left on device, write"),
+                {
+                  code: "ENOSPC",
+                },
+              );
             },
           },
           "ENOSPC",
@@ -137,9 +165,18 @@ Deno.test("an append that fails (ENOSPC mid-write, EIO at fsync) leaves calls.js
           {
             write: (() => {
               let n = 0;
-              return (fd: number, bytes: Uint8Array, offset: number, length: number) => {
-                if (n++ === 0) return fs.writeSync(fd, bytes, offset, Math.min(length, 10));
-                throw Object.assign(new Error("EIO: i/o error, write"), { code: "EIO" });
+              return (
+                fd: number,
+                bytes: Uint8Array,
+                offset: number,
+                length: number,
+              ) => {
+                if (n++ === 0) {
+                  return fs.writeSync(fd, bytes, offset, Math.min(length, 10));
+                }
+                throw Object.assign(new Error("EIO: i/o error, write"), {
+                  code: "EIO",
+                });
               };
             })(),
           },
@@ -149,7 +186,9 @@ Deno.test("an append that fails (ENOSPC mid-write, EIO at fsync) leaves calls.js
           "the whole write, then EIO at fsync",
           {
             fsync: () => {
-              throw Object.assign(new Error("EIO: i/o error, fsync"), { code: "EIO" });
+              throw Object.assign(new Error("EIO: i/o error, fsync"), {
+                code: "EIO",
+              });
             },
           },
           "EIO",
@@ -164,7 +203,9 @@ Deno.test("an append that fails (ENOSPC mid-write, EIO at fsync) leaves calls.js
           assert.equal((e as { code?: string }).code, code, what);
           assert.match(
             e.message,
-            new RegExp(`${code}.*calls\\.jsonl is left as it was \\(${kept.length} bytes\\)`),
+            new RegExp(
+              `${code}.*calls\\.jsonl is left as it was \\(${kept.length} bytes\\)`,
+            ),
             what,
           );
           return true;
@@ -192,7 +233,8 @@ Deno.test("the store never follows a symbolic link: calls.jsonl, a version file,
     assert.throws(
       () => estate.appendCalls(TOOL, calls(2, 1)),
       (e: unknown) =>
-        e instanceof CorpusError && e.file === `${tool}/calls.jsonl` && symlink.test(e.message),
+        e instanceof CorpusError && e.file === `${tool}/calls.jsonl` &&
+        symlink.test(e.message),
     );
     assert.throws(
       () => [...estate.readCalls(TOOL)],
@@ -209,7 +251,8 @@ Deno.test("the store never follows a symbolic link: calls.jsonl, a version file,
       assert.throws(
         () => EstateDir.open(dir),
         (e: unknown) =>
-          e instanceof CorpusError && e.file === `${tool}/${name}` && symlink.test(e.message),
+          e instanceof CorpusError && e.file === `${tool}/${name}` &&
+          symlink.test(e.message),
         name,
       );
       assert.throws(() => estate.deprecate(TOOL, "1.0.0"), CorpusError, name);
@@ -231,7 +274,9 @@ Deno.test("the store never follows a symbolic link: calls.jsonl, a version file,
 
 /** Whether this process may mount a tmpfs (root on Linux); why not, when it may not. */
 function tmpfsAllowed(): { ok: true } | { ok: false; reason: string } {
-  if (Deno.build.os !== "linux") return { ok: false, reason: "tmpfs is a Linux file system" };
+  if (Deno.build.os !== "linux") {
+    return { ok: false, reason: "tmpfs is a Linux file system" };
+  }
   let dir: string | undefined;
   try {
     dir = Deno.makeTempDirSync({ prefix: "tmpfs-probe-" });
@@ -257,7 +302,9 @@ function tmpfsAllowed(): { ok: true } | { ok: false; reason: string } {
 
 const TMPFS = tmpfsAllowed();
 if (!TMPFS.ok) {
-  console.warn(`store_full_disk_test: skipping the tmpfs test: ${TMPFS.reason}`);
+  console.warn(
+    `store_full_disk_test: skipping the tmpfs test: ${TMPFS.reason}`,
+  );
 }
 
 Deno.test({
@@ -268,7 +315,10 @@ Deno.test({
     const dir = await Deno.makeTempDir({ prefix: "estate-tmpfs-" });
     const run = (cmd: string, args: string[]) => {
       const o = new Deno.Command(cmd, { args, stderr: "piped" }).outputSync();
-      assert.ok(o.success, `${cmd} ${args.join(" ")}: ${new TextDecoder().decode(o.stderr)}`);
+      assert.ok(
+        o.success,
+        `${cmd} ${args.join(" ")}: ${new TextDecoder().decode(o.stderr)}`,
+      );
     };
     run("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir]);
     try {
@@ -302,14 +352,20 @@ Deno.test({
           lines(acknowledged).length
         } bytes) fit; then: ${failure?.message}`,
       );
-      assert.equal((failure as { code?: string }).code, "ENOSPC", failure?.message ?? "no error");
+      assert.equal(
+        (failure as { code?: string }).code,
+        "ENOSPC",
+        failure?.message ?? "no error",
+      );
       assert.equal(Deno.readTextFileSync(file), lines(acknowledged));
       assert.deepEqual([...estate.readCalls(TOOL)], acknowledged);
       const replay = await cli(["replay", TOOL, "--estate", dir]);
       assert.equal(replay.code, 0, replay.err);
       assert.match(
         replay.out,
-        new RegExp(`replayed ${acknowledged.length} of ${acknowledged.length} stored calls`),
+        new RegExp(
+          `replayed ${acknowledged.length} of ${acknowledged.length} stored calls`,
+        ),
       );
       assert.equal(replay.err, "");
 
@@ -318,7 +374,10 @@ Deno.test({
       assert.equal(estate.appendCalls(TOOL, after), 3);
       acknowledged.push(...after);
       assert.deepEqual([...EstateDir.open(dir).readCalls(TOOL)], acknowledged);
-      assert.equal(estate.publish(lookup("1.0.1", { title: "Retitled" })).status, "published");
+      assert.equal(
+        estate.publish(lookup("1.0.1", { title: "Retitled" })).status,
+        "published",
+      );
     } finally {
       run("umount", [dir]);
       await Deno.remove(dir, { recursive: true });

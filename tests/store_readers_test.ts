@@ -69,7 +69,11 @@ Deno.test("readers never see a half-written estate: list, open and refresh besid
         JSON.stringify(errors)
       }; publish exit codes ${results.map((r) => JSON.stringify(r.codes)).join(" ")}`,
     );
-    assert.deepEqual(errors, { list: 0, open: 0, refresh: 0 }, first3.join("\n"));
+    assert.deepEqual(
+      errors,
+      { list: 0, open: 0, refresh: 0 },
+      first3.join("\n"),
+    );
     for (const r of results) {
       assert.deepEqual(r.codes, { 0: PUBLISHES }, r.errors.join("\n"));
     }

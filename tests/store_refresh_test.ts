@@ -40,7 +40,12 @@ Deno.test("taking a tool's lock removes temporary lock files of dead processes, 
     await Deno.writeTextFile(`${tool}/.lock-1-0def`, "{}");
     estate.publish(lookup("1.0.1", { title: "Retitled" }));
     const names = [...Deno.readDirSync(tool)].map((e) => e.name).sort();
-    assert.deepEqual(names, [".lock-1-0def", "1.0.0.json", "1.0.1.json", "lifecycle.json"]);
+    assert.deepEqual(names, [
+      ".lock-1-0def",
+      "1.0.0.json",
+      "1.0.1.json",
+      "lifecycle.json",
+    ]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

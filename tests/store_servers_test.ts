@@ -16,7 +16,11 @@ import {
 import { appendDriftLog, CorpusError, EstateDir, readDriftLog } from "../lib/store/mod.ts";
 import { lookup, snapshot, withTempDir } from "./_store_fixtures.ts";
 
-function record(id: string, tools: string[], changes: Partial<ServerRecord> = {}): ServerRecord {
+function record(
+  id: string,
+  tools: string[],
+  changes: Partial<ServerRecord> = {},
+): ServerRecord {
   return {
     id,
     owner: `${id}-team`,
@@ -34,14 +38,21 @@ function record(id: string, tools: string[], changes: Partial<ServerRecord> = {}
   };
 }
 
-function throwsCorpus(fn: () => unknown, file: string, line?: number): CorpusError {
+function throwsCorpus(
+  fn: () => unknown,
+  file: string,
+  line?: number,
+): CorpusError {
   let caught: unknown;
   try {
     fn();
   } catch (e) {
     caught = e;
   }
-  assert.ok(caught instanceof CorpusError, `expected a CorpusError, got ${caught}`);
+  assert.ok(
+    caught instanceof CorpusError,
+    `expected a CorpusError, got ${caught}`,
+  );
   assert.equal(caught.file, file);
   assert.ok(caught.message.startsWith(file), caught.message);
   if (line !== undefined) assert.equal(caught.line, line, caught.message);
@@ -51,7 +62,9 @@ function throwsCorpus(fn: () => unknown, file: string, line?: number): CorpusErr
 Deno.test("registerServer() writes servers/<id>.json; a reopened estate has the same servers, loaded before the tools", async () => {
   await withTempDir((dir) => {
     const estate = EstateDir.open(dir);
-    const result = estate.registerServer(record("payments", ["payments.lookup"]));
+    const result = estate.registerServer(
+      record("payments", ["payments.lookup"]),
+    );
     assert.equal(result.status, "registered");
     assert.equal(result.file, `${dir}/servers/payments.json`);
     assert.deepEqual(
@@ -61,12 +74,17 @@ Deno.test("registerServer() writes servers/<id>.json; a reopened estate has the 
     // A spec naming the server publishes, and loads again: servers are there before tools.
     estate.publish(lookup("1.0.0", { server: "payments" }));
     const again = EstateDir.open(dir);
-    assert.deepEqual(again.registry.servers(), [record("payments", ["payments.lookup"])]);
+    assert.deepEqual(again.registry.servers(), [
+      record("payments", ["payments.lookup"]),
+    ]);
     assert.equal(again.registry.serverFor("payments.lookup")?.id, "payments");
     assert.equal(again.registry.latest("payments.lookup")?.server, "payments");
     // The same record again writes nothing.
     const before = snapshot(dir);
-    assert.equal(again.registerServer(record("payments", ["payments.lookup"])).status, "unchanged");
+    assert.equal(
+      again.registerServer(record("payments", ["payments.lookup"])).status,
+      "unchanged",
+    );
     assert.deepEqual(snapshot(dir), before);
   });
 });
@@ -75,25 +93,41 @@ Deno.test("registerServer() reads a record file, and refuses what the registry r
   await withTempDir((dir) => {
     const estate = EstateDir.open(dir);
     const file = `${dir}/crm.json`;
-    fs.writeFileSync(file, JSON.stringify(record("crm", ["crm.customer.get"]), null, 2));
+    fs.writeFileSync(
+      file,
+      JSON.stringify(record("crm", ["crm.customer.get"]), null, 2),
+    );
     assert.equal(estate.registerServer(file).status, "registered");
-    fs.writeFileSync(`${dir}/rogue.json`, JSON.stringify(record("rogue", ["crm.customer.get"])));
+    fs.writeFileSync(
+      `${dir}/rogue.json`,
+      JSON.stringify(record("rogue", ["crm.customer.get"])),
+    );
     const before = snapshot(dir);
     assert.throws(
       () => estate.registerServer(`${dir}/rogue.json`),
       (e: unknown) =>
-        e instanceof ServerRegistrationError && e.refusal === "tool-served-elsewhere" &&
+        e instanceof ServerRegistrationError &&
+        e.refusal === "tool-served-elsewhere" &&
         /it lists crm\.customer\.get, which server crm serves/.test(e.message),
     );
-    const changed = record("crm", ["crm.customer.get"], { owner: "crm-platform" });
+    const changed = record("crm", ["crm.customer.get"], {
+      owner: "crm-platform",
+    });
     assert.throws(
       () => estate.registerServer(changed),
       (e: unknown) =>
-        e instanceof ServerRegistrationError && e.refusal === "changed-without-update",
+        e instanceof ServerRegistrationError &&
+        e.refusal === "changed-without-update",
     );
     assert.deepEqual(snapshot(dir), before);
-    assert.equal(estate.registerServer(changed, { update: true }).status, "updated");
-    assert.equal(EstateDir.open(dir).registry.server("crm")?.owner, "crm-platform");
+    assert.equal(
+      estate.registerServer(changed, { update: true }).status,
+      "updated",
+    );
+    assert.equal(
+      EstateDir.open(dir).registry.server("crm")?.owner,
+      "crm-platform",
+    );
     // A file that is not a record is named, with the line and column of bad JSON.
     fs.writeFileSync(`${dir}/broken.json`, '{\n  "id": "x",\n');
     const e = throwsCorpus(
@@ -102,9 +136,15 @@ Deno.test("registerServer() reads a record file, and refuses what the registry r
       3,
     );
     assert.match(e.message, /not valid JSON/);
-    fs.writeFileSync(`${dir}/invalid.json`, JSON.stringify({ id: "x", tools: [] }));
+    fs.writeFileSync(
+      `${dir}/invalid.json`,
+      JSON.stringify({ id: "x", tools: [] }),
+    );
     assert.match(
-      throwsCorpus(() => estate.registerServer(`${dir}/invalid.json`), `${dir}/invalid.json`)
+      throwsCorpus(
+        () => estate.registerServer(`${dir}/invalid.json`),
+        `${dir}/invalid.json`,
+      )
         .message,
       /not a valid server record: owner must be a non-empty string/,
     );
@@ -118,13 +158,18 @@ Deno.test("registerServer() decides against the disk: a server another process r
     a.registerServer(record("payments", ["payments.release"]));
     assert.throws(
       () => b.registerServer(record("crm", ["payments.release"])),
-      (e: unknown) => e instanceof ServerRegistrationError && e.refusal === "tool-served-elsewhere",
+      (e: unknown) =>
+        e instanceof ServerRegistrationError &&
+        e.refusal === "tool-served-elsewhere",
     );
     // b took in a's record when it decided; its subscribers hear of both.
     const events: string[] = [];
     b.registry.subscribe((e: EstateEvent) => events.push(`${e.type} ${e.name}`));
     b.registerServer(record("crm", ["crm.customer.get"]));
-    assert.deepEqual(events, ["server-registered crm", "server-registered payments"]);
+    assert.deepEqual(events, [
+      "server-registered crm",
+      "server-registered payments",
+    ]);
     assert.equal(b.registry.serverFor("payments.release")?.id, "payments");
   });
 });
@@ -147,8 +192,14 @@ Deno.test("publish() checks a spec's server against the records on disk, includi
       () => b.publish(lookup("1.0.0", { server: "payments" })),
       (e: unknown) => e instanceof PublishError && e.refusal === "server-does-not-list",
     );
-    a.registerServer(record("payments", ["payments.release", "payments.lookup"]), { update: true });
-    assert.equal(b.publish(lookup("1.0.0", { server: "payments" })).status, "published");
+    a.registerServer(
+      record("payments", ["payments.release", "payments.lookup"]),
+      { update: true },
+    );
+    assert.equal(
+      b.publish(lookup("1.0.0", { server: "payments" })).status,
+      "published",
+    );
   });
 });
 
@@ -159,9 +210,12 @@ Deno.test("refresh() takes in server records other processes wrote, and tells su
     reader.registry.subscribe((e) => events.push(`${e.type} ${e.name}`));
     const writer = EstateDir.open(dir);
     writer.registerServer(record("crm", ["crm.customer.get"]));
-    writer.registerServer(record("crm", ["crm.customer.get", "crm.customer.search"]), {
-      update: true,
-    });
+    writer.registerServer(
+      record("crm", ["crm.customer.get", "crm.customer.search"]),
+      {
+        update: true,
+      },
+    );
     writer.registerServer(record("fx", ["fx.quote"]));
     reader.refresh();
     assert.deepEqual(events, ["server-registered crm", "server-registered fx"]);
@@ -180,7 +234,10 @@ Deno.test("a malformed server file is a CorpusError naming it (and the line): ba
 
     fs.writeFileSync(file, good.slice(0, good.indexOf('"tools"') + 3));
     const truncated = throwsCorpus(() => EstateDir.open(dir), file);
-    assert.ok(truncated.line !== undefined && truncated.column !== undefined, truncated.message);
+    assert.ok(
+      truncated.line !== undefined && truncated.column !== undefined,
+      truncated.message,
+    );
     assert.match(truncated.message, /not valid JSON: unexpected end of file/);
 
     fs.writeFileSync(file, good.replace('"stdio"', '"ftp"'));
@@ -198,7 +255,8 @@ Deno.test("a malformed server file is a CorpusError naming it (and the line): ba
     fs.writeFileSync(file, good);
     fs.writeFileSync(`${dir}/servers/notes.txt`, "hello");
     assert.match(
-      throwsCorpus(() => EstateDir.open(dir), `${dir}/servers/notes.txt`).message,
+      throwsCorpus(() => EstateDir.open(dir), `${dir}/servers/notes.txt`)
+        .message,
       /unexpected file: servers\/ holds one <server id>\.json per server/,
     );
     fs.rmSync(`${dir}/servers/notes.txt`);
@@ -216,7 +274,11 @@ Deno.test("two server files listing one tool are a CorpusError naming both files
     const rogue = `${dir}/servers/b-rogue.json`;
     fs.writeFileSync(
       rogue,
-      JSON.stringify(record("b-rogue", ["fx.quote", "crm.customer.get"]), null, 2),
+      JSON.stringify(
+        record("b-rogue", ["fx.quote", "crm.customer.get"]),
+        null,
+        2,
+      ),
     );
     const e = throwsCorpus(() => EstateDir.open(dir), rogue);
     assert.match(
@@ -241,13 +303,17 @@ Deno.test("servers/ and a server file are never followed through a symbolic link
     fs.renameSync(`${dir}/servers/crm.json`, `${dir}/elsewhere.json`);
     fs.symlinkSync(`${dir}/elsewhere.json`, `${dir}/servers/crm.json`);
     assert.match(
-      throwsCorpus(() => EstateDir.open(dir), `${dir}/servers/crm.json`).message,
+      throwsCorpus(() => EstateDir.open(dir), `${dir}/servers/crm.json`)
+        .message,
       /symbolic link/,
     );
     fs.rmSync(`${dir}/servers`, { recursive: true });
     fs.mkdirSync(`${dir}/outside`);
     fs.symlinkSync(`${dir}/outside`, `${dir}/servers`);
-    throwsCorpus(() => estate.registerServer(record("fx", ["fx.quote"])), `${dir}/servers`);
+    throwsCorpus(
+      () => estate.registerServer(record("fx", ["fx.quote"])),
+      `${dir}/servers`,
+    );
     assert.deepEqual(fs.readdirSync(`${dir}/outside`), []);
   });
 });
@@ -291,7 +357,10 @@ Deno.test("appendDrift() and readDrift() round-trip drift.jsonl, one record a li
     assert.equal(estate.appendDrift([]), 0);
     assert.deepEqual([...EstateDir.open(dir).readDrift()], DRIFT);
     assert.deepEqual([...readDriftLog(`${dir}/drift.jsonl`)], DRIFT);
-    assert.equal(fs.readFileSync(`${dir}/drift.jsonl`, "utf8").split("\n").length, 4);
+    assert.equal(
+      fs.readFileSync(`${dir}/drift.jsonl`, "utf8").split("\n").length,
+      4,
+    );
     // The log is not part of the registry's estate: it loads as before.
     assert.deepEqual(EstateDir.open(dir).registry.names(), []);
   });
@@ -304,7 +373,10 @@ Deno.test("appendDrift() refuses a record that is not a drift record before writ
     const before = snapshot(dir);
     assert.throws(
       () =>
-        estate.appendDrift([DRIFT[1], { ...DRIFT[0], kind: "rug-pull" as DriftRecord["kind"] }]),
+        estate.appendDrift([DRIFT[1], {
+          ...DRIFT[0],
+          kind: "rug-pull" as DriftRecord["kind"],
+        }]),
       (e: unknown) =>
         e instanceof TypeError &&
         /Cannot append drift record 2 to .*drift\.jsonl: kind must be one of compatible, quarantined/
@@ -327,12 +399,16 @@ Deno.test("a malformed line of drift.jsonl is a CorpusError naming file and line
     const good = fs.readFileSync(file, "utf8");
     fs.writeFileSync(
       file,
-      good + '{"at": "2026-12-01T12:00:00Z", "server": "crm", "kind": "nope", "details": "x"}\n',
+      good +
+        '{"at": "2026-12-01T12:00:00Z", "server": "crm", "kind": "nope", "details": "x"}\n',
     );
     const e = throwsCorpus(() => [...readDriftLog(file)], file, 3);
     assert.match(e.message, /not a drift record: kind must be one of/);
     fs.writeFileSync(file, good + "{not json\n");
-    assert.match(throwsCorpus(() => [...readDriftLog(file)], file, 3).message, /not valid JSON/);
+    assert.match(
+      throwsCorpus(() => [...readDriftLog(file)], file, 3).message,
+      /not valid JSON/,
+    );
     // A write that never finished.
     fs.writeFileSync(file, good + JSON.stringify(DRIFT[2]).slice(0, 30));
     const torn: string[] = [];

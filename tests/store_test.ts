@@ -47,14 +47,21 @@ function toolFile(dir: string, file: string): string {
   return `${dir}/tools/payments.lookup/${file}`;
 }
 
-function throwsCorpus(fn: () => unknown, file: string, line?: number): CorpusError {
+function throwsCorpus(
+  fn: () => unknown,
+  file: string,
+  line?: number,
+): CorpusError {
   let caught: unknown;
   try {
     fn();
   } catch (e) {
     caught = e;
   }
-  assert.ok(caught instanceof CorpusError, `expected a CorpusError, got ${caught}`);
+  assert.ok(
+    caught instanceof CorpusError,
+    `expected a CorpusError, got ${caught}`,
+  );
   assert.equal(caught.file, file);
   assert.ok(caught.message.startsWith(file), caught.message);
   if (line !== undefined) {
@@ -66,7 +73,10 @@ function throwsCorpus(fn: () => unknown, file: string, line?: number): CorpusErr
 
 Deno.test("EstateDir round trip: versions, lifecycle, calls and principals survive a reopen", async () => {
   await withTempDir((dir) => {
-    Deno.writeTextFileSync(`${dir}/principals.json`, JSON.stringify(PRINCIPALS, null, 2));
+    Deno.writeTextFileSync(
+      `${dir}/principals.json`,
+      JSON.stringify(PRINCIPALS, null, 2),
+    );
     const estate = EstateDir.open(dir, { now: clock() });
     assert.equal(estate.publish(lookup("1.0.0")).status, "published");
     assert.equal(estate.publish(withNote("1.1.0")).status, "published");
@@ -77,7 +87,11 @@ Deno.test("EstateDir round trip: versions, lifecycle, calls and principals survi
     estate.retire("payments.lookup", "1.0.0", { reason: "no callers left" });
     const calls = [
       call("1.0.0", { reference: "PMT-000001" }),
-      call("1.1.0", { reference: "PMT-000002", note: "Überweisung für 𝄞 Ltd" }, "teller"),
+      call(
+        "1.1.0",
+        { reference: "PMT-000002", note: "Überweisung für 𝄞 Ltd" },
+        "teller",
+      ),
     ];
     assert.equal(estate.appendCalls("payments.lookup", calls), 2);
 
@@ -86,19 +100,26 @@ Deno.test("EstateDir round trip: versions, lifecycle, calls and principals survi
       again.registry.versions("payments.lookup"),
       estate.registry.versions("payments.lookup"),
     );
-    assert.deepEqual(again.registry.versions("payments.lookup").map((r) => r.history), [
+    assert.deepEqual(
+      again.registry.versions("payments.lookup").map((r) => r.history),
       [
-        { state: "active", at: "2026-01-05T09:00:01.000Z" },
-        {
-          state: "deprecated",
-          at: "2026-01-05T09:00:03.000Z",
-          reason: "use 1.1.0",
-          retireAfter: "2026-06-30",
-        },
-        { state: "retired", at: "2026-01-05T09:00:04.000Z", reason: "no callers left" },
+        [
+          { state: "active", at: "2026-01-05T09:00:01.000Z" },
+          {
+            state: "deprecated",
+            at: "2026-01-05T09:00:03.000Z",
+            reason: "use 1.1.0",
+            retireAfter: "2026-06-30",
+          },
+          {
+            state: "retired",
+            at: "2026-01-05T09:00:04.000Z",
+            reason: "no callers left",
+          },
+        ],
+        [{ state: "active", at: "2026-01-05T09:00:02.000Z" }],
       ],
-      [{ state: "active", at: "2026-01-05T09:00:02.000Z" }],
-    ]);
+    );
     assert.deepEqual([...again.readCalls("payments.lookup")], calls);
     assert.deepEqual(again.principals(), PRINCIPALS);
     assert.equal(again.principal("teller")?.tenant, "retail");
@@ -109,7 +130,9 @@ Deno.test("EstateDir round trip: versions, lifecycle, calls and principals survi
       JSON.stringify(lookup("1.0.0"), null, 2) + "\n",
     );
     assert.deepEqual(
-      Object.keys(JSON.parse(Deno.readTextFileSync(toolFile(dir, "lifecycle.json")))),
+      Object.keys(
+        JSON.parse(Deno.readTextFileSync(toolFile(dir, "lifecycle.json"))),
+      ),
       ["1.0.0", "1.1.0"],
     );
   });
@@ -136,7 +159,8 @@ Deno.test("publish() of identical content writes nothing; different content is r
     assert.throws(
       () => estate.publish(changed),
       (e: unknown) =>
-        e instanceof PublishError && e.refusal === "republish" && e.message === message,
+        e instanceof PublishError && e.refusal === "republish" &&
+        e.message === message,
     );
     assert.deepEqual(snapshot(dir), before);
     assert.deepEqual(Deno.statSync(toolFile(dir, "1.0.0.json")).mtime, mtime);
@@ -163,7 +187,8 @@ Deno.test("publish() refuses a bump smaller than the change with the registry's 
       () => estate.publish(breaking),
       (e: unknown) =>
         e instanceof PublishError && e.refusal === "bump-too-small" &&
-        e.message === expected.message && e.changes.length === expected.changes.length,
+        e.message === expected.message &&
+        e.changes.length === expected.changes.length,
     );
     assert.deepEqual(snapshot(dir), before);
     assert.equal(estate.publish(lookup("2.0.0")).status, "published");
@@ -174,10 +199,17 @@ Deno.test("publish() refuses an output schema change with the registry's Publish
   await withTempDir((dir) => {
     const withStatus = (version: string, status: JsonSchema): ToolSpec =>
       lookup(version, {
-        outputSchema: { type: "object", properties: { status }, required: ["status"] },
+        outputSchema: {
+          type: "object",
+          properties: { status },
+          required: ["status"],
+        },
       });
     const v1 = withStatus("1.0.0", { type: "string" });
-    const narrowed = withStatus("1.1.0", { type: "string", enum: ["HELD", "SETTLED"] });
+    const narrowed = withStatus("1.1.0", {
+      type: "string",
+      enum: ["HELD", "SETTLED"],
+    });
     const widened = withStatus("1.1.0", { type: ["string", "null"] }); // a consumer may break: major
     const estate = EstateDir.open(dir);
     estate.publish(v1);
@@ -226,7 +258,10 @@ Deno.test("publish() replays calls.jsonl: a non-major version that rejects store
         assert.equal(e.rejected.count, 5);
         assert.deepEqual(e.rejected.first.map((r) => r.index), [2, 4, 5]);
         assert.match(e.message, /rejects 5 stored calls/);
-        assert.match(e.message, /call 2 \(ops-bot, .*\).*call 4 \(teller, .*\).*call 5 /);
+        assert.match(
+          e.message,
+          /call 2 \(ops-bot, .*\).*call 4 \(teller, .*\).*call 5 /,
+        );
         assert.match(e.message, /publish 2\.0\.0/);
         return true;
       },
@@ -245,7 +280,10 @@ Deno.test("a bad line in calls.jsonl surfaces at replay as a CorpusError naming 
     const good = JSON.stringify(call("1.0.0", { reference: "PMT-000001" }));
     for (
       const [bad, problem] of [
-        ['{"version":"1.0.0","arguments":{},"principal":"ops-bot","at":', /not valid JSON/],
+        [
+          '{"version":"1.0.0","arguments":{},"principal":"ops-bot","at":',
+          /not valid JSON/,
+        ],
         [
           '{"version":"1.0","arguments":{},"principal":"ops-bot","at":"2026-01-05T09:00:00Z"}',
           /version "1.0" is not a semantic version/,
@@ -261,7 +299,11 @@ Deno.test("a bad line in calls.jsonl surfaces at replay as a CorpusError naming 
       const before = snapshot(dir);
       // EstateDir.open does not read calls: they are streamed when replayed.
       const reopened = EstateDir.open(dir);
-      const e = throwsCorpus(() => reopened.publish(withNote("1.1.0")), calls, 3);
+      const e = throwsCorpus(
+        () => reopened.publish(withNote("1.1.0")),
+        calls,
+        3,
+      );
       assert.match(e.message, problem);
       throwsCorpus(() => [...reopened.readCalls("payments.lookup")], calls, 3);
       assert.deepEqual(snapshot(dir), before);
@@ -328,7 +370,11 @@ Deno.test("a bad lifecycle.json is a CorpusError naming the file (and the line o
       const before = snapshot(dir);
       const e = throwsCorpus(() => EstateDir.open(dir), file, line);
       assert.match(e.message, problem);
-      throwsCorpus(() => estate.deprecate("payments.lookup", "1.0.0"), file, line);
+      throwsCorpus(
+        () => estate.deprecate("payments.lookup", "1.0.0"),
+        file,
+        line,
+      );
       assert.deepEqual(snapshot(dir), before);
     }
   });
@@ -338,14 +384,20 @@ Deno.test("a version file whose name does not match its version, or that is not 
   await withTempDir((dir) => {
     EstateDir.open(dir).publish(lookup("1.0.0"));
     const wrongPlace = toolFile(dir, "1.0.1.json");
-    Deno.writeTextFileSync(wrongPlace, JSON.stringify(lookup("1.0.2"), null, 2) + "\n");
+    Deno.writeTextFileSync(
+      wrongPlace,
+      JSON.stringify(lookup("1.0.2"), null, 2) + "\n",
+    );
     let e = throwsCorpus(() => EstateDir.open(dir), wrongPlace, 3);
     assert.match(e.message, /version "1\.0\.2" does not match the file name/);
     Deno.removeSync(wrongPlace);
 
     const invalid = toolFile(dir, "1.0.1.json");
     const { owner: _, ...ownerless } = lookup("1.0.1");
-    Deno.writeTextFileSync(invalid, JSON.stringify({ ...ownerless, sideEffect: "maybe" }));
+    Deno.writeTextFileSync(
+      invalid,
+      JSON.stringify({ ...ownerless, sideEffect: "maybe" }),
+    );
     e = throwsCorpus(() => EstateDir.open(dir), invalid);
     assert.match(e.message, /sideEffect must be one of/);
     assert.match(e.message, /owner is required/);
@@ -359,7 +411,10 @@ Deno.test("a version file whose name does not match its version, or that is not 
 
     const elsewhere = `${dir}/tools/fx.quote`;
     Deno.mkdirSync(elsewhere);
-    Deno.writeTextFileSync(`${elsewhere}/1.0.0.json`, JSON.stringify(lookup("1.0.0")));
+    Deno.writeTextFileSync(
+      `${elsewhere}/1.0.0.json`,
+      JSON.stringify(lookup("1.0.0")),
+    );
     e = throwsCorpus(() => EstateDir.open(dir), `${elsewhere}/1.0.0.json`);
     assert.match(e.message, /does not match the tool's folder "fx\.quote"/);
   });
@@ -371,9 +426,12 @@ Deno.test("leftovers of a crashed write (.tmp-*) are ignored on open and removed
     const leftover = toolFile(dir, ".tmp-1.1.0.json-99999-1-abc");
     Deno.writeTextFileSync(leftover, '{"name": "payments.lo');
     const estate = EstateDir.open(dir);
-    assert.deepEqual(estate.registry.versions("payments.lookup").map((r) => r.spec.version), [
-      "1.0.0",
-    ]);
+    assert.deepEqual(
+      estate.registry.versions("payments.lookup").map((r) => r.spec.version),
+      [
+        "1.0.0",
+      ],
+    );
     estate.deprecate("payments.lookup", "1.0.0");
     assert.throws(() => Deno.statSync(leftover), Deno.errors.NotFound);
   });
@@ -389,13 +447,17 @@ Deno.test("a version without a lifecycle entry (a crash between the two writes) 
       toolFile(dir, "1.1.0.json"),
       JSON.stringify(withNote("1.1.0"), null, 2) + "\n",
     );
-    const published = Deno.statSync(toolFile(dir, "1.1.0.json")).mtime!.toISOString();
+    const published = Deno.statSync(toolFile(dir, "1.1.0.json")).mtime!
+      .toISOString();
     const reopened = EstateDir.open(dir);
     assert.deepEqual(reopened.registry.versions("payments.lookup")[1].history, [
       { state: "active", at: published },
     ]);
     assert.equal(Deno.readTextFileSync(lifecycle), recorded); // open writes nothing
-    assert.equal(reopened.publish(withNote("1.1.0")).status, "already-published");
+    assert.equal(
+      reopened.publish(withNote("1.1.0")).status,
+      "already-published",
+    );
     assert.deepEqual(JSON.parse(Deno.readTextFileSync(lifecycle))["1.1.0"], [
       { state: "active", at: published },
     ]);
@@ -409,7 +471,10 @@ Deno.test("readCalls() streams: the first call arrives before the rest of a 200k
     // Lines of one length, so that a line boundary is easy to find.
     const line = (i: number) =>
       JSON.stringify(
-        call("1.0.0", { reference: `PMT-${String(i).padStart(6, "0")}`, amount: 125.5 }),
+        call("1.0.0", {
+          reference: `PMT-${String(i).padStart(6, "0")}`,
+          amount: 125.5,
+        }),
       );
     const width = line(0).length + 1;
     const text = Array.from({ length: n }, (_, i) => line(i)).join("\n") + "\n";
@@ -419,7 +484,10 @@ Deno.test("readCalls() streams: the first call arrives before the rest of a 200k
 
     const estate = EstateDir.open(dir);
     const calls = estate.readCalls("payments.lookup");
-    assert.deepEqual(calls.next().value?.arguments, { reference: "PMT-000000", amount: 125.5 });
+    assert.deepEqual(calls.next().value?.arguments, {
+      reference: "PMT-000000",
+      amount: 125.5,
+    });
     // Cut the file to 10,000 lines. A reader that had read (or mapped) the whole file would still
     // yield 200,000 calls; a streaming one stops at the cut.
     const kept = 10_000;
@@ -444,8 +512,15 @@ Deno.test("readCalls() streams: the first call arrives before the rest of a 200k
 Deno.test("readCallsFile() reads the same calls at every buffer size: UTF-8 split across reads, CRLF, a last line without a newline", async () => {
   await withTempDir((dir) => {
     const calls = [
-      call("1.0.0", { reference: "PMT-000001", note: "Zahlung an Müller & Söhne — 𝄞 ✓" }),
-      call("1.0.0", { reference: "€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€" }, "teller"),
+      call("1.0.0", {
+        reference: "PMT-000001",
+        note: "Zahlung an Müller & Söhne — 𝄞 ✓",
+      }),
+      call(
+        "1.0.0",
+        { reference: "€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€" },
+        "teller",
+      ),
       call("1.1.0", { reference: "日本語の参照番号" }),
     ];
     const file = `${dir}/calls.jsonl`;
@@ -459,13 +534,23 @@ Deno.test("readCallsFile() reads the same calls at every buffer size: UTF-8 spli
     ) {
       Deno.writeTextFileSync(file, text);
       for (let size = 1; size <= 64; size++) {
-        assert.deepEqual([...readCallsFile(file, { bufferSize: size })], calls, `buffer ${size}`);
+        assert.deepEqual(
+          [...readCallsFile(file, { bufferSize: size })],
+          calls,
+          `buffer ${size}`,
+        );
       }
     }
     assert.deepEqual([...readCallsFile(`${dir}/missing.jsonl`)], []);
     Deno.writeFileSync(
       file,
-      new Uint8Array([...new TextEncoder().encode(lines[0] + "\n"), 0x7b, 0xff, 0x7d, 0x0a]),
+      new Uint8Array([
+        ...new TextEncoder().encode(lines[0] + "\n"),
+        0x7b,
+        0xff,
+        0x7d,
+        0x0a,
+      ]),
     );
     throwsCorpus(() => [...readCallsFile(file, { bufferSize: 7 })], file, 2);
   });
@@ -483,7 +568,10 @@ Deno.test("appendCalls() appends whole lines, starts a new line after an untermi
       call("1.0.0", { reference: "PMT-000003" }),
     ];
     assert.equal(estate.appendCalls("payments.lookup", more), 2);
-    assert.deepEqual([...estate.readCalls("payments.lookup")], [first, ...more]);
+    assert.deepEqual([...estate.readCalls("payments.lookup")], [
+      first,
+      ...more,
+    ]);
     assert.ok(Deno.readTextFileSync(file).endsWith("\n"));
 
     const before = snapshot(dir);
@@ -499,7 +587,10 @@ Deno.test("appendCalls() appends whole lines, starts a new line after an untermi
       () => estate.appendCalls("fx.quote", more),
       /fx\.quote.*does not exist; publish the tool first/,
     );
-    assert.throws(() => estate.appendCalls("..", more), /Invalid tool name "\.\."/);
+    assert.throws(
+      () => estate.appendCalls("..", more),
+      /Invalid tool name "\.\."/,
+    );
     assert.deepEqual(snapshot(dir), before);
   });
 });
@@ -511,12 +602,16 @@ Deno.test("subscribers hear of publishes and lifecycle changes, including those 
     ours.registry.subscribe((e) => {
       events.push(e);
       // Writing to the same tool from a callback: events are delivered after the lock is released.
-      if (e.type === "deprecated") ours.appendCalls(e.name, [call(e.version, { reference: "x" })]);
+      if (e.type === "deprecated") {
+        ours.appendCalls(e.name, [call(e.version, { reference: "x" })]);
+      }
     });
     ours.publish(lookup("1.0.0"));
     assert.equal(ours.publish(lookup("1.0.0")).status, "already-published"); // no event
 
-    const theirs = EstateDir.open(dir, { now: () => new Date("2026-02-01T00:00:00Z") });
+    const theirs = EstateDir.open(dir, {
+      now: () => new Date("2026-02-01T00:00:00Z"),
+    });
     theirs.deprecate("payments.lookup", "1.0.0", { reason: "use 1.1.0" });
     theirs.publish(withNote("1.1.0"));
     // Ours learns of both when it next writes the tool: the deprecation as an event, replayed with
@@ -531,7 +626,10 @@ Deno.test("subscribers hear of publishes and lifecycle changes, including those 
       ours.registry.versions("payments.lookup"),
       EstateDir.open(dir).registry.versions("payments.lookup"),
     );
-    assert.equal(ours.registry.versions("payments.lookup")[0].history[1].reason, "use 1.1.0");
+    assert.equal(
+      ours.registry.versions("payments.lookup")[0].history[1].reason,
+      "use 1.1.0",
+    );
     assert.equal([...ours.readCalls("payments.lookup")].length, 1);
   });
 });
@@ -573,7 +671,8 @@ Deno.test("deprecate() and retire() refuse as the registry does, against the dis
       () => estate.retire("payments.lookup", "9.0.0"),
       (e: unknown) =>
         e instanceof LifecycleError &&
-        e.message === "Cannot retire payments.lookup@9.0.0: no such published version",
+        e.message ===
+          "Cannot retire payments.lookup@9.0.0: no such published version",
     );
     assert.throws(
       () => estate.retire("fx.quote", "1.0.0"),
@@ -591,7 +690,12 @@ Deno.test("a tool's lock held by a running process makes a write wait, then fail
     // Held by this (running) process as if by another estate.
     Deno.writeTextFileSync(
       lock,
-      JSON.stringify({ pid: Deno.pid, host: host(), at: "2026-01-05T09:00:00Z", nonce: "x" }),
+      JSON.stringify({
+        pid: Deno.pid,
+        host: host(),
+        at: "2026-01-05T09:00:00Z",
+        nonce: "x",
+      }),
     );
     const t0 = Date.now();
     assert.throws(
@@ -604,17 +708,31 @@ Deno.test("a tool's lock held by a running process makes a write wait, then fail
         /still running/.test(e.message) && /delete/.test(e.message),
     );
     assert.ok(Date.now() - t0 >= 200);
-    assert.equal(estate.registry.versions("payments.lookup")[0].state, "active");
+    assert.equal(
+      estate.registry.versions("payments.lookup")[0].state,
+      "active",
+    );
 
     // Held by a process that has exited.
-    const child = new Deno.Command(Deno.execPath(), { args: ["eval", ""], stdout: "null" }).spawn();
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["eval", ""],
+      stdout: "null",
+    }).spawn();
     await child.status;
     Deno.writeTextFileSync(
       lock,
-      JSON.stringify({ pid: child.pid, host: host(), at: "2026-01-05T09:00:00Z", nonce: "y" }),
+      JSON.stringify({
+        pid: child.pid,
+        host: host(),
+        at: "2026-01-05T09:00:00Z",
+        nonce: "y",
+      }),
     );
     estate.deprecate("payments.lookup", "1.0.0");
-    assert.equal(estate.registry.versions("payments.lookup")[0].state, "deprecated");
+    assert.equal(
+      estate.registry.versions("payments.lookup")[0].state,
+      "deprecated",
+    );
     assert.throws(() => Deno.statSync(lock), Deno.errors.NotFound);
   });
 });
@@ -624,7 +742,11 @@ Deno.test("principals.json: entries are checked, and a bad one is a CorpusError 
     const file = `${dir}/principals.json`;
     Deno.writeTextFileSync(
       file,
-      JSON.stringify([PRINCIPALS[0], { ...PRINCIPALS[1], clearance: "secret" }], null, 2),
+      JSON.stringify(
+        [PRINCIPALS[0], { ...PRINCIPALS[1], clearance: "secret" }],
+        null,
+        2,
+      ),
     );
     const e = throwsCorpus(() => EstateDir.open(dir), file);
     assert.match(
@@ -642,7 +764,11 @@ Deno.test("principals.json: tokenSha256 (64 hex digits) is read; a plain token t
     const hash = "9F86D081884C7D659A2FEAA0C55AD015A3BF4F1B2B0B822CD15D6C15B0F00A08";
     Deno.writeTextFileSync(
       file,
-      JSON.stringify([{ ...PRINCIPALS[1], tokenSha256: hash }, PRINCIPALS[0]], null, 2),
+      JSON.stringify(
+        [{ ...PRINCIPALS[1], tokenSha256: hash }, PRINCIPALS[0]],
+        null,
+        2,
+      ),
     );
     const estate = EstateDir.open(dir);
     assert.equal(estate.principal("teller")?.tokenSha256, hash.toLowerCase());
@@ -652,7 +778,10 @@ Deno.test("principals.json: tokenSha256 (64 hex digits) is read; a plain token t
     // The second entry starts on line 12 of the pretty-printed list.
     Deno.writeTextFileSync(file, bad({ tokenSha256: "abc" }));
     const e = throwsCorpus(() => EstateDir.open(dir), file, 12);
-    assert.match(e.message, /entry 2 \(teller\): tokenSha256 must be 64 hexadecimal digits/);
+    assert.match(
+      e.message,
+      /entry 2 \(teller\): tokenSha256 must be 64 hexadecimal digits/,
+    );
     Deno.writeTextFileSync(file, bad({ tokenSha256: hash, token: "t" }));
     assert.match(
       throwsCorpus(() => EstateDir.open(dir), file, 12).message,
@@ -673,10 +802,18 @@ Deno.test("refreshPrincipals() takes in a changed principals.json, and keeps the
     assert.deepEqual(estate.principal("ops-bot")?.scopes, []);
     Deno.writeTextFileSync(file, '[\n  { "id": "ops-bot", }\n]');
     throwsCorpus(() => estate.refreshPrincipals(), file, 2);
-    assert.deepEqual(estate.principals(), fewer, "the last good principals stay");
+    assert.deepEqual(
+      estate.principals(),
+      fewer,
+      "the last good principals stay",
+    );
     Deno.removeSync(file);
     assert.equal(estate.refreshPrincipals(), true);
-    assert.deepEqual(estate.principals(), [], "no file: no principals, as for open()");
+    assert.deepEqual(
+      estate.principals(),
+      [],
+      "no file: no principals, as for open()",
+    );
   });
 });
 
@@ -684,16 +821,25 @@ Deno.test("publish() reads a spec file, and names it (line and column) when it i
   await withTempDir((dir) => {
     const estate = EstateDir.open(dir);
     const draft = `${dir}/draft.tool.json`;
-    Deno.writeTextFileSync(draft, JSON.stringify({ $schema: "x", ...lookup("1.0.0") }, null, 2));
+    Deno.writeTextFileSync(
+      draft,
+      JSON.stringify({ $schema: "x", ...lookup("1.0.0") }, null, 2),
+    );
     assert.equal(estate.publish(draft).status, "published");
     assert.equal(
       Deno.readTextFileSync(toolFile(dir, "1.0.0.json")),
       JSON.stringify(lookup("1.0.0"), null, 2) + "\n",
     );
-    Deno.writeTextFileSync(draft, '{\n  "name": "payments.lookup",\n  "version": 1.1.0\n}');
+    Deno.writeTextFileSync(
+      draft,
+      '{\n  "name": "payments.lookup",\n  "version": 1.1.0\n}',
+    );
     const e = throwsCorpus(() => estate.publish(draft), draft, 3);
     assert.equal(e.column, 17);
-    assert.throws(() => estate.publish({ ...lookup("1.1.0"), owner: "" }), ToolSpecError);
+    assert.throws(
+      () => estate.publish({ ...lookup("1.1.0"), owner: "" }),
+      ToolSpecError,
+    );
   });
 });
 
@@ -705,14 +851,20 @@ Deno.test("open() needs an existing folder; a refused first publish of a tool le
     );
     const estate = EstateDir.open(dir);
     const unsafe = lookup("1.0.0", {
-      inputSchema: { type: "object", properties: { reference: { $ref: "https://example.com/s" } } },
+      inputSchema: {
+        type: "object",
+        properties: { reference: { $ref: "https://example.com/s" } },
+      },
     });
     assert.throws(
       () => estate.publish(unsafe),
       (e: unknown) => e instanceof PublishError && e.refusal === "unsafe-schema",
     );
     assert.deepEqual(snapshot(dir), new Map());
-    assert.throws(() => Deno.statSync(`${dir}/tools/payments.lookup`), Deno.errors.NotFound);
+    assert.throws(
+      () => Deno.statSync(`${dir}/tools/payments.lookup`),
+      Deno.errors.NotFound,
+    );
   });
 });
 
@@ -720,7 +872,21 @@ Deno.test("locateJsonError() finds an error exactly when JSON.parse fails", () =
   const mutate = fc.tuple(
     fc.json(),
     fc.nat(),
-    fc.constantFrom("", "}", "]", ",", ":", '"', "x", "\n", "\\", "-", "0", "1e", "\u0001"),
+    fc.constantFrom(
+      "",
+      "}",
+      "]",
+      ",",
+      ":",
+      '"',
+      "x",
+      "\n",
+      "\\",
+      "-",
+      "0",
+      "1e",
+      "\u0001",
+    ),
     fc.nat(3),
   )
     .map(([text, at, insert, cut]) => {
@@ -736,7 +902,11 @@ Deno.test("locateJsonError() finds an error exactly when JSON.parse fails", () =
         ok = false;
       }
       const found = locateJsonError(text);
-      assert.equal(found === undefined, ok, `${JSON.stringify(text)}: ${found?.problem}`);
+      assert.equal(
+        found === undefined,
+        ok,
+        `${JSON.stringify(text)}: ${found?.problem}`,
+      );
       if (found) assert.ok(found.offset >= 0 && found.offset <= text.length);
     }),
     { numRuns: 2000 },

@@ -25,7 +25,10 @@ const skip = postgresSkipReason();
 let server: Promise<TestPostgres> | undefined;
 const CORPUS = new URL("../corpus/", import.meta.url).pathname;
 
-function pgTest(name: string, fn: (url: string, tmp: string) => Promise<void>): void {
+function pgTest(
+  name: string,
+  fn: (url: string, tmp: string) => Promise<void>,
+): void {
   Deno.test({
     name: `[postgres] ${name}${skip ? ` (skipped: ${skip})` : ""}`,
     ignore: skip !== undefined,
@@ -33,7 +36,9 @@ function pgTest(name: string, fn: (url: string, tmp: string) => Promise<void>): 
     sanitizeOps: false,
     fn: async () => {
       const url = await (await (server ??= startPostgres())).createDatabase();
-      const tmp = fs.mkdtempSync(path.join(Deno.makeTempDirSync(), "transfer-"));
+      const tmp = fs.mkdtempSync(
+        path.join(Deno.makeTempDirSync(), "transfer-"),
+      );
       try {
         await fn(url, tmp);
       } finally {
@@ -57,17 +62,30 @@ function tree(dir: string): Map<string, Uint8Array> {
 }
 
 /** Asserts that the export holds exactly the source's estate files (all but `skipped`), byte for byte. */
-function assertSameEstate(source: string, exported: string, skipped: string[]): void {
+function assertSameEstate(
+  source: string,
+  exported: string,
+  skipped: string[],
+): void {
   const want = tree(source);
   for (const f of skipped) want.delete(f);
   const got = tree(exported);
-  assert.deepEqual([...got.keys()].sort(), [...want.keys()].sort(), "the same estate files");
+  assert.deepEqual(
+    [...got.keys()].sort(),
+    [...want.keys()].sort(),
+    "the same estate files",
+  );
   for (const [file, bytes] of want) {
-    assert.ok(Buffer.from(got.get(file)!).equals(Buffer.from(bytes)), `${file} byte for byte`);
+    assert.ok(
+      Buffer.from(got.get(file)!).equals(Buffer.from(bytes)),
+      `${file} byte for byte`,
+    );
   }
 }
 
-async function collect<T>(stream: Iterable<T> | AsyncIterable<T>): Promise<T[]> {
+async function collect<T>(
+  stream: Iterable<T> | AsyncIterable<T>,
+): Promise<T[]> {
   const out: T[] = [];
   for await (const x of stream) out.push(x);
   return out;
@@ -81,8 +99,14 @@ async function assertSameStore(source: string, url: string): Promise<void> {
     const names = folder.registry.names();
     assert.deepEqual(store.registry.names(), names);
     for (const name of names) {
-      assert.deepEqual(store.registry.versions(name), folder.registry.versions(name), name);
-      assert.deepEqual(await collect(store.readCalls(name)), [...folder.readCalls(name)], name);
+      assert.deepEqual(
+        store.registry.versions(name),
+        folder.registry.versions(name),
+        name,
+      );
+      assert.deepEqual(await collect(store.readCalls(name)), [
+        ...folder.readCalls(name),
+      ], name);
     }
     assert.deepEqual(store.principals(), folder.principals());
     assert.deepEqual(store.registry.servers(), folder.registry.servers());
@@ -117,7 +141,12 @@ const HAND_SERVER = `{ "tools": ["ledger.balance"], "id": "ledger-mcp",
 `;
 
 const DRIFT: DriftRecord[] = [
-  { at: "2026-01-05T09:00:00.000Z", server: "crm-mcp", kind: "unavailable", details: "refused" },
+  {
+    at: "2026-01-05T09:00:00.000Z",
+    server: "crm-mcp",
+    kind: "unavailable",
+    details: "refused",
+  },
   {
     at: "2026-01-05T09:01:00.000Z",
     server: "crm-mcp",
@@ -152,7 +181,9 @@ function buildEstate(dir: string, calls: number): void {
       principal: i % 2 ? "ops-bot" : "teller",
       at: new Date(Date.UTC(2026, 0, 5, 9) + i * 1000).toISOString(),
     });
-    if (batch.length === 5000) estate.appendCalls("payments.lookup", batch.splice(0));
+    if (batch.length === 5000) {
+      estate.appendCalls("payments.lookup", batch.splice(0));
+    }
   }
   estate.appendCalls("payments.lookup", batch);
   // A call written by hand: its own key order and spacing, kept as it is.
@@ -185,11 +216,19 @@ function buildEstate(dir: string, calls: number): void {
   fs.mkdirSync(hand);
   fs.writeFileSync(
     path.join(hand, "1.0.0.json"),
-    JSON.stringify({ ...lookup("1.0.0"), name: "fx.quote", title: "FX quote" }, null, "\t"),
+    JSON.stringify(
+      { ...lookup("1.0.0"), name: "fx.quote", title: "FX quote" },
+      null,
+      "\t",
+    ),
   );
   fs.writeFileSync(
     path.join(hand, "lifecycle.json"),
-    JSON.stringify({ "1.0.0": [{ state: "active", at: "2026-01-05T08:00:00Z" }] }, null, 2) + "\n",
+    JSON.stringify(
+      { "1.0.0": [{ state: "active", at: "2026-01-05T08:00:00Z" }] },
+      null,
+      2,
+    ) + "\n",
   );
   // Not part of the estate.
   fs.writeFileSync(path.join(dir, "README.md"), "# notes\n");
@@ -198,12 +237,32 @@ function buildEstate(dir: string, calls: number): void {
 
 /** Just the counts of a transfer's result. */
 function counts(r: TransferCounts): TransferCounts {
-  const { tools, versions, lifecycleEvents, calls, servers, drift, principals } = r;
-  return { tools, versions, lifecycleEvents, calls, servers, drift, principals };
+  const {
+    tools,
+    versions,
+    lifecycleEvents,
+    calls,
+    servers,
+    drift,
+    principals,
+  } = r;
+  return {
+    tools,
+    versions,
+    lifecycleEvents,
+    calls,
+    servers,
+    drift,
+    principals,
+  };
 }
 
 function noChanges(result: MigrateResult): void {
-  assert.deepEqual(result.changed, [], "every estate file comes back byte for byte");
+  assert.deepEqual(
+    result.changed,
+    [],
+    "every estate file comes back byte for byte",
+  );
   assert.deepEqual(result.tornLines, []);
 }
 
@@ -217,23 +276,39 @@ pgTest(
       noChanges(result);
       assert.deepEqual(result.skipped, ["README.md"]);
       const files = [...tree(CORPUS).keys()];
-      assert.equal(result.tools, files.filter((f) => f.endsWith("/lifecycle.json")).length);
+      assert.equal(
+        result.tools,
+        files.filter((f) => f.endsWith("/lifecycle.json")).length,
+      );
       assert.equal(
         result.versions,
         files.filter((f) => /^tools\/[^/]+\/\d[^/]*\.json$/.test(f)).length,
       );
-      assert.equal(result.principals, EstateDir.open(CORPUS).principals().length);
+      assert.equal(
+        result.principals,
+        EstateDir.open(CORPUS).principals().length,
+      );
       const calls = files.filter((f) => f.endsWith("calls.jsonl"))
         .reduce(
-          (n, f) => n + fs.readFileSync(path.join(CORPUS, f), "utf8").split("\n").length - 1,
+          (n, f) =>
+            n +
+            fs.readFileSync(path.join(CORPUS, f), "utf8").split("\n").length -
+            1,
           0,
         );
       assert.equal(result.calls, calls);
-      assert.deepEqual(store.registry.names(), EstateDir.open(CORPUS).registry.names());
+      assert.deepEqual(
+        store.registry.names(),
+        EstateDir.open(CORPUS).registry.names(),
+      );
 
       const out = path.join(tmp, "exported");
       const exported = await exportToFolder(store, out);
-      assert.deepEqual(counts(exported), counts(result), "the export counts what was migrated");
+      assert.deepEqual(
+        counts(exported),
+        counts(result),
+        "the export counts what was migrated",
+      );
       assertSameEstate(CORPUS, out, result.skipped);
     } finally {
       await store.close();
@@ -252,7 +327,10 @@ pgTest(
     try {
       const result = await migrateToPostgres(source, store, { batchSize: 999 });
       noChanges(result);
-      assert.deepEqual(result.skipped, ["README.md", "tools/fx.quote/.gitkeep"]);
+      assert.deepEqual(result.skipped, [
+        "README.md",
+        "tools/fx.quote/.gitkeep",
+      ]);
       assert.deepEqual(counts(result), {
         tools: 3,
         versions: 5,
@@ -291,7 +369,9 @@ pgTest(
       // The migrating store reloaded: it already holds the estate.
       const folder = EstateDir.open(source);
       assert.deepEqual(
-        store.registry.versions("payments.lookup").map((r) => [r.spec.version, r.state, r.history]),
+        store.registry.versions("payments.lookup").map((
+          r,
+        ) => [r.spec.version, r.state, r.history]),
         folder.registry.versions("payments.lookup").map((
           r,
         ) => [r.spec.version, r.state, r.history]),
@@ -300,7 +380,10 @@ pgTest(
         store.registry.versions("payments.lookup").map((r) => r.state),
         ["retired", "deprecated", "active"],
       );
-      assert.equal(store.principal("teller")?.tokenSha256?.slice(0, 6), "abcdef");
+      assert.equal(
+        store.principal("teller")?.tokenSha256?.slice(0, 6),
+        "abcdef",
+      );
     } finally {
       await store.close();
     }
@@ -315,12 +398,20 @@ pgTest(
     try {
       await store.publish(lookup("1.0.0"));
       await store.setPrincipals([
-        { id: "ops-bot", scopes: [], tenant: "wholesale", clearance: "internal" },
+        {
+          id: "ops-bot",
+          scopes: [],
+          tenant: "wholesale",
+          clearance: "internal",
+        },
       ]);
       await assert.rejects(
         () => migrateToPostgres(CORPUS, store),
         (e: Error) => {
-          assert.match(e.message, /^Cannot migrate .*corpus\/? into database estate_\d+/);
+          assert.match(
+            e.message,
+            /^Cannot migrate .*corpus\/? into database estate_\d+/,
+          );
           assert.match(
             e.message,
             /already holds an estate \(tool versions: 1, lifecycle events: 1, a principals file\); migrate into an empty database$/,
@@ -328,7 +419,11 @@ pgTest(
           return true;
         },
       );
-      assert.deepEqual(store.registry.names(), ["payments.lookup"], "nothing was written");
+      assert.deepEqual(
+        store.registry.names(),
+        ["payments.lookup"],
+        "nothing was written",
+      );
 
       const full = path.join(tmp, "full");
       fs.mkdirSync(full);
@@ -340,7 +435,11 @@ pgTest(
         );
         return true;
       });
-      assert.deepEqual(fs.readdirSync(full), ["keep.txt"], "nothing was written");
+      assert.deepEqual(
+        fs.readdirSync(full),
+        ["keep.txt"],
+        "nothing was written",
+      );
       await assert.rejects(
         () => exportToFolder(store, path.join(full, "keep.txt")),
         /keep\.txt: it is a file, not a folder/,
@@ -367,7 +466,8 @@ pgTest(
         /calls\.jsonl:102: not a stored call: arguments is required/,
       );
       assert.deepEqual(store.registry.names(), []);
-      const [{ n }] = await store.sql`select count(*)::int as n from stored_calls`;
+      const [{ n }] = await store
+        .sql`select count(*)::int as n from stored_calls`;
       assert.equal(n, 0, "the batches already inserted were rolled back");
       fs.writeFileSync(calls, good);
       noChanges(await migrateToPostgres(source, store));
@@ -392,7 +492,9 @@ pgTest(
     const heard: TornLine[] = [];
     const store = await PgEstateStore.open(url);
     try {
-      const result = await migrateToPostgres(source, store, { onTornLine: (t) => heard.push(t) });
+      const result = await migrateToPostgres(source, store, {
+        onTornLine: (t) => heard.push(t),
+      });
       const torn: TornLine[] = [
         { file: calls, line: 12, bytes: 25, removed: false },
         { file: drift, line: 3, bytes: 11, removed: false },
@@ -400,7 +502,10 @@ pgTest(
       assert.deepEqual(heard, torn);
       assert.deepEqual(result.tornLines, torn);
       assert.deepEqual(result.changed, [
-        { file: "tools/payments.lookup/calls.jsonl", note: "torn last line (25 bytes) not copied" },
+        {
+          file: "tools/payments.lookup/calls.jsonl",
+          note: "torn last line (25 bytes) not copied",
+        },
         { file: "drift.jsonl", note: "torn last line (11 bytes) not copied" },
       ]);
       assert.equal(result.calls, 11);
@@ -408,12 +513,16 @@ pgTest(
       const out = path.join(tmp, "exported");
       await exportToFolder(store, out);
       assert.ok(
-        fs.readFileSync(path.join(out, "tools", "payments.lookup", "calls.jsonl")).equals(
+        fs.readFileSync(
+          path.join(out, "tools", "payments.lookup", "calls.jsonl"),
+        ).equals(
           wholeCalls,
         ),
         "the export holds the whole lines",
       );
-      assert.ok(fs.readFileSync(path.join(out, "drift.jsonl")).equals(wholeDrift));
+      assert.ok(
+        fs.readFileSync(path.join(out, "drift.jsonl")).equals(wholeDrift),
+      );
       fs.writeFileSync(calls, wholeCalls);
       fs.writeFileSync(drift, wholeDrift);
       assertSameEstate(source, out, result.skipped);
@@ -430,10 +539,19 @@ pgTest(
     fs.mkdirSync(source);
     buildEstate(source, 3);
     const tool = path.join(source, "tools", "payments.lookup");
-    const lifecycle = fs.readFileSync(path.join(tool, "lifecycle.json"), "utf8");
-    fs.writeFileSync(path.join(tool, "lifecycle.json"), JSON.stringify(JSON.parse(lifecycle)));
+    const lifecycle = fs.readFileSync(
+      path.join(tool, "lifecycle.json"),
+      "utf8",
+    );
+    fs.writeFileSync(
+      path.join(tool, "lifecycle.json"),
+      JSON.stringify(JSON.parse(lifecycle)),
+    );
     const calls = fs.readFileSync(path.join(tool, "calls.jsonl"), "utf8");
-    fs.writeFileSync(path.join(tool, "calls.jsonl"), calls.replaceAll("\n", "\r\n").trimEnd());
+    fs.writeFileSync(
+      path.join(tool, "calls.jsonl"),
+      calls.replaceAll("\n", "\r\n").trimEnd(),
+    );
     fs.writeFileSync(path.join(source, "drift.jsonl"), "");
     const store = await PgEstateStore.open(url);
     try {
@@ -444,7 +562,10 @@ pgTest(
           note:
             "not in the form the folder store writes (versions ascending, two-space indent, final newline); an export writes that form",
         },
-        { file: "tools/payments.lookup/calls.jsonl", note: "the last line gains its newline" },
+        {
+          file: "tools/payments.lookup/calls.jsonl",
+          note: "the last line gains its newline",
+        },
         {
           file: "tools/payments.lookup/calls.jsonl",
           note: "CRLF line ends or a byte order mark are not kept",
@@ -481,7 +602,10 @@ pgTest(
     }
     const store = await PgEstateStore.open(url);
     try {
-      assert.deepEqual(store.principals().map((p) => p.id), ["ops-bot", "teller"]);
+      assert.deepEqual(store.principals().map((p) => p.id), [
+        "ops-bot",
+        "teller",
+      ]);
       const [{ text }] = await store.sql`select text from principals_file`;
       assert.equal(
         text,
@@ -520,14 +644,20 @@ pgTest(
     try {
       const result = await migrateToPostgres(source, store);
       noChanges(result);
-      assert.deepEqual(result.skipped, ["README.md", "tools/fx.quote/.gitkeep"]);
+      assert.deepEqual(result.skipped, [
+        "README.md",
+        "tools/fx.quote/.gitkeep",
+      ]);
       assert.equal(store.estateFile("estate.json"), ESTATE_JSON);
       assert.equal(store.estateFile("rules.json"), RULES_JSON);
       assert.equal(store.estateFile("principals.json"), undefined);
       assert.equal(store.registry.compatibility, "forward");
       const out = path.join(tmp, "exported");
       const exported = await exportToFolder(store, out);
-      assert.ok(exported.files.includes("estate.json") && exported.files.includes("rules.json"));
+      assert.ok(
+        exported.files.includes("estate.json") &&
+          exported.files.includes("rules.json"),
+      );
       assertSameEstate(source, out, result.skipped);
       assert.equal(EstateDir.open(out).registry.compatibility, "forward");
     } finally {
@@ -548,19 +678,26 @@ pgTest(
     const source = path.join(tmp, "estate");
     fs.mkdirSync(source);
     buildEstate(source, 10);
-    fs.writeFileSync(path.join(source, "rules.json"), '{"rules": {"no-such-rule": "off"}}\n');
+    fs.writeFileSync(
+      path.join(source, "rules.json"),
+      '{"rules": {"no-such-rule": "off"}}\n',
+    );
     const store = await PgEstateStore.open(url);
     try {
-      await assert.rejects(() => migrateToPostgres(source, store), (e: Error) => {
-        assert.equal(
-          e.message,
-          `${
-            path.join(source, "rules.json")
-          }: $.rules["no-such-rule"]: unknown rule "no-such-rule"; estate rules lists them`,
-        );
-        return true;
-      });
-      const [{ n }] = await store.sql`select count(*)::int as n from tool_versions`;
+      await assert.rejects(
+        () => migrateToPostgres(source, store),
+        (e: Error) => {
+          assert.equal(
+            e.message,
+            `${
+              path.join(source, "rules.json")
+            }: $.rules["no-such-rule"]: unknown rule "no-such-rule"; estate rules lists them`,
+          );
+          return true;
+        },
+      );
+      const [{ n }] = await store
+        .sql`select count(*)::int as n from tool_versions`;
       assert.equal(n, 0);
     } finally {
       await store.close();
@@ -587,9 +724,15 @@ pgTest(
       );
       await assert.rejects(
         () => a.setEstateFile("principals.json", "[]"),
-        (e: unknown) => e instanceof TypeError && /estate\.json and rules\.json/.test(e.message),
+        (e: unknown) =>
+          e instanceof TypeError &&
+          /estate\.json and rules\.json/.test(e.message),
       );
-      assert.equal(a.estateFile("estate.json"), undefined, "nothing was written");
+      assert.equal(
+        a.estateFile("estate.json"),
+        undefined,
+        "nothing was written",
+      );
 
       await a.setEstateFile("estate.json", ESTATE_JSON);
       assert.equal(a.estateFile("estate.json"), ESTATE_JSON);
@@ -603,7 +746,11 @@ pgTest(
         /under forward compatibility, change is major/,
       );
       await b.refresh();
-      assert.equal(b.registry, registry, "refresh keeps the registry its subscribers hold");
+      assert.equal(
+        b.registry,
+        registry,
+        "refresh keeps the registry its subscribers hold",
+      );
       assert.equal(b.registry.compatibility, "forward");
       assert.equal(b.estateFile("estate.json"), ESTATE_JSON);
       for (let i = 0; i < 50 && !heard.includes("settings:estate.json"); i++) {
@@ -636,5 +783,8 @@ Deno.test("the migration list names exactly the migration files in the repositor
   const files = [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => n.endsWith(".sql"))
     .sort();
   assert.deepEqual([...MIGRATION_FILES], files);
-  assert.deepEqual(files.map((f) => Number(f.slice(0, 3))), files.map((_, i) => i + 1));
+  assert.deepEqual(
+    files.map((f) => Number(f.slice(0, 3))),
+    files.map((_, i) => i + 1),
+  );
 });

@@ -16,7 +16,8 @@ const rows = new Map<
   { total: number; passed: number; skipped: number; reasons: Set<string> }
 >();
 for (const c of cases) {
-  const row = rows.get(c.file) ?? { total: 0, passed: 0, skipped: 0, reasons: new Set() };
+  const row = rows.get(c.file) ??
+    { total: 0, passed: 0, skipped: 0, reasons: new Set() };
   rows.set(c.file, row);
   row.total++;
   if (c.skip) {
@@ -24,7 +25,9 @@ for (const c of cases) {
     row.reasons.add(c.skip);
     continue;
   }
-  const ok = validateSchema(c.schema as JsonSchema, c.data, { formatAssertion: c.formatAssertion })
+  const ok = validateSchema(c.schema as JsonSchema, c.data, {
+    formatAssertion: c.formatAssertion,
+  })
     .length === 0;
   if (ok === c.valid) row.passed++;
 }
@@ -42,4 +45,6 @@ for (const [file, r] of rows) {
 for (const [file, reason] of Object.entries(unsupported)) {
   console.log(`| ${file} | — | — | all | ${reason} |`);
 }
-console.log(`| **all run files** | **${total}** | **${passed}** | **${skipped}** | |`);
+console.log(
+  `| **all run files** | **${total}** | **${passed}** | **${skipped}** | |`,
+);

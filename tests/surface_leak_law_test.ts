@@ -43,7 +43,11 @@ const RANK = ["public", "internal", "confidential", "restricted"];
 
 interface DiskTool {
   name: string;
-  active: { requiredScopes: string[]; tenants: string[]; dataClassification: string }[];
+  active: {
+    requiredScopes: string[];
+    tenants: string[];
+    dataClassification: string;
+  }[];
   /** Property names whose values are identifiers (a `pattern` in some version's schema). */
   identifiers: Set<string>;
   calls: Record<string, unknown>[];
@@ -53,7 +57,9 @@ function readTools(dir: string): DiskTool[] {
   const tools = path.join(dir, "tools");
   return fs.readdirSync(tools).sort().map((name) => {
     const folder = path.join(tools, name);
-    const lifecycle = JSON.parse(fs.readFileSync(path.join(folder, "lifecycle.json"), "utf8"));
+    const lifecycle = JSON.parse(
+      fs.readFileSync(path.join(folder, "lifecycle.json"), "utf8"),
+    );
     const specs = fs.readdirSync(folder).filter((f) => /^\d+\.\d+\.\d+\.json$/.test(f)).map((f) =>
       JSON.parse(fs.readFileSync(path.join(folder, f), "utf8"))
     );
@@ -65,9 +71,8 @@ function readTools(dir: string): DiskTool[] {
     }
     const callsFile = path.join(folder, "calls.jsonl");
     const calls = fs.existsSync(callsFile)
-      ? fs.readFileSync(callsFile, "utf8").split("\n").filter((l) => l.trim()).map((l) =>
-        JSON.parse(l).arguments
-      )
+      ? fs.readFileSync(callsFile, "utf8").split("\n").filter((l) => l.trim())
+        .map((l) => JSON.parse(l).arguments)
       : [];
     return {
       name,
@@ -79,7 +84,11 @@ function readTools(dir: string): DiskTool[] {
 }
 
 function admits(
-  rule: { requiredScopes: string[]; tenants: string[]; dataClassification: string },
+  rule: {
+    requiredScopes: string[];
+    tenants: string[];
+    dataClassification: string;
+  },
   p: Principal,
 ): boolean {
   return RANK.indexOf(rule.dataClassification) <= RANK.indexOf(p.clearance) &&
@@ -92,7 +101,12 @@ function sees(tools: DiskTool[], p: Principal, name: string): boolean {
 }
 
 interface Declared {
-  requires?: { tools?: string[]; scopes?: string[]; tenants?: string[]; clearance?: string };
+  requires?: {
+    tools?: string[];
+    scopes?: string[];
+    tenants?: string[];
+    clearance?: string;
+  };
 }
 
 /** Whether a declared prompt, resource or template is for this principal (no declaration: yes). */
@@ -102,7 +116,8 @@ function meets(tools: DiskTool[], p: Principal, item: Declared): boolean {
   return (r.tools ?? []).every((t) => sees(tools, p, t)) &&
     (r.scopes ?? []).every((s) => p.scopes.includes(s)) &&
     (!r.tenants?.length || r.tenants.includes(p.tenant)) &&
-    (r.clearance === undefined || RANK.indexOf(r.clearance) <= RANK.indexOf(p.clearance));
+    (r.clearance === undefined ||
+      RANK.indexOf(r.clearance) <= RANK.indexOf(p.clearance));
 }
 
 /** The example system's prompts, resources and templates: everything any principal is offered. */
@@ -119,7 +134,10 @@ function catalogue(): {
   const prompts = bank.prompts(), resources = bank.resources();
   return {
     prompts: byKey(PRINCIPALS.flatMap((p) => prompts.list(p)), (x) => x.name),
-    resources: byKey(PRINCIPALS.flatMap((p) => resources.list(p)), (x) => x.uri),
+    resources: byKey(
+      PRINCIPALS.flatMap((p) => resources.list(p)),
+      (x) => x.uri,
+    ),
     templates: byKey(
       PRINCIPALS.flatMap((p) => resources.templates?.(p) ?? []),
       (x) => x.uriTemplate,
@@ -184,7 +202,9 @@ function leaks(connection: Connection, forbidden: Set<string>): string[] {
     let text = r.text;
     for (const e of r.echoes) text = text.split(e).join("<echo>");
     for (const m of new Set(text.match(pattern) ?? [])) {
-      found.push(`${connection.label}: ${r.surface} carries ${JSON.stringify(m)}`);
+      found.push(
+        `${connection.label}: ${r.surface} carries ${JSON.stringify(m)}`,
+      );
     }
   }
   return found;
@@ -250,11 +270,19 @@ async function walk(c: Connection, era: Era, dir: string): Promise<void> {
   const tools = readTools(dir);
   const cat = catalogue();
   if (era === "2026-07-28") await c.request("server/discover");
-  for (const m of ["tools/list", "prompts/list", "resources/list", "resources/templates/list"]) {
+  for (
+    const m of [
+      "tools/list",
+      "prompts/list",
+      "resources/list",
+      "resources/templates/list",
+    ]
+  ) {
     await listAll(c, m);
   }
   for (const name of [...tools.map((t) => t.name), ...UNKNOWN_TOOLS]) {
-    const args = tools.find((t) => t.name === name)?.calls.at(-1) ?? { reference: "PMT-004211" };
+    const args = tools.find((t) => t.name === name)?.calls.at(-1) ??
+      { reference: "PMT-004211" };
     await c.request("tools/call", { name, arguments: args });
     await c.request("tools/call", { name, arguments: { unexpected: true } });
     await c.request("tools/call", {
@@ -263,7 +291,12 @@ async function walk(c: Connection, era: Era, dir: string): Promise<void> {
       _meta: { "dev.tool-estate/version": "^1.0.0" },
     });
   }
-  for (const prompt of [...cat.prompts, ...UNKNOWN_PROMPTS.map((name) => ({ name }))]) {
+  for (
+    const prompt of [
+      ...cat.prompts,
+      ...UNKNOWN_PROMPTS.map((name) => ({ name })),
+    ]
+  ) {
     const names = (prompt as { arguments?: { name: string }[] }).arguments?.map((a) => a.name) ??
       ["reference"];
     // A value of the kind each argument takes (a visible prompt echoes it: the client's own).
@@ -308,11 +341,22 @@ const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * surface, publishes into the estate and touches every resource while they listen, walks the
  * lists again, and returns what each connection received.
  */
-async function exercise(era: Era, wire: Wire, dir: string): Promise<Connection[]> {
+async function exercise(
+  era: Era,
+  wire: Wire,
+  dir: string,
+): Promise<Connection[]> {
   const estate = EstateDir.open(dir);
-  const server = estateServer(estate, { system: exampleBank(), log: () => {}, recordCalls: false });
+  const server = estateServer(estate, {
+    system: exampleBank(),
+    log: () => {},
+    recordCalls: false,
+  });
   const http = wire === "http"
-    ? await serveHttp(server, { authenticate: bearerTokens(PRINCIPALS), keepAliveMs: 0 })
+    ? await serveHttp(server, {
+      authenticate: bearerTokens(PRINCIPALS),
+      keepAliveMs: 0,
+    })
     : undefined;
   const connections: Connection[] = [];
   try {
@@ -329,11 +373,15 @@ async function exercise(era: Era, wire: Wire, dir: string): Promise<Connection[]
     // The system tells of changes to resources that exist (for someone).
     const bank = new BankSystem().resources();
     for (const uri of uris()) {
-      if (PRINCIPALS.some((p) => bank.read(uri, p))) server.resourceUpdated(uri);
+      if (PRINCIPALS.some((p) => bank.read(uri, p))) {
+        server.resourceUpdated(uri);
+      }
     }
     await delay(150);
     for (const c of connections) {
-      for (const m of ["tools/list", "prompts/list", "resources/list"]) await listAll(c, m);
+      for (const m of ["tools/list", "prompts/list", "resources/list"]) {
+        await listAll(c, m);
+      }
     }
   } finally {
     for (const c of connections) await c.close();
@@ -358,15 +406,31 @@ for (const era of ["2025-11-25", "2026-07-28"] as const) {
         // The notification channels were live: each principal heard what was theirs to hear.
         const heard = (id: string) =>
           connections[PRINCIPALS.findIndex((p) => p.id === id)].received
-            .filter((r) => r.surface.endsWith("stream")).map((r) => r.text).join("\n");
-        assert.match(heard("wholesale-operator"), /notifications\/tools\/list_changed/);
-        assert.match(heard("retail-agent"), /notifications\/tools\/list_changed/);
+            .filter((r) => r.surface.endsWith("stream")).map((r) => r.text)
+            .join("\n");
+        assert.match(
+          heard("wholesale-operator"),
+          /notifications\/tools\/list_changed/,
+        );
+        assert.match(
+          heard("retail-agent"),
+          /notifications\/tools\/list_changed/,
+        );
         assert.doesNotMatch(heard("group-risk-analyst"), /list_changed/);
         if (era === "2025-11-25") {
-          assert.match(heard("wholesale-operator"), /"uri":"bank:\/\/payments\/held"/);
-          assert.match(heard("retail-agent"), /"uri":"bank:\/\/policies\/POL-PAY-007"/);
+          assert.match(
+            heard("wholesale-operator"),
+            /"uri":"bank:\/\/payments\/held"/,
+          );
+          assert.match(
+            heard("retail-agent"),
+            /"uri":"bank:\/\/policies\/POL-PAY-007"/,
+          );
         } else {
-          assert.match(heard("retail-agent"), /notifications\/subscriptions\/acknowledged/);
+          assert.match(
+            heard("retail-agent"),
+            /notifications\/subscriptions\/acknowledged/,
+          );
         }
       });
     });
@@ -400,9 +464,15 @@ function probeRequest(
 ): { method: string; params: Record<string, unknown> } {
   switch (kind) {
     case "tool":
-      return { method: "tools/call", params: { name, arguments: { reference: "PMT-004211" } } };
+      return {
+        method: "tools/call",
+        params: { name, arguments: { reference: "PMT-004211" } },
+      };
     case "prompt":
-      return { method: "prompts/get", params: { name, arguments: { reference: "PMT-004211" } } };
+      return {
+        method: "prompts/get",
+        params: { name, arguments: { reference: "PMT-004211" } },
+      };
     case "completion":
       return {
         method: "completion/complete",
@@ -438,7 +508,10 @@ Deno.test("probe law: a hidden name gets the bytes a nonexistent one gets, in bo
       method: "initialize",
       params: { protocolVersion: "2025-11-25", capabilities: {} },
     }, s);
-    await server.handle({ jsonrpc: "2.0", method: "notifications/initialized" }, s);
+    await server.handle(
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      s,
+    );
     sessions.set(p.id, s);
   }
   const ask = async (
@@ -450,9 +523,17 @@ Deno.test("probe law: a hidden name gets the bytes a nonexistent one gets, in bo
     const { method, params } = probeRequest(kind, name);
     const before = log.length;
     const response: JsonRpcResponse | undefined = era === "2025-11-25"
-      ? await server.handle({ jsonrpc: "2.0", id: 7, method, params }, sessions.get(p.id)!)
+      ? await server.handle(
+        { jsonrpc: "2.0", id: 7, method, params },
+        sessions.get(p.id)!,
+      )
       : await server.handleStateless(
-        { jsonrpc: "2.0", id: 7, method, params: { ...params, _meta: ENVELOPE } },
+        {
+          jsonrpc: "2.0",
+          id: 7,
+          method,
+          params: { ...params, _meta: ENVELOPE },
+        },
         { principal: p },
       );
     return { text: JSON.stringify(response), logged: log.slice(before) };
@@ -481,7 +562,10 @@ Deno.test("probe law: a hidden name gets the bytes a nonexistent one gets, in bo
           const n = kind === "resource" ? `bank://${unknown}` : unknown;
           const a = await ask(p, era, kind, h);
           const b = await ask(p, era, kind, n);
-          assert.equal(a.text.split(h).join("<name>"), b.text.split(n).join("<name>"));
+          assert.equal(
+            a.text.split(h).join("<name>"),
+            b.text.split(n).join("<name>"),
+          );
           for (const [name, got] of [[h, a.logged], [n, b.logged]] as const) {
             assert.ok(
               got.some((l) => l.startsWith(`probe ${p.id} `) && l.includes(` ${name} `)),

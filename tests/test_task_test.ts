@@ -36,7 +36,9 @@ function quoted(text: string): string {
 
 const SUMMARY = /^FAILED \| 3 passed \(2 steps\) \| 2 failed \(1 step\) \| 1 ignored /m;
 
-async function runTask(...args: string[]): Promise<{ code: number; stdout: string }> {
+async function runTask(
+  ...args: string[]
+): Promise<{ code: number; stdout: string }> {
   const dir = await Deno.makeTempDir({ prefix: "test-task-" });
   try {
     const file = path.join(dir, "sample_test.ts");
@@ -83,7 +85,10 @@ Deno.test("deno task test shows a failing test whole and Deno's summary, and no 
       "IS-IGNORED",
     ]
   ) {
-    assert.ok(!stdout.includes(left), `${left} is left out:\n${quoted(stdout)}`);
+    assert.ok(
+      !stdout.includes(left),
+      `${left} is left out:\n${quoted(stdout)}`,
+    );
   }
   // The summary .ci/run sums, unchanged.
   assert.ok(SUMMARY.test(stdout), `Deno's summary:\n${quoted(stdout)}`);

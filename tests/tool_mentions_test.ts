@@ -67,7 +67,9 @@ Deno.test("hiddenToolMentions() flags a named tool some of the describer's princ
   });
   assert.deepEqual(hiddenToolMentions(release, registry), []);
   // A tool open to every tenant naming a tenant's tool: anyone outside that tenant.
-  const open = tool("policy.search", { description: "Searches policies; see payments.lookup." });
+  const open = tool("policy.search", {
+    description: "Searches policies; see payments.lookup.",
+  });
   assert.deepEqual(hiddenToolMentions(open, registry), [{
     tool: "payments.lookup",
     who: "a principal of a tenant other than wholesale with no scopes and clearance internal",
@@ -80,17 +82,35 @@ Deno.test("hiddenToolMentions() matches whole names only, skips the tool itself 
   registry.publish(tool("fx.quote", { requiredScopes: ["fx:quote"] }));
   const say = (description: string) =>
     hiddenToolMentions({ ...transfers, description }, registry).map((m) => m.tool);
-  assert.deepEqual(say("Ends a sentence with payments.lookup."), ["payments.lookup"]);
-  assert.deepEqual(say("Quoted: `payments.lookup`, (payments.lookup)"), ["payments.lookup"]);
-  assert.deepEqual(say("Not payments.lookups, not xpayments.lookup, not payments.lookup.v2"), []);
-  assert.deepEqual(say("Not payments.lookup-old or payments.lookup_2 either"), []);
-  assert.deepEqual(say("Both payments.lookup and fx.quote."), ["fx.quote", "payments.lookup"]);
+  assert.deepEqual(say("Ends a sentence with payments.lookup."), [
+    "payments.lookup",
+  ]);
+  assert.deepEqual(say("Quoted: `payments.lookup`, (payments.lookup)"), [
+    "payments.lookup",
+  ]);
   assert.deepEqual(
-    hiddenToolMentions({ ...lookup, description: "This is payments.lookup." }, registry),
+    say("Not payments.lookups, not xpayments.lookup, not payments.lookup.v2"),
+    [],
+  );
+  assert.deepEqual(
+    say("Not payments.lookup-old or payments.lookup_2 either"),
+    [],
+  );
+  assert.deepEqual(say("Both payments.lookup and fx.quote."), [
+    "fx.quote",
+    "payments.lookup",
+  ]);
+  assert.deepEqual(
+    hiddenToolMentions(
+      { ...lookup, description: "This is payments.lookup." },
+      registry,
+    ),
     [],
   );
   registry.deprecate("fx.quote", "1.0.0");
-  assert.deepEqual(say("Both payments.lookup and fx.quote."), ["payments.lookup"]);
+  assert.deepEqual(say("Both payments.lookup and fx.quote."), [
+    "payments.lookup",
+  ]);
 });
 
 const SCOPES = ["a:read", "b:read", "c:write"];
@@ -109,7 +129,12 @@ const EVERYONE: Principal[] = (() => {
     const scopes = SCOPES.filter((_, i) => mask & (1 << i));
     for (const tenant of [...TENANTS, "elsewhere"]) {
       for (const clearance of DATA_CLASSIFICATIONS) {
-        out.push({ id: "p", scopes, tenant, clearance: clearance as DataClassification });
+        out.push({
+          id: "p",
+          scopes,
+          tenant,
+          clearance: clearance as DataClassification,
+        });
       }
     }
   }
@@ -118,17 +143,24 @@ const EVERYONE: Principal[] = (() => {
 
 Deno.test("property: a mention is flagged exactly when some principal sees the describer but no active version of the named tool", () => {
   fc.assert(
-    fc.property(rule, fc.array(rule, { minLength: 1, maxLength: 3 }), (a, bs) => {
-      const registry = new ToolRegistry();
-      const versions = bs.map((b, i) => tool("b.tool", { ...b, version: `${i + 1}.0.0` }));
-      for (const v of versions) registry.publish(v);
-      const describer = tool("a.tool", { ...a, description: "Use b.tool for the rest." });
-      const flagged = hiddenToolMentions(describer, registry).length > 0;
-      const witness = EVERYONE.some((p) =>
-        canSee(describer, p) && !versions.some((v) => canSee(v, p))
-      );
-      assert.equal(flagged, witness, JSON.stringify({ a, bs }));
-    }),
+    fc.property(
+      rule,
+      fc.array(rule, { minLength: 1, maxLength: 3 }),
+      (a, bs) => {
+        const registry = new ToolRegistry();
+        const versions = bs.map((b, i) => tool("b.tool", { ...b, version: `${i + 1}.0.0` }));
+        for (const v of versions) registry.publish(v);
+        const describer = tool("a.tool", {
+          ...a,
+          description: "Use b.tool for the rest.",
+        });
+        const flagged = hiddenToolMentions(describer, registry).length > 0;
+        const witness = EVERYONE.some((p) =>
+          canSee(describer, p) && !versions.some((v) => canSee(v, p))
+        );
+        assert.equal(flagged, witness, JSON.stringify({ a, bs }));
+      },
+    ),
     { numRuns: 500 },
   );
 });
@@ -175,15 +207,21 @@ Deno.test("publish() does not refuse platform metadata in a description: checkDr
   for (const f of report.findings) {
     assert.deepEqual([f.severity, f.code], ["warning", "description"]);
   }
-  assert.match(report.findings.map((f) => f.message).join("\n"), /required scope "payments:read"/);
+  assert.match(
+    report.findings.map((f) => f.message).join("\n"),
+    /required scope "payments:read"/,
+  );
   assert.equal(registry.publish(noisy).status, "published");
 });
 
 Deno.test("the example estate: no description names a tool some of its principals may not see", () => {
   const estate = EstateDir.open(CORPUS);
   const found = estate.registry.names().flatMap((name) =>
-    estate.registry.versions(name).filter((r) => r.state !== "retired").flatMap((r) =>
-      hiddenToolMentions(r.spec, estate.registry).map((m) => `${name}@${r.spec.version}: ${m.tool}`)
+    estate.registry.versions(name).filter((r) => r.state !== "retired").flatMap(
+      (r) =>
+        hiddenToolMentions(r.spec, estate.registry).map((m) =>
+          `${name}@${r.spec.version}: ${m.tool}`
+        ),
     )
   );
   assert.deepEqual(found, []);
@@ -194,11 +232,17 @@ Deno.test("estate check fails a draft whose description names a tool its princip
   try {
     fs.cpSync(CORPUS, path.join(dir, "corpus"), { recursive: true });
     const spec = JSON.parse(
-      fs.readFileSync(path.join(dir, "corpus/tools/retail.transfers.lookup/1.1.0.json"), "utf8"),
+      fs.readFileSync(
+        path.join(dir, "corpus/tools/retail.transfers.lookup/1.1.0.json"),
+        "utf8",
+      ),
     );
     spec.version = "1.1.1";
     spec.description += " For wholesale payments use payments.lookup.";
-    fs.writeFileSync(path.join(dir, "transfers.tool.json"), JSON.stringify(spec, null, 2));
+    fs.writeFileSync(
+      path.join(dir, "transfers.tool.json"),
+      JSON.stringify(spec, null, 2),
+    );
     let out = "";
     const code = await runCli(["check", "transfers.tool.json"], {
       stdout: (t) => (out += t),

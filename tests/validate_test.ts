@@ -18,7 +18,10 @@ const payment = {
       type: "array",
       items: {
         type: "object",
-        properties: { amount: { type: "number", multipleOf: 0.01 }, account: { type: "string" } },
+        properties: {
+          amount: { type: "number", multipleOf: 0.01 },
+          account: { type: "string" },
+        },
         required: ["amount", "account"],
       },
     },
@@ -50,18 +53,28 @@ Deno.test("validateSchema() returns every issue with $ paths, sorted", () => {
   const amount = issues.find((i) => i.path === "$.amount")!;
   assert.equal(amount.message, "expected integer, got string");
   assert.equal(amount.schemaPath, "$.properties.amount.type");
-  assert.equal(issues.find((i) => i.keyword === "required")!.schemaPath, "$.required");
+  assert.equal(
+    issues.find((i) => i.keyword === "required")!.schemaPath,
+    "$.required",
+  );
 });
 
 Deno.test("validateSchema() returns nothing for a valid value", () => {
   assert.deepEqual(
-    validateSchema(payment, { amount: 5, currency: "EUR", legs: [{ amount: 0.07, account: "x" }] }),
+    validateSchema(payment, {
+      amount: 5,
+      currency: "EUR",
+      legs: [{ amount: 0.07, account: "x" }],
+    }),
     [],
   );
 });
 
 Deno.test("validateSchema() sorts indexes numerically, names by code unit, a prefix first", () => {
-  const schema = { type: "array", items: { type: "object", required: ["b", "B"] } };
+  const schema = {
+    type: "array",
+    items: { type: "object", required: ["b", "B"] },
+  };
   const value = Array.from({ length: 11 }, () => ({}));
   const paths = validateSchema(schema, value).map((i) => i.path);
   assert.deepEqual(paths.slice(0, 4), ["$[0].B", "$[0].b", "$[1].B", "$[1].b"]);
@@ -78,18 +91,29 @@ Deno.test("validateSchema() sorts indexes numerically, names by code unit, a pre
 Deno.test("validateSchema() reports a type mismatch once and checks nothing else on that value", () => {
   const schema = {
     type: "object",
-    properties: { a: { type: "integer", minimum: 5, multipleOf: 2, enum: [6, 8] } },
+    properties: {
+      a: { type: "integer", minimum: 5, multipleOf: 2, enum: [6, 8] },
+    },
   };
   assert.deepEqual(brief(validateSchema(schema, { a: "x" })), ["$.a type"]);
-  const nested = { type: "object", required: ["x"], properties: { y: { type: "string" } } };
+  const nested = {
+    type: "object",
+    required: ["x"],
+    properties: { y: { type: "string" } },
+  };
   assert.deepEqual(brief(validateSchema(nested, [1, 2])), ["$ type"]);
   // Two applicators that disagree on the type still give one type issue at the path.
-  const twice = { allOf: [{ type: "string" }, { type: "string", minLength: 3 }] };
+  const twice = {
+    allOf: [{ type: "string" }, { type: "string", minLength: 3 }],
+  };
   assert.deepEqual(brief(validateSchema(twice, 5)), ["$ type"]);
 });
 
 Deno.test("validateSchema() uses the $ path notation for awkward keys", () => {
-  const schema = { type: "object", required: ["a b", "ü", "$ok", "_x1", "1a", 'q"'] };
+  const schema = {
+    type: "object",
+    required: ["a b", "ü", "$ok", "_x1", "1a", 'q"'],
+  };
   assert.deepEqual(validateSchema(schema, {}).map((i) => i.path), [
     "$.$ok",
     '$["1a"]',
@@ -129,13 +153,22 @@ Deno.test("validateSchema() counts string length in code points", () => {
 });
 
 Deno.test("validateSchema() compares enum, const and uniqueItems by deep JSON equality", () => {
-  assert.equal(isValid({ enum: [{ a: 1, b: [1, 2] }] }, { b: [1, 2], a: 1 }), true);
+  assert.equal(
+    isValid({ enum: [{ a: 1, b: [1, 2] }] }, { b: [1, 2], a: 1 }),
+    true,
+  );
   assert.equal(isValid({ enum: [false] }, 0), false);
   assert.equal(isValid({ enum: [0] }, false), false);
-  assert.equal(isValid({ const: { x: [1, { y: null }] } }, { x: [1, { y: null }] }), true);
+  assert.equal(
+    isValid({ const: { x: [1, { y: null }] } }, { x: [1, { y: null }] }),
+    true,
+  );
   assert.equal(isValid({ const: 1 }, 1.0), true);
   assert.equal(isValid({ const: [1] }, [true]), false);
-  assert.equal(isValid({ uniqueItems: true }, [{ a: 1, b: 2 }, { b: 2, a: 1 }]), false);
+  assert.equal(
+    isValid({ uniqueItems: true }, [{ a: 1, b: 2 }, { b: 2, a: 1 }]),
+    false,
+  );
   assert.equal(isValid({ uniqueItems: true }, [0, false, null, "0"]), true);
   assert.equal(
     validateSchema({ uniqueItems: true }, [1, 2, 1])[0].message,
@@ -150,14 +183,22 @@ Deno.test("validateSchema() decides multipleOf exactly for decimals", () => {
   assert.equal(isValid({ multipleOf: 0.1 }, 0.3), true);
   assert.equal(isValid({ multipleOf: 3 }, 1e300), false);
   assert.equal(isValid({ multipleOf: 1e-7 }, 3e-7), true);
-  assert.equal(isValid({ type: "integer", multipleOf: 0.123456789 }, 1e308), false);
+  assert.equal(
+    isValid({ type: "integer", multipleOf: 0.123456789 }, 1e308),
+    false,
+  );
 });
 
 Deno.test("validateSchema() treats __proto__, constructor and toString as ordinary keys", () => {
-  const value = JSON.parse('{"__proto__": {"polluted": true}, "constructor": 5}');
+  const value = JSON.parse(
+    '{"__proto__": {"polluted": true}, "constructor": 5}',
+  );
   const schema = {
     type: "object",
-    properties: { __proto__: { type: "string" }, constructor: { type: "string" } },
+    properties: {
+      __proto__: { type: "string" },
+      constructor: { type: "string" },
+    },
     required: ["__proto__", "constructor", "toString"],
   };
   // An object literal would set the prototype; build the schema the way JSON does.
@@ -179,7 +220,9 @@ Deno.test("validateSchema() treats __proto__, constructor and toString as ordina
     "$.constructor additionalProperties",
   ]);
   assert.deepEqual(
-    validateSchema({ type: "object", required: ["hasOwnProperty"] }, {}).map((i) => i.path),
+    validateSchema({ type: "object", required: ["hasOwnProperty"] }, {}).map((
+      i,
+    ) => i.path),
     ["$.hasOwnProperty"],
   );
 });
@@ -212,9 +255,16 @@ Deno.test("validateSchema() asserts the supported formats and passes unknown one
     assert.deepEqual(validateSchema({ format }, s), [], `${format} ${s}`);
   }
   for (const [format, s] of bad) {
-    assert.equal(validateSchema({ format }, s)[0]?.keyword, "format", `${format} ${s}`);
+    assert.equal(
+      validateSchema({ format }, s)[0]?.keyword,
+      "format",
+      `${format} ${s}`,
+    );
   }
-  assert.equal(isValid({ format: "date" }, "nope", { formatAssertion: false }), true);
+  assert.equal(
+    isValid({ format: "date" }, "nope", { formatAssertion: false }),
+    true,
+  );
   assert.equal(isValid({ format: "date" }, 42), true);
 });
 
@@ -234,14 +284,20 @@ Deno.test("validateSchema() follows local $ref to $defs and definitions, and nev
     "$.b maximum",
     "$.c $ref",
   ]);
-  assert.deepEqual(validateSchema(schema, { a: -1 })[0].schemaPath, "$.$defs.money.minimum");
+  assert.deepEqual(
+    validateSchema(schema, { a: -1 })[0].schemaPath,
+    "$.$defs.money.minimum",
+  );
 });
 
 Deno.test("validateSchema() applies the combinators and conditionals", () => {
   const s = {
     anyOf: [{ type: "string" }, { type: "integer" }],
   };
-  assert.equal(validateSchema(s, true)[0].message, "expected string or integer, got boolean");
+  assert.equal(
+    validateSchema(s, true)[0].message,
+    "expected string or integer, got boolean",
+  );
   const one = { oneOf: [{ type: "integer" }, { minimum: 2 }] };
   assert.equal(isValid(one, 1), true);
   assert.match(validateSchema(one, 3)[0].message, /matched schemas 0 and 1/);
@@ -252,21 +308,32 @@ Deno.test("validateSchema() applies the combinators and conditionals", () => {
     then: { required: ["iban"] },
     else: { required: ["account"] },
   };
-  assert.deepEqual(brief(validateSchema(cond, { kind: "sepa" })), ["$.iban required"]);
-  assert.deepEqual(brief(validateSchema(cond, { kind: "swift" })), ["$.account required"]);
+  assert.deepEqual(brief(validateSchema(cond, { kind: "sepa" })), [
+    "$.iban required",
+  ]);
+  assert.deepEqual(brief(validateSchema(cond, { kind: "swift" })), [
+    "$.account required",
+  ]);
   const deps = {
     dependentRequired: { iban: ["bic"] },
     dependentSchemas: { bic: { required: ["bank"] } },
   };
-  assert.deepEqual(brief(validateSchema(deps, { iban: "x" })), ["$.bic dependentRequired"]);
-  assert.deepEqual(brief(validateSchema(deps, { bic: "y" })), ["$.bank required"]);
+  assert.deepEqual(brief(validateSchema(deps, { iban: "x" })), [
+    "$.bic dependentRequired",
+  ]);
+  assert.deepEqual(brief(validateSchema(deps, { bic: "y" })), [
+    "$.bank required",
+  ]);
   const arr = {
     prefixItems: [{ type: "string" }],
     items: false,
     contains: { const: 1 },
     minContains: 1,
   };
-  assert.deepEqual(brief(validateSchema(arr, ["a", 2])), ["$ minContains", "$[1] items"]);
+  assert.deepEqual(brief(validateSchema(arr, ["a", 2])), [
+    "$ minContains",
+    "$[1] items",
+  ]);
   const names = {
     propertyNames: { pattern: "^[a-z]+$" },
     patternProperties: { "^x": { type: "integer" } },
@@ -332,7 +399,10 @@ Deno.test("validateSchema() returns a depth issue for 100,000 nested arrays, nev
 });
 
 Deno.test("validateSchema() compiles once per schema object and stays correct across values", () => {
-  const schema: JsonSchema = { type: "object", properties: { n: { type: "integer" } } };
+  const schema: JsonSchema = {
+    type: "object",
+    properties: { n: { type: "integer" } },
+  };
   for (let i = 0; i < 3; i++) {
     assert.deepEqual(validateSchema(schema, { n: i }), []);
     assert.deepEqual(brief(validateSchema(schema, { n: "x" })), ["$.n type"]);
@@ -366,17 +436,33 @@ Deno.test("property: the same value with shuffled keys gives byte-identical issu
   fc.assert(
     fc.property(fc.jsonValue(), fc.jsonValue(), fc.integer(), (a, b, seed) => {
       let x = seed;
-      const rand = () => ((x = ((x * 1103515245 + 12345) >>> 0) % 2147483648) / 2147483648);
-      const value = { amount: a, currency: b, legs: [a, b, { amount: b, account: a }], extra: a };
+      const rand = () => ((x = ((x * 1103515245 + 12345) >>> 0) % 2147483648) /
+        2147483648);
+      const value = {
+        amount: a,
+        currency: b,
+        legs: [a, b, { amount: b, account: a }],
+        extra: a,
+      };
       const one = JSON.stringify(validateSchema(payment, value));
-      const two = JSON.stringify(validateSchema(payment, shuffled(value, rand)));
+      const two = JSON.stringify(
+        validateSchema(payment, shuffled(value, rand)),
+      );
       return one === two;
     }),
     { numRuns: 300 },
   );
 });
 
-const TYPES = ["null", "boolean", "object", "array", "number", "integer", "string"] as const;
+const TYPES = [
+  "null",
+  "boolean",
+  "object",
+  "array",
+  "number",
+  "integer",
+  "string",
+] as const;
 
 Deno.test("property: a type mismatch gives exactly one issue at its path", () => {
   const keywordsFor = fc.record({
@@ -388,12 +474,21 @@ Deno.test("property: a type mismatch gives exactly one issue at its path", () =>
     pattern: fc.constantFrom("^a", "b$", "^(x+)+$"),
   }, { requiredKeys: [] });
   fc.assert(
-    fc.property(fc.constantFrom(...TYPES), keywordsFor, fc.jsonValue(), (type, extra, value) => {
-      const schema = { type: "object", properties: { field: { type, ...extra } } };
-      if (isValid({ type }, value)) return true;
-      const issues = validateSchema(schema, { field: value });
-      return issues.length === 1 && issues[0].path === "$.field" && issues[0].keyword === "type";
-    }),
+    fc.property(
+      fc.constantFrom(...TYPES),
+      keywordsFor,
+      fc.jsonValue(),
+      (type, extra, value) => {
+        const schema = {
+          type: "object",
+          properties: { field: { type, ...extra } },
+        };
+        if (isValid({ type }, value)) return true;
+        const issues = validateSchema(schema, { field: value });
+        return issues.length === 1 && issues[0].path === "$.field" &&
+          issues[0].keyword === "type";
+      },
+    ),
     { numRuns: 500 },
   );
 });
@@ -439,7 +534,11 @@ Deno.test("property: the generated fast path and the issue collector agree on ev
           maxDepth: 1000,
           formats: true,
         });
-        assert.equal(ok, issues.length === 0, "the collector's answer matches what it collected");
+        assert.equal(
+          ok,
+          issues.length === 0,
+          "the collector's answer matches what it collected",
+        );
         return ok;
       };
       c = { fast, collect };
@@ -450,14 +549,22 @@ Deno.test("property: the generated fast path and the issue collector agree on ev
   // Every suite case's own data, then random values against every suite schema.
   for (const c of cases) {
     const { fast, collect } = both(c.schema);
-    assert.equal(fast(c.data), collect(c.data), `${c.file} :: ${c.group} :: ${c.description}`);
+    assert.equal(
+      fast(c.data),
+      collect(c.data),
+      `${c.file} :: ${c.group} :: ${c.description}`,
+    );
   }
   const schemas = [...new Set(cases.map((c) => c.schema))];
   fc.assert(
-    fc.property(fc.constantFrom(...schemas), fc.jsonValue({ maxDepth: 3 }), (schema, value) => {
-      const { fast, collect } = both(schema);
-      return fast(value) === collect(value);
-    }),
+    fc.property(
+      fc.constantFrom(...schemas),
+      fc.jsonValue({ maxDepth: 3 }),
+      (schema, value) => {
+        const { fast, collect } = both(schema);
+        return fast(value) === collect(value);
+      },
+    ),
     { numRuns: 3000 },
   );
 });
@@ -465,11 +572,19 @@ Deno.test("property: the generated fast path and the issue collector agree on ev
 Deno.test("property: the generated issue collector reports exactly what the collecting closures report", async () => {
   const { loadSuite, suitePresent } = await import("./_suite.ts");
   const { Compiler } = await import("../lib/schema/_compile.ts");
-  const { generateCollector } = await import("../lib/schema/_codegen_collect.ts");
+  const { generateCollector } = await import(
+    "../lib/schema/_codegen_collect.ts"
+  );
   const { soupSchema, toolSchema } = await import("./_random_schemas.ts");
   const { nearValues, positionedSchema } = await import("./_schema_pairs.ts");
-  const key = (i: { segs: unknown[]; keyword: string; message: string; schemaPath: string }) =>
-    JSON.stringify([i.segs, i.keyword, i.message, i.schemaPath]);
+  const key = (
+    i: {
+      segs: unknown[];
+      keyword: string;
+      message: string;
+      schemaPath: string;
+    },
+  ) => JSON.stringify([i.segs, i.keyword, i.message, i.schemaPath]);
   const compiled = new Map<
     unknown,
     { gen: (v: unknown) => string[]; ref: (v: unknown) => string[] }
@@ -498,12 +613,18 @@ Deno.test("property: the generated issue collector reports exactly what the coll
   };
   if (suitePresent()) {
     const cases = loadSuite().cases.filter((c) => !c.skip);
-    for (const c of cases) check(c.schema, c.data, `${c.file} :: ${c.group} :: ${c.description}`);
+    for (const c of cases) {
+      check(c.schema, c.data, `${c.file} :: ${c.group} :: ${c.description}`);
+    }
     const schemas = [...new Set(cases.map((c) => c.schema))];
     fc.assert(
-      fc.property(fc.constantFrom(...schemas), fc.jsonValue({ maxDepth: 3 }), (schema, value) => {
-        check(schema, value, JSON.stringify({ schema, value }));
-      }),
+      fc.property(
+        fc.constantFrom(...schemas),
+        fc.jsonValue({ maxDepth: 3 }),
+        (schema, value) => {
+          check(schema, value, JSON.stringify({ schema, value }));
+        },
+      ),
       { numRuns: 3000 },
     );
   }

@@ -58,15 +58,24 @@ function git(
     stdio: ["ignore", "pipe", "pipe"],
   });
   if (r.error) {
-    throw new UsageError(`--against needs git, which could not run: ${r.error.message}`);
+    throw new UsageError(
+      `--against needs git, which could not run: ${r.error.message}`,
+    );
   }
-  return { status: r.status ?? 1, stdout: r.stdout ?? "", stderr: r.stderr ?? "" };
+  return {
+    status: r.status ?? 1,
+    stdout: r.stdout ?? "",
+    stderr: r.stderr ?? "",
+  };
 }
 
 const firstLine = (text: string) => text.trim().split("\n")[0] ?? "";
 
 /** The top of the repository the working folder is in, and the commit a ref names. */
-function resolveRef(against: string, cwd: string): { root: string; commit: string } {
+function resolveRef(
+  against: string,
+  cwd: string,
+): { root: string; commit: string } {
   const top = git(["rev-parse", "--show-toplevel"], cwd);
   if (top.status !== 0) {
     throw new UsageError(
@@ -77,10 +86,18 @@ function resolveRef(against: string, cwd: string): { root: string; commit: strin
   }
   const root = top.stdout.trim();
   const verified = git(
-    ["rev-parse", "--verify", "--quiet", "--end-of-options", `${against}^{commit}`],
+    [
+      "rev-parse",
+      "--verify",
+      "--quiet",
+      "--end-of-options",
+      `${against}^{commit}`,
+    ],
     cwd,
   );
-  if (verified.status !== 0 || !/^[0-9a-f]{40,64}$/.test(verified.stdout.trim())) {
+  if (
+    verified.status !== 0 || !/^[0-9a-f]{40,64}$/.test(verified.stdout.trim())
+  ) {
     throw new UsageError(
       `--against ${against}: no such git ref (branch, tag or commit) in ${root}, and no such folder`,
     );
@@ -96,7 +113,8 @@ function gitSource(against: string, cwd: string): BaselineSource {
     against,
     commit,
     read(absolute) {
-      const rel = path.relative(root, fs.realpathSync(absolute)).split(path.sep).join("/");
+      const rel = path.relative(root, fs.realpathSync(absolute)).split(path.sep)
+        .join("/");
       if (rel.startsWith("../") || rel === ".." || path.isAbsolute(rel)) {
         throw new UsageError(`it is outside the git repository ${root}`);
       }
@@ -106,7 +124,9 @@ function gitSource(against: string, cwd: string): BaselineSource {
       }
       const shown = git(["show", `${commit}:${rel}`], root);
       if (shown.status !== 0) {
-        throw new UsageError(`cannot read ${where}: ${firstLine(shown.stderr)}`);
+        throw new UsageError(
+          `cannot read ${where}: ${firstLine(shown.stderr)}`,
+        );
       }
       return { where, text: shown.stdout };
     },
@@ -114,7 +134,11 @@ function gitSource(against: string, cwd: string): BaselineSource {
 }
 
 /** The baselines under a folder: the same path relative to the working folder. */
-function folderSource(against: string, dir: string, cwd: string): BaselineSource {
+function folderSource(
+  against: string,
+  dir: string,
+  cwd: string,
+): BaselineSource {
   return {
     kind: "folder",
     against,
@@ -130,7 +154,9 @@ function folderSource(against: string, dir: string, cwd: string): BaselineSource
       try {
         text = fs.readFileSync(file, "utf8");
       } catch (e) {
-        if ((e as { code?: string }).code === "ENOENT") return { where, text: undefined };
+        if ((e as { code?: string }).code === "ENOENT") {
+          return { where, text: undefined };
+        }
         throw new UsageError(`cannot read ${where}: ${(e as Error).message}`);
       }
       return { where, text };
@@ -140,7 +166,9 @@ function folderSource(against: string, dir: string, cwd: string): BaselineSource
 
 /** The baseline source `--against` names: a folder when there is one by that name, else a ref. */
 function baselineSource(against: string, cwd: string): BaselineSource {
-  if (against === "") throw new UsageError("--against needs a git ref or a folder");
+  if (against === "") {
+    throw new UsageError("--against needs a git ref or a folder");
+  }
   const dir = path.resolve(cwd, against);
   if (fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
     return folderSource(against, dir, cwd);
@@ -185,11 +213,17 @@ function checkOne(
   let draft: Document;
   try {
     draft = parseDocument(fs.readFileSync(absolute, "utf8"), absolute, file);
-    if (!draft.spec) throw new UsageError(`${file} is not a tool file (no inputSchema)`);
+    if (!draft.spec) {
+      throw new UsageError(`${file} is not a tool file (no inputSchema)`);
+    }
   } catch (e) {
-    if (e instanceof UsageError || e instanceof ToolSpecError) return unreadable(e.message);
+    if (e instanceof UsageError || e instanceof ToolSpecError) {
+      return unreadable(e.message);
+    }
     const code = (e as { code?: unknown })?.code;
-    if (typeof code === "string") return unreadable(`cannot read ${file}: ${(e as Error).message}`);
+    if (typeof code === "string") {
+      return unreadable(`cannot read ${file}: ${(e as Error).message}`);
+    }
     throw e;
   }
   const spec = draft.spec;
@@ -224,12 +258,16 @@ function checkOne(
     try {
       value = JSON.parse(baseline.text);
     } catch (e) {
-      throw new UsageError(`${where} is not valid JSON: ${(e as Error).message}`);
+      throw new UsageError(
+        `${where} is not valid JSON: ${(e as Error).message}`,
+      );
     }
     base = parseToolSpec(value, where);
   } catch (e) {
     if (e instanceof UsageError || e instanceof ToolSpecError) {
-      return unreadable(`the baseline ${where} is not a tool file: ${e.message}`);
+      return unreadable(
+        `the baseline ${where} is not a tool file: ${e.message}`,
+      );
     }
     throw e;
   }
@@ -238,9 +276,16 @@ function checkOne(
     diff = diffSpecs(base, spec);
     verdict = versionVerdict(base, spec, diff);
   } catch (e) {
-    return unreadable(`cannot compare ${file} with ${where}: ${(e as Error)?.message ?? e}`);
+    return unreadable(
+      `cannot compare ${file} with ${where}: ${(e as Error)?.message ?? e}`,
+    );
   }
-  const findings = toolFindings(base, draft as Document & { spec: ToolSpec }, diff, severityOf);
+  const findings = toolFindings(
+    base,
+    draft as Document & { spec: ToolSpec },
+    diff,
+    severityOf,
+  );
   return {
     result: {
       file,
@@ -296,7 +341,9 @@ export function checkAgainst(
   const targets = files.length
     ? files.map((f) => path.resolve(cwd, f))
     : options.findToolFiles(cwd).filter((f) => !inBaseline(f));
-  if (targets.length === 0) throw new UsageError("no *.tool.json files to check");
+  if (targets.length === 0) {
+    throw new UsageError("no *.tool.json files to check");
+  }
   const results: FileResult[] = [];
   const findings: Finding[] = [];
   for (const target of targets) {
@@ -354,7 +401,10 @@ export async function withEstateAt<T>(
   cwd: string,
   fn: (dir: string) => Promise<T>,
 ): Promise<T> {
-  if (fs.statSync(path.resolve(cwd, against), { throwIfNoEntry: false })?.isDirectory()) {
+  if (
+    fs.statSync(path.resolve(cwd, against), { throwIfNoEntry: false })
+      ?.isDirectory()
+  ) {
     throw new UsageError(
       `--against ${against} is a folder: drafts are compared with the files under it; with --estate, --against takes a git ref`,
     );
@@ -368,13 +418,29 @@ export async function withEstateAt<T>(
     real = path.resolve(fs.realpathSync(cwd), estate);
   }
   const rel = path.relative(root, real).split(path.sep).join("/");
-  if (rel === "" || rel.startsWith("../") || rel === ".." || path.isAbsolute(rel)) {
-    throw new UsageError(`--estate ${estate} is not inside the git repository ${root}`);
+  if (
+    rel === "" || rel.startsWith("../") || rel === ".." || path.isAbsolute(rel)
+  ) {
+    throw new UsageError(
+      `--estate ${estate} is not inside the git repository ${root}`,
+    );
   }
-  const listed = git(["ls-tree", "-r", "-z", "--name-only", commit, "--", `${rel}/`], root);
+  const listed = git([
+    "ls-tree",
+    "-r",
+    "-z",
+    "--name-only",
+    commit,
+    "--",
+    `${rel}/`,
+  ], root);
   const names = listed.stdout.split("\0").filter((n) => n !== "");
-  if (listed.status !== 0 || !names.some((n) => n.startsWith(`${rel}/tools/`))) {
-    throw new UsageError(`--against ${against}: ${rel}/tools is not at ${against}`);
+  if (
+    listed.status !== 0 || !names.some((n) => n.startsWith(`${rel}/tools/`))
+  ) {
+    throw new UsageError(
+      `--against ${against}: ${rel}/tools is not at ${against}`,
+    );
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "estate-at-ref-"));
   try {
@@ -386,7 +452,9 @@ export async function withEstateAt<T>(
         stdio: ["ignore", "pipe", "pipe"],
       });
       if (shown.status !== 0) {
-        throw new UsageError(`cannot read ${against}:${name}: ${firstLine(String(shown.stderr))}`);
+        throw new UsageError(
+          `cannot read ${against}:${name}: ${firstLine(String(shown.stderr))}`,
+        );
       }
       const target = path.join(copy, name.slice(rel.length + 1));
       fs.mkdirSync(path.dirname(target), { recursive: true });

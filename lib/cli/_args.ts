@@ -23,7 +23,10 @@ export class UsageError extends Error {
  * Parses `argv` given which flags take a value and which are booleans; anything else is a usage
  * error. `--flag=value` and `--flag value` are both accepted.
  */
-export function parseArgs(argv: string[], spec: { values: string[]; booleans: string[] }): Args {
+export function parseArgs(
+  argv: string[],
+  spec: { values: string[]; booleans: string[] },
+): Args {
   const positionals: string[] = [];
   const flags = new Map<string, string | true>();
   for (let i = 0; i < argv.length; i++) {

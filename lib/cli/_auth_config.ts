@@ -80,7 +80,9 @@ export function oidcSettings(
     } catch (e) {
       throw new UsageError(`--auth-config ${where}: ${(e as Error).message}`);
     }
-    if (!isObject(file)) throw new UsageError(`--auth-config ${where}: must be a JSON object`);
+    if (!isObject(file)) {
+      throw new UsageError(`--auth-config ${where}: must be a JSON object`);
+    }
     for (const k of Object.keys(file)) {
       if (!FILE_FIELDS.has(k)) {
         throw new UsageError(
@@ -91,20 +93,25 @@ export function oidcSettings(
   }
   const list = (v: unknown, what: string): string[] | undefined => {
     if (v === undefined) return undefined;
-    if (Array.isArray(v) && v.every((x) => typeof x === "string")) return v as string[];
+    if (Array.isArray(v) && v.every((x) => typeof x === "string")) {
+      return v as string[];
+    }
     throw new UsageError(`${what} must be a list of strings`);
   };
   const split = (v: string | undefined, sep: RegExp) =>
     v === undefined ? undefined : v.split(sep).filter((s) => s !== "");
 
   const servers: TrustedAuthorizationServer[] = [];
-  const issuer = flag("issuer") ?? (typeof file.issuer === "string" ? file.issuer : undefined);
+  const issuer = flag("issuer") ??
+    (typeof file.issuer === "string" ? file.issuer : undefined);
   if (issuer !== undefined) servers.push({ issuer });
   if (flag("issuer") === undefined && file.authorizationServers !== undefined) {
     if (!Array.isArray(file.authorizationServers)) {
       throw new UsageError("authorizationServers must be a list");
     }
-    for (const a of file.authorizationServers) servers.push(trustedServer(a, env));
+    for (const a of file.authorizationServers) {
+      servers.push(trustedServer(a, env));
+    }
   }
   if (servers.length === 0) {
     throw new UsageError(
@@ -113,7 +120,10 @@ export function oidcSettings(
   }
   const claims: ClaimMapping = isObject(file.claims) ? { ...file.claims as ClaimMapping } : {};
   for (
-    const [k, f] of [["principal", "principal-claim"], ["tenant", "tenant-claim"], [
+    const [k, f] of [["principal", "principal-claim"], [
+      "tenant",
+      "tenant-claim",
+    ], [
       "clearance",
       "clearance-claim",
     ]] as const
@@ -122,8 +132,10 @@ export function oidcSettings(
     if (v !== undefined) claims[k] = v;
   }
   return {
-    resource: flag("resource") ?? (typeof file.resource === "string" ? file.resource : undefined),
-    audiences: split(flag("audience"), /,/) ?? list(file.audiences, "audiences") ?? [],
+    resource: flag("resource") ??
+      (typeof file.resource === "string" ? file.resource : undefined),
+    audiences: split(flag("audience"), /,/) ??
+      list(file.audiences, "audiences") ?? [],
     authorizationServers: servers,
     scopesSupported: split(flag("scopes"), /[ ,]+/) ??
       list(file.scopesSupported, "scopesSupported"),
@@ -137,14 +149,19 @@ function trustedServer(
   env: Record<string, string | undefined>,
 ): TrustedAuthorizationServer {
   if (!isObject(a) || typeof a.issuer !== "string") {
-    throw new UsageError("each of authorizationServers needs an issuer (a URL)");
+    throw new UsageError(
+      "each of authorizationServers needs an issuer (a URL)",
+    );
   }
   const out: TrustedAuthorizationServer = { issuer: a.issuer };
   if (typeof a.jwksUri === "string") out.jwksUri = a.jwksUri;
   if (Array.isArray(a.algorithms)) out.algorithms = a.algorithms.map(String);
   if (a.introspection !== undefined) {
     const i = a.introspection;
-    if (!isObject(i) || typeof i.clientId !== "string" || typeof i.clientSecretEnv !== "string") {
+    if (
+      !isObject(i) || typeof i.clientId !== "string" ||
+      typeof i.clientSecretEnv !== "string"
+    ) {
       throw new UsageError(
         `${a.issuer}: introspection needs clientId and clientSecretEnv (the environment variable holding the secret)`,
       );

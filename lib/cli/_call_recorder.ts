@@ -81,7 +81,9 @@ export class CallRecorder {
     while (this.#queue.length) {
       const tool = this.#queue[0].tool;
       let n = 0;
-      while (n < this.#queue.length && n < 1000 && this.#queue[n].tool === tool) n++;
+      while (
+        n < this.#queue.length && n < 1000 && this.#queue[n].tool === tool
+      ) n++;
       const batch = this.#queue.slice(0, n);
       try {
         await this.#store.appendCalls(tool, batch.map((p) => p.call));
@@ -105,7 +107,9 @@ export class CallRecorder {
       this.#queue.splice(0, n);
       if (this.#failing) {
         this.#failing = false;
-        this.#log(`recording calls again${this.#dropped ? ` (${this.#dropped} dropped)` : ""}`);
+        this.#log(
+          `recording calls again${this.#dropped ? ` (${this.#dropped} dropped)` : ""}`,
+        );
         this.#dropped = 0;
       }
     }
@@ -135,5 +139,6 @@ export class CallRecorder {
 
 /** Whether an append failed for a reason a retry cannot change (not a connection problem). */
 function isRefusal(e: unknown): boolean {
-  return e instanceof TypeError || /no version is published/.test((e as Error)?.message ?? "");
+  return e instanceof TypeError ||
+    /no version is published/.test((e as Error)?.message ?? "");
 }

@@ -88,7 +88,10 @@ function changeLine(c: SchemaChange, side: "input" | "output"): string {
  * @param entries `changelogEntries(...)`.
  * @returns The Markdown, ending with a newline.
  */
-export function changelogMarkdown(name: string, entries: readonly ChangelogEntry[]): string {
+export function changelogMarkdown(
+  name: string,
+  entries: readonly ChangelogEntry[],
+): string {
   const out: string[] = [`# ${name} changelog`, ""];
   for (const e of entries) {
     out.push(`## ${e.version} (${day(e.published)})`, "");
@@ -113,19 +116,31 @@ export function changelogMarkdown(name: string, entries: readonly ChangelogEntry
       if (lines.length) out.push(`### ${title}`, "", ...lines, "");
     }
     if (e.fieldChanges.length) {
-      out.push("### Other fields", "", ...e.fieldChanges.map((f) => `- ${f.message}`), "");
+      out.push(
+        "### Other fields",
+        "",
+        ...e.fieldChanges.map((f) => `- ${f.message}`),
+        "",
+      );
     }
   }
   return out.join("\n").replace(/\n+$/, "\n");
 }
 
-function versionFlag(name: string, value: string | true | undefined): string | undefined {
+function versionFlag(
+  name: string,
+  value: string | true | undefined,
+): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== "string") throw new UsageError(`--${name} needs a version`);
+  if (typeof value !== "string") {
+    throw new UsageError(`--${name} needs a version`);
+  }
   try {
     Version.parse(value);
   } catch {
-    throw new UsageError(`--${name} ${JSON.stringify(value)} is not a version like 1.2.0`);
+    throw new UsageError(
+      `--${name} ${JSON.stringify(value)} is not a version like 1.2.0`,
+    );
   }
   return value;
 }
@@ -152,14 +167,21 @@ export async function runChangelog(
   if (positionals.length !== 1) throw new UsageError(options.usage);
   const name = positionals[0];
   if (!isToolName(name)) {
-    throw new UsageError(`${JSON.stringify(name)} is not a tool name; ${options.usage}`);
+    throw new UsageError(
+      `${JSON.stringify(name)} is not a tool name; ${options.usage}`,
+    );
   }
-  const from = versionFlag("from", options.from), to = versionFlag("to", options.to);
-  if (from !== undefined && to !== undefined && compareVersions(from, to) >= 0) {
+  const from = versionFlag("from", options.from),
+    to = versionFlag("to", options.to);
+  if (
+    from !== undefined && to !== undefined && compareVersions(from, to) >= 0
+  ) {
     throw new UsageError(`--from ${from} must be lower than --to ${to}`);
   }
   const versions = await options.versions(name);
-  if (!versions.length) throw new UsageError(`no tool ${JSON.stringify(name)} in the estate`);
+  if (!versions.length) {
+    throw new UsageError(`no tool ${JSON.stringify(name)} in the estate`);
+  }
   const entries = changelogEntries(versions, { from, to });
   if (!entries.length) {
     throw new UsageError(
@@ -172,7 +194,13 @@ export async function runChangelog(
   options.stdout(
     options.json
       ? JSON.stringify(
-        { name, from: from ?? null, to: to ?? null, versions: entries, markdown },
+        {
+          name,
+          from: from ?? null,
+          to: to ?? null,
+          versions: entries,
+          markdown,
+        },
         null,
         2,
       ) +

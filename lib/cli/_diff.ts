@@ -16,6 +16,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { classifySchemaChange } from "../compat/classify.ts";
+import { breakingCall } from "../estate/breaking_call.ts";
 import type {
   SchemaBump,
   SchemaChange,
@@ -58,7 +59,11 @@ export function relativeFile(cwd: string, absolute: string): string {
  * @throws {UsageError} The file cannot be read, is not JSON, or is neither.
  * @throws {ToolSpecError} A tool file that is not a valid tool spec.
  */
-export function parseDocument(text: string, absolute: string, file: string): Document {
+export function parseDocument(
+  text: string,
+  absolute: string,
+  file: string,
+): Document {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -71,7 +76,9 @@ export function parseDocument(text: string, absolute: string, file: string): Doc
     }
     return { absolute, file, text, schema: value as JsonSchema };
   }
-  if (typeof value === "boolean") return { absolute, file, text, schema: value as JsonSchema };
+  if (typeof value === "boolean") {
+    return { absolute, file, text, schema: value as JsonSchema };
+  }
   throw new UsageError(
     `${file} is neither a tool file (a JSON object with inputSchema) nor a JSON Schema (an object or a boolean)`,
   );
@@ -102,9 +109,18 @@ export function failOnSeverity(failOn: SchemaBump): SeverityOf {
 function placed(
   doc: Document,
   where: { field?: string; path?: string },
-  finding: { rule: string; severity: Severity; message: string; bump?: SchemaBump },
+  finding: {
+    rule: string;
+    severity: Severity;
+    message: string;
+    bump?: SchemaBump;
+  },
 ): Finding {
-  const { line, column, endLine, endColumn } = positionOf(doc.text, where.field, where.path);
+  const { line, column, endLine, endColumn } = positionOf(
+    doc.text,
+    where.field,
+    where.path,
+  );
   return {
     ...finding,
     file: doc.file,
@@ -140,9 +156,53 @@ export function changeFindings(
 export function fieldFinding(
   doc: Document,
   field: string,
-  finding: { rule: string; severity: Severity; message: string; bump?: SchemaBump },
+  finding: {
+    rule: string;
+    severity: Severity;
+    message: string;
+    bump?: SchemaBump;
+  },
 ): Finding {
   return placed(doc, { field }, finding);
+}
+
+/**
+ * The evidence of a major change, as a `breaking-call` finding at the node of the newer document
+ * that rejects it (or at the first major change): none when the change is not major or none was
+ * found.
+ */
+export function breakingCallFindings(
+  doc: Document,
+  schemas: {
+    old: { inputSchema: JsonSchema; outputSchema?: JsonSchema };
+    now: { inputSchema: JsonSchema; outputSchema?: JsonSchema };
+  },
+  changes: { input: readonly SchemaChange[]; output: readonly SchemaChange[] },
+  fields: { input?: "inputSchema"; output?: "outputSchema" } = {},
+): Finding[] {
+  const what = fields.input ? "version" : "schema";
+  const major = {
+    input: changes.input.some((c) => c.bump === "major"),
+    output: changes.output.some((c) => c.bump === "major"),
+  };
+  if (!major.input && !major.output) return [];
+  const b = breakingCall({
+    mode: "backward",
+    old: schemas.old,
+    draft: schemas.now,
+    major,
+    names: { old: `the old ${what}`, draft: `the new ${what}` },
+  });
+  if (!b) return [];
+  const input = b.field === "inputSchema";
+  const path = b.direction === "old-accepts" && input
+    ? b.rejection.schemaPath
+    : (input ? changes.input : changes.output).find((c) => c.bump === "major")?.path ?? "$";
+  return [placed(doc, { field: input ? fields.input : fields.output, path }, {
+    rule: "breaking-call",
+    severity: "info",
+    message: b.message,
+  })];
 }
 
 /** Every finding of a comparison of two tool specs, in the newer one's text. */
@@ -163,10 +223,27 @@ export function toolFindings(
     }));
   }
   findings.push(
-    ...changeFindings(diff.input.changes, { doc: after, field: "inputSchema" }, severityOf),
-    ...changeFindings(diff.output.changes, { doc: after, field: "outputSchema" }, severityOf),
+    ...changeFindings(
+      diff.input.changes,
+      { doc: after, field: "inputSchema" },
+      severityOf,
+    ),
+    ...changeFindings(diff.output.changes, {
+      doc: after,
+      field: "outputSchema",
+    }, severityOf),
     ...diff.fields.map((f) =>
-      fieldFinding(after, f.field, { rule: "field-changed", severity: "info", message: f.message })
+      fieldFinding(after, f.field, {
+        rule: "field-changed",
+        severity: "info",
+        message: f.message,
+      })
+    ),
+    ...breakingCallFindings(
+      after,
+      { old: before, now: after.spec },
+      { input: diff.input.changes, output: diff.output.changes },
+      { input: "inputSchema", output: "outputSchema" },
     ),
   );
   return findings;
@@ -210,7 +287,12 @@ export function diffDocuments(
     const diff = compare(() => diffSpecs(oldSpec, newSpec));
     const verdict = compare(() => versionVerdict(oldSpec, newSpec, diff));
     const findings = sortFindings(
-      toolFindings(oldSpec, after as Document & { spec: ToolSpec }, diff, severityOf),
+      toolFindings(
+        oldSpec,
+        after as Document & { spec: ToolSpec },
+        diff,
+        severityOf,
+      ),
     );
     const ok = !findings.some((f) => f.severity === "error");
     const changes = diff.input.changes.length + diff.output.changes.length;
@@ -251,7 +333,14 @@ export function diffDocuments(
   const classification: SchemaChangeClassification = compare(() =>
     classifySchemaChange(before.schema!, after.schema!)
   );
-  const findings = sortFindings(changeFindings(classification.changes, { doc: after }, severityOf));
+  const findings = sortFindings([
+    ...changeFindings(classification.changes, { doc: after }, severityOf),
+    ...breakingCallFindings(
+      after,
+      { old: { inputSchema: before.schema! }, now: { inputSchema: after.schema! } },
+      { input: classification.changes, output: [] },
+    ),
+  ]);
   const ok = !findings.some((f) => f.severity === "error");
   return {
     report: { command: "diff", files, findings, ok },
@@ -308,7 +397,11 @@ export function runDiff(
   }
   const before = readDocument(options.cwd, positionals[0]);
   const after = readDocument(options.cwd, positionals[1]);
-  const { report, summary } = diffDocuments(before, after, failOn as SchemaBump);
+  const { report, summary } = diffDocuments(
+    before,
+    after,
+    failOn as SchemaBump,
+  );
   options.stdout(render(report, options.format, summary));
   return report.ok ? EXIT.ok : EXIT.failed;
 }

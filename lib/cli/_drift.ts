@@ -32,11 +32,16 @@ export interface DriftFilter {
  * @returns The groups, sorted by server and tool.
  */
 export function groupDrift(records: Iterable<DriftRecord>): DriftGroup[] {
-  const groups = new Map<string, { server: string; tool: string | null; list: DriftRecord[] }>();
+  const groups = new Map<
+    string,
+    { server: string; tool: string | null; list: DriftRecord[] }
+  >();
   for (const r of records) {
     const key = `${r.server}\u0000${r.tool ?? ""}`;
     let g = groups.get(key);
-    if (!g) groups.set(key, g = { server: r.server, tool: r.tool ?? null, list: [] });
+    if (!g) {
+      groups.set(key, g = { server: r.server, tool: r.tool ?? null, list: [] });
+    }
     g.list.push(r);
   }
   const cmp = (a: string, b: string) => a < b ? -1 : a > b ? 1 : 0;
@@ -49,7 +54,10 @@ export function groupDrift(records: Iterable<DriftRecord>): DriftGroup[] {
     });
 }
 
-const shortenRecord = (r: DriftRecord): DriftRecord => ({ ...r, details: shortenText(r.details) });
+const shortenRecord = (r: DriftRecord): DriftRecord => ({
+  ...r,
+  details: shortenText(r.details),
+});
 
 /**
  * `estate drift`: the drift log, grouped and newest first (each group cut as every answer is).
@@ -77,7 +85,8 @@ export async function showDrift(
       filter.server || filter.tool ? " for that server or tool" : ""
     } (drift.jsonl, written by the gateway)\n`
     : groups.map((g) => {
-      const version = g.records.find((r) => r.registeredVersion)?.registeredVersion;
+      const version = g.records.find((r) => r.registeredVersion)
+        ?.registeredVersion;
       const head = g.tool === null
         ? `${g.server} (the server)`
         : `${g.server} ${safe(g.tool)}${version ? ` (registered ${safe(version)})` : ""}`;

@@ -16,7 +16,9 @@ import process from "node:process";
 export function isDriverFault(error: unknown): boolean {
   if (!(error instanceof TypeError)) return false;
   return /reading 'write'|evaluating 'socket\.write'/.test(error.message) &&
-    /postgres(@[\d.]+)?\/(?:[\d.]+\/)?src\/connection\.js/.test(error.stack ?? "");
+    /postgres(@[\d.]+)?\/(?:[\d.]+\/)?src\/connection\.js/.test(
+      error.stack ?? "",
+    );
 }
 
 /** The one line said when the fault stops a command. */
@@ -50,7 +52,9 @@ export function stopOnDriverFault(options: {
       options.exit(2);
       return;
     }
-    options.stderr(`${error instanceof Error && error.stack ? error.stack : String(error)}\n`);
+    options.stderr(
+      `${error instanceof Error && error.stack ? error.stack : String(error)}\n`,
+    );
     options.exit(1);
   });
 }

@@ -64,7 +64,10 @@ export const FALLBACK_ESTATE_FOLDER = "corpus";
  * @returns The folder's absolute path.
  * @throws {UsageError} When the named folder does not exist, or none is named or found.
  */
-export function estateFolder(flags: Map<string, string | boolean>, cwd: string): string {
+export function estateFolder(
+  flags: Map<string, string | boolean>,
+  cwd: string,
+): string {
   const named = flags.get("estate");
   const dir = named !== undefined
     ? path.resolve(cwd, String(named))
@@ -96,7 +99,9 @@ export async function openStore(
   const url = flags.get("store");
   if (url !== undefined) {
     if (flags.has("estate")) {
-      throw new UsageError("--store and --estate exclude each other: the estate is in one place");
+      throw new UsageError(
+        "--store and --estate exclude each other: the estate is in one place",
+      );
     }
     if (typeof url !== "string" || !isPostgresUrl(url)) {
       throw new UsageError(
@@ -105,7 +110,11 @@ export async function openStore(
         }`,
       );
     }
-    return { store: await openPostgres(url, options.now), where: redactUrl(url), database: true };
+    return {
+      store: await openPostgres(url, options.now),
+      where: redactUrl(url),
+      database: true,
+    };
   }
   const dir = estateFolder(flags, options.cwd);
   // A torn last line of calls.jsonl is no error: it is said once.
@@ -130,15 +139,22 @@ export async function openStore(
  * @returns The store; close it when done.
  * @throws {UsageError} When the URL is not a PostgreSQL URL or the database cannot be reached.
  */
-export async function openPostgres(url: string, now?: () => Date): Promise<PgEstateStore> {
+export async function openPostgres(
+  url: string,
+  now?: () => Date,
+): Promise<PgEstateStore> {
   if (!isPostgresUrl(url)) {
-    throw new UsageError(`expected a postgres:// URL, got ${JSON.stringify(url)}`);
+    throw new UsageError(
+      `expected a postgres:// URL, got ${JSON.stringify(url)}`,
+    );
   }
   const { PgEstateStore } = await import("../store/pg/pg_store.ts");
   try {
     return await PgEstateStore.open(url, { now });
   } catch (e) {
-    throw new UsageError(`cannot open the estate at ${redactUrl(url)}: ${(e as Error).message}`);
+    throw new UsageError(
+      `cannot open the estate at ${redactUrl(url)}: ${(e as Error).message}`,
+    );
   }
 }
 
@@ -151,7 +167,9 @@ export async function openPostgres(url: string, now?: () => Date): Promise<PgEst
  */
 export async function migrateSchema(url: string): Promise<string[]> {
   if (!isPostgresUrl(url)) {
-    throw new UsageError(`expected a postgres:// URL, got ${JSON.stringify(url)}`);
+    throw new UsageError(
+      `expected a postgres:// URL, got ${JSON.stringify(url)}`,
+    );
   }
   const [{ default: postgres }, { migrate }] = await Promise.all([
     import("postgres"),
@@ -161,7 +179,9 @@ export async function migrateSchema(url: string): Promise<string[]> {
   try {
     return await migrate(sql);
   } catch (e) {
-    throw new UsageError(`cannot migrate the estate at ${redactUrl(url)}: ${(e as Error).message}`);
+    throw new UsageError(
+      `cannot migrate the estate at ${redactUrl(url)}: ${(e as Error).message}`,
+    );
   } finally {
     await sql.end({ timeout: 5 });
   }

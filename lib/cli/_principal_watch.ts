@@ -9,5 +9,10 @@ export interface PrincipalWatch {
 
 /** A principal as the server sees it: without description, token or hash. */
 export function principalOnly(p: EstatePrincipal): Principal {
-  return { id: p.id, scopes: [...p.scopes], tenant: p.tenant, clearance: p.clearance };
+  return {
+    id: p.id,
+    scopes: [...p.scopes],
+    tenant: p.tenant,
+    clearance: p.clearance,
+  };
 }

@@ -36,7 +36,11 @@ export function sortFindings(findings: readonly Finding[]): Finding[] {
  * @param summary The command's own summary.
  * @returns The text to print on stdout, ending with a newline.
  */
-export function render(report: CheckReport, format: Format, summary: Summary): string {
+export function render(
+  report: CheckReport,
+  format: Format,
+  summary: Summary,
+): string {
   if (format === "sarif" || format === "junit" || format === "github") {
     return renderReport(report, format, { toolVersion: PACKAGE_VERSION });
   }

@@ -12,13 +12,21 @@ const code = (value: unknown): string => "`" + JSON.stringify(value) + "`";
 function example(rule: Rule): string[] {
   const e = rule.example;
   const out: string[] = [];
-  if (e.before !== undefined) out.push(`- published \`inputSchema\`: ${code(e.before)}`);
-  if (e.after !== undefined) out.push(`- draft \`inputSchema\`: ${code(e.after)}`);
+  if (e.before !== undefined) {
+    out.push(`- published \`inputSchema\`: ${code(e.before)}`);
+  }
+  if (e.after !== undefined) {
+    out.push(`- draft \`inputSchema\`: ${code(e.after)}`);
+  }
   if (e.published !== undefined) {
     out.push(`- published: the example tool with ${code(e.published)}`);
   }
-  if (e.calls !== undefined) out.push(`- stored calls (arguments): ${code(e.calls)}`);
-  if (e.draft !== undefined) out.push(`- draft: the example tool with ${code(e.draft)}`);
+  if (e.calls !== undefined) {
+    out.push(`- stored calls (arguments): ${code(e.calls)}`);
+  }
+  if (e.draft !== undefined) {
+    out.push(`- draft: the example tool with ${code(e.draft)}`);
+  }
   if (e.input !== undefined) out.push(`- input: \`${e.input}\``);
   out.push(`- gives: \`${e.gives}\``);
   return out;
@@ -74,7 +82,12 @@ export function rulesMarkdown(): string {
     "```",
     "",
   ];
-  for (const [title, kind] of [["Schema changes", "change"], ["Checks", "check"]] as const) {
+  for (
+    const [title, kind] of [["Schema changes", "change"], [
+      "Checks",
+      "check",
+    ]] as const
+  ) {
     out.push(`## ${title}`, "");
     for (const rule of RULES.filter((r) => r.kind === kind)) {
       const severity = rule.kind === "change"

@@ -59,7 +59,9 @@ export function driftRecordOf(event: DriftEvent): DriftRecord {
 }
 
 /** The log entries the tool's owner must hear of too, as drift records; undefined for the rest. */
-export function driftRecordOfLog(entry: GatewayLogEntry): DriftRecord | undefined {
+export function driftRecordOfLog(
+  entry: GatewayLogEntry,
+): DriftRecord | undefined {
   switch (entry.kind) {
     case "refused":
       return {
@@ -76,7 +78,10 @@ export function driftRecordOfLog(entry: GatewayLogEntry): DriftRecord | undefine
         tool: entry.tool,
         kind: "dropped-tool",
         details: `${entry.server} offered ${entry.tool}: ${entry.reason}`,
-        evidence: { definitionSha256: entry.definitionSha256, identity: { ...entry.identity } },
+        evidence: {
+          definitionSha256: entry.definitionSha256,
+          identity: { ...entry.identity },
+        },
       };
     case "unreachable":
       return {
@@ -143,7 +148,9 @@ export function startGateway(
     try {
       return fs.readFileSync(file, "utf8");
     } catch (e) {
-      throw new Error(`cannot read the gateway's ${what} ${file}: ${(e as Error).message}`);
+      throw new Error(
+        `cannot read the gateway's ${what} ${file}: ${(e as Error).message}`,
+      );
     }
   };
   const cert = read(options.tls.cert, "certificate (--tls-cert)");
@@ -151,7 +158,9 @@ export function startGateway(
   const ca = read(options.tls.ca, "trust root (--tls-ca)");
   const given = [cert, key, ca].filter((x) => x !== undefined).length;
   if (given !== 0 && given !== 3) {
-    throw new Error("the gateway's TLS needs all of --tls-cert, --tls-key and --tls-ca");
+    throw new Error(
+      "the gateway's TLS needs all of --tls-cert, --tls-key and --tls-ca",
+    );
   }
   const tls: GatewayTls | undefined = cert && key && ca ? { cert, key, ca } : undefined;
   const drift = (record: DriftRecord): void => {
@@ -171,9 +180,14 @@ export function startGateway(
     servers: () => registry.servers(),
     connector: connectUpstreams({ ...(tls ? { tls } : {}), stderr: "ignore" }),
     descriptionSignals: (text) =>
-      poisoningSignals(text).map((s) => ({ code: s.code, message: `${s.code}: ${s.excerpt}` })),
+      poisoningSignals(text).map((s) => ({
+        code: s.code,
+        message: `${s.code}: ${s.excerpt}`,
+      })),
     onDrift: (event) => {
-      log(`drift ${event.server} ${event.tool}@${event.version}: ${event.kind} — ${event.message}`);
+      log(
+        `drift ${event.server} ${event.tool}@${event.version}: ${event.kind} — ${event.message}`,
+      );
       drift(driftRecordOf(event));
     },
     onLog: (entry) => {

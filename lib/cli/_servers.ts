@@ -51,7 +51,10 @@ interface ServedTool {
  *
  * @returns The exit code (0).
  */
-export async function listServers(estate: EstateStore, out: Out): Promise<number> {
+export async function listServers(
+  estate: EstateStore,
+  out: Out,
+): Promise<number> {
   const registry = estate.registry;
   const drift: DriftRecord[] = [];
   for await (const r of estate.readDrift()) drift.push(r);
@@ -99,9 +102,10 @@ export async function addServer(
   out: Out,
 ): Promise<number> {
   try {
-    const result: RegisterServerResult & { file?: string } = await estate.registerServer(file, {
-      update: options.update,
-    });
+    const result: RegisterServerResult & { file?: string } = await estate
+      .registerServer(file, {
+        update: options.update,
+      });
     const r = result.record;
     const tools = `${r.tools.length} tool${r.tools.length === 1 ? "" : "s"}: ${r.tools.join(", ")}`;
     out(
@@ -110,7 +114,12 @@ export async function addServer(
         : `${result.status} server ${r.id} (${tools})${
           result.file ? ` in ${path.relative(options.cwd, result.file)}` : ""
         }\n`,
-      { status: result.status, server: r.id, file: result.file, tools: r.tools },
+      {
+        status: result.status,
+        server: r.id,
+        file: result.file,
+        tools: r.tools,
+      },
     );
     return EXIT.ok;
   } catch (e) {

@@ -16,7 +16,11 @@ import { TOOL_SPEC_FIELDS, type ToolSpec } from "../estate/spec.ts";
 import { jsonEqual } from "../schema/_equal.ts";
 
 /** Bumps in order, for comparing them. */
-export const BUMP_RANK: Readonly<Record<SchemaBump, number>> = { patch: 0, minor: 1, major: 2 };
+export const BUMP_RANK: Readonly<Record<SchemaBump, number>> = {
+  patch: 0,
+  minor: 1,
+  major: 2,
+};
 
 /** The larger of two bumps. */
 export function maxBump(a: SchemaBump, b: SchemaBump): SchemaBump {
@@ -65,7 +69,9 @@ function listChange(field: string, before: unknown, after: unknown): string {
 function fieldMessage(field: string, before: unknown, after: unknown): string {
   if (before === undefined) return `${field} added: ${short(after)}`;
   if (after === undefined) return `${field} removed (was ${short(before)})`;
-  if (Array.isArray(before) || Array.isArray(after)) return listChange(field, before, after);
+  if (Array.isArray(before) || Array.isArray(after)) {
+    return listChange(field, before, after);
+  }
   if (field === "description") return "description changed";
   return `${field} changed from ${short(before)} to ${short(after)}`;
 }
@@ -84,7 +90,10 @@ function short(v: unknown): string {
  */
 export function diffSpecs(before: ToolSpec, after: ToolSpec): ToolDiff {
   const input = classifySchemaChange(before.inputSchema, after.inputSchema);
-  const output = classifyOutputSchemaChange(before.outputSchema, after.outputSchema);
+  const output = classifyOutputSchemaChange(
+    before.outputSchema,
+    after.outputSchema,
+  );
   const fields: FieldChange[] = [];
   const b = before as unknown as Record<string, unknown>;
   const a = after as unknown as Record<string, unknown>;
@@ -107,7 +116,12 @@ export interface VersionVerdict {
    * `version-ok`, `unchanged` (same content, same version), `version-too-low` (newer but not by
    * enough), `version-unchanged` (same version, other content), `not-newer` (an older version).
    */
-  code: "version-ok" | "unchanged" | "version-too-low" | "version-unchanged" | "not-newer";
+  code:
+    | "version-ok"
+    | "unchanged"
+    | "version-too-low"
+    | "version-unchanged"
+    | "not-newer";
   /** Whether the version is enough. */
   ok: boolean;
   /** The lowest version the change allows, when something changed. */
@@ -125,7 +139,11 @@ export interface VersionVerdict {
  * @param diff `diffSpecs(before, after)`.
  * @returns The verdict.
  */
-export function versionVerdict(before: ToolSpec, after: ToolSpec, diff: ToolDiff): VersionVerdict {
+export function versionVerdict(
+  before: ToolSpec,
+  after: ToolSpec,
+  diff: ToolDiff,
+): VersionVerdict {
   const from = before.version, to = after.version;
   if (!diff.changed) {
     if (compareVersions(from, to) === 0) {
@@ -166,7 +184,12 @@ export function versionVerdict(before: ToolSpec, after: ToolSpec, diff: ToolDiff
       } — version must be at least ${minimumVersion}`,
     };
   }
-  return { code: "version-ok", ok: true, minimumVersion, message: `${what}: ${to} is enough` };
+  return {
+    code: "version-ok",
+    ok: true,
+    minimumVersion,
+    message: `${what}: ${to} is enough`,
+  };
 }
 
 /** An output change with its path written from the tool spec: `outputSchema.properties.status`. */

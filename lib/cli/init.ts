@@ -276,15 +276,20 @@ export interface InitResult {
 }
 
 async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  const digest = await crypto.subtle.digest(
+    "SHA-256",
+    new TextEncoder().encode(text),
+  );
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
 }
 
 /** A random bearer token: `te_` and 32 random bytes, base64url. */
 function randomToken(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   const b64 = btoa(String.fromCharCode(...bytes));
-  return "te_" + b64.replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  return "te_" +
+    b64.replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
 
 /** The git folder of a repository root (`.git` may be a file: a worktree or submodule). */
@@ -320,15 +325,28 @@ export async function runInit(
   options: Omit<InitOptions, "token" | "tokenSha256">,
 ): Promise<InitResult> {
   const token = randomToken();
-  const files = initFiles({ ...options, token, tokenSha256: await sha256Hex(token) });
-  const result: InitResult = { root, created: [], kept: [], hookInstalled: false, notes: [] };
+  const files = initFiles({
+    ...options,
+    token,
+    tokenSha256: await sha256Hex(token),
+  });
+  const result: InitResult = {
+    root,
+    created: [],
+    kept: [],
+    hookInstalled: false,
+    notes: [],
+  };
   try {
     fs.mkdirSync(root, { recursive: true });
     for (const f of files) {
       const target = path.join(root, ...f.path.split("/"));
       fs.mkdirSync(path.dirname(target), { recursive: true });
       try {
-        fs.writeFileSync(target, f.text, { flag: "wx", mode: f.executable ? 0o755 : 0o644 });
+        fs.writeFileSync(target, f.text, {
+          flag: "wx",
+          mode: f.executable ? 0o755 : 0o644,
+        });
       } catch (e) {
         if ((e as { code?: string }).code !== "EEXIST") throw e;
         result.kept.push(f.path);
@@ -341,9 +359,12 @@ export async function runInit(
     throw new UsageError(`estate init in ${root}: ${(e as Error).message}`);
   }
   if (result.kept.includes(".gitignore")) {
-    const ignored = fs.readFileSync(path.join(root, ".gitignore"), "utf8").split(/\r?\n/)
+    const ignored = fs.readFileSync(path.join(root, ".gitignore"), "utf8")
+      .split(/\r?\n/)
       .some((l) => /^\/?node_modules\/?$/.test(l.trim()));
-    if (!ignored) result.notes.push("add node_modules/ to .gitignore before git add -A");
+    if (!ignored) {
+      result.notes.push("add node_modules/ to .gitignore before git add -A");
+    }
   }
   const git = gitDir(root);
   if (!git) {
@@ -358,7 +379,9 @@ export async function runInit(
     result.hookInstalled = true;
   } catch (e) {
     if ((e as { code?: string }).code !== "EEXIST") {
-      throw new UsageError(`estate init: cannot install ${installed}: ${(e as Error).message}`);
+      throw new UsageError(
+        `estate init: cannot install ${installed}: ${(e as Error).message}`,
+      );
     }
     result.hookNote = fs.readFileSync(installed, "utf8").includes(HOOK_FILE)
       ? undefined
@@ -378,9 +401,15 @@ export function initText(r: InitResult, files: readonly InitFile[]): string {
   const purpose = new Map(files.map((f) => [f.path, f.purpose]));
   const width = Math.max(0, ...[...r.created, ...r.kept].map((p) => p.length));
   const lines = [`estate init: a tool estate in ${r.root}`];
-  for (const p of r.created) lines.push(`  created ${p.padEnd(width)}  ${purpose.get(p) ?? ""}`);
-  for (const p of r.kept) lines.push(`  kept    ${p.padEnd(width)}  (it exists: not overwritten)`);
-  if (r.hookInstalled) lines.push(`  installed .git/hooks/pre-commit (it runs ${HOOK_FILE})`);
+  for (const p of r.created) {
+    lines.push(`  created ${p.padEnd(width)}  ${purpose.get(p) ?? ""}`);
+  }
+  for (const p of r.kept) {
+    lines.push(`  kept    ${p.padEnd(width)}  (it exists: not overwritten)`);
+  }
+  if (r.hookInstalled) {
+    lines.push(`  installed .git/hooks/pre-commit (it runs ${HOOK_FILE})`);
+  }
   if (r.hookNote) lines.push(`  note: ${r.hookNote}`);
   for (const note of r.notes) lines.push(`  note: ${note}`);
   if (r.token) {
@@ -398,6 +427,8 @@ export function initText(r: InitResult, files: readonly InitFile[]): string {
     `  estate check --against HEAD       your drafts against the last commit (CI: --against origin/main)`,
   );
   if (tool) lines.push(`  estate publish ${tool}   publish it into estate/`);
-  lines.push(`  estate serve                      the estate as an MCP server on 127.0.0.1:3000`);
+  lines.push(
+    `  estate serve                      the estate as an MCP server on 127.0.0.1:3000`,
+  );
   return lines.join("\n") + "\n";
 }

@@ -317,7 +317,13 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   } catch (e) {
     const message = errorMessage(e);
     if (json) {
-      io.stdout(JSON.stringify({ status: "error", message, exitCode: EXIT.usage }, null, 2) + "\n");
+      io.stdout(
+        JSON.stringify(
+          { status: "error", message, exitCode: EXIT.usage },
+          null,
+          2,
+        ) + "\n",
+      );
     } else io.stderr(`estate: ${message}\n`);
     if (debugging() && e instanceof Error && e.stack) io.stderr(`${e.stack}\n`);
     return EXIT.usage;
@@ -326,7 +332,10 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
 
 /** What went wrong, in one line: the error's own message for ours, its kind and message else. */
 function errorMessage(e: unknown): string {
-  if (e instanceof UsageError || e instanceof CorpusError || e instanceof ToolSpecError) {
+  if (
+    e instanceof UsageError || e instanceof CorpusError ||
+    e instanceof ToolSpecError
+  ) {
     return e.message;
   }
   if (e instanceof Error) {
@@ -340,7 +349,9 @@ function errorMessage(e: unknown): string {
 
 function debugging(): boolean {
   try {
-    return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env
+    return (globalThis as {
+      process?: { env?: Record<string, string | undefined> };
+    }).process?.env
       ?.ESTATE_DEBUG === "1";
   } catch {
     return false;
@@ -350,26 +361,35 @@ function debugging(): boolean {
 async function run(argv: string[], io: CliIO, json: boolean): Promise<number> {
   const [command, ...rest] = argv;
   if (!command && json) throw new UsageError("no command; see estate --help");
-  if (!command || command === "help" || command === "--help" || command === "-h") {
+  if (
+    !command || command === "help" || command === "--help" || command === "-h"
+  ) {
     io.stdout(USAGE);
     return command ? EXIT.ok : EXIT.usage;
   }
   if (command === "--version" || command === "version") {
     io.stdout(
       json
-        ? JSON.stringify({ name: PACKAGE_NAME, version: PACKAGE_VERSION }) + "\n"
+        ? JSON.stringify({ name: PACKAGE_NAME, version: PACKAGE_VERSION }) +
+          "\n"
         : `estate ${PACKAGE_VERSION} (${PACKAGE_NAME})\n`,
     );
     return EXIT.ok;
   }
   const spec = COMMANDS[command];
-  if (!spec) throw new UsageError(`unknown command ${JSON.stringify(command)}; see estate --help`);
+  if (!spec) {
+    throw new UsageError(
+      `unknown command ${JSON.stringify(command)}; see estate --help`,
+    );
+  }
   if (rest.includes("--help") || rest.includes("-h")) {
     io.stdout(commandUsage(command));
     return EXIT.ok;
   }
   if (command === "serve") {
-    throw new UsageError("estate serve runs from the estate command (cli.ts), not runCli");
+    throw new UsageError(
+      "estate serve runs from the estate command (cli.ts), not runCli",
+    );
   }
   const args = parseArgs(rest, {
     values: [...STORE_FLAGS, ...spec.values],
@@ -411,7 +431,9 @@ async function runCommand(
       if (args.positionals.length > 1) throw new UsageError(usage);
       const ci = args.flags.get("ci") ?? "github";
       if (!(INIT_CI as readonly unknown[]).includes(ci)) {
-        throw new UsageError(`--ci takes ${INIT_CI.join(", ")}, got ${JSON.stringify(ci)}`);
+        throw new UsageError(
+          `--ci takes ${INIT_CI.join(", ")}, got ${JSON.stringify(ci)}`,
+        );
       }
       if (args.flags.has("estate") || args.flags.has("store")) {
         throw new UsageError(
@@ -429,7 +451,11 @@ async function runCommand(
       };
       const root = path.resolve(io.cwd, args.positionals[0] ?? ".");
       const result = await runInit(root, options);
-      const files = initFiles({ ...options, token: "", tokenSha256: "0".repeat(64) });
+      const files = initFiles({
+        ...options,
+        token: "",
+        tokenSha256: "0".repeat(64),
+      });
       out(initText(result, files), { status: "initialized", ...result });
       return EXIT.ok;
     }
@@ -487,7 +513,11 @@ async function runCommand(
         : rulesAt(
           args.flags.has("store") ? undefined : estateFolder(args.flags, io.cwd),
         );
-      return await check(args.positionals, estate, io, { format, rules, now: now() });
+      return await check(args.positionals, estate, io, {
+        format,
+        rules,
+        now: now(),
+      });
     }
     case "rules":
       if (args.positionals.length) throw new UsageError(usage);
@@ -545,14 +575,19 @@ async function runCommand(
       const { name, version } = parseToolRef(args.positionals[0], spec.usage);
       const reason = args.flags.get("reason") as string | undefined;
       if (command === "deprecate") {
-        const retireAfter = args.flags.get("retire-after") as string | undefined;
+        const retireAfter = args.flags.get("retire-after") as
+          | string
+          | undefined;
         if (retireAfter !== undefined) {
           const problem = retireAfterProblem(retireAfter, now());
           if (problem) throw new UsageError(`--${problem}`);
         }
         const estate = await openEstate();
         return await lifecycleRefusal(out, async () => {
-          const record = await estate.deprecate(name, version, { reason, retireAfter });
+          const record = await estate.deprecate(name, version, {
+            reason,
+            retireAfter,
+          });
           out(`${name}@${version} is now ${record.state}\n`, {
             name,
             version,
@@ -569,7 +604,10 @@ async function runCommand(
       }
       const days = args.flags.get("recent-days");
       const recentDays = days === undefined ? undefined : Number(days);
-      if (recentDays !== undefined && !(Number.isInteger(recentDays) && recentDays >= 0)) {
+      if (
+        recentDays !== undefined &&
+        !(Number.isInteger(recentDays) && recentDays >= 0)
+      ) {
         throw new UsageError(
           `--recent-days must be a whole number of days, got ${JSON.stringify(days)}`,
         );
@@ -578,7 +616,10 @@ async function runCommand(
       const estate = await openEstate();
       return await lifecycleRefusal(out, async () => {
         // Who will break, as the estate stands now (the retirement decides again under the lock).
-        const planned = await estate.planRetirement(name, version, { ...rules, reason });
+        const planned = await estate.planRetirement(name, version, {
+          ...rules,
+          reason,
+        });
         const record = await estate.retire(name, version, { reason, rules });
         out(
           `${name}@${version} is now ${record.state}\n` + breakage(planned),
@@ -595,14 +636,22 @@ async function runCommand(
     }
     case "list":
       if (args.positionals.length) throw new UsageError(usage);
-      return list(await openEstate(), args.flags.get("principal") as string | undefined, out);
+      return list(
+        await openEstate(),
+        args.flags.get("principal") as string | undefined,
+        out,
+      );
     case "replay": {
       if (args.positionals.length !== 1) throw new UsageError(usage);
       if (!isToolName(args.positionals[0])) {
-        throw new UsageError(`${JSON.stringify(args.positionals[0])} is not a tool name; ${usage}`);
+        throw new UsageError(
+          `${JSON.stringify(args.positionals[0])} is not a tool name; ${usage}`,
+        );
       }
       if (args.flags.has("schema") && args.flags.has("version")) {
-        throw new UsageError(`--schema and --version exclude each other; ${usage}`);
+        throw new UsageError(
+          `--schema and --version exclude each other; ${usage}`,
+        );
       }
       return await replay(
         await openEstate(),
@@ -635,7 +684,9 @@ async function runCommand(
     case "servers": {
       const [sub, ...files] = args.positionals;
       if (sub === undefined) {
-        if (args.flags.has("update")) throw new UsageError(`--update goes with add FILE; ${usage}`);
+        if (args.flags.has("update")) {
+          throw new UsageError(`--update goes with add FILE; ${usage}`);
+        }
         return await listServers(await openEstate(), out);
       }
       if (sub !== "add" || files.length !== 1) throw new UsageError(usage);
@@ -654,7 +705,9 @@ async function runCommand(
         throw new UsageError(usage);
       }
       if (args.flags.has("store") || args.flags.has("estate")) {
-        throw new UsageError(`migrate takes --from DIR and --to URL only; ${usage}`);
+        throw new UsageError(
+          `migrate takes --from DIR and --to URL only; ${usage}`,
+        );
       }
       if (from === undefined) {
         const applied = await migrateSchema(to);
@@ -672,7 +725,9 @@ async function runCommand(
     }
     case "export": {
       const to = args.flags.get("to");
-      if (args.positionals.length || typeof to !== "string") throw new UsageError(usage);
+      if (args.positionals.length || typeof to !== "string") {
+        throw new UsageError(usage);
+      }
       const url = args.flags.get("store");
       if (typeof url !== "string") {
         throw new UsageError(
@@ -699,7 +754,9 @@ async function runCommand(
     case "principals": {
       const url = args.flags.get("store");
       const [sub, ...files] = args.positionals;
-      if (sub !== undefined && (sub !== "set" || files.length !== 1)) throw new UsageError(usage);
+      if (sub !== undefined && (sub !== "set" || files.length !== 1)) {
+        throw new UsageError(usage);
+      }
       if (sub === "set") {
         if (typeof url !== "string") {
           throw new UsageError(
@@ -712,10 +769,13 @@ async function runCommand(
         try {
           await store.setPrincipalsText(text);
           const ids = store.principals().map((p) => p.id);
-          out(`set ${ids.length} principal${ids.length === 1 ? "" : "s"}: ${ids.join(", ")}\n`, {
-            status: "set",
-            principals: ids,
-          });
+          out(
+            `set ${ids.length} principal${ids.length === 1 ? "" : "s"}: ${ids.join(", ")}\n`,
+            {
+              status: "set",
+              principals: ids,
+            },
+          );
           return EXIT.ok;
         } finally {
           await store.close();
@@ -746,7 +806,9 @@ async function runCommand(
       }, out);
     }
   }
-  throw new UsageError(`unknown command ${JSON.stringify(command)}; see estate --help`);
+  throw new UsageError(
+    `unknown command ${JSON.stringify(command)}; see estate --help`,
+  );
 }
 
 /** "12 tools, 15 versions, 1,000 calls, …": what a transfer copied. */
@@ -779,7 +841,9 @@ async function migrate(
     const result = await migrateToPostgres(from, store, {
       onTornLine: (torn) => context.io.stderr(`estate: note: ${tornLineMessage(torn)}\n`),
     });
-    const notes = result.changed.map((c) => `  ${c.file}: ${c.note}\n`).join("");
+    const notes = result.changed.map((c) => `  ${c.file}: ${c.note}\n`).join(
+      "",
+    );
     context.out(
       `migrated ${counts(result)} from ${path.relative(context.io.cwd, from) || "."} to ${
         redactUrl(to)
@@ -833,14 +897,22 @@ function parseSpecText(text: string, file: string) {
 }
 
 /** Folders `estate check` never looks into for draft tool files: dependencies, output, fixtures. */
-const SKIPPED_FOLDERS = new Set(["node_modules", "dist", "testdata", "fixtures", "__fixtures__"]);
+const SKIPPED_FOLDERS = new Set([
+  "node_modules",
+  "dist",
+  "testdata",
+  "fixtures",
+  "__fixtures__",
+]);
 
 /** Finds draft tool files under a folder, skipping dependencies, build output and test fixtures. */
 function findToolFiles(dir: string): string[] {
   const out: string[] = [];
   const walk = (d: string): void => {
     for (const entry of fs.readdirSync(d, { withFileTypes: true })) {
-      if (entry.name.startsWith(".") || SKIPPED_FOLDERS.has(entry.name)) continue;
+      if (entry.name.startsWith(".") || SKIPPED_FOLDERS.has(entry.name)) {
+        continue;
+      }
       const p = path.join(d, entry.name);
       if (entry.isDirectory()) walk(p);
       else if (entry.isFile() && entry.name.endsWith(".tool.json")) out.push(p);
@@ -879,7 +951,9 @@ const shortenNode = (n: RejectionsAtNode): RejectionsAtNode => ({
  * A draft report as `estate check --json` prints it: its lists cut as every answer is
  * (`limitList`), each with the count of what was left out.
  */
-function limitedReport(r: DraftReport & { file: string }): Record<string, unknown> {
+function limitedReport(
+  r: DraftReport & { file: string },
+): Record<string, unknown> {
   const findings = limitList(r.findings, { shorten: shortenFinding });
   const changes = limitList(r.changes, { shorten: shortenChange });
   const byNode = limitList(r.rejected.byNode, { shorten: shortenNode });
@@ -887,7 +961,11 @@ function limitedReport(r: DraftReport & { file: string }): Record<string, unknow
     ...r,
     changes: changes.items,
     omittedChanges: changes.omitted,
-    rejected: { count: r.rejected.count, byNode: byNode.items, omittedNodes: byNode.omitted },
+    rejected: {
+      count: r.rejected.count,
+      byNode: byNode.items,
+      omittedNodes: byNode.omitted,
+    },
     findings: findings.items,
     omittedFindings: findings.omitted,
   };
@@ -922,7 +1000,9 @@ async function settings(
 ): Promise<number> {
   const url = args.flags.get("store");
   const [sub, ...files] = args.positionals;
-  if (sub !== undefined && (sub !== "set" || files.length !== 1)) throw new UsageError(usage);
+  if (sub !== undefined && (sub !== "set" || files.length !== 1)) {
+    throw new UsageError(usage);
+  }
   if (sub === "set") {
     const name = path.basename(files[0]);
     if (!isEstateFileName(name)) {
@@ -953,11 +1033,15 @@ async function settings(
   let has: (name: string) => boolean;
   if (typeof url === "string") {
     if (args.flags.has("estate")) {
-      throw new UsageError("--store and --estate exclude each other: the estate is in one place");
+      throw new UsageError(
+        "--store and --estate exclude each other: the estate is in one place",
+      );
     }
     const store = await openPostgres(url, now);
     try {
-      const set = new Set<string>(ESTATE_FILES.filter((n) => store.estateFile(n) !== undefined));
+      const set = new Set<string>(
+        ESTATE_FILES.filter((n) => store.estateFile(n) !== undefined),
+      );
       has = (name) => set.has(name);
     } finally {
       await store.close();
@@ -1018,7 +1102,10 @@ function asUsage<T>(f: () => T): T {
  * The estate's drift records for `estate check`; a log that cannot be read is said on stderr (as
  * the editor warns of it) and counts as none.
  */
-async function readDriftOnce(estate: EstateStore, io: CliIO): Promise<DriftRecord[]> {
+async function readDriftOnce(
+  estate: EstateStore,
+  io: CliIO,
+): Promise<DriftRecord[]> {
   const records: DriftRecord[] = [];
   try {
     for await (const r of estate.readDrift()) records.push(r);
@@ -1037,7 +1124,9 @@ async function check(
   options: { format: ReportFormat; rules?: LoadedRules; now: Date },
 ): Promise<number> {
   const targets = files.length ? files.map((f) => path.resolve(io.cwd, f)) : findToolFiles(io.cwd);
-  if (targets.length === 0) throw new UsageError("no *.tool.json files to check");
+  if (targets.length === 0) {
+    throw new UsageError("no *.tool.json files to check");
+  }
   const reports: (DraftReport & { file: string })[] = [];
   const checked: CheckedFile[] = [];
   // A file that cannot be read as a tool spec is reported, and the others are still checked.
@@ -1070,9 +1159,19 @@ async function check(
     reports.push({ file, ...report });
     drift ??= await readDriftOnce(estate, io);
     const notices = driftNotices(drift, read.spec.name, estate.registry);
-    checked.push(checkedToolFile(file, text, { ok: true, spec: read.spec, report, notices }));
+    checked.push(
+      checkedToolFile(file, text, {
+        ok: true,
+        spec: read.spec,
+        report,
+        notices,
+      }),
+    );
   }
-  const report = checkReport("check", checked, { rules: options.rules, now: options.now });
+  const report = checkReport("check", checked, {
+    rules: options.rules,
+    now: options.now,
+  });
   io.stdout(renderReport(report, options.format, {
     toolVersion: TOOL_VERSION,
     json: {
@@ -1092,7 +1191,10 @@ function list(
   if (principalId === undefined) {
     const tools = registry.names().map((name) => ({
       name,
-      versions: registry.versions(name).map((v) => ({ version: v.spec.version, state: v.state })),
+      versions: registry.versions(name).map((v) => ({
+        version: v.spec.version,
+        state: v.state,
+      })),
     }));
     const width = Math.max(0, ...tools.map((t) => t.name.length));
     out(
@@ -1124,11 +1226,16 @@ function list(
       (() => {
         const ids = seen.map((s) => `${s.name}@${s.version}`);
         const width = Math.max(0, ...ids.map((id) => id.length));
-        return seen.map((s, i) => `  ${ids[i].padEnd(width)}  ${s.title}\n`).join("");
+        return seen.map((s, i) => `  ${ids[i].padEnd(width)}  ${s.title}\n`)
+          .join("");
       })(),
     {
       principal: principal.id,
-      tools: seen.map((s) => ({ name: s.name, version: s.version, title: s.title })),
+      tools: seen.map((s) => ({
+        name: s.name,
+        version: s.version,
+        title: s.title,
+      })),
     },
   );
   return EXIT.ok;
@@ -1158,14 +1265,19 @@ async function replay(
     try {
       value = JSON.parse(fs.readFileSync(file, "utf8"));
     } catch (e) {
-      throw new UsageError(`cannot read ${file} as JSON: ${(e as Error).message}`);
+      throw new UsageError(
+        `cannot read ${file} as JSON: ${(e as Error).message}`,
+      );
     }
     // A tool file gives its input schema; any other JSON object is taken as the schema itself.
-    const isSpec = typeof value === "object" && value !== null && "inputSchema" in value;
+    const isSpec = typeof value === "object" && value !== null &&
+      "inputSchema" in value;
     const schema = isSpec ? parseToolSpec(value, file).inputSchema : value as never;
     lines.push({ against: path.relative(io.cwd, file), schema });
   } else {
-    if (!versions.length) throw new UsageError(`no tool ${JSON.stringify(name)} in the estate`);
+    if (!versions.length) {
+      throw new UsageError(`no tool ${JSON.stringify(name)} in the estate`);
+    }
     if (options.version !== undefined) {
       const v = versions.find((r) => r.spec.version === options.version);
       if (!v) {
@@ -1175,13 +1287,22 @@ async function replay(
           }`,
         );
       }
-      lines.push({ against: `${name}@${v.spec.version}`, schema: v.spec.inputSchema });
+      lines.push({
+        against: `${name}@${v.spec.version}`,
+        schema: v.spec.inputSchema,
+      });
     } else {
       // Each call against the contract its caller had: the newest version of its major line.
       const newest = new Map<number, VersionRecord>();
-      for (const r of versions) newest.set(Version.parse(r.spec.version).major, r);
+      for (const r of versions) {
+        newest.set(Version.parse(r.spec.version).major, r);
+      }
       for (const [major, r] of [...newest].sort((a, b) => a[0] - b[0])) {
-        lines.push({ against: `${name}@${r.spec.version}`, schema: r.spec.inputSchema, major });
+        lines.push({
+          against: `${name}@${r.spec.version}`,
+          schema: r.spec.inputSchema,
+          major,
+        });
       }
     }
   }
@@ -1207,18 +1328,26 @@ async function replay(
   const results: { line: ReplayLine; result: Rejections }[] = [];
   for (const [i, line] of lines.entries()) {
     // Counted as they stream by; the replay keeps each call's position in the stream.
-    const counted = async function* (calls: AsyncIterable<StoredCall> | Iterable<StoredCall>) {
+    const counted = async function* (
+      calls: AsyncIterable<StoredCall> | Iterable<StoredCall>,
+    ) {
       for await (const c of calls) {
         if (i === 0) total++;
-        if (line.major === undefined || majorOf(c.version) === line.major) replayed++;
+        if (line.major === undefined || majorOf(c.version) === line.major) {
+          replayed++;
+        }
         yield c;
       }
     };
-    const result = await replayCallStream(line.schema, counted(estate.readCalls(name)), {
-      major: line.major,
-      onProgress: i === 0 ? progress : undefined,
-      sample: 5,
-    });
+    const result = await replayCallStream(
+      line.schema,
+      counted(estate.readCalls(name)),
+      {
+        major: line.major,
+        onProgress: i === 0 ? progress : undefined,
+        sample: 5,
+      },
+    );
     results.push({ line, result });
   }
   if (progress) io.stderr("\r\x1b[K");
@@ -1339,7 +1468,11 @@ async function impact(
   out: (h: string, d: unknown) => void,
 ): Promise<number> {
   const record = estate.registry.versions(ref.name).find((v) => v.spec.version === ref.version);
-  if (!record) throw new UsageError(`${ref.name}@${ref.version} is not a published version`);
+  if (!record) {
+    throw new UsageError(
+      `${ref.name}@${ref.version} is not a published version`,
+    );
+  }
   const last = record.history.at(-1)!;
   const retiredAt = record.state === "retired" ? last.at : undefined;
   const report = await versionImpactStream(
@@ -1381,7 +1514,13 @@ async function impact(
           String(r.calls).padStart(6)
         } calls, last seen ${r.lastSeen}\n`
       ).join(""),
-    { name: ref.name, version: ref.version, state: record.state, calls: total, callers: rows },
+    {
+      name: ref.name,
+      version: ref.version,
+      state: record.state,
+      calls: total,
+      callers: rows,
+    },
   );
   return EXIT.ok;
 }

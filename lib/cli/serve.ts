@@ -139,7 +139,10 @@ export interface RunServeOptions {
  * nonexistent name (`probe PRINCIPAL METHOD NAME (hidden|nonexistent)`), neither of which the
  * client can tell apart.
  */
-export function estateServer(estate: EstateStore, options: EstateServerOptions): McpServer {
+export function estateServer(
+  estate: EstateStore,
+  options: EstateServerOptions,
+): McpServer {
   return new McpServer({
     registry: estate.registry,
     ...options.system,
@@ -217,11 +220,15 @@ async function watchEstate(
         );
       }
     }
-    if (all || kinds.has("tools") || kinds.has("servers") || kinds.has("settings")) {
+    if (
+      all || kinds.has("tools") || kinds.has("servers") || kinds.has("settings")
+    ) {
       try {
         await estate.refresh();
       } catch (e) {
-        log(`the estate changed but could not be read: ${(e as Error).message}`);
+        log(
+          `the estate changed but could not be read: ${(e as Error).message}`,
+        );
       }
     }
   };
@@ -240,7 +247,9 @@ async function watchEstate(
   try {
     watch = await estate.watch((change) => {
       if (change.reconnected) {
-        log("the estate's change feed reconnected: reloading what may have been missed");
+        log(
+          "the estate's change feed reconnected: reloading what may have been missed",
+        );
       }
       heard(change);
     });
@@ -286,12 +295,17 @@ export async function runServe(
       io.stdout(SERVE_HELP);
       return 0;
     }
-    if (args.positionals.length || (args.flags.has("stdio") && args.flags.has("http"))) {
+    if (
+      args.positionals.length ||
+      (args.flags.has("stdio") && args.flags.has("http"))
+    ) {
       throw new UsageError(USAGE);
     }
     const auth = args.flags.get("auth") ?? "tokens";
     if (auth !== "tokens" && auth !== "oidc") {
-      throw new UsageError(`--auth takes tokens or oidc, not ${JSON.stringify(auth)}`);
+      throw new UsageError(
+        `--auth takes tokens or oidc, not ${JSON.stringify(auth)}`,
+      );
     }
     if (auth === "oidc" && args.flags.has("stdio")) {
       throw new UsageError(
@@ -300,7 +314,9 @@ export async function runServe(
     }
     const given = args.flags;
     const stray = OIDC_FLAGS.find((f) => f !== "auth" && given.has(f));
-    if (auth === "tokens" && stray) throw new UsageError(`--${stray} needs --auth oidc`);
+    if (auth === "tokens" && stray) {
+      throw new UsageError(`--${stray} needs --auth oidc`);
+    }
     oidc = auth === "oidc" ? oidcSettings(args.flags, io.cwd) : undefined;
   } catch (e) {
     io.stderr(`estate: ${(e as Error).message}\n`);
@@ -367,7 +383,10 @@ async function serveStore(
   const system = options.system({ registry: estate.registry });
   const server = estateServer(estate, {
     system: gateway
-      ? { ...system, handlerFor: (spec) => gateway!.handlerFor(spec) ?? system.handlerFor(spec) }
+      ? {
+        ...system,
+        handlerFor: (spec) => gateway!.handlerFor(spec) ?? system.handlerFor(spec),
+      }
       : system,
     log,
     recordCalls: args.flags.has("record-calls"),
@@ -376,7 +395,12 @@ async function serveStore(
   const principals: PrincipalWatch = { changed: () => {} };
   // A folder hears a burst of file events per write: 150 ms gathers them. A database announces
   // each change once, at its commit: 10 ms gathers a burst of publishes.
-  const unwatch = await watchEstate(estate, log, principals, database ? 10 : 150);
+  const unwatch = await watchEstate(
+    estate,
+    log,
+    principals,
+    database ? 10 : 150,
+  );
   try {
     if (args.flags.has("stdio")) {
       const id = args.flags.get("principal");
@@ -396,7 +420,9 @@ async function serveStore(
       principals.changed = () => {
         const now = estate.principal(principal.id);
         if (!now) {
-          log(`principal ${principal.id} is no longer in principals.json: stopping`);
+          log(
+            `principal ${principal.id} is no longer in principals.json: stopping`,
+          );
           removed.abort();
           return;
         }

@@ -28,7 +28,10 @@ function credentialOnly(p: EstatePrincipal): TokenPrincipal {
 }
 
 /** Logs each principal whose token `principals.json` keeps in plain text. */
-function warnPlainTokens(principals: EstatePrincipal[], log: (line: string) => void): void {
+function warnPlainTokens(
+  principals: EstatePrincipal[],
+  log: (line: string) => void,
+): void {
   for (const p of principals) {
     if (p.token === undefined) continue;
     log(
@@ -153,7 +156,10 @@ export async function serveHttpFromCli(
 }
 
 /** Logs, waits for SIGINT or SIGTERM, closes. */
-async function untilStopped(http: McpHttpServer, log: (line: string) => void): Promise<number> {
+async function untilStopped(
+  http: McpHttpServer,
+  log: (line: string) => void,
+): Promise<number> {
   log(`listening on ${http.url}`);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
@@ -210,7 +216,9 @@ async function serveOidc(
       resource,
       authorizationServers: oidc.authorizationServers.map((a) => a.issuer),
     };
-    if (oidc.scopesSupported) protectedResource.scopesSupported = oidc.scopesSupported;
+    if (oidc.scopesSupported) {
+      protectedResource.scopesSupported = oidc.scopesSupported;
+    }
   } catch (e) {
     io.stderr(`estate: --auth oidc: ${(e as Error).message}\n`);
     return 2;
@@ -226,7 +234,9 @@ async function serveOidc(
       onError: (e) => log(`error: ${(e as Error).message}`),
     });
   } catch (e) {
-    io.stderr(`estate: cannot serve on ${hostname}:${port}: ${(e as Error).message}\n`);
+    io.stderr(
+      `estate: cannot serve on ${hostname}:${port}: ${(e as Error).message}\n`,
+    );
     return 2;
   }
   principals.changed = () => {

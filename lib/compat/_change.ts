@@ -50,7 +50,10 @@ export function change(
 }
 
 /** Moves changes under a path prefix; the `check` only applies at its own level, so it is dropped. */
-export function under(prefix: readonly PathSegment[], changes: readonly Change[]): Change[] {
+export function under(
+  prefix: readonly PathSegment[],
+  changes: readonly Change[],
+): Change[] {
   return changes.map((c) => ({
     segs: [...prefix, ...c.segs],
     kind: c.kind,
@@ -78,7 +81,8 @@ export function downgrade(c: Change, reason: string, exact: boolean): Change {
  * `default` or annotation is `minor` or `patch` by policy but accepts the same values too.
  */
 export function keepsValues(c: Change): boolean {
-  return c.bump === "patch" || c.kind === "annotation-changed" || c.kind === "default-changed";
+  return c.bump === "patch" || c.kind === "annotation-changed" ||
+    c.kind === "default-changed";
 }
 
 /**

@@ -87,7 +87,11 @@ export class Comparer implements CompareContext {
   readonly #changes = new CycleMemo<Change[]>();
   readonly #stable = new CycleMemo<boolean>();
 
-  constructor(oldSchema: JsonSchema, newSchema: JsonSchema, options: ComparerOptions) {
+  constructor(
+    oldSchema: JsonSchema,
+    newSchema: JsonSchema,
+    options: ComparerOptions,
+  ) {
     this.old = new Side(oldSchema);
     this.new = new Side(newSchema);
     this.descriptionBump = options.descriptionBump;
@@ -141,9 +145,13 @@ export class Comparer implements CompareContext {
     let os = ro.schema, ns = rn.schema;
     // A single-branch combinator on one side only compares as its branch.
     for (const kw of ["allOf", "anyOf", "oneOf"]) {
-      if (isObject(os) && isObject(ns) && Object.hasOwn(os, kw) !== Object.hasOwn(ns, kw)) {
-        if (Object.hasOwn(os, kw)) os = this.old.unwrapSingleBranch(os, kw) ?? os;
-        else ns = this.new.unwrapSingleBranch(ns, kw) ?? ns;
+      if (
+        isObject(os) && isObject(ns) &&
+        Object.hasOwn(os, kw) !== Object.hasOwn(ns, kw)
+      ) {
+        if (Object.hasOwn(os, kw)) {
+          os = this.old.unwrapSingleBranch(os, kw) ?? os;
+        } else ns = this.new.unwrapSingleBranch(ns, kw) ?? ns;
       }
     }
     return cap(this.#compareResolved(os, ns));
@@ -187,7 +195,14 @@ export class Comparer implements CompareContext {
     }
     const O: Obj = o === true ? {} : o, N: Obj = n === true ? {} : n;
     if (!isObject(O) || !isObject(N)) {
-      return [change([], "undecidable", "major", "a subschema is neither an object nor a boolean")];
+      return [
+        change(
+          [],
+          "undecidable",
+          "major",
+          "a subschema is neither an object nor a boolean",
+        ),
+      ];
     }
     const kinds = typeKinds(this.old, O), newKinds = typeKinds(this.new, N);
     const facts: OldFacts = {
@@ -201,7 +216,12 @@ export class Comparer implements CompareContext {
       ...this.#annotations(O, N),
       ...compareType(O, N, facts),
       ...compareEnum(O, N, facts),
-      ...family(compareNumeric(O, N, facts), facts, ["integer", "fraction"], "numbers"),
+      ...family(
+        compareNumeric(O, N, facts),
+        facts,
+        ["integer", "fraction"],
+        "numbers",
+      ),
       ...family(compareString(O, N), facts, ["string"], "strings"),
       ...family(compareArray(this, O, N), facts, ["array"], "arrays"),
       ...family(compareObject(this, O, N), facts, ["object"], "objects"),
@@ -213,14 +233,22 @@ export class Comparer implements CompareContext {
       if (c.bump !== "major" || c.check === undefined || !domain) return c;
       const check = c.check;
       return domain.every((v) => isValid(check, v))
-        ? downgrade(c, "no value the old schema's enum or const allows is affected", !!c.narrows)
+        ? downgrade(
+          c,
+          "no value the old schema's enum or const allows is affected",
+          !!c.narrows,
+        )
         : c;
     });
   }
 
   #annotations(o: Obj, n: Obj): Change[] {
     const out: Change[] = [];
-    const keys = new Set([...ANNOTATIONS, ...Object.keys(o), ...Object.keys(n)]);
+    const keys = new Set([
+      ...ANNOTATIONS,
+      ...Object.keys(o),
+      ...Object.keys(n),
+    ]);
     for (const k of [...keys].sort()) {
       const isAnno = ANNOTATIONS.includes(k) || k.startsWith("x-");
       if (!isAnno || k === "$defs" || k === "definitions") continue;
@@ -304,7 +332,12 @@ function at(v: unknown, segs: readonly PathSegment[]): unknown {
  * that kind either (or the change only tightens), else `minor`: the new schema may accept values
  * of that kind the old one did not.
  */
-function family(changes: Change[], facts: OldFacts, kinds: ValueKind[], noun: string): Change[] {
+function family(
+  changes: Change[],
+  facts: OldFacts,
+  kinds: ValueKind[],
+  noun: string,
+): Change[] {
   if (kinds.some((k) => facts.kinds.has(k))) return changes;
   const newHasNone = !kinds.some((k) => facts.newKinds.has(k));
   return changes.map((c) =>

@@ -15,11 +15,18 @@ import { isTriviallyTrue, provablyDisjoint } from "./_schema_facts.ts";
 type Obj = Record<string, unknown>;
 
 /** The applicator keywords of a pair of subschemas. */
-export function compareApplicators(ctx: CompareContext, o: Obj, n: Obj): Change[] {
+export function compareApplicators(
+  ctx: CompareContext,
+  o: Obj,
+  n: Obj,
+): Change[] {
   const out: Change[] = [];
   for (const kw of ["allOf", "anyOf", "oneOf"]) {
     for (const s of [o, n]) {
-      if (Object.hasOwn(s, kw) && !Array.isArray(s[kw]) && !jsonEqual(o[kw], n[kw])) {
+      if (
+        Object.hasOwn(s, kw) && !Array.isArray(s[kw]) &&
+        !jsonEqual(o[kw], n[kw])
+      ) {
         return [change(
           [kw],
           "undecidable",
@@ -47,7 +54,8 @@ function compareAllOf(ctx: CompareContext, o: Obj, n: Obj): Change[] {
     if (!hasMajor(out)) return out;
   }
   // Otherwise identical branches cancel and the rest pair up in order.
-  const restO = bo.map((s, i) => ({ s, i })), restN: { s: unknown; i: number }[] = [];
+  const restO = bo.map((s, i) => ({ s, i })),
+    restN: { s: unknown; i: number }[] = [];
   bn.forEach((s, i) => {
     const j = restO.findIndex((a) => jsonEqual(a.s, s) && ctx.compare(a.s, s).length === 0);
     if (j === -1) restN.push({ s, i });
@@ -56,20 +64,35 @@ function compareAllOf(ctx: CompareContext, o: Obj, n: Obj): Change[] {
   const out: Change[] = [];
   for (let k = 0; k < Math.max(restO.length, restN.length); k++) {
     const a = restO[k], b = restN[k];
-    out.push(...under(["allOf", (b ?? a).i], ctx.compare(a ? a.s : true, b ? b.s : true)));
+    out.push(
+      ...under(
+        ["allOf", (b ?? a).i],
+        ctx.compare(a ? a.s : true, b ? b.s : true),
+      ),
+    );
   }
   return out;
 }
 
 /** `anyOf` or `oneOf`. */
-function compareAnyOf(ctx: CompareContext, o: Obj, n: Obj, kw: "anyOf" | "oneOf"): Change[] {
+function compareAnyOf(
+  ctx: CompareContext,
+  o: Obj,
+  n: Obj,
+  kw: "anyOf" | "oneOf",
+): Change[] {
   const ho = Object.hasOwn(o, kw), hn = Object.hasOwn(n, kw);
   if (!ho && !hn) return [];
   const bo = (o[kw] ?? []) as unknown[], bn = (n[kw] ?? []) as unknown[];
   if (!ho) {
     if (kw === "anyOf" && bn.some(isTriviallyTrue)) {
       return [
-        change([kw], "rewritten", "patch", `${kw} added with a branch that accepts anything`),
+        change(
+          [kw],
+          "rewritten",
+          "patch",
+          `${kw} added with a branch that accepts anything`,
+        ),
       ];
     }
     return [change(
@@ -150,7 +173,9 @@ function compareAnyOf(ctx: CompareContext, o: Obj, n: Obj, kw: "anyOf" | "oneOf"
       ));
     }
   });
-  if (kw === "oneOf") out.push(...oneOfOverlaps(ctx, bn, cover, coverChanges, same));
+  if (kw === "oneOf") {
+    out.push(...oneOfOverlaps(ctx, bn, cover, coverChanges, same));
+  }
   return out;
 }
 
@@ -173,7 +198,8 @@ function oneOfOverlaps(
     const covering = cover.map((c, i) => (c === j ? i : -1)).filter((i) => i !== -1);
     // Added (covers no old branch), widened, or covering several old branches: a oneOf branch
     // is a non-monotone position, so only a branch with exactly its old values is safe as is.
-    const changed = covering.length !== 1 || !coverChanges[covering[0]].every(keepsValues);
+    const changed = covering.length !== 1 ||
+      !coverChanges[covering[0]].every(keepsValues);
     if (changed) grown.add(j);
   });
   for (const j of grown) {
@@ -227,7 +253,12 @@ function compareConditional(ctx: CompareContext, o: Obj, n: Obj): Change[] {
   if (!ho && !hn) {
     if (jsonEqual(o.then, n.then) && jsonEqual(o.else, n.else)) return [];
     return [
-      change(["then"], "rewritten", "patch", "then/else changed, which has no effect without if"),
+      change(
+        ["then"],
+        "rewritten",
+        "patch",
+        "then/else changed, which has no effect without if",
+      ),
     ];
   }
   if (!ho) {
@@ -259,7 +290,12 @@ function compareConditional(ctx: CompareContext, o: Obj, n: Obj): Change[] {
   }
   if (inert(thenN, elseN)) {
     return [
-      change(["if"], "constraint-removed", "minor", "if changed and then/else accept anything"),
+      change(
+        ["if"],
+        "constraint-removed",
+        "minor",
+        "if changed and then/else accept anything",
+      ),
     ];
   }
   return [change(

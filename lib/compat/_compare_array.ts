@@ -53,7 +53,9 @@ export function compareArray(ctx: CompareContext, o: Obj, n: Obj): Change[] {
     const a = lo.prefix[i] ?? lo.rest, b = ln.prefix[i] ?? ln.rest;
     out.push(...under(b.segs, ctx.compare(a.schema, b.schema, "item")));
   }
-  out.push(...under(ln.rest.segs, ctx.compare(lo.rest.schema, ln.rest.schema, "item")));
+  out.push(
+    ...under(ln.rest.segs, ctx.compare(lo.rest.schema, ln.rest.schema, "item")),
+  );
   out.push(...compareContains(ctx, o, n));
   out.push(...compareCounts(o, n, "minItems", "maxItems", ITEM_NOUN));
   if (o.uniqueItems !== n.uniqueItems) {
@@ -91,7 +93,8 @@ function compareContains(ctx: CompareContext, o: Obj, n: Obj): Change[] {
   const ho = Object.hasOwn(o, "contains"), hn = Object.hasOwn(n, "contains");
   const inert = (s: Obj) => s.minContains === 0 && s.maxContains === undefined;
   if (!ho && !hn) {
-    const same = o.minContains === n.minContains && o.maxContains === n.maxContains;
+    const same = o.minContains === n.minContains &&
+      o.maxContains === n.maxContains;
     return same ? [] : [
       change(
         [n.minContains !== o.minContains ? "minContains" : "maxContains"],
@@ -104,7 +107,12 @@ function compareContains(ctx: CompareContext, o: Obj, n: Obj): Change[] {
   if (!ho) {
     if (inert(n)) {
       return [
-        change(["contains"], "rewritten", "patch", "contains added with minContains 0: no effect"),
+        change(
+          ["contains"],
+          "rewritten",
+          "patch",
+          "contains added with minContains 0: no effect",
+        ),
       ];
     }
     return [change(

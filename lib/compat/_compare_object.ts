@@ -71,7 +71,9 @@ export function compareConjunction(
   ns: unknown[],
   step: Step,
 ): Change[] {
-  if (os.length === 1 && ns.length === 1) return ctx.compare(os[0], ns[0], step);
+  if (os.length === 1 && ns.length === 1) {
+    return ctx.compare(os[0], ns[0], step);
+  }
   const restO = [...os];
   const restN: unknown[] = [];
   for (const b of ns) {
@@ -97,7 +99,10 @@ function malformed(o: Obj, n: Obj): Change[] {
   const shapes: [string, (v: unknown) => boolean][] = [
     ["properties", isObject],
     ["patternProperties", isObject],
-    ["required", (v) => Array.isArray(v) && v.every((x) => typeof x === "string")],
+    [
+      "required",
+      (v) => Array.isArray(v) && v.every((x) => typeof x === "string"),
+    ],
     ["dependentRequired", isObject],
     ["dependentSchemas", isObject],
     ["dependencies", isObject],
@@ -121,11 +126,18 @@ export function compareObject(ctx: CompareContext, o: Obj, n: Obj): Change[] {
   const out = malformed(o, n);
   out.push(...compareNamed(ctx, o, n));
   out.push(...compareUnnamed(ctx, o, n));
-  if (!jsonEqual(o.propertyNames, n.propertyNames) || o.propertyNames !== undefined) {
+  if (
+    !jsonEqual(o.propertyNames, n.propertyNames) ||
+    o.propertyNames !== undefined
+  ) {
     out.push(
       ...under(
         ["propertyNames"],
-        ctx.compare(o.propertyNames ?? true, n.propertyNames ?? true, "property-name"),
+        ctx.compare(
+          o.propertyNames ?? true,
+          n.propertyNames ?? true,
+          "property-name",
+        ),
       ),
     );
   }
@@ -142,7 +154,9 @@ function compareNamed(ctx: CompareContext, o: Obj, n: Obj): Change[] {
   const out: Change[] = [];
   const po = propsOf(o), pn = propsOf(n);
   const ro = requiredOf(o), rn = requiredOf(n);
-  const names = [...new Set([...Object.keys(po), ...ro, ...Object.keys(pn), ...rn])].sort(
+  const names = [
+    ...new Set([...Object.keys(po), ...ro, ...Object.keys(pn), ...rn]),
+  ].sort(
     compareStrings,
   );
   for (const name of names) {
@@ -175,7 +189,12 @@ function compareNamed(ctx: CompareContext, o: Obj, n: Obj): Change[] {
         // Callers may already send it: another subschema at this place names it (or a pattern
         // matches it), or every value counts. What governed it here before is compared with
         // what governs it now.
-        const inner = compareConjunction(ctx, governing(o, name), governing(n, name), step);
+        const inner = compareConjunction(
+          ctx,
+          governing(o, name),
+          governing(n, name),
+          step,
+        );
         out.push(propertyAddedWhereRelied(ctx, at, name, inner));
         out.push(...under(at, inner));
         continue;
@@ -196,10 +215,16 @@ function compareNamed(ctx: CompareContext, o: Obj, n: Obj): Change[] {
         `property ${name} is now required: callers that omit it are now rejected`,
       ));
     }
-    out.push(...under(at, compareConjunction(ctx, governing(o, name), governing(n, name), step)));
+    out.push(
+      ...under(
+        at,
+        compareConjunction(ctx, governing(o, name), governing(n, name), step),
+      ),
+    );
   }
   if (
-    !jsonEqual(o.required, n.required) && ro.size === rn.size && [...ro].every((k) => rn.has(k))
+    !jsonEqual(o.required, n.required) && ro.size === rn.size &&
+    [...ro].every((k) => rn.has(k))
   ) {
     out.push(change(
       ["required"],
@@ -217,12 +242,22 @@ function compareNamed(ctx: CompareContext, o: Obj, n: Obj): Change[] {
  * value counts (outputs, `contains`), it is what governs the property now against what governed
  * it before.
  */
-function propertyRemoved(ctx: CompareContext, o: Obj, n: Obj, name: string): Change[] {
+function propertyRemoved(
+  ctx: CompareContext,
+  o: Obj,
+  n: Obj,
+  name: string,
+): Change[] {
   const at = ["properties", name];
   const nowGoverning = governing(n, name);
   if (ctx.strict()) {
-    const inner = compareConjunction(ctx, governing(o, name), nowGoverning, { member: name });
-    const bump = inner.reduce<SchemaBump>((b, c) => maxBump(b, c.bump), "patch");
+    const inner = compareConjunction(ctx, governing(o, name), nowGoverning, {
+      member: name,
+    });
+    const bump = inner.reduce<SchemaBump>(
+      (b, c) => maxBump(b, c.bump),
+      "patch",
+    );
     const out = [
       change(
         at,
@@ -291,7 +326,8 @@ function compareUnnamed(ctx: CompareContext, o: Obj, n: Obj): Change[] {
       // Unnamed properties matching p were governed by the old additionalProperties.
       const safe = isTriviallyTrue(psn[p]) ||
         (keysO.length === 0 &&
-          (ao === false || !hasMajor(ctx.compare(ao, psn[p], "unnamed-member"))));
+          (ao === false ||
+            !hasMajor(ctx.compare(ao, psn[p], "unnamed-member"))));
       out.push(
         safe
           ? change(
@@ -312,7 +348,8 @@ function compareUnnamed(ctx: CompareContext, o: Obj, n: Obj): Change[] {
     } else {
       // Unnamed properties matching p fall to the new additionalProperties.
       const safe = isTriviallyTrue(an) ||
-        (keysN.length === 0 && !hasMajor(ctx.compare(pso[p], an, "unnamed-member")));
+        (keysN.length === 0 &&
+          !hasMajor(ctx.compare(pso[p], an, "unnamed-member")));
       out.push(
         safe
           ? change(
@@ -367,8 +404,13 @@ function depsOf(s: Obj): Deps {
     for (const [k, v] of Object.entries(d)) {
       if (Array.isArray(v) && kw !== "dependentSchemas") {
         const prev = out.names.get(k)?.names ?? [];
-        out.names.set(k, { names: [...prev, ...v.filter((x) => typeof x === "string")], kw });
-      } else if (kw !== "dependentRequired" && (typeof v === "boolean" || isObject(v))) {
+        out.names.set(k, {
+          names: [...prev, ...v.filter((x) => typeof x === "string")],
+          kw,
+        });
+      } else if (
+        kw !== "dependentRequired" && (typeof v === "boolean" || isObject(v))
+      ) {
         out.schemas.set(k, { schema: v, kw });
       }
     }
@@ -380,7 +422,11 @@ function depsOf(s: Obj): Deps {
 function compareDependencies(ctx: CompareContext, o: Obj, n: Obj): Change[] {
   const out: Change[] = [];
   const dO = depsOf(o), dN = depsOf(n);
-  for (const k of [...new Set([...dO.names.keys(), ...dN.names.keys()])].sort(compareStrings)) {
+  for (
+    const k of [...new Set([...dO.names.keys(), ...dN.names.keys()])].sort(
+      compareStrings,
+    )
+  ) {
     const a = dO.names.get(k), b = dN.names.get(k);
     const at = [b?.kw ?? a!.kw, k];
     const before = new Set(a?.names ?? []), after = new Set(b?.names ?? []);
@@ -394,7 +440,10 @@ function compareDependencies(ctx: CompareContext, o: Obj, n: Obj): Change[] {
         `callers that send ${k} must now also send ${
           showList(added)
         }: callers that do not are now rejected`,
-        { check: { dependentRequired: { [k]: [...after] } }, narrows: !removed.length },
+        {
+          check: { dependentRequired: { [k]: [...after] } },
+          narrows: !removed.length,
+        },
       ));
     }
     if (removed.length) {
@@ -405,11 +454,25 @@ function compareDependencies(ctx: CompareContext, o: Obj, n: Obj): Change[] {
         `callers that send ${k} no longer need to send ${showList(removed)}`,
       ));
     }
-    if (!added.length && !removed.length && (a?.kw !== b?.kw || !jsonEqual(a?.names, b?.names))) {
-      out.push(change(at, "rewritten", "patch", `dependency of ${k} written differently`));
+    if (
+      !added.length && !removed.length &&
+      (a?.kw !== b?.kw || !jsonEqual(a?.names, b?.names))
+    ) {
+      out.push(
+        change(
+          at,
+          "rewritten",
+          "patch",
+          `dependency of ${k} written differently`,
+        ),
+      );
     }
   }
-  for (const k of [...new Set([...dO.schemas.keys(), ...dN.schemas.keys()])].sort(compareStrings)) {
+  for (
+    const k of [...new Set([...dO.schemas.keys(), ...dN.schemas.keys()])].sort(
+      compareStrings,
+    )
+  ) {
     const a = dO.schemas.get(k), b = dN.schemas.get(k);
     const at = [b?.kw ?? a!.kw, k];
     if (a && b) {
@@ -417,7 +480,12 @@ function compareDependencies(ctx: CompareContext, o: Obj, n: Obj): Change[] {
     } else if (b) {
       out.push(
         isTriviallyTrue(b.schema)
-          ? change(at, "rewritten", "patch", `dependent schema for ${k} added, accepting anything`)
+          ? change(
+            at,
+            "rewritten",
+            "patch",
+            `dependent schema for ${k} added, accepting anything`,
+          )
           : change(
             at,
             "dependency-added",

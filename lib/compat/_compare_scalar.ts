@@ -29,7 +29,15 @@ function article(name: string): string {
 /** `type`: kinds the new `type` rejects that the old schema may accept, and kinds it adds. */
 export function compareType(o: Obj, n: Obj, facts: OldFacts): Change[] {
   if (jsonEqual(o.type, n.type)) return [];
-  const all: ValueKind[] = ["null", "boolean", "integer", "fraction", "string", "array", "object"];
+  const all: ValueKind[] = [
+    "null",
+    "boolean",
+    "integer",
+    "fraction",
+    "string",
+    "array",
+    "object",
+  ];
   const ko = o.type === undefined ? new Set(all) : typeKeywordKinds(o.type);
   const kn = n.type === undefined ? new Set(all) : typeKeywordKinds(n.type);
   if (!ko || !kn) return [undecidable("type", o, n)];
@@ -44,7 +52,10 @@ export function compareType(o: Obj, n: Obj, facts: OldFacts): Change[] {
         kindNames(lost).map(article).join(" or ")
       } are now rejected`;
     out.push(
-      change(["type"], "type-narrowed", "major", message, { check, narrows: !gained.length }),
+      change(["type"], "type-narrowed", "major", message, {
+        check,
+        narrows: !gained.length,
+      }),
     );
   }
   if (gained.length) {
@@ -80,7 +91,9 @@ export function compareType(o: Obj, n: Obj, facts: OldFacts): Change[] {
 export function compareEnum(o: Obj, n: Obj, facts: OldFacts): Change[] {
   if (jsonEqual(o.enum, n.enum) && jsonEqual(o.const, n.const)) return [];
   for (const s of [o, n]) {
-    if (Object.hasOwn(s, "enum") && !Array.isArray(s.enum)) return [undecidable("enum", o, n)];
+    if (Object.hasOwn(s, "enum") && !Array.isArray(s.enum)) {
+      return [undecidable("enum", o, n)];
+    }
   }
   const domO = finiteDomain(o), domN = finiteDomain(n);
   const nConst = Object.hasOwn(n, "const"), oConst = Object.hasOwn(o, "const");
@@ -115,7 +128,9 @@ export function compareEnum(o: Obj, n: Obj, facts: OldFacts): Change[] {
             rejected.length === 1 ? "it" : "them"
           } are now rejected`;
         const narrows = !!domO && domN.every((v) => has(domO, v));
-        out.push(change([at], narrowKind, "major", message, { check, narrows }));
+        out.push(
+          change([at], narrowKind, "major", message, { check, narrows }),
+        );
       }
     }
   }
@@ -146,7 +161,8 @@ export function compareEnum(o: Obj, n: Obj, facts: OldFacts): Change[] {
     const same = domO.length === domN.length && domO.every((v) => has(domN, v));
     if (same) {
       out.push(
-        oConst === nConst && Object.hasOwn(o, "enum") === Object.hasOwn(n, "enum")
+        oConst === nConst &&
+          Object.hasOwn(o, "enum") === Object.hasOwn(n, "enum")
           ? change(
             ["enum"],
             "enum-reordered",
@@ -199,7 +215,9 @@ function boundOf(s: Obj, side: "lower" | "upper"): Bound | undefined {
 
 /** A bound as an inclusive integer (for integer-only schemas). */
 function integerBound(b: Bound, side: "lower" | "upper"): number {
-  if (side === "lower") return b.exclusive ? Math.floor(b.value) + 1 : Math.ceil(b.value);
+  if (side === "lower") {
+    return b.exclusive ? Math.floor(b.value) + 1 : Math.ceil(b.value);
+  }
   return b.exclusive ? Math.ceil(b.value) - 1 : Math.floor(b.value);
 }
 
@@ -214,7 +232,9 @@ function tightness(
   if (!bo) return 1;
   if (!bn) return -1;
   const sign = side === "lower" ? 1 : -1;
-  if (integerOnly) return sign * (integerBound(bn, side) - integerBound(bo, side));
+  if (integerOnly) {
+    return sign * (integerBound(bn, side) - integerBound(bo, side));
+  }
   if (bn.value !== bo.value) return sign * (bn.value - bo.value);
   return Number(bn.exclusive) - Number(bo.exclusive);
 }
@@ -223,14 +243,21 @@ function describe(b: Bound): string {
   return `${b.kw} ${b.value}`;
 }
 
-function numericBound(o: Obj, n: Obj, side: "lower" | "upper", facts: OldFacts): Change[] {
+function numericBound(
+  o: Obj,
+  n: Obj,
+  side: "lower" | "upper",
+  facts: OldFacts,
+): Change[] {
   const [inc, exc] = side === "lower"
     ? ["minimum", "exclusiveMinimum"]
     : ["maximum", "exclusiveMaximum"];
   if (o[inc] === n[inc] && o[exc] === n[exc]) return [];
   for (const k of [inc, exc]) {
     for (const s of [o, n]) {
-      if (s[k] !== undefined && typeof s[k] !== "number") return [undecidable(k, o, n)];
+      if (s[k] !== undefined && typeof s[k] !== "number") {
+        return [undecidable(k, o, n)];
+      }
     }
   }
   const bo = boundOf(o, side), bn = boundOf(n, side);
@@ -273,7 +300,10 @@ function numericBound(o: Obj, n: Obj, side: "lower" | "upper", facts: OldFacts):
       ),
     ];
   }
-  if (facts.integerOnly && !facts.newIntegerOnly && tightness(bo, bn, side, false) < 0) {
+  if (
+    facts.integerOnly && !facts.newIntegerOnly &&
+    tightness(bo, bn, side, false) < 0
+  ) {
     // The same integers pass, but the new schema accepts fractions, and more of them.
     return [
       change(
@@ -300,7 +330,10 @@ function numericBound(o: Obj, n: Obj, side: "lower" | "upper", facts: OldFacts):
 
 /** `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` and `multipleOf`. */
 export function compareNumeric(o: Obj, n: Obj, facts: OldFacts): Change[] {
-  const out = [...numericBound(o, n, "lower", facts), ...numericBound(o, n, "upper", facts)];
+  const out = [
+    ...numericBound(o, n, "lower", facts),
+    ...numericBound(o, n, "upper", facts),
+  ];
   if (o.multipleOf === n.multipleOf) return out;
   const valid = (m: unknown) => m === undefined || (typeof m === "number" && m > 0 && isFinite(m));
   if (!valid(o.multipleOf) || !valid(n.multipleOf)) {
@@ -308,11 +341,15 @@ export function compareNumeric(o: Obj, n: Obj, facts: OldFacts): Change[] {
   }
   if (facts.integerOnly && facts.newIntegerOnly) {
     out.push(
-      integerMultipleOf(o.multipleOf as number | undefined, n.multipleOf as number | undefined),
+      integerMultipleOf(
+        o.multipleOf as number | undefined,
+        n.multipleOf as number | undefined,
+      ),
     );
     return out;
   }
-  const mo = (o.multipleOf as number | undefined) ?? (facts.integerOnly ? 1 : undefined);
+  const mo = (o.multipleOf as number | undefined) ??
+    (facts.integerOnly ? 1 : undefined);
   const mn = n.multipleOf as number | undefined;
   if (mn === undefined) {
     out.push(change(
@@ -331,7 +368,10 @@ export function compareNumeric(o: Obj, n: Obj, facts: OldFacts): Change[] {
           ? `multipleOf ${mn} added`
           : `multipleOf changed from ${o.multipleOf} to ${mn}`
       }: callers that send numbers that are not multiples of ${mn} are now rejected`,
-      { check: { multipleOf: mn }, narrows: mo === undefined || isMultipleOf(mn, mo) },
+      {
+        check: { multipleOf: mn },
+        narrows: mo === undefined || isMultipleOf(mn, mo),
+      },
     ));
   } else if (o.multipleOf === undefined) {
     out.push(change(
@@ -341,7 +381,14 @@ export function compareNumeric(o: Obj, n: Obj, facts: OldFacts): Change[] {
       `multipleOf ${mn} added; every integer is a multiple of it, so no value the old schema accepts is affected`,
     ));
   } else if (mo === mn) {
-    out.push(change(["multipleOf"], "rewritten", "patch", "multipleOf written differently"));
+    out.push(
+      change(
+        ["multipleOf"],
+        "rewritten",
+        "patch",
+        "multipleOf written differently",
+      ),
+    );
   } else {
     out.push(change(
       ["multipleOf"],
@@ -357,7 +404,10 @@ export function compareNumeric(o: Obj, n: Obj, facts: OldFacts): Change[] {
  * `multipleOf` where both schemas accept only integers: the integers that are multiples of `p/q`
  * (in lowest terms) are the multiples of `p`, so `1.5` and `3` accept the same values.
  */
-function integerMultipleOf(mo: number | undefined, mn: number | undefined): Change {
+function integerMultipleOf(
+  mo: number | undefined,
+  mn: number | undefined,
+): Change {
   const so = integerStep(mo ?? 1), sn = integerStep(mn ?? 1);
   const what = mo === undefined
     ? `multipleOf ${mn} added`
@@ -421,7 +471,8 @@ export function compareCounts(
       continue;
     }
     const dflt = isMin ? defaults.min : defaults.max;
-    const vo = (o[kw] as number | undefined) ?? dflt, vn = (n[kw] as number | undefined) ?? dflt;
+    const vo = (o[kw] as number | undefined) ?? dflt,
+      vn = (n[kw] as number | undefined) ?? dflt;
     const tighter = isMin ? vn > vo : vn < vo;
     const looser = isMin ? vn < vo : vn > vo;
     const what = o[kw] === undefined
@@ -446,7 +497,14 @@ export function compareCounts(
         `${what}: callers may now send ${isMin ? noun.under(vo) : noun.over(vo)}`,
       ));
     } else {
-      out.push(change([kw], "rewritten", "patch", `${what}; it allows the same values`));
+      out.push(
+        change(
+          [kw],
+          "rewritten",
+          "patch",
+          `${what}; it allows the same values`,
+        ),
+      );
     }
   }
   return out;
@@ -463,7 +521,10 @@ export function compareString(o: Obj, n: Obj): Change[] {
   for (const kw of ["pattern", "format"] as const) {
     const a = o[kw], b = n[kw];
     if (a === b) continue;
-    if ((a !== undefined && typeof a !== "string") || (b !== undefined && typeof b !== "string")) {
+    if (
+      (a !== undefined && typeof a !== "string") ||
+      (b !== undefined && typeof b !== "string")
+    ) {
       out.push(undecidable(kw, o, n));
       continue;
     }

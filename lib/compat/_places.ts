@@ -136,19 +136,27 @@ class PlaceImpl implements Place {
     const names = new Set<string>();
     const patterns: string[] = [];
     for (const s of this.members) {
-      if (isObject(s.properties)) { for (const k of Object.keys(s.properties)) names.add(k); }
+      if (isObject(s.properties)) {
+        for (const k of Object.keys(s.properties)) names.add(k);
+      }
       if (Array.isArray(s.required)) {
         for (const k of s.required) if (typeof k === "string") names.add(k);
       }
-      for (const kw of ["dependentRequired", "dependentSchemas", "dependencies"]) {
+      for (
+        const kw of ["dependentRequired", "dependentSchemas", "dependencies"]
+      ) {
         const d = s[kw];
         if (!isObject(d)) continue;
         for (const [k, v] of Object.entries(d)) {
           names.add(k);
-          if (Array.isArray(v)) { for (const x of v) if (typeof x === "string") names.add(x); }
+          if (Array.isArray(v)) {
+            for (const x of v) if (typeof x === "string") names.add(x);
+          }
         }
       }
-      if (isObject(s.patternProperties)) patterns.push(...Object.keys(s.patternProperties));
+      if (isObject(s.patternProperties)) {
+        patterns.push(...Object.keys(s.patternProperties));
+      }
     }
     this.#names = names;
     this.#patterns = patterns;
@@ -163,7 +171,15 @@ function stepKey(step: Step): string {
 function childrenOf(s: Obj, step: Step): unknown[] {
   const out: unknown[] = [];
   if (step === "item" || step === "contains") {
-    for (const kw of ["items", "prefixItems", "additionalItems", "contains", "unevaluatedItems"]) {
+    for (
+      const kw of [
+        "items",
+        "prefixItems",
+        "additionalItems",
+        "contains",
+        "unevaluatedItems",
+      ]
+    ) {
       const v = s[kw];
       if (Array.isArray(v)) out.push(...v);
       else if (v !== undefined) out.push(v);
@@ -173,9 +189,13 @@ function childrenOf(s: Obj, step: Step): unknown[] {
   } else if (step === "unnamed-member") {
     // A member the comparing subschema does not name: any member subschema may apply to it.
     if (isObject(s.properties)) out.push(...Object.values(s.properties));
-    if (isObject(s.patternProperties)) out.push(...Object.values(s.patternProperties));
+    if (isObject(s.patternProperties)) {
+      out.push(...Object.values(s.patternProperties));
+    }
     if (s.additionalProperties !== undefined) out.push(s.additionalProperties);
-    if (s.unevaluatedProperties !== undefined) out.push(s.unevaluatedProperties);
+    if (s.unevaluatedProperties !== undefined) {
+      out.push(s.unevaluatedProperties);
+    }
   } else {
     const name = step.member;
     let governed = false;
@@ -192,8 +212,12 @@ function childrenOf(s: Obj, step: Step): unknown[] {
         }
       }
     }
-    if (!governed && s.additionalProperties !== undefined) out.push(s.additionalProperties);
-    if (s.unevaluatedProperties !== undefined) out.push(s.unevaluatedProperties);
+    if (!governed && s.additionalProperties !== undefined) {
+      out.push(s.additionalProperties);
+    }
+    if (s.unevaluatedProperties !== undefined) {
+      out.push(s.unevaluatedProperties);
+    }
   }
   return out;
 }

@@ -10,7 +10,14 @@ import { isValid } from "../schema/validate.ts";
 import { isAnnotation, type Side } from "./_side.ts";
 
 /** A kind of JSON value; numbers split into integers and the rest so `integer` is exact. */
-export type ValueKind = "null" | "boolean" | "integer" | "fraction" | "string" | "array" | "object";
+export type ValueKind =
+  | "null"
+  | "boolean"
+  | "integer"
+  | "fraction"
+  | "string"
+  | "array"
+  | "object";
 
 /** Every kind of JSON value. */
 export const ALL_KINDS: readonly ValueKind[] = [
@@ -38,7 +45,9 @@ export const TYPE_KINDS: Readonly<Record<string, readonly ValueKind[]>> = {
 export function kindOf(v: unknown): ValueKind {
   if (v === null) return "null";
   if (Array.isArray(v)) return "array";
-  if (typeof v === "number") return Number.isInteger(v) ? "integer" : "fraction";
+  if (typeof v === "number") {
+    return Number.isInteger(v) ? "integer" : "fraction";
+  }
   if (typeof v === "boolean") return "boolean";
   if (typeof v === "string") return "string";
   return "object";
@@ -80,7 +89,11 @@ function intersect(a: Set<ValueKind>, b: Iterable<ValueKind>): Set<ValueKind> {
  * The kinds of value a schema may accept: an over-approximation from `type`, `const`, `enum`,
  * `$ref`, `allOf`, `anyOf` and `oneOf`. A kind not in the set is certainly rejected.
  */
-export function typeKinds(side: Side, s: unknown, seen: Set<object> = new Set()): Set<ValueKind> {
+export function typeKinds(
+  side: Side,
+  s: unknown,
+  seen: Set<object> = new Set(),
+): Set<ValueKind> {
   if (s === false) return new Set();
   if (!isObject(s)) return new Set(ALL_KINDS);
   if (seen.has(s)) return new Set(ALL_KINDS);
@@ -92,7 +105,9 @@ export function typeKinds(side: Side, s: unknown, seen: Set<object> = new Set())
   if (Array.isArray(s.enum)) out = intersect(out, s.enum.map(kindOf));
   if (typeof s.$ref === "string") {
     const target = side.target(s);
-    if (target !== undefined) out = intersect(out, typeKinds(side, target, seen));
+    if (target !== undefined) {
+      out = intersect(out, typeKinds(side, target, seen));
+    }
   }
   if (Array.isArray(s.allOf)) {
     for (const b of s.allOf) out = intersect(out, typeKinds(side, b, seen));
@@ -101,7 +116,9 @@ export function typeKinds(side: Side, s: unknown, seen: Set<object> = new Set())
     const branches = s[kw];
     if (!Array.isArray(branches)) continue;
     const union = new Set<ValueKind>();
-    for (const b of branches) for (const c of typeKinds(side, b, seen)) union.add(c);
+    for (const b of branches) {
+      for (const c of typeKinds(side, b, seen)) union.add(c);
+    }
     out = intersect(out, union);
   }
   seen.delete(s);
@@ -185,7 +202,12 @@ interface Interval {
 }
 
 function interval(s: Record<string, unknown>): Interval {
-  const out: Interval = { lo: -Infinity, loExcl: false, hi: Infinity, hiExcl: false };
+  const out: Interval = {
+    lo: -Infinity,
+    loExcl: false,
+    hi: Infinity,
+    hiExcl: false,
+  };
   if (typeof s.minimum === "number") out.lo = s.minimum;
   if (typeof s.exclusiveMinimum === "number" && s.exclusiveMinimum >= out.lo) {
     out.lo = s.exclusiveMinimum;
@@ -208,7 +230,12 @@ function below(a: Interval, b: Interval): boolean {
  * disjoint finite domains, disjoint numeric ranges, or (for objects) a property both require
  * whose schemas are disjoint — a discriminator.
  */
-export function provablyDisjoint(side: Side, a: unknown, b: unknown, depth = 0): boolean {
+export function provablyDisjoint(
+  side: Side,
+  a: unknown,
+  b: unknown,
+  depth = 0,
+): boolean {
   if (depth > 4) return false;
   const ra = side.resolve(a), rb = side.resolve(b);
   if (ra.unresolved !== undefined || rb.unresolved !== undefined) return false;
@@ -224,7 +251,9 @@ export function provablyDisjoint(side: Side, a: unknown, b: unknown, depth = 0):
     d: unknown[] | undefined,
     t: Set<ValueKind>,
     v: unknown,
-  ) => t.has(kindOf(v)) && isValid(leafPart(s), v) && (!d || d.some((w) => jsonEqual(v, w)));
+  ) =>
+    t.has(kindOf(v)) && isValid(leafPart(s), v) &&
+    (!d || d.some((w) => jsonEqual(v, w)));
   if (dx && dx.every((v) => !accepts(y, dy, ty, v))) return true;
   if (dy && dy.every((v) => !accepts(x, dx, tx, v))) return true;
   const only = (kinds: ValueKind[]) => [...common].every((c) => kinds.includes(c));
@@ -244,13 +273,19 @@ export function provablyDisjoint(side: Side, a: unknown, b: unknown, depth = 0):
       }
       if (forbids(y, py, k)) return true;
     }
-    for (const k of ry) if (typeof k === "string" && forbids(x, px, k)) return true;
+    for (const k of ry) {
+      if (typeof k === "string" && forbids(x, px, k)) return true;
+    }
   }
   return false;
 }
 
 /** Whether an object schema rejects every object that has property `k`. */
-function forbids(s: Record<string, unknown>, props: Record<string, unknown>, k: string): boolean {
+function forbids(
+  s: Record<string, unknown>,
+  props: Record<string, unknown>,
+  k: string,
+): boolean {
   if (Object.hasOwn(props, k)) return props[k] === false;
   return s.additionalProperties === false && !isObject(s.patternProperties);
 }

@@ -31,7 +31,9 @@ const GROUP: Readonly<Record<string, string>> = {
 };
 
 /** A subschema with its `$ref` followed, or the reference that could not be followed. */
-export type Resolution = { schema: JsonSchema; unresolved?: undefined } | { unresolved: string };
+export type Resolution = { schema: JsonSchema; unresolved?: undefined } | {
+  unresolved: string;
+};
 
 /** A schema document being compared. */
 export class Side {
@@ -48,7 +50,8 @@ export class Side {
   /** The target of `s.$ref`, resolved from where `s` sits in this document. */
   target(s: Record<string, unknown>): JsonSchema | undefined {
     if (typeof s.$ref !== "string") return undefined;
-    const from = this.index.locationOf(s) ?? { base: DEFAULT_BASE, segments: [] };
+    const from = this.index.locationOf(s) ??
+      { base: DEFAULT_BASE, segments: [] };
     const t = this.index.resolve(s.$ref, from);
     if (!t) return undefined;
     this.referenced.push(t.location.segments);
@@ -58,7 +61,8 @@ export class Side {
   /** The target of `s.$ref` without recording it as followed (for facts about places). */
   lookup(s: Record<string, unknown>): JsonSchema | undefined {
     if (typeof s.$ref !== "string") return undefined;
-    const from = this.index.locationOf(s) ?? { base: DEFAULT_BASE, segments: [] };
+    const from = this.index.locationOf(s) ??
+      { base: DEFAULT_BASE, segments: [] };
     return this.index.resolve(s.$ref, from)?.schema;
   }
 
@@ -77,7 +81,9 @@ export class Side {
    * branch and the rest share a keyword group, disagree on an annotation, or cannot be followed.
    */
   unwrapSingleBranch(s: JsonSchema, kw: string): JsonSchema | undefined {
-    if (!isObject(s) || !Array.isArray(s[kw]) || (s[kw] as unknown[]).length !== 1) {
+    if (
+      !isObject(s) || !Array.isArray(s[kw]) || (s[kw] as unknown[]).length !== 1
+    ) {
       return undefined;
     }
     const b = this.#follow((s[kw] as unknown[])[0], new Set());
@@ -90,7 +96,9 @@ export class Side {
     if (!isObject(branch) || Object.hasOwn(branch, "$id")) return undefined;
     for (const [k, v] of Object.entries(branch)) {
       // Annotations on both sides that differ would hide a change: keep the branch apart.
-      if (isAnnotation(k) && Object.hasOwn(rest, k) && rest[k] !== v) return undefined;
+      if (isAnnotation(k) && Object.hasOwn(rest, k) && rest[k] !== v) {
+        return undefined;
+      }
     }
     const there = groups(rest);
     if ([...groups(branch)].some((g) => there.has(g))) return undefined;
@@ -98,7 +106,9 @@ export class Side {
   }
 
   #follow(s: unknown, seen: Set<object>): Resolution {
-    if (!isObject(s) || typeof s.$ref !== "string") return { schema: s as JsonSchema };
+    if (!isObject(s) || typeof s.$ref !== "string") {
+      return { schema: s as JsonSchema };
+    }
     if (seen.has(s)) return { unresolved: `${s.$ref} (a cycle of references)` };
     seen.add(s);
     const raw = this.target(s);
@@ -127,5 +137,7 @@ export class Side {
 
 /** The constraint groups of a schema's keywords (keywords that read each other form one group). */
 function groups(s: Record<string, unknown>): Set<string> {
-  return new Set(Object.keys(s).filter((k) => !isAnnotation(k)).map((k) => GROUP[k] ?? k));
+  return new Set(
+    Object.keys(s).filter((k) => !isAnnotation(k)).map((k) => GROUP[k] ?? k),
+  );
 }

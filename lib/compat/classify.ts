@@ -155,7 +155,9 @@ export function classifyOutputSchemaChange(
   options: ClassifySchemaChangeOptions = {},
 ): SchemaChangeClassification {
   const rule = compatibilityRule(options.compatibility ?? "backward");
-  if (oldSchema === undefined && newSchema === undefined) return { bump: "patch", changes: [] };
+  if (oldSchema === undefined && newSchema === undefined) {
+    return { bump: "patch", changes: [] };
+  }
   if (oldSchema === undefined) {
     return finish([
       rule.forward
@@ -196,7 +198,9 @@ export function classifyOutputSchemaChange(
   const backward = () => narrowingSafe(oldSchema, newSchema, descriptionBump, true, CONSUMERS);
   // Forward for outputs: does the new output schema allow every value the old one does?
   const forward = () =>
-    compareSchemas(oldSchema, newSchema, descriptionBump, true).map(forOutputRollback);
+    compareSchemas(oldSchema, newSchema, descriptionBump, true).map(
+      forOutputRollback,
+    );
   if (!rule.forward) return finish(backward());
   if (!rule.backward) return finish(forward());
   return finish(both(backward(), forward()));
@@ -268,9 +272,15 @@ function mirror(c: Change, proven: SchemaBump, words: MirrorWords): Change {
   if (keepsValues(c)) return c;
   // The message's statement of the edit, without its consequence for input callers.
   const what = c.message.split(/[:;] /)[0];
-  if (proven === "patch") return { ...c, bump: "patch", message: `${what}${words.same}` };
-  if (proven === "minor") return { ...c, bump: "minor", message: `${what}${words.narrower}` };
-  if (c.bump === "minor") return { ...c, bump: "major", message: `${what}${words.wider}` };
+  if (proven === "patch") {
+    return { ...c, bump: "patch", message: `${what}${words.same}` };
+  }
+  if (proven === "minor") {
+    return { ...c, bump: "minor", message: `${what}${words.narrower}` };
+  }
+  if (c.bump === "minor") {
+    return { ...c, bump: "major", message: `${what}${words.wider}` };
+  }
   if (c.bump === "major" && c.narrows) {
     return { ...c, bump: "minor", message: `${what}${words.fewer}` };
   }
@@ -305,13 +315,21 @@ function both(backward: Change[], forward: Change[]): Change[] {
 }
 
 /** Changed `$defs`/`definitions` entries that no followed `$ref` reached on either side. */
-function unusedDefinitions(comparer: Comparer, o: JsonSchema, n: JsonSchema): Change[] {
+function unusedDefinitions(
+  comparer: Comparer,
+  o: JsonSchema,
+  n: JsonSchema,
+): Change[] {
   const out: Change[] = [];
   const reached = [...comparer.old.referenced, ...comparer.new.referenced];
   for (const kw of ["$defs", "definitions"]) {
     const a = isObject(o) && isObject(o[kw]) ? o[kw] as Record<string, unknown> : {};
     const b = isObject(n) && isObject(n[kw]) ? n[kw] as Record<string, unknown> : {};
-    for (const name of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort(compareStrings)) {
+    for (
+      const name of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort(
+        compareStrings,
+      )
+    ) {
       if (jsonEqual(a[name], b[name])) continue;
       if (reached.some((segs) => segs[0] === kw && segs[1] === name)) continue;
       const what = !Object.hasOwn(a, name)
@@ -332,7 +350,10 @@ function unusedDefinitions(comparer: Comparer, o: JsonSchema, n: JsonSchema): Ch
 
 /** Formats paths, merges duplicates (keeping the larger bump), sorts, and takes the largest bump. */
 function finish(found: Change[]): SchemaChangeClassification {
-  const byKey = new Map<string, { segs: PathSegment[]; change: SchemaChange }>();
+  const byKey = new Map<
+    string,
+    { segs: PathSegment[]; change: SchemaChange }
+  >();
   for (const c of found) {
     const path = formatPath(c.segs);
     const key = `${path}\u0000${c.kind}\u0000${c.message}`;
@@ -344,10 +365,14 @@ function finish(found: Change[]): SchemaChangeClassification {
       });}
   }
   const sorted = [...byKey.values()].sort((x, y) =>
-    comparePathSegments(x.segs, y.segs) || compareStrings(x.change.kind, y.change.kind) ||
+    comparePathSegments(x.segs, y.segs) ||
+    compareStrings(x.change.kind, y.change.kind) ||
     compareStrings(x.change.message, y.change.message)
   );
   const changes = sorted.map((s) => s.change);
-  const bump = changes.reduce<SchemaBump>((b, c) => maxBump(b, c.bump), "patch");
+  const bump = changes.reduce<SchemaBump>(
+    (b, c) => maxBump(b, c.bump),
+    "patch",
+  );
   return { bump, changes };
 }

@@ -97,9 +97,13 @@ export function classifyForMode(
     ...(options.descriptionBump ? { descriptionBump: options.descriptionBump } : {}),
   };
   const pair = (o: JsonSchema | undefined): SchemaChangeClassification => {
-    if (options.output) return classifyOutputSchemaChange(o, newSchema, settings);
+    if (options.output) {
+      return classifyOutputSchemaChange(o, newSchema, settings);
+    }
     if (o === undefined || newSchema === undefined) {
-      throw new TypeError("classifyForMode: an input schema cannot be undefined");
+      throw new TypeError(
+        "classifyForMode: an input schema cannot be undefined",
+      );
     }
     return classifySchemaChange(o, newSchema, settings);
   };
@@ -113,7 +117,10 @@ export function classifyForMode(
       breaksAgainst.push(e.version);
       for (const m of c.changes) {
         if (m.bump === "major") {
-          changes.push({ ...m, message: `${m.message} (against ${e.version})` });
+          changes.push({
+            ...m,
+            message: `${m.message} (against ${e.version})`,
+          });
         }
       }
     }

@@ -54,7 +54,9 @@ export const DEFAULT_COMPATIBILITY: CompatibilityMode = "backward";
  * assert.equal(isCompatibilityMode("FORWARD"), false);
  * ```
  */
-export function isCompatibilityMode(value: unknown): value is CompatibilityMode {
+export function isCompatibilityMode(
+  value: unknown,
+): value is CompatibilityMode {
   return COMPATIBILITY_MODES.includes(value as CompatibilityMode);
 }
 

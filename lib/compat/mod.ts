@@ -30,3 +30,5 @@ export type {
   EarlierSchema,
   ModeClassification,
 } from "./classify_for_mode.ts";
+export { findWitness } from "./witness.ts";
+export type { FindWitnessOptions, Witness } from "./witness.ts";

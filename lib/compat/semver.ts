@@ -55,7 +55,9 @@ function show(value: unknown): string {
 function versionProblem(text: string): string {
   if (text.length > MAX_LENGTH) return `longer than ${MAX_LENGTH} characters`;
   if (text.trim() !== text) return "remove the surrounding whitespace";
-  if (/^[vV=]/.test(text)) return `remove the leading ${JSON.stringify(text[0])}`;
+  if (/^[vV=]/.test(text)) {
+    return `remove the leading ${JSON.stringify(text[0])}`;
+  }
   const core = text.split(/[-+]/, 1)[0];
   const parts = core.split(".");
   if (parts.length !== 3 || parts.some((p) => !/^[0-9]+$/.test(p))) {
@@ -114,12 +116,16 @@ export class Version {
     const build = Object.freeze([...parts.build ?? []]);
     for (const id of prerelease) {
       if (typeof id !== "string" || !PRE_ID_ONLY.test(id)) {
-        throw new TypeError(`Invalid version: bad pre-release identifier ${show(id)}`);
+        throw new TypeError(
+          `Invalid version: bad pre-release identifier ${show(id)}`,
+        );
       }
     }
     for (const id of build) {
       if (typeof id !== "string" || !BUILD_ID_ONLY.test(id)) {
-        throw new TypeError(`Invalid version: bad build identifier ${show(id)}`);
+        throw new TypeError(
+          `Invalid version: bad build identifier ${show(id)}`,
+        );
       }
     }
     this.major = parts.major;
@@ -129,7 +135,9 @@ export class Version {
     this.build = build;
     const text = this.toString();
     if (text.length > MAX_LENGTH) {
-      throw new TypeError(`Invalid version: longer than ${MAX_LENGTH} characters`);
+      throw new TypeError(
+        `Invalid version: longer than ${MAX_LENGTH} characters`,
+      );
     }
   }
 
@@ -155,7 +163,9 @@ export class Version {
     }
     const m = text.length <= MAX_LENGTH ? VERSION.exec(text) : null;
     if (m === null) {
-      throw new TypeError(`Invalid version ${JSON.stringify(text)}: ${versionProblem(text)}`);
+      throw new TypeError(
+        `Invalid version ${JSON.stringify(text)}: ${versionProblem(text)}`,
+      );
     }
     const numbers = [m[1], m[2], m[3]].map(Number);
     const huge = numbers.findIndex((n) => !Number.isSafeInteger(n));
@@ -217,7 +227,10 @@ function asVersion(version: Version | string): Version {
  * assert.equal(compareVersions("1.0.0+a", "1.0.0+b"), 0);
  * ```
  */
-export function compareVersions(a: Version | string, b: Version | string): -1 | 0 | 1 {
+export function compareVersions(
+  a: Version | string,
+  b: Version | string,
+): -1 | 0 | 1 {
   return npmSemver.compare(asVersion(a).toString(), asVersion(b).toString());
 }
 
@@ -234,7 +247,12 @@ function constraintProblem(text: string): string | undefined {
     const alt = alternative.trim();
     if (alt === "") return "an alternative around || is empty";
     if (HYPHEN_RANGE.test(alt)) continue;
-    for (const comparator of alt.replace(new RegExp(`(${OPERATOR})\\s+`, "g"), "$1").split(/\s+/)) {
+    for (
+      const comparator of alt.replace(
+        new RegExp(`(${OPERATOR})\\s+`, "g"),
+        "$1",
+      ).split(/\s+/)
+    ) {
       if (!COMPARATOR.test(comparator)) {
         return `${JSON.stringify(comparator)} is not a comparator (an optional ^ ~ >= <= > < = ` +
           "followed by a version such as 1.2.3, 1.2 or 1.x)";
@@ -290,14 +308,21 @@ export function isValidConstraint(text: string): boolean {
  * assert.throws(() => satisfies("1.0.0", "latest"), TypeError);
  * ```
  */
-export function satisfies(version: Version | string, constraint: string): boolean {
+export function satisfies(
+  version: Version | string,
+  constraint: string,
+): boolean {
   const v = asVersion(version);
   if (typeof constraint !== "string") {
-    throw new TypeError(`Invalid version constraint ${show(constraint)}: expected a string`);
+    throw new TypeError(
+      `Invalid version constraint ${show(constraint)}: expected a string`,
+    );
   }
   const problem = constraintProblem(constraint);
   if (problem !== undefined) {
-    throw new TypeError(`Invalid version constraint ${JSON.stringify(constraint)}: ${problem}`);
+    throw new TypeError(
+      `Invalid version constraint ${JSON.stringify(constraint)}: ${problem}`,
+    );
   }
   return npmSemver.satisfies(v.toString(), constraint);
 }
@@ -322,7 +347,10 @@ export function satisfies(version: Version | string, constraint: string): boolea
  * assert.equal(bumpFor("1.4.2", "patch"), "1.4.3");
  * ```
  */
-export function bumpFor(version: Version | string, release: ReleaseType): string {
+export function bumpFor(
+  version: Version | string,
+  release: ReleaseType,
+): string {
   const v = asVersion(version);
   if (release !== "major" && release !== "minor" && release !== "patch") {
     throw new TypeError(
@@ -330,6 +358,8 @@ export function bumpFor(version: Version | string, release: ReleaseType): string
     );
   }
   const next = npmSemver.inc(v.toString(), release);
-  if (next === null) throw new TypeError(`bumpFor(): cannot bump ${v} for ${release}`);
+  if (next === null) {
+    throw new TypeError(`bumpFor(): cannot bump ${v} for ${release}`);
+  }
   return next;
 }

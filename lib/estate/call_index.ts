@@ -61,9 +61,13 @@ function decomposable(schema: JsonSchema): schema is Record<string, unknown> {
     Object.hasOwn(schema, "additionalProperties") &&
     typeof schema.additionalProperties !== "boolean"
   ) return false;
-  if (Object.hasOwn(schema, "properties") && !isObject(schema.properties)) return false;
+  if (Object.hasOwn(schema, "properties") && !isObject(schema.properties)) {
+    return false;
+  }
   for (const k of Object.keys(schema)) {
-    if (!KEYSET_KEYWORDS.has(k) && !NEUTRAL_KEYWORDS.has(k) && !k.startsWith("x-")) return false;
+    if (
+      !KEYSET_KEYWORDS.has(k) && !NEUTRAL_KEYWORDS.has(k) && !k.startsWith("x-")
+    ) return false;
   }
   return true;
 }
@@ -126,9 +130,18 @@ export class CallIndex {
     const key = String(major);
     let view = this.#views.get(key);
     if (view) return view;
-    view = { calls: [], nonObject: [], keysets: [], groupsWithKey: new Map(), values: new Map() };
+    view = {
+      calls: [],
+      nonObject: [],
+      keysets: [],
+      groupsWithKey: new Map(),
+      values: new Map(),
+    };
     const keysets = new Map<string, { keys: string[]; calls: number[] }>();
-    const values = new Map<string, Map<string, { value: unknown; calls: number[] }>>();
+    const values = new Map<
+      string,
+      Map<string, { value: unknown; calls: number[] }>
+    >();
     for (let i = 0; i < this.#calls.length; i++) {
       if (major !== undefined && this.#majors[i] !== major) continue;
       view.calls.push(i);
@@ -160,7 +173,9 @@ export class CallIndex {
         else view!.groupsWithKey.set(k, [id]);
       }
     });
-    for (const [k, byValue] of values) view.values.set(k, [...byValue.values()]);
+    for (const [k, byValue] of values) {
+      view.values.set(k, [...byValue.values()]);
+    }
     this.#views.set(key, view);
     return view;
   }
@@ -181,9 +196,17 @@ export class CallIndex {
       const key = `${options.major}|${sample}|${canonicalJson(schema)}`;
       let r = this.#whole.get(key);
       if (!r) {
-        r = replayCalls(schema, view.calls.map((i) => this.#calls[i]), { sample });
+        r = replayCalls(schema, view.calls.map((i) => this.#calls[i]), {
+          sample,
+        });
         // replayCalls counts positions within the list it was given: map them back.
-        r = { ...r, first: r.first.map((f) => ({ ...f, index: view.calls[f.index - 1] + 1 })) };
+        r = {
+          ...r,
+          first: r.first.map((f) => ({
+            ...f,
+            index: view.calls[f.index - 1] + 1,
+          })),
+        };
         if (this.#whole.size > 32) this.#whole.clear();
         this.#whole.set(key, r);
       }
@@ -207,12 +230,18 @@ export class CallIndex {
     // One schema per named property, over that property's distinct values.
     const shared: Record<string, unknown> = {};
     if (Object.hasOwn(schema, "$defs")) shared.$defs = schema.$defs;
-    if (Object.hasOwn(schema, "definitions")) shared.definitions = schema.definitions;
+    if (Object.hasOwn(schema, "definitions")) {
+      shared.definitions = schema.definitions;
+    }
     const sharedKey = canonicalJson(shared);
     for (const name of Object.keys(props)) {
       const entries = view.values.get(name);
       if (!entries) continue;
-      const part = { type: "object", properties: { [name]: props[name] }, ...shared };
+      const part = {
+        type: "object",
+        properties: { [name]: props[name] },
+        ...shared,
+      };
       const partKey = `prop|${options.major}|${JSON.stringify(name)}|${
         canonicalJson(props[name])
       }|${sharedKey}`;
@@ -226,13 +255,19 @@ export class CallIndex {
         }
         this.#remember(partKey, failures);
       }
-      for (const [e, issues] of failures) for (const i of entries[e].calls) add(i, issues);
+      for (const [e, issues] of failures) {
+        for (const i of entries[e].calls) add(i, issues);
+      }
     }
     // Assemble exactly as replayCalls does: calls in corpus order, each call's issues sorted.
     const tally = new RejectionTally(sample);
     for (const i of [...failing.keys()].sort((a, b) => a - b)) {
       const parts = failing.get(i)!;
-      tally.add(this.#calls[i], i + 1, parts.length === 1 ? parts[0] : sortIssues(parts.flat()));
+      tally.add(
+        this.#calls[i],
+        i + 1,
+        parts.length === 1 ? parts[0] : sortIssues(parts.flat()),
+      );
     }
     return tally.result();
   }
@@ -248,7 +283,10 @@ export class CallIndex {
     props: Record<string, unknown>,
   ): Map<number, SchemaIssue[]> {
     const out = new Map<number, SchemaIssue[]>();
-    const fail = (groups: Iterable<number>, issue: SchemaIssue | undefined): void => {
+    const fail = (
+      groups: Iterable<number>,
+      issue: SchemaIssue | undefined,
+    ): void => {
       if (!issue) return;
       for (const g of groups) {
         const list = out.get(g);
@@ -262,7 +300,11 @@ export class CallIndex {
       return all.filter((g) => !has.has(g));
     };
     if (Array.isArray(schema.required)) {
-      for (const r of new Set(schema.required.filter((x): x is string => typeof x === "string"))) {
+      for (
+        const r of new Set(
+          schema.required.filter((x): x is string => typeof x === "string"),
+        )
+      ) {
         fail(without(r), this.#issue({ type: "object", required: [r] }, {}));
       }
     }
@@ -271,7 +313,9 @@ export class CallIndex {
         if (!Object.hasOwn(props, key)) {
           fail(
             groups,
-            this.#issue({ type: "object", additionalProperties: false }, { [key]: null }),
+            this.#issue({ type: "object", additionalProperties: false }, {
+              [key]: null,
+            }),
           );
         }
       }
@@ -283,7 +327,9 @@ export class CallIndex {
         k === "minProperties" ? view.keysets[g].keys.length < n : view.keysets[g].keys.length > n
       );
       for (const g of groups) {
-        const probe = Object.fromEntries(view.keysets[g].keys.map((key) => [key, null]));
+        const probe = Object.fromEntries(
+          view.keysets[g].keys.map((key) => [key, null]),
+        );
         fail([g], this.#issue({ type: "object", [k]: n }, probe));
       }
     }
@@ -291,21 +337,33 @@ export class CallIndex {
       for (const [name, needs] of Object.entries(schema.dependentRequired)) {
         if (!Array.isArray(needs)) continue;
         const trigger = view.groupsWithKey.get(name) ?? [];
-        for (const need of new Set(needs.filter((x): x is string => typeof x === "string"))) {
+        for (
+          const need of new Set(
+            needs.filter((x): x is string => typeof x === "string"),
+          )
+        ) {
           const has = new Set(view.groupsWithKey.get(need) ?? []);
-          const issue = this.#issue({ type: "object", dependentRequired: { [name]: [need] } }, {
+          const issue = this.#issue({
+            type: "object",
+            dependentRequired: { [name]: [need] },
+          }, {
             [name]: null,
           });
           fail(trigger.filter((g) => !has.has(g)), issue);
         }
       }
     }
-    for (const [g, issues] of out) if (issues.length > 1) out.set(g, sortIssues(issues));
+    for (const [g, issues] of out) {
+      if (issues.length > 1) out.set(g, sortIssues(issues));
+    }
     return out;
   }
 
   /** The single issue a one-rule schema gives for a probe (cached by both). */
-  #issue(rule: Record<string, unknown>, probe: Record<string, unknown>): SchemaIssue | undefined {
+  #issue(
+    rule: Record<string, unknown>,
+    probe: Record<string, unknown>,
+  ): SchemaIssue | undefined {
     const key = `issue|${canonicalJson(rule)}|${canonicalJson(probe)}`;
     let cached = this.#issues.get(key);
     if (cached === undefined) {

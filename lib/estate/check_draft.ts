@@ -16,6 +16,7 @@ import {
 } from "./publish_plan.ts";
 import type { ToolRegistry } from "./registry.ts";
 import type { RejectionsAtNode } from "./replay.ts";
+import type { BreakingCall } from "./breaking_call.ts";
 import { lintDescription, type ToolSpec } from "./spec.ts";
 import type { SpecPoisoningSignal } from "./poisoning.ts";
 import { toolMentionMessage } from "./tool_mentions.ts";
@@ -47,7 +48,8 @@ export interface DraftFinding {
   severity: FindingSeverity;
   /**
    * A stable code: `version-too-low`, `version-ok`, `immutable`, `not-newer`, `change`,
-   * `output-change`, `rejected-calls`, `schema`, `hidden-tool`, `description`, `server`; and for
+   * `output-change`, `breaking-call` (the evidence for a major change), `rejected-calls`, `schema`,
+   * `hidden-tool`, `description`, `server`; and for
    * tool poisoning, the signal's code (`invisible-character`, `bidi-control`, `tag-character`,
    * `control-character`: errors; `model-instruction`, `instruction-block`, `file-reference`,
    * `secret-request`: warnings).
@@ -88,13 +90,23 @@ export interface DraftReport {
   outputChanges: SchemaChange[];
   /** Stored calls the draft's schema rejects, per rejecting node (non-major bumps only). */
   rejected: { count: number; byNode: RejectionsAtNode[] };
+  /**
+   * For a major change: the evidence (a call the published version took that the draft refuses,
+   * or its mirror), checked by the validator; absent when none was found.
+   */
+  breakingCall?: BreakingCall;
   /** Every finding, errors first. */
   findings: DraftFinding[];
   /** True when there is no error: the draft can be published as it is (or is already published). */
   ok: boolean;
 }
 
-const ORDER: Record<FindingSeverity, number> = { error: 0, warning: 1, information: 2, hint: 3 };
+const ORDER: Record<FindingSeverity, number> = {
+  error: 0,
+  warning: 1,
+  information: 2,
+  hint: 3,
+};
 
 /** Where a poisoning signal belongs: the text in a schema, or the span of the title or description. */
 function poisoningTarget(signal: SpecPoisoningSignal): FindingTarget {
@@ -176,11 +188,13 @@ export function checkDraft(
     : "";
   for (const r of plan.refusals) {
     if (r.refusal === "bump-too-small") {
-      const biting = [...plan.changes, ...plan.outputChanges.map(inOutputSchema)].filter((c) =>
-        c.bump === plan.bump
-      ).map((c) => {
+      const biting = [
+        ...plan.changes,
+        ...plan.outputChanges.map(inOutputSchema),
+      ].filter((c) => c.bump === plan.bump).map((c) => {
         const against = /\(against ([^)]+)\)$/.exec(c.message);
-        return c.message.split(":")[0] + (against ? ` (against ${against[1]})` : "");
+        return c.message.split(":")[0] +
+          (against ? ` (against ${against[1]})` : "");
       });
       findings.push({
         severity: "error",
@@ -244,6 +258,19 @@ export function checkDraft(
       bump: c.bump,
     });
   }
+  if (plan.breakingCall) {
+    const b = plan.breakingCall;
+    const changes = b.field === "inputSchema" ? plan.changes : plan.outputChanges;
+    const at = b.direction === "old-accepts" && b.field === "inputSchema"
+      ? b.rejection.schemaPath
+      : changes.find((c) => c.bump === "major")?.path ?? "$";
+    findings.push({
+      severity: "information",
+      code: "breaking-call",
+      target: { field: b.field, path: at },
+      message: `${b.field === "outputSchema" ? "outputSchema: " : ""}${b.message}`,
+    });
+  }
   for (const node of plan.rejected.byNode) {
     findings.push({
       severity: "error",
@@ -271,7 +298,10 @@ export function checkDraft(
       message: toolMentionMessage(mention),
     });
   }
-  const serverRefusals: PublishRefusal[] = ["unknown-server", "server-does-not-list"];
+  const serverRefusals: PublishRefusal[] = [
+    "unknown-server",
+    "server-does-not-list",
+  ];
   for (const r of plan.refusals) {
     if (!serverRefusals.includes(r.refusal)) continue;
     findings.push({
@@ -311,6 +341,7 @@ export function checkDraft(
     changes: plan.changes,
     outputChanges: plan.outputChanges,
     rejected: { count: plan.rejected.count, byNode: plan.rejected.byNode },
+    ...(plan.breakingCall ? { breakingCall: plan.breakingCall } : {}),
     findings,
     ok: !findings.some((f) => f.severity === "error"),
   };

@@ -124,26 +124,42 @@ export function driftRecordProblems(value: unknown): string[] {
     problems.push(`at must be an ISO 8601 time, got ${JSON.stringify(v.at)}`);
   }
   if (typeof v.server !== "string" || !isServerId(v.server)) {
-    problems.push(`server must be a server id, got ${JSON.stringify(v.server)}`);
+    problems.push(
+      `server must be a server id, got ${JSON.stringify(v.server)}`,
+    );
   }
   const kind = v.kind as DriftKind;
   if (!DRIFT_KINDS.includes(kind)) {
-    problems.push(`kind must be one of ${DRIFT_KINDS.join(", ")}, got ${JSON.stringify(v.kind)}`);
+    problems.push(
+      `kind must be one of ${DRIFT_KINDS.join(", ")}, got ${JSON.stringify(v.kind)}`,
+    );
   }
-  if (v.tool !== undefined && (typeof v.tool !== "string" || !isToolName(v.tool))) {
+  if (
+    v.tool !== undefined && (typeof v.tool !== "string" || !isToolName(v.tool))
+  ) {
     problems.push(`tool must be a tool name, got ${JSON.stringify(v.tool)}`);
   } else if (
-    v.tool === undefined && (ABOUT_A_REGISTERED_TOOL.includes(kind) || kind === "dropped-tool")
+    v.tool === undefined &&
+    (ABOUT_A_REGISTERED_TOOL.includes(kind) || kind === "dropped-tool")
   ) {
     problems.push(`tool is required for kind ${kind}`);
   }
-  if (v.registeredVersion !== undefined && typeof v.registeredVersion !== "string") {
+  if (
+    v.registeredVersion !== undefined && typeof v.registeredVersion !== "string"
+  ) {
     problems.push("registeredVersion must be a string");
-  } else if (v.registeredVersion === undefined && ABOUT_A_REGISTERED_TOOL.includes(kind)) {
+  } else if (
+    v.registeredVersion === undefined && ABOUT_A_REGISTERED_TOOL.includes(kind)
+  ) {
     problems.push(`registeredVersion is required for kind ${kind}`);
   }
-  if (v.bump !== undefined && !["patch", "minor", "major"].includes(v.bump as string)) {
-    problems.push(`bump must be patch, minor or major, got ${JSON.stringify(v.bump)}`);
+  if (
+    v.bump !== undefined &&
+    !["patch", "minor", "major"].includes(v.bump as string)
+  ) {
+    problems.push(
+      `bump must be patch, minor or major, got ${JSON.stringify(v.bump)}`,
+    );
   }
   if (typeof v.details !== "string" || v.details.trim() === "") {
     problems.push("details must be a non-empty string");
@@ -151,6 +167,8 @@ export function driftRecordProblems(value: unknown): string[] {
   if (v.evidence !== undefined && !isObject(v.evidence)) {
     problems.push("evidence must be a JSON object");
   }
-  for (const k of Object.keys(v)) if (!FIELDS.has(k)) problems.push(`unknown field ${k}`);
+  for (const k of Object.keys(v)) {
+    if (!FIELDS.has(k)) problems.push(`unknown field ${k}`);
+  }
   return problems;
 }

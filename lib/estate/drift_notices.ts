@@ -17,7 +17,11 @@ import type { ToolRegistry } from "./registry.ts";
 export type DriftRegistry = Pick<ToolRegistry, "latest" | "serverFor">;
 
 /** The kinds whose newest record says where a tool's live contract stands. */
-const CONTRACT_KINDS: readonly string[] = ["quarantined", "compatible", "cleared"];
+const CONTRACT_KINDS: readonly string[] = [
+  "quarantined",
+  "compatible",
+  "cleared",
+];
 
 /** Whether record `b` is newer than `a`: a later time, or the same time and written later. */
 function newer(a: DriftRecord | undefined, b: DriftRecord): boolean {
@@ -72,8 +76,14 @@ export function quarantinesInForce(
   registry: Pick<ToolRegistry, "latest">,
 ): DriftRecord[] {
   const out: DriftRecord[] = [];
-  for (const r of newestPerServer(records, (r) => CONTRACT_KINDS.includes(r.kind)).values()) {
-    if (r.kind === "quarantined" && registry.latest(r.tool!)?.version === r.registeredVersion) {
+  for (
+    const r of newestPerServer(records, (r) => CONTRACT_KINDS.includes(r.kind))
+      .values()
+  ) {
+    if (
+      r.kind === "quarantined" &&
+      registry.latest(r.tool!)?.version === r.registeredVersion
+    ) {
       out.push(r);
     }
   }
@@ -174,7 +184,10 @@ export function driftNotices(
       record: r,
     }));
 
-  const newest = newestPerServer(mine.filter(fromServing), (r) => r.kind !== "dropped-tool");
+  const newest = newestPerServer(
+    mine.filter(fromServing),
+    (r) => r.kind !== "dropped-tool",
+  );
   const texts = [...newest.values()]
     .filter((r) => r.kind === "description" && r.registeredVersion === registered)
     .map((r): DriftNotice => ({
@@ -186,7 +199,9 @@ export function driftNotices(
     }))
     .sort(byServer);
 
-  const offers = [...newestPerServer(mine, (r) => r.kind === "dropped-tool").values()]
+  const offers = [
+    ...newestPerServer(mine, (r) => r.kind === "dropped-tool").values(),
+  ]
     .filter((r) => r.server !== serving)
     .map((r): DriftNotice => ({
       severity: "information",
@@ -211,7 +226,9 @@ function changesOf(evidence: unknown): { path: string; bump: unknown }[] {
 /** The schema node of the first major change of the input (else the output), else the name. */
 function contractTarget(r: DriftRecord): FindingTarget {
   for (const field of ["inputSchema", "outputSchema"] as const) {
-    const changes = changesOf(r.evidence?.[field === "inputSchema" ? "input" : "output"]);
+    const changes = changesOf(
+      r.evidence?.[field === "inputSchema" ? "input" : "output"],
+    );
     const major = changes.find((c) => c.bump === "major");
     if (major) return { field, path: major.path };
   }
@@ -226,7 +243,12 @@ function textTarget(r: DriftRecord): FindingTarget {
   for (const f of fields) {
     // Texts in schemas are named `inputSchema.properties.x.description`.
     const m = /^(inputSchema|outputSchema)((?:\.|\[).*)$/.exec(f);
-    if (m) return { field: m[1] as "inputSchema" | "outputSchema", path: `$${m[2]}` };
+    if (m) {
+      return {
+        field: m[1] as "inputSchema" | "outputSchema",
+        path: `$${m[2]}`,
+      };
+    }
   }
   return { field: "name" };
 }

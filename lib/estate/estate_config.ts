@@ -43,7 +43,10 @@ export interface EstateConfig {
 export function estateConfigProblems(value: unknown): string[] {
   if (!isObject(value)) return ["the estate's settings must be a JSON object"];
   const problems: string[] = [];
-  if (value.compatibility !== undefined && !isCompatibilityMode(value.compatibility)) {
+  if (
+    value.compatibility !== undefined &&
+    !isCompatibilityMode(value.compatibility)
+  ) {
     problems.push(
       `compatibility must be one of ${COMPATIBILITY_MODES.join(", ")}, got ${
         JSON.stringify(value.compatibility)
@@ -51,7 +54,9 @@ export function estateConfigProblems(value: unknown): string[] {
     );
   }
   for (const k of Object.keys(value)) {
-    if (k !== "compatibility" && k !== "$schema") problems.push(`unknown field ${k}`);
+    if (k !== "compatibility" && k !== "$schema") {
+      problems.push(`unknown field ${k}`);
+    }
   }
   return problems;
 }

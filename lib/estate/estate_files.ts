@@ -16,7 +16,10 @@ export const RULES_FILE = "rules.json";
 export type EstateFileName = "estate.json" | "rules.json";
 
 /** The estate's settings files, by name, in the order they are listed. */
-export const ESTATE_FILES: readonly EstateFileName[] = [ESTATE_CONFIG_FILE, RULES_FILE];
+export const ESTATE_FILES: readonly EstateFileName[] = [
+  ESTATE_CONFIG_FILE,
+  RULES_FILE,
+];
 
 /**
  * Whether a name is an estate settings file's.
@@ -48,7 +51,10 @@ export function isEstateFileName(name: string): name is EstateFileName {
  * assert.match(estateFileProblems("estate.json", "{")[0], /^not valid JSON/);
  * ```
  */
-export function estateFileProblems(name: EstateFileName, text: string): string[] {
+export function estateFileProblems(
+  name: EstateFileName,
+  text: string,
+): string[] {
   let value: unknown;
   try {
     value = JSON.parse(text);

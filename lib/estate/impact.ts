@@ -60,7 +60,8 @@ class Tally {
   }
   result(): CallerTally {
     const callers = [...this.#by.values()].sort((a, b) =>
-      b.calls - a.calls || (a.principal < b.principal ? -1 : a.principal > b.principal ? 1 : 0)
+      b.calls - a.calls ||
+      (a.principal < b.principal ? -1 : a.principal > b.principal ? 1 : 0)
     );
     return { calls: this.#calls, callers };
   }

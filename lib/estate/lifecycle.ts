@@ -63,7 +63,11 @@ export class LifecycleError extends Error {
 
 /** A copy of a record for a caller: the frozen spec itself, the lifecycle copied. */
 export function copyRecord(r: VersionRecord): VersionRecord {
-  return { spec: r.spec, state: r.state, history: r.history.map((h) => ({ ...h })) };
+  return {
+    spec: r.spec,
+    state: r.state,
+    history: r.history.map((h) => ({ ...h })),
+  };
 }
 
 /** "it is already retired", with when and why for a retirement on its date. */

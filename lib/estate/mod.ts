@@ -145,3 +145,5 @@ export {
   type Requirement,
 } from "./requirement.ts";
 export { ESTATE_CONFIG_FILE, type EstateConfig, estateConfigProblems } from "./estate_config.ts";
+export { breakingCall } from "./breaking_call.ts";
+export type { BreakingCall, BreakingCallSubject } from "./breaking_call.ts";

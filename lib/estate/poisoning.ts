@@ -76,10 +76,12 @@ export interface PoisoningOptions {
 
 const TAG = (cp: number) => cp >= 0xe0000 && cp <= 0xe007f;
 const BIDI = (cp: number) =>
-  cp === 0x061c || cp === 0x200e || cp === 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+  cp === 0x061c || cp === 0x200e || cp === 0x200f ||
+  (cp >= 0x202a && cp <= 0x202e) ||
   (cp >= 0x2066 && cp <= 0x2069);
 const CONTROL = (cp: number) =>
-  (cp < 0x20 && cp !== 0x09 && cp !== 0x0a && cp !== 0x0d) || (cp >= 0x7f && cp <= 0x9f);
+  (cp < 0x20 && cp !== 0x09 && cp !== 0x0a && cp !== 0x0d) ||
+  (cp >= 0x7f && cp <= 0x9f);
 const VARIATION = (cp: number) => (cp >= 0xfe00 && cp <= 0xfe0f);
 const IGNORABLE = /^[\p{Default_Ignorable_Code_Point}\p{Cf}]$/u;
 
@@ -125,7 +127,9 @@ const HIDDEN_WHY: Record<string, string> = {
 };
 
 /** Runs of hidden characters of one kind, with the offsets of the visible text between them. */
-function hiddenRuns(text: string): { signals: PoisoningSignal[]; visible: number[] } {
+function hiddenRuns(
+  text: string,
+): { signals: PoisoningSignal[]; visible: number[] } {
   const signals: PoisoningSignal[] = [];
   const visible: number[] = [];
   const points: { cp: number; ch: string; at: number }[] = [];
@@ -135,7 +139,9 @@ function hiddenRuns(text: string): { signals: PoisoningSignal[]; visible: number
     points.push({ cp, ch, at: i });
     i += ch.length;
   }
-  let run: { code: PoisoningCode; start: number; end: number; cps: number[] } | undefined;
+  let run:
+    | { code: PoisoningCode; start: number; end: number; cps: number[] }
+    | undefined;
   const close = () => {
     if (!run) return;
     const { code, start, end, cps } = run;
@@ -229,7 +235,8 @@ const PATTERNS: readonly Pattern[] = [
     code: "model-instruction",
     re: new RegExp(
       String.raw`\b(?:do\s+not|don'?t|never|must\s+not)\s+` +
-        words("tell|inform|mention|reveal|disclose|notify|alert|let") + `${W}{0,30}?` +
+        words("tell|inform|mention|reveal|disclose|notify|alert|let") +
+        `${W}{0,30}?` +
         String.raw`\b(?:the\s+)?(?:user|human|operator|requester)s?\b`,
       "gi",
     ),
@@ -286,9 +293,12 @@ const PATTERNS: readonly Pattern[] = [
       String.raw`~[\/\\][^\s"'\x60)\]]*` +
         String
           .raw`|(?<![\w.-])\.(?:ssh|aws|gnupg|kube|docker|cursor|npmrc|pypirc|netrc|git-credentials|bash_history|zsh_history|env(?:\.[a-z]+)?)\b` +
-        String.raw`|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\bauthorized_keys\b|\bknown_hosts\b` +
-        String.raw`|\/etc\/(?:passwd|shadow|sudoers)\b|\/proc\/self\/environ\b` +
-        String.raw`|\b(?:mcp|claude_desktop_config|credentials|secrets)\.json\b|\bwallet\.dat\b`,
+        String
+          .raw`|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\bauthorized_keys\b|\bknown_hosts\b` +
+        String
+          .raw`|\/etc\/(?:passwd|shadow|sudoers)\b|\/proc\/self\/environ\b` +
+        String
+          .raw`|\b(?:mcp|claude_desktop_config|credentials|secrets)\.json\b|\bwallet\.dat\b`,
       "gi",
     ),
     why:
@@ -298,7 +308,8 @@ const PATTERNS: readonly Pattern[] = [
     code: "secret-request",
     re: new RegExp(
       // An imperative: the verb opens a clause, or follows please/always/first/then/also/and/must.
-      String.raw`(?<=^|[.,!?;:\n(]\s*|\b(?:please|always|first|then|also|and|must|should)\s+)` +
+      String
+        .raw`(?<=^|[.,!?;:\n(]\s*|\b(?:please|always|first|then|also|and|must|should)\s+)` +
         words(
           String
             .raw`read|send|include|pass|provide|share|give|attach|append|add|put|copy|paste|upload|post|forward|output|print|reveal|disclose|leak|exfiltrate|extract|collect|fetch|retrieve|get|obtain|request|supply|embed|encode|dump|echo|transmit|email|ask(?:\s+(?:the\s+)?users?)?\s+for`,
@@ -318,7 +329,9 @@ const TAG_OPEN = new RegExp(
   "gi",
 );
 
-function tagBlocks(text: string): { start: number; end: number; name: string }[] {
+function tagBlocks(
+  text: string,
+): { start: number; end: number; name: string }[] {
   const out: { start: number; end: number; name: string }[] = [];
   TAG_OPEN.lastIndex = 0;
   for (let m = TAG_OPEN.exec(text); m; m = TAG_OPEN.exec(text)) {
@@ -368,7 +381,10 @@ function shorten(text: string, max = 80): string {
  * assert.deepEqual(poisoningSignals("Return a wholesale payment's status by its reference."), []);
  * ```
  */
-export function poisoningSignals(text: string, options: PoisoningOptions = {}): PoisoningSignal[] {
+export function poisoningSignals(
+  text: string,
+  options: PoisoningOptions = {},
+): PoisoningSignal[] {
   const { signals, visible } = hiddenRuns(text);
   // Words are read with the hidden characters taken out; spans map back to the text.
   const plain = visible.length === text.length ? text : visible.map((i) => text[i]).join("");
@@ -380,7 +396,9 @@ export function poisoningSignals(text: string, options: PoisoningOptions = {}): 
   const add = (code: PoisoningCode, s: number, e: number, why: string) => {
     const { start, end } = back(s, e);
     // One signal per span: the first pattern that claims it.
-    if (found.some((f) => f.start < end && start < f.end && f.code === code)) return;
+    if (found.some((f) => f.start < end && start < f.end && f.code === code)) {
+      return;
+    }
     const excerpt = shorten(showHiddenCharacters(text.slice(start, end)));
     found.push({
       code,
@@ -439,17 +457,27 @@ export interface SpecPoisoningSignal extends PoisoningSignal {
 }
 
 /** The `title` and `description` texts of a schema's nodes, with their paths. */
-function* schemaTexts(schema: JsonSchema): Generator<{ path: string; text: string }> {
-  const stack: { node: JsonSchema; at: PathSegment[] }[] = [{ node: schema, at: [] }];
+function* schemaTexts(
+  schema: JsonSchema,
+): Generator<{ path: string; text: string }> {
+  const stack: { node: JsonSchema; at: PathSegment[] }[] = [{
+    node: schema,
+    at: [],
+  }];
   while (stack.length) {
     const { node, at } = stack.pop()!;
     if (typeof node !== "object" || node === null) continue;
     for (const key of ["title", "description"]) {
       const value = (node as Record<string, unknown>)[key];
-      if (typeof value === "string") yield { path: formatPath([...at, key]), text: value };
+      if (typeof value === "string") {
+        yield { path: formatPath([...at, key]), text: value };
+      }
     }
     const subs: { node: JsonSchema; at: PathSegment[] }[] = [];
-    forEachSubschema(node, (sub, segments) => subs.push({ node: sub, at: [...at, ...segments] }));
+    forEachSubschema(
+      node,
+      (sub, segments) => subs.push({ node: sub, at: [...at, ...segments] }),
+    );
     stack.push(...subs.reverse());
   }
 }

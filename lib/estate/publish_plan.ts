@@ -24,7 +24,8 @@ import { limitIssues, shortenIssue } from "../schema/issue_limit.ts";
 import { checkSchema } from "../schema/check.ts";
 import type { SchemaIssue } from "../schema/types.ts";
 import { copyRecord, type VersionRecord } from "./lifecycle.ts";
-import { noRejections, type Rejections } from "./replay.ts";
+import { noRejections, type Rejections, type StoredCall } from "./replay.ts";
+import { type BreakingCall, breakingCall } from "./breaking_call.ts";
 import type { ToolSpec } from "./spec.ts";
 import { type ToolMention, toolMentionMessage } from "./tool_mentions.ts";
 import { specPoisoning, type SpecPoisoningSignal } from "./poisoning.ts";
@@ -95,6 +96,11 @@ export interface PublishPlan {
    * characters refuse the publish; the rest are `checkDraft` warnings.
    */
   poisoning: SpecPoisoningSignal[];
+  /**
+   * For a major change: a call the baseline took that the candidate refuses (a stored one first),
+   * or the output or forward mirror — checked by the validator; absent when none was found.
+   */
+  breakingCall?: BreakingCall;
 }
 
 /** The outcome of a publish that was not refused. */
@@ -151,7 +157,11 @@ export class PublishError extends Error {
    * @param message What and how to fix it.
    * @param details Changes, rejected calls or schema issues behind the refusal.
    */
-  constructor(refusal: PublishRefusal, message: string, details: PublishErrorDetails = {}) {
+  constructor(
+    refusal: PublishRefusal,
+    message: string,
+    details: PublishErrorDetails = {},
+  ) {
     super(message);
     this.name = "PublishError";
     this.refusal = refusal;
@@ -224,7 +234,8 @@ function describeChanges(changes: SchemaChange[], bump: SchemaBump): string {
     const against = /\(against ([^)]+)\)$/.exec(c.message);
     return `${c.message.split(":")[0]} at ${c.path}${against ? `, against ${against[1]}` : ""}`;
   });
-  return shown.join("; ") + (biting.length > 2 ? `; and ${biting.length - 2} more` : "");
+  return shown.join("; ") +
+    (biting.length > 2 ? `; and ${biting.length - 2} more` : "");
 }
 
 /** What a publish plan is worked out from: the candidate, and its tool as the estate has it. */
@@ -239,6 +250,8 @@ export interface PublishSubject {
   replay: (schema: ToolSpec["inputSchema"], options: ReplayLine) => Rejections;
   /** How many rejected calls a refusal lists. */
   sample: number;
+  /** The tool's stored calls, tried first as evidence for a major change. Default: none. */
+  calls?: () => Iterable<StoredCall>;
   /** The estate's default compatibility mode, for a spec that declares none. Default `backward`. */
   compatibility?: CompatibilityMode;
   /** The estate's servers: a server the candidate names must be registered and list it. */
@@ -296,8 +309,9 @@ export function publishPlan(subject: PublishSubject): PublishPlan {
     const others = versions.slice(0, -1).filter((r) =>
       r.state !== "retired" && Version.parse(r.spec.version).major === line
     );
-    const earlier = (pick: (s: ToolSpec) => EarlierSchema["schema"]): EarlierSchema[] =>
-      others.map((r) => ({ version: r.spec.version, schema: pick(r.spec) }));
+    const earlier = (
+      pick: (s: ToolSpec) => EarlierSchema["schema"],
+    ): EarlierSchema[] => others.map((r) => ({ version: r.spec.version, schema: pick(r.spec) }));
     const c = classifyForMode(baseline.spec.inputSchema, spec.inputSchema, {
       mode,
       earlier: earlier((s) => s.inputSchema),
@@ -315,6 +329,32 @@ export function publishPlan(subject: PublishSubject): PublishPlan {
       c.breaksAgainst.includes(v) || out.breaksAgainst.includes(v)
     );
     plan.minimumVersion = bumpFor(baseline.spec.version, plan.bump);
+    if (plan.bump === "major") {
+      const line = Version.parse(baseline.spec.version).major;
+      // Stored calls are read only when the version is not enough (the evidence of a refusal): a
+      // release that is major already reads none, as its publish replays none.
+      const enough = !existing &&
+        compareVersions(spec.version, baseline.spec.version) > 0 &&
+        RANK[releaseBetween(baseline.spec.version, spec.version)] >=
+          RANK[plan.bump];
+      const calls = enough ? undefined : subject.calls;
+      const found = breakingCall({
+        mode,
+        old: baseline.spec,
+        draft: spec,
+        major: { input: c.bump === "major", output: out.bump === "major" },
+        ...(calls
+          ? {
+            calls: function* () {
+              for (const call of calls()) {
+                if (Number.parseInt(call.version, 10) === line) yield call;
+              }
+            },
+          }
+          : {}),
+      });
+      if (found) plan.breakingCall = found;
+    }
   }
   if (existing) {
     refusals.push({
@@ -324,7 +364,9 @@ export function publishPlan(subject: PublishSubject): PublishPlan {
           baseline!.spec.version
         })`,
     });
-  } else if (baseline && compareVersions(spec.version, baseline.spec.version) < 0) {
+  } else if (
+    baseline && compareVersions(spec.version, baseline.spec.version) < 0
+  ) {
     refusals.push({
       refusal: "not-newer",
       message:
@@ -392,15 +434,21 @@ export function publishPlan(subject: PublishSubject): PublishPlan {
             [...plan.changes, ...plan.outputChanges.map(inOutputSchema)],
             plan.bump,
           )
-        }); publish ${plan.minimumVersion}, not ${spec.version}`,
+        }); publish ${plan.minimumVersion}, not ${spec.version}${
+          plan.breakingCall ? `. For example, ${plan.breakingCall.message}` : ""
+        }`,
       });
     }
     // The stored calls stand for callers built for older versions: what `backward` protects.
     if (
-      actual !== "major" && plan.schemaIssues.length === 0 && compatibilityRule(mode).backward
+      actual !== "major" && plan.schemaIssues.length === 0 &&
+      compatibilityRule(mode).backward
     ) {
       const major = Version.parse(spec.version).major;
-      plan.rejected = subject.replay(spec.inputSchema, { major, sample: subject.sample });
+      plan.rejected = subject.replay(spec.inputSchema, {
+        major,
+        sample: subject.sample,
+      });
       if (plan.rejected.count > 0) {
         const first = plan.rejected.first.map((r) => {
           // A call's issues cut as every answer is: 92,000 of them make no message.

@@ -65,7 +65,12 @@ export interface EstateEvent {
    * What happened: a version was published, deprecated or retired; or a server was registered,
    * or its record replaced by an update.
    */
-  type: "published" | "deprecated" | "retired" | "server-registered" | "server-updated";
+  type:
+    | "published"
+    | "deprecated"
+    | "retired"
+    | "server-registered"
+    | "server-updated";
   /** The tool; for a server event, the server's id. */
   name: string;
   /** The version; empty for a server event. */
@@ -251,6 +256,7 @@ export class ToolRegistry implements ServerLookup {
       sample: this.#sample,
       compatibility: this.#compatibility,
       servers: this.#servers,
+      calls: () => this.#storedCalls(spec.name),
     });
   }
 
@@ -283,7 +289,11 @@ export class ToolRegistry implements ServerLookup {
       state: "active",
       history: [{ state: "active", at: this.#now().toISOString() }],
     });
-    this.#emit({ type: "published", name: plan.spec.name, version: plan.spec.version });
+    this.#emit({
+      type: "published",
+      name: plan.spec.name,
+      version: plan.spec.version,
+    });
     return { status: "published", plan };
   }
 
@@ -312,7 +322,9 @@ export class ToolRegistry implements ServerLookup {
       ? record.history.map((h) => ({ ...h }))
       : [{ state: "active" as const, at: "" }];
     this.#insert({ spec, state: history[history.length - 1].state, history });
-    if (options.emit) this.#emit({ type: "published", name: spec.name, version: spec.version });
+    if (options.emit) {
+      this.#emit({ type: "published", name: spec.name, version: spec.version });
+    }
     return true;
   }
 
@@ -328,7 +340,11 @@ export class ToolRegistry implements ServerLookup {
    * @throws {LifecycleError} When the version is unknown or not active, or `retireAfter` is not a
    *   calendar date in the future.
    */
-  deprecate(name: string, version: string, options: DeprecateVersionOptions = {}): VersionRecord {
+  deprecate(
+    name: string,
+    version: string,
+    options: DeprecateVersionOptions = {},
+  ): VersionRecord {
     const r = this.#require(name, version, "deprecate");
     if (r.state !== "active") {
       throw new LifecycleError(
@@ -338,11 +354,20 @@ export class ToolRegistry implements ServerLookup {
     const now = this.#now();
     if (options.retireAfter !== undefined) {
       const problem = retireAfterProblem(options.retireAfter, now);
-      if (problem) throw new LifecycleError(`Cannot deprecate ${name}@${version}: ${problem}`);
+      if (problem) {
+        throw new LifecycleError(
+          `Cannot deprecate ${name}@${version}: ${problem}`,
+        );
+      }
     }
-    const entry: LifecycleEntry = { state: "deprecated", at: now.toISOString() };
+    const entry: LifecycleEntry = {
+      state: "deprecated",
+      at: now.toISOString(),
+    };
     if (options.reason !== undefined) entry.reason = options.reason;
-    if (options.retireAfter !== undefined) entry.retireAfter = options.retireAfter;
+    if (options.retireAfter !== undefined) {
+      entry.retireAfter = options.retireAfter;
+    }
     this.#transition(r, entry);
     return copyRecord(r);
   }
@@ -358,16 +383,28 @@ export class ToolRegistry implements ServerLookup {
    * @throws {RetirementError} With `rules`, when a rule refuses it (the error carries the plan).
    * @throws {LifecycleError} When the version is unknown or already retired.
    */
-  retire(name: string, version: string, options: RetireVersionOptions = {}): VersionRecord {
+  retire(
+    name: string,
+    version: string,
+    options: RetireVersionOptions = {},
+  ): VersionRecord {
     if (options.rules) {
-      const plan = this.planRetirement(name, version, { ...options.rules, reason: options.reason });
+      const plan = this.planRetirement(name, version, {
+        ...options.rules,
+        reason: options.reason,
+      });
       if (plan.refusals.length) throw new RetirementError(plan);
     }
     const r = this.#require(name, version, "retire");
     if (r.state === "retired") {
-      throw new LifecycleError(`Cannot retire ${name}@${version}: ${retiredAlready(r)}`);
+      throw new LifecycleError(
+        `Cannot retire ${name}@${version}: ${retiredAlready(r)}`,
+      );
     }
-    const entry: LifecycleEntry = { state: "retired", at: this.#now().toISOString() };
+    const entry: LifecycleEntry = {
+      state: "retired",
+      at: this.#now().toISOString(),
+    };
     if (options.reason !== undefined) entry.reason = options.reason;
     this.#transition(r, entry);
     return copyRecord(r);
@@ -409,11 +446,17 @@ export class ToolRegistry implements ServerLookup {
    * assert.deepEqual(early.refusals, []);
    * ```
    */
-  planRetirement(name: string, version: string, options: RetirementOptions = {}): RetirementPlan {
+  planRetirement(
+    name: string,
+    version: string,
+    options: RetirementOptions = {},
+  ): RetirementPlan {
     this.#settle();
     const r = this.#require(name, version, "retire");
     if (r.state === "retired") {
-      throw new LifecycleError(`Cannot retire ${name}@${version}: ${retiredAlready(r)}`);
+      throw new LifecycleError(
+        `Cannot retire ${name}@${version}: ${retiredAlready(r)}`,
+      );
     }
     return retirementPlan({
       now: this.#now(),
@@ -477,7 +520,9 @@ export class ToolRegistry implements ServerLookup {
     let deprecated: ToolSpec | undefined;
     for (let i = records.length - 1; i >= 0; i--) {
       const r = records[i];
-      if (r.state === "retired" || !satisfies(r.spec.version, constraint)) continue;
+      if (r.state === "retired" || !satisfies(r.spec.version, constraint)) {
+        continue;
+      }
       if (r.state === "active") return r.spec;
       deprecated ??= r.spec;
     }
@@ -521,7 +566,9 @@ export class ToolRegistry implements ServerLookup {
       for (const v of active) {
         // The same rule as canSee(), with the principal's side computed once per call.
         if (v.rank > clearance) continue;
-        if (v.tenants !== undefined && !v.tenants.has(principal.tenant)) continue;
+        if (v.tenants !== undefined && !v.tenants.has(principal.tenant)) {
+          continue;
+        }
         if (!v.spec.requiredScopes.every((s) => scopes.has(s))) continue;
         out.push(v.spec);
         break;
@@ -613,7 +660,10 @@ export class ToolRegistry implements ServerLookup {
    * @throws {ServerRegistrationError} When two records list the same tool, or two different
    *   records have the same id.
    */
-  restoreServers(records: readonly ServerRecord[], options: RestoreOptions = {}): void {
+  restoreServers(
+    records: readonly ServerRecord[],
+    options: RestoreOptions = {},
+  ): void {
     const next = new ServerDirectory();
     for (const r of records) next.register(r);
     const before = this.#servers;
@@ -622,7 +672,11 @@ export class ToolRegistry implements ServerLookup {
     for (const r of next.servers()) {
       const old = before.server(r.id);
       if (old && sameServerRecord(old, r)) continue;
-      this.#emit({ type: old ? "server-updated" : "server-registered", name: r.id, version: "" });
+      this.#emit({
+        type: old ? "server-updated" : "server-registered",
+        name: r.id,
+        version: "",
+      });
     }
   }
 
@@ -690,7 +744,9 @@ export class ToolRegistry implements ServerLookup {
     this.#settle();
     const r = this.#find(name, version);
     if (!r) {
-      throw new LifecycleError(`Cannot ${verb} ${name}@${version}: no such published version`);
+      throw new LifecycleError(
+        `Cannot ${verb} ${name}@${version}: no such published version`,
+      );
     }
     return r;
   }
@@ -704,7 +760,9 @@ export class ToolRegistry implements ServerLookup {
     entry.records.push(record);
     entry.records.sort((a, b) => compareVersions(a.spec.version, b.spec.version));
     this.#discoveryIndex = undefined;
-    if (scheduledRetirement(record.history) !== undefined) this.#due = undefined;
+    if (scheduledRetirement(record.history) !== undefined) {
+      this.#due = undefined;
+    }
   }
 
   #transition(r: VersionRecord, entry: LifecycleEntry): void {
@@ -742,7 +800,11 @@ export class ToolRegistry implements ServerLookup {
     this.#due = this.#computeDue();
     // Told after every due retirement is applied: a subscriber who reads sees them all.
     for (const r of retired) {
-      this.#emit({ type: "retired", name: r.spec.name, version: r.spec.version });
+      this.#emit({
+        type: "retired",
+        name: r.spec.name,
+        version: r.spec.version,
+      });
     }
     return retired;
   }

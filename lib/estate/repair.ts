@@ -96,7 +96,8 @@ export function repairArguments(
   const notJson = jsonProblems(args);
   if (notJson.length) {
     const issues = notJson.sort((a, b) =>
-      comparePathSegments(a.path, b.path) || compareStrings(a.message, b.message)
+      comparePathSegments(a.path, b.path) ||
+      compareStrings(a.message, b.message)
     ).map((p) => ({
       path: formatPath(p.path),
       keyword: "json",
@@ -118,8 +119,16 @@ export function repairArguments(
   }
   const repairs: Repair[] = [];
   const resolve = createRefResolver(schema);
-  const repaired = repairValue(schema, args, [], { resolve, repairs, defaults });
-  return { arguments: repaired, repairs, issues: validateSchema(schema, repaired) };
+  const repaired = repairValue(schema, args, [], {
+    resolve,
+    repairs,
+    defaults,
+  });
+  return {
+    arguments: repaired,
+    repairs,
+    issues: validateSchema(schema, repaired),
+  };
 }
 
 interface State {
@@ -130,7 +139,12 @@ interface State {
 
 /** Sets an own property without ever invoking the `__proto__` setter. */
 function put(o: Record<string, unknown>, k: string, v: unknown): void {
-  Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  Object.defineProperty(o, k, {
+    value: v,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
 }
 
 function clone(v: unknown): unknown {
@@ -140,7 +154,9 @@ function clone(v: unknown): unknown {
 /** The types a schema allows at its top level, or undefined when it does not say. */
 function typesOf(s: Record<string, unknown>): string[] | undefined {
   if (typeof s.type === "string") return [s.type];
-  if (Array.isArray(s.type)) return s.type.filter((t): t is string => typeof t === "string");
+  if (Array.isArray(s.type)) {
+    return s.type.filter((t): t is string => typeof t === "string");
+  }
   return undefined;
 }
 
@@ -164,11 +180,18 @@ function exactNumber(text: string, integer: boolean): number | undefined {
   const n = Number(text);
   if (!Number.isFinite(n)) return undefined;
   if (integer && !Number.isSafeInteger(n)) return undefined;
-  if (normalDecimal(text) !== normalDecimal(String(n).replace(/e\+/, "e"))) return undefined;
+  if (normalDecimal(text) !== normalDecimal(String(n).replace(/e\+/, "e"))) {
+    return undefined;
+  }
   return n;
 }
 
-function repairValue(schemaIn: unknown, value: unknown, path: PathSegment[], st: State): unknown {
+function repairValue(
+  schemaIn: unknown,
+  value: unknown,
+  path: PathSegment[],
+  st: State,
+): unknown {
   const schema = st.resolve(schemaIn as JsonSchema);
   if (!isObject(schema)) return clone(value);
   const types = typesOf(schema);
@@ -221,7 +244,8 @@ function repairValue(schemaIn: unknown, value: unknown, path: PathSegment[], st:
     for (const k of keys) {
       const named = Object.hasOwn(props, k);
       if (
-        !named && schema.additionalProperties === false && !patterns.some((p) => safeTest(p, k))
+        !named && schema.additionalProperties === false &&
+        !patterns.some((p) => safeTest(p, k))
       ) {
         st.repairs.push({
           path: formatPath([...path, k]),
@@ -230,7 +254,11 @@ function repairValue(schemaIn: unknown, value: unknown, path: PathSegment[], st:
         });
         continue;
       }
-      put(out, k, named ? repairValue(props[k], value[k], [...path, k], st) : clone(value[k]));
+      put(
+        out,
+        k,
+        named ? repairValue(props[k], value[k], [...path, k], st) : clone(value[k]),
+      );
     }
     for (const k of Object.keys(props)) {
       if (Object.hasOwn(value, k)) continue;

@@ -87,7 +87,9 @@ export class RejectionTally {
   /** Records one rejected call: its position (from 1) and its sorted issues. */
   add(call: StoredCall, index: number, issues: SchemaIssue[]): void {
     this.#count++;
-    if (this.#first.length < this.#sample) this.#first.push({ call, index, issues });
+    if (this.#first.length < this.#sample) {
+      this.#first.push({ call, index, issues });
+    }
     const seen = new Set<string>();
     for (const issue of issues) {
       const key = `${issue.schemaPath} ${issue.keyword}`;
@@ -107,7 +109,8 @@ export class RejectionTally {
   /** The rejections: per node most calls first, then by schema path. */
   result(): Rejections {
     const byNode = [...this.#nodes.values()].sort((a, b) =>
-      b.count - a.count || (a.schemaPath < b.schemaPath ? -1 : a.schemaPath > b.schemaPath ? 1 : 0)
+      b.count - a.count ||
+      (a.schemaPath < b.schemaPath ? -1 : a.schemaPath > b.schemaPath ? 1 : 0)
     );
     return { count: this.#count, first: this.#first, byNode };
   }

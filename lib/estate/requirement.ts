@@ -102,7 +102,9 @@ export function meetsRequirement(
   const { tools = [], scopes = [], tenants = [], clearance } = requirement;
   if (clearance !== undefined) {
     const need = classificationRank(clearance);
-    if (need < 0 || need > classificationRank(principal.clearance)) return false;
+    if (need < 0 || need > classificationRank(principal.clearance)) {
+      return false;
+    }
   }
   if (tenants.length > 0 && !tenants.includes(principal.tenant)) return false;
   if (!scopes.every((s) => principal.scopes.includes(s))) return false;
@@ -146,7 +148,9 @@ export function everyoneMeets(
   if (!requirement) return true;
   const { tools = [], scopes = [], tenants = [], clearance } = requirement;
   if (scopes.length > 0 || tenants.length > 0) return false;
-  if (clearance !== undefined && classificationRank(clearance) !== 0) return false;
+  if (clearance !== undefined && classificationRank(clearance) !== 0) {
+    return false;
+  }
   return tools.every((t) =>
     registry.versions(t).some((v) => v.state === "active" && admitsEveryone(v.spec))
   );

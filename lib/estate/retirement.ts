@@ -32,7 +32,8 @@ export function isCalendarDate(text: string): boolean {
   if (!m) return false;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
   const t = new Date(Date.UTC(y, mo - 1, d));
-  return t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d;
+  return t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 &&
+    t.getUTCDate() === d;
 }
 
 /**
@@ -55,7 +56,8 @@ export function retirementInstant(retireAfter: string): string {
       `retire-after must be a calendar date like 2027-03-31, got ${JSON.stringify(retireAfter)}`,
     );
   }
-  return new Date(Date.parse(`${retireAfter}T00:00:00.000Z`) + DAY_MS).toISOString();
+  return new Date(Date.parse(`${retireAfter}T00:00:00.000Z`) + DAY_MS)
+    .toISOString();
 }
 
 /**
@@ -75,9 +77,13 @@ export function utcDate(at: Date): string {
  * @param history The version's lifecycle, oldest first.
  * @returns The moment (ISO 8601), or undefined when none is scheduled.
  */
-export function scheduledRetirement(history: readonly LifecycleEntry[]): string | undefined {
+export function scheduledRetirement(
+  history: readonly LifecycleEntry[],
+): string | undefined {
   const last = history[history.length - 1];
-  if (last?.state !== "deprecated" || last.retireAfter === undefined) return undefined;
+  if (last?.state !== "deprecated" || last.retireAfter === undefined) {
+    return undefined;
+  }
   return isCalendarDate(last.retireAfter) ? retirementInstant(last.retireAfter) : undefined;
 }
 
@@ -112,7 +118,11 @@ export function dueRetirement(
   const at = scheduledRetirement(history);
   if (at === undefined || now.getTime() < Date.parse(at)) return undefined;
   const retireAfter = history[history.length - 1].retireAfter!;
-  return { state: "retired", at, reason: `retire-after date ${retireAfter} passed` };
+  return {
+    state: "retired",
+    at,
+    reason: `retire-after date ${retireAfter} passed`,
+  };
 }
 
 /**
@@ -123,7 +133,10 @@ export function dueRetirement(
  * @param now The time of the deprecation.
  * @returns The problem, or undefined when the date is fine.
  */
-export function retireAfterProblem(retireAfter: string, now: Date): string | undefined {
+export function retireAfterProblem(
+  retireAfter: string,
+  now: Date,
+): string | undefined {
   if (!isCalendarDate(retireAfter)) {
     return `retire-after must be a calendar date like 2027-03-31, got ${
       JSON.stringify(retireAfter)

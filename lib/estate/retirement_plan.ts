@@ -112,7 +112,9 @@ export function retirementPlan(
   const id = `${name}@${version}`;
   const recentDays = options.recentDays ?? 30;
   if (!Number.isInteger(recentDays) || recentDays < 0) {
-    throw new RangeError(`recentDays must be a whole number of days, got ${recentDays}`);
+    throw new RangeError(
+      `recentDays must be a whole number of days, got ${recentDays}`,
+    );
   }
   const since = new Date(now.getTime() - recentDays * 86_400_000).toISOString();
   const impact = versionImpact(subject.calls(), version, { since });

@@ -102,9 +102,20 @@ const check = (
   summary: string,
   meaning: string,
   example: RuleExample,
-): Rule => ({ id, kind: "check", summary, meaning, defaultSeverity, fixed, example });
+): Rule => ({
+  id,
+  kind: "check",
+  summary,
+  meaning,
+  defaultSeverity,
+  fixed,
+  example,
+});
 
-const obj = (properties: Record<string, JsonSchema>, more: Record<string, unknown> = {}) => ({
+const obj = (
+  properties: Record<string, JsonSchema>,
+  more: Record<string, unknown> = {},
+) => ({
   type: "object",
   properties,
   ...more,
@@ -146,8 +157,12 @@ const CHANGE_RULES: Rule[] = [
     "a property is now required",
     `A property is now required (a new one, or one that was optional): callers that omit it are rejected. ${MAJOR_CALLERS}`,
     {
-      before: obj({ reference: str, currency: str }, { required: ["reference"] }),
-      after: obj({ reference: str, currency: str }, { required: ["reference", "currency"] }),
+      before: obj({ reference: str, currency: str }, {
+        required: ["reference"],
+      }),
+      after: obj({ reference: str, currency: str }, {
+        required: ["reference", "currency"],
+      }),
       gives: "major: property currency is now required: callers that omit it are now rejected",
     },
   ),
@@ -157,8 +172,12 @@ const CHANGE_RULES: Rule[] = [
     "a required property is now optional",
     `A property that was required is now optional. ${MINOR_CALLERS}`,
     {
-      before: obj({ reference: str, currency: str }, { required: ["reference", "currency"] }),
-      after: obj({ reference: str, currency: str }, { required: ["reference"] }),
+      before: obj({ reference: str, currency: str }, {
+        required: ["reference", "currency"],
+      }),
+      after: obj({ reference: str, currency: str }, {
+        required: ["reference"],
+      }),
       gives: "minor: property currency is no longer required: callers may now omit it",
     },
   ),
@@ -180,7 +199,9 @@ const CHANGE_RULES: Rule[] = [
     `A property now brings a demand it did not (another property, or a schema): callers that send it without meeting the demand are rejected. ${MAJOR_CALLERS}`,
     {
       before: obj({ iban: str, bic: str }),
-      after: obj({ iban: str, bic: str }, { dependentRequired: { iban: ["bic"] } }),
+      after: obj({ iban: str, bic: str }, {
+        dependentRequired: { iban: ["bic"] },
+      }),
       gives:
         'major: callers that send iban must now also send "bic": callers that do not are now rejected',
     },
@@ -191,7 +212,9 @@ const CHANGE_RULES: Rule[] = [
     "such a dependency demands less",
     `A property's dependency demands less, or is gone. ${MINOR_CALLERS}`,
     {
-      before: obj({ iban: str, bic: str }, { dependentRequired: { iban: ["bic"] } }),
+      before: obj({ iban: str, bic: str }, {
+        dependentRequired: { iban: ["bic"] },
+      }),
       after: obj({ iban: str, bic: str }),
       gives: 'minor: callers that send iban no longer need to send "bic"',
     },
@@ -479,8 +502,12 @@ const CHANGE_RULES: Rule[] = [
     "`description`, `title`, `examples`, `$comment`, `deprecated`, … changed",
     `An annotation changed. ${PATCH_CALLERS} (\`classifySchemaChange\`'s \`descriptionBump\` makes description and title changes minor.)`,
     {
-      before: obj({ reference: { type: "string", description: "The reference." } }),
-      after: obj({ reference: { type: "string", description: "The payment reference." } }),
+      before: obj({
+        reference: { type: "string", description: "The reference." },
+      }),
+      after: obj({
+        reference: { type: "string", description: "The payment reference." },
+      }),
       gives:
         "patch: description changed: no accepted value changes, but a model reads it when choosing and calling the tool",
     },
@@ -491,8 +518,12 @@ const CHANGE_RULES: Rule[] = [
     "a `$defs`/`definitions` entry nothing references changed",
     `A definition no \`$ref\` reaches changed. ${PATCH_CALLERS}`,
     {
-      before: obj({ reference: str }, { $defs: { unused: { type: "string" } } }),
-      after: obj({ reference: str }, { $defs: { unused: { type: "integer" } } }),
+      before: obj({ reference: str }, {
+        $defs: { unused: { type: "string" } },
+      }),
+      after: obj({ reference: str }, {
+        $defs: { unused: { type: "integer" } },
+      }),
       gives: "patch: definition unused changed; nothing refers to it, so no accepted value changes",
     },
   ),
@@ -528,7 +559,9 @@ export const EXAMPLE_TOOL: ToolSpec = {
   version: "1.0.0",
   title: "Look up a payment",
   description: "Returns a wholesale payment's status by reference.",
-  inputSchema: obj({ reference: str, currency: str }, { required: ["reference"] }),
+  inputSchema: obj({ reference: str, currency: str }, {
+    required: ["reference"],
+  }),
   sideEffect: "read",
   requiredScopes: ["payments:read"],
   dataClassification: "confidential",
@@ -603,6 +636,25 @@ const CHECK_RULES: Rule[] = [
     },
   ),
   check(
+    "breaking-call",
+    "info",
+    false,
+    "a call the published version took that the draft refuses: the evidence for a major change",
+    "For a major change, a value that shows it: a stored call first (when, by whom, to which version), else a call made from the published schema; for an output change, a result the draft may return that the published version's callers were promised would not come. Each is checked by the validator before it is shown, at the draft's node that rejects it. None is shown when none was found within the search's bounds: the verdict stands without it.",
+    {
+      published: { version: "1.0.0" },
+      calls: [{ reference: "PMT-1", currency: "GBP" }],
+      draft: {
+        version: "1.1.0",
+        inputSchema: obj({ reference: str, currency: { enum: ["EUR"] } }, {
+          required: ["reference"],
+        }),
+      },
+      gives:
+        'the call of 2026-11-01 by ops-bot (to 1.0.0) with {"reference":"PMT-1","currency":"GBP"} would now be rejected: $.currency must be one of "EUR"',
+    },
+  ),
+  check(
     "rejected-calls",
     "error",
     true,
@@ -627,7 +679,9 @@ const CHECK_RULES: Rule[] = [
     "the input schema uses what the validator does not support",
     "`checkSchema` refuses the schema (an unknown keyword, a draft-04 form, a pattern that is not linear-time, …); publish refuses it.",
     {
-      draft: { inputSchema: obj({ reference: { type: "string", minimun: 1 } }) },
+      draft: {
+        inputSchema: obj({ reference: { type: "string", minimun: 1 } }),
+      },
       gives: "unknown keyword minimun: nothing enforces it; remove it or use a supported keyword",
     },
   ),
@@ -637,7 +691,9 @@ const CHECK_RULES: Rule[] = [
     true,
     "the description names a tool some of this tool's principals may not see",
     "A description that names another tool leaks it to principals who may not discover it; publish refuses it. Example: a description naming `admin.refund` for a tool whose principals cannot see `admin.refund` gives `description names tool admin.refund, which …`.",
-    { gives: "description names tool admin.refund, which principals of this tool may not see" },
+    {
+      gives: "description names tool admin.refund, which principals of this tool may not see",
+    },
   ),
   check(
     "server",
@@ -654,7 +710,9 @@ const CHECK_RULES: Rule[] = [
     "the description carries platform metadata",
     "Scopes, owners, tenants and classifications belong in the spec, not in the prompt the model reads.",
     {
-      draft: { description: "Returns a payment's status. Owned by payments-platform." },
+      draft: {
+        description: "Returns a payment's status. Owned by payments-platform.",
+      },
       gives:
         'description names the owner "payments-platform": platform metadata belongs in the spec, not the prompt',
     },
@@ -773,7 +831,10 @@ const CHECK_RULES: Rule[] = [
     true,
     "the file cannot be read or is not valid JSON",
     "The file could not be checked at all: the command exits 2, and the editor marks the first syntax error.",
-    { input: '{"name": "payments.lookup",', gives: "lookup.tool.json is not valid JSON: …" },
+    {
+      input: '{"name": "payments.lookup",',
+      gives: "lookup.tool.json is not valid JSON: …",
+    },
   ),
   check(
     "drift-quarantined",
@@ -885,14 +946,22 @@ export interface RulesConfigProblem {
 export const NO_RULES_CONFIG: RulesConfig = { rules: {}, ignore: [] };
 
 const SETTINGS: readonly string[] = ["error", "warning", "info", "off"];
-const IGNORE_KEYS: readonly string[] = ["rule", "tool", "field", "path", "reason", "expires"];
+const IGNORE_KEYS: readonly string[] = [
+  "rule",
+  "tool",
+  "field",
+  "path",
+  "reason",
+  "expires",
+];
 
 /** Whether a string is a calendar date `YYYY-MM-DD`. */
 function isDate(s: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
   if (!m) return false;
   const d = new Date(Date.UTC(+m[1], +m[2] - 1, +m[3]));
-  return d.getUTCFullYear() === +m[1] && d.getUTCMonth() === +m[2] - 1 && d.getUTCDate() === +m[3];
+  return d.getUTCFullYear() === +m[1] && d.getUTCMonth() === +m[2] - 1 &&
+    d.getUTCDate() === +m[3];
 }
 
 /**
@@ -936,12 +1005,18 @@ export function parseRulesConfig(
       return undefined;
     }
     const rule = findRule(id);
-    if (!rule) problem(path, `unknown rule ${JSON.stringify(id)}; estate rules lists them`);
+    if (!rule) {
+      problem(
+        path,
+        `unknown rule ${JSON.stringify(id)}; estate rules lists them`,
+      );
+    }
     return rule;
   };
   if (value.rules !== undefined) {
-    if (!isObject(value.rules)) problem(["rules"], "must be an object of rule id to severity");
-    else {
+    if (!isObject(value.rules)) {
+      problem(["rules"], "must be an object of rule id to severity");
+    } else {
       for (const [id, setting] of Object.entries(value.rules)) {
         const rule = known(["rules", id], id);
         if (!rule) continue;
@@ -960,8 +1035,9 @@ export function parseRulesConfig(
     }
   }
   if (value.ignore !== undefined) {
-    if (!Array.isArray(value.ignore)) problem(["ignore"], "must be an array of ignores");
-    else {
+    if (!Array.isArray(value.ignore)) {
+      problem(["ignore"], "must be an array of ignores");
+    } else {
       value.ignore.forEach((entry: unknown, index: number) => {
         const at: PathSegment[] = ["ignore", index];
         if (!isObject(entry)) {
@@ -971,7 +1047,10 @@ export function parseRulesConfig(
         const before = problems.length;
         for (const key of Object.keys(entry)) {
           if (!IGNORE_KEYS.includes(key)) {
-            problem([...at, key], `unknown field ${key}: expected ${IGNORE_KEYS.join(", ")}`);
+            problem(
+              [...at, key],
+              `unknown field ${key}: expected ${IGNORE_KEYS.join(", ")}`,
+            );
           }
         }
         const rule = entry.rule === undefined
@@ -984,12 +1063,18 @@ export function parseRulesConfig(
           );
         }
         for (const key of ["tool", "field", "path"] as const) {
-          if (entry[key] !== undefined && (typeof entry[key] !== "string" || entry[key] === "")) {
+          if (
+            entry[key] !== undefined &&
+            (typeof entry[key] !== "string" || entry[key] === "")
+          ) {
             problem([...at, key], `${key} must be a non-empty string`);
           }
         }
         if (typeof entry.path === "string" && !entry.path.startsWith("$")) {
-          problem([...at, "path"], 'path must be a $ path, e.g. "$.properties.currency"');
+          problem(
+            [...at, "path"],
+            'path must be a $ path, e.g. "$.properties.currency"',
+          );
         }
         if (typeof entry.reason !== "string" || entry.reason.trim() === "") {
           problem(
@@ -998,8 +1083,13 @@ export function parseRulesConfig(
           );
         }
         if (entry.expires === undefined) {
-          problem(at, "expires is required: the last day the ignore holds, YYYY-MM-DD");
-        } else if (typeof entry.expires !== "string" || !isDate(entry.expires)) {
+          problem(
+            at,
+            "expires is required: the last day the ignore holds, YYYY-MM-DD",
+          );
+        } else if (
+          typeof entry.expires !== "string" || !isDate(entry.expires)
+        ) {
           problem(
             [...at, "expires"],
             `expires must be a calendar date YYYY-MM-DD, not ${JSON.stringify(entry.expires)}`,
@@ -1060,7 +1150,8 @@ function matches(ignore: RuleIgnore, f: RuleSubject): boolean {
   return ignore.rule === f.rule &&
     (ignore.tool === undefined || ignore.tool === f.tool) &&
     (ignore.field === undefined || ignore.field === f.field) &&
-    (ignore.path === undefined || (f.path !== undefined && under(f.path, ignore.path)));
+    (ignore.path === undefined ||
+      (f.path !== undefined && under(f.path, ignore.path)));
 }
 
 /** What {@linkcode applyRules} returns. */

@@ -106,9 +106,14 @@ const HEX64 = /^[0-9a-f]{64}$/;
  * assert.equal(record.upstream.kind, "http");
  * ```
  */
-export function parseServerRecord(value: unknown, subject = "server record"): ServerRecord {
+export function parseServerRecord(
+  value: unknown,
+  subject = "server record",
+): ServerRecord {
   const problems: string[] = [];
-  if (!isObject(value)) throw new ServerRecordError(subject, ["a server record must be an object"]);
+  if (!isObject(value)) {
+    throw new ServerRecordError(subject, ["a server record must be an object"]);
+  }
   const str = (v: unknown, field: string): string => {
     if (typeof v !== "string" || v.trim() === "") {
       problems.push(`${field} must be a non-empty string`);
@@ -131,18 +136,24 @@ export function parseServerRecord(value: unknown, subject = "server record"): Se
     for (const t of value.tools) {
       if (typeof t !== "string" || !isToolName(t)) {
         problems.push(`tools: ${JSON.stringify(t)} is not a tool name`);
-      } else if (tools.includes(t)) problems.push(`tools: ${t} is listed twice`);
-      else tools.push(t);
+      } else if (tools.includes(t)) {
+        problems.push(`tools: ${t} is listed twice`);
+      } else tools.push(t);
     }
   }
   let upstream: StdioUpstream | HttpUpstream | undefined;
   const u = value.upstream;
   if (!isObject(u)) {
-    problems.push('upstream must be an object: {kind: "stdio", ...} or {kind: "http", ...}');
+    problems.push(
+      'upstream must be an object: {kind: "stdio", ...} or {kind: "http", ...}',
+    );
   } else if (u.kind === "stdio") {
     const command = str(u.command, "upstream.command");
     const args = u.args === undefined ? undefined : u.args;
-    if (args !== undefined && !(Array.isArray(args) && args.every((a) => typeof a === "string"))) {
+    if (
+      args !== undefined &&
+      !(Array.isArray(args) && args.every((a) => typeof a === "string"))
+    ) {
       problems.push("upstream.args must be a list of strings");
     }
     const env = u.env;
@@ -153,7 +164,9 @@ export function parseServerRecord(value: unknown, subject = "server record"): Se
       problems.push("upstream.env must map names to strings");
     }
     if (typeof u.sha256 !== "string" || !HEX64.test(u.sha256)) {
-      problems.push("upstream.sha256 must be the program's SHA-256, 64 lowercase hex digits");
+      problems.push(
+        "upstream.sha256 must be the program's SHA-256, 64 lowercase hex digits",
+      );
     }
     if (
       u.scriptSha256 !== undefined &&
@@ -175,7 +188,9 @@ export function parseServerRecord(value: unknown, subject = "server record"): Se
     try {
       parsed = new URL(url);
     } catch {
-      if (url) problems.push(`upstream.url ${JSON.stringify(url)} is not a URL`);
+      if (url) {
+        problems.push(`upstream.url ${JSON.stringify(url)} is not a URL`);
+      }
     }
     if (
       parsed && parsed.protocol !== "https:" &&
@@ -200,20 +215,29 @@ export function parseServerRecord(value: unknown, subject = "server record"): Se
         'upstream.identity must be {spiffeId: "spiffe://…"} or {certificateSha256: 64 hex digits}',
       );
     }
-    upstream = { kind: "http", url, identity: id2 ?? { certificateSha256: "" } };
+    upstream = {
+      kind: "http",
+      url,
+      identity: id2 ?? { certificateSha256: "" },
+    };
   } else {
     problems.push('upstream.kind must be "stdio" or "http"');
   }
   let upstreamNames: Record<string, string> | undefined;
   if (value.upstreamNames !== undefined) {
     const n = value.upstreamNames;
-    if (!isObject(n) || !Object.values(n).every((v) => typeof v === "string" && v !== "")) {
+    if (
+      !isObject(n) ||
+      !Object.values(n).every((v) => typeof v === "string" && v !== "")
+    ) {
       problems.push(
         "upstreamNames must map estate names to the server's names (non-empty strings)",
       );
     } else {
       for (const k of Object.keys(n)) {
-        if (!tools.includes(k)) problems.push(`upstreamNames: ${k} is not one of tools`);
+        if (!tools.includes(k)) {
+          problems.push(`upstreamNames: ${k} is not one of tools`);
+        }
       }
       upstreamNames = { ...n as Record<string, string> };
     }
@@ -238,9 +262,17 @@ export function parseServerRecord(value: unknown, subject = "server record"): Se
     "upstreamNames",
     "$schema",
   ]);
-  for (const k of Object.keys(value)) if (!known.has(k)) problems.push(`unknown field ${k}`);
+  for (const k of Object.keys(value)) {
+    if (!known.has(k)) problems.push(`unknown field ${k}`);
+  }
   if (problems.length) throw new ServerRecordError(subject, problems);
-  const record: ServerRecord = { id, owner, description, upstream: upstream!, tools };
+  const record: ServerRecord = {
+    id,
+    owner,
+    description,
+    upstream: upstream!,
+    tools,
+  };
   if (upstreamNames) record.upstreamNames = upstreamNames;
   return record;
 }

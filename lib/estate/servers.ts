@@ -43,7 +43,11 @@ export class ServerRegistrationError extends Error {
   constructor(
     refusal: ServerRefusal,
     message: string,
-    details: { server: string; conflicts?: ServedElsewhere[]; changed?: string[] },
+    details: {
+      server: string;
+      conflicts?: ServedElsewhere[];
+      changed?: string[];
+    },
   ) {
     super(message);
     this.name = "ServerRegistrationError";
@@ -146,11 +150,15 @@ export class ServerDirectory implements ServerLookup {
     candidate: ServerRecord | unknown,
     options: RegisterServerOptions = {},
   ): RegisterServerResult {
-    const record = frozenJsonCopy(parseServerRecord(candidate, subjectOf(candidate)));
+    const record = frozenJsonCopy(
+      parseServerRecord(candidate, subjectOf(candidate)),
+    );
     const existing = this.#byId.get(record.id);
     if (existing) {
       const changed = changedFields(existing, record);
-      if (changed.length === 0) return { status: "unchanged", record: existing };
+      if (changed.length === 0) {
+        return { status: "unchanged", record: existing };
+      }
       if (!options.update) {
         throw new ServerRegistrationError(
           "changed-without-update",
@@ -164,7 +172,9 @@ export class ServerDirectory implements ServerLookup {
     const conflicts: ServedElsewhere[] = [];
     for (const tool of record.tools) {
       const server = this.#byTool.get(tool);
-      if (server !== undefined && server !== record.id) conflicts.push({ tool, server });
+      if (server !== undefined && server !== record.id) {
+        conflicts.push({ tool, server });
+      }
     }
     if (conflicts.length) {
       const listed = conflicts.map((c) => `${c.tool}, which server ${c.server} serves`).join("; ");
@@ -176,7 +186,11 @@ export class ServerDirectory implements ServerLookup {
         { server: record.id, conflicts },
       );
     }
-    if (existing) { for (const tool of existing.tools) this.#byTool.delete(tool); }
+    if (existing) {
+      for (const tool of existing.tools) {
+        this.#byTool.delete(tool);
+      }
+    }
     for (const tool of record.tools) this.#byTool.set(tool, record.id);
     this.#byId.set(record.id, record);
     return { status: existing ? "updated" : "registered", record };

@@ -58,12 +58,29 @@ export interface ToolAnnotations {
   destructiveHint: boolean;
 }
 
-const ANNOTATIONS: Readonly<Record<SideEffect, ToolAnnotations>> = Object.freeze({
-  "read": { readOnlyHint: true, idempotentHint: true, destructiveHint: false },
-  "idempotent-write": { readOnlyHint: false, idempotentHint: true, destructiveHint: false },
-  "write": { readOnlyHint: false, idempotentHint: false, destructiveHint: false },
-  "irreversible": { readOnlyHint: false, idempotentHint: false, destructiveHint: true },
-});
+const ANNOTATIONS: Readonly<Record<SideEffect, ToolAnnotations>> = Object
+  .freeze({
+    "read": {
+      readOnlyHint: true,
+      idempotentHint: true,
+      destructiveHint: false,
+    },
+    "idempotent-write": {
+      readOnlyHint: false,
+      idempotentHint: true,
+      destructiveHint: false,
+    },
+    "write": {
+      readOnlyHint: false,
+      idempotentHint: false,
+      destructiveHint: false,
+    },
+    "irreversible": {
+      readOnlyHint: false,
+      idempotentHint: false,
+      destructiveHint: true,
+    },
+  });
 
 /**
  * The MCP annotations a side-effect class implies: the one place they are derived.
@@ -83,7 +100,11 @@ export function annotationsFor(sideEffect: SideEffect): ToolAnnotations {
 }
 
 /** How sensitive the data a tool returns or touches is. */
-export type DataClassification = "public" | "internal" | "confidential" | "restricted";
+export type DataClassification =
+  | "public"
+  | "internal"
+  | "confidential"
+  | "restricted";
 
 /** The classifications in rank order: `public < internal < confidential < restricted`. */
 export const DATA_CLASSIFICATIONS: readonly DataClassification[] = [
@@ -170,7 +191,11 @@ export interface ToolSpec {
 export type ClientDirection = "sampling" | "elicitation" | "roots";
 
 /** Every {@linkcode ClientDirection}. */
-export const CLIENT_DIRECTIONS: readonly ClientDirection[] = ["sampling", "elicitation", "roots"];
+export const CLIENT_DIRECTIONS: readonly ClientDirection[] = [
+  "sampling",
+  "elicitation",
+  "roots",
+];
 
 /** A caller: whoever an agent acts for, as the authenticator established it. */
 export interface Principal {
@@ -262,7 +287,9 @@ export class ToolSpecError extends Error {
    * @param problems The problems, each naming its field.
    */
   constructor(subject: string, problems: string[]) {
-    super(`Invalid tool spec${subject ? ` ${subject}` : ""}: ${problems.join("; ")}`);
+    super(
+      `Invalid tool spec${subject ? ` ${subject}` : ""}: ${problems.join("; ")}`,
+    );
     this.name = "ToolSpecError";
     this.problems = problems;
   }
@@ -350,7 +377,10 @@ export function parseToolSpec(value: unknown, subject = ""): ToolSpec {
     problems.push("description must not be empty");
   }
   const owner = str("owner");
-  if (Object.hasOwn(v, "owner") && typeof v.owner === "string" && owner.trim() === "") {
+  if (
+    Object.hasOwn(v, "owner") && typeof v.owner === "string" &&
+    owner.trim() === ""
+  ) {
     problems.push("owner must not be empty");
   }
   const sideEffect = str("sideEffect") as SideEffect;
@@ -360,7 +390,9 @@ export function parseToolSpec(value: unknown, subject = ""): ToolSpec {
     );
   }
   const dataClassification = str("dataClassification") as DataClassification;
-  if (dataClassification && !DATA_CLASSIFICATIONS.includes(dataClassification)) {
+  if (
+    dataClassification && !DATA_CLASSIFICATIONS.includes(dataClassification)
+  ) {
     problems.push(
       `dataClassification must be one of ${DATA_CLASSIFICATIONS.join(", ")}, got ${
         JSON.stringify(dataClassification)
@@ -398,7 +430,9 @@ export function parseToolSpec(value: unknown, subject = ""): ToolSpec {
       return undefined;
     }
     const notJson = jsonProblems(s, 3);
-    for (const p of notJson) problems.push(`${k} at ${formatPath(p.path)}: ${p.message}`);
+    for (const p of notJson) {
+      problems.push(`${k} at ${formatPath(p.path)}: ${p.message}`);
+    }
     return notJson.length ? undefined : s as JsonSchema;
   };
   const uses = list("uses");
@@ -412,12 +446,16 @@ export function parseToolSpec(value: unknown, subject = ""): ToolSpec {
   let confirm: { message?: string } | undefined;
   if (Object.hasOwn(v, "confirm") && v.confirm !== undefined) {
     const c = v.confirm;
-    if (!isObject(c)) problems.push("confirm must be an object: { message?: string }");
-    else {
+    if (!isObject(c)) {
+      problems.push("confirm must be an object: { message?: string }");
+    } else {
       for (const k of Object.keys(c)) {
         if (k !== "message") problems.push(`unknown field confirm.${k}`);
       }
-      if (c.message !== undefined && (typeof c.message !== "string" || c.message.trim() === "")) {
+      if (
+        c.message !== undefined &&
+        (typeof c.message !== "string" || c.message.trim() === "")
+      ) {
         problems.push("confirm.message must be a non-empty string");
       }
       confirm = typeof c.message === "string" ? { message: c.message } : {};
@@ -430,7 +468,9 @@ export function parseToolSpec(value: unknown, subject = ""): ToolSpec {
     );
   }
   const compatibility = str("compatibility", false);
-  if (typeof v.compatibility === "string" && !isCompatibilityMode(compatibility)) {
+  if (
+    typeof v.compatibility === "string" && !isCompatibilityMode(compatibility)
+  ) {
     problems.push(
       `compatibility must be one of ${COMPATIBILITY_MODES.join(", ")}, got ${
         JSON.stringify(compatibility)
@@ -440,7 +480,9 @@ export function parseToolSpec(value: unknown, subject = ""): ToolSpec {
   const inputSchema = schema("inputSchema", true);
   const outputSchema = schema("outputSchema", false);
   const known = new Set([...TOOL_SPEC_FIELDS, "$schema"]);
-  for (const k of Object.keys(v)) if (!known.has(k)) problems.push(`unknown field ${k}`);
+  for (const k of Object.keys(v)) {
+    if (!known.has(k)) problems.push(`unknown field ${k}`);
+  }
   if (problems.length) throw new ToolSpecError(subject, problems);
   const spec: ToolSpec = {
     name,
@@ -460,7 +502,9 @@ export function parseToolSpec(value: unknown, subject = ""): ToolSpec {
     spec.uses = [...new Set(uses as ClientDirection[])].sort();
   }
   if (confirm !== undefined) spec.confirm = confirm;
-  if (typeof v.compatibility === "string") spec.compatibility = compatibility as CompatibilityMode;
+  if (typeof v.compatibility === "string") {
+    spec.compatibility = compatibility as CompatibilityMode;
+  }
   if (Object.hasOwn(v, "callScopes") && v.callScopes !== undefined) {
     spec.callScopes = [...new Set(callScopes)];
   }
@@ -534,10 +578,15 @@ export function toMcpTool(spec: ToolSpec): McpTool {
  * @returns True when the tool is visible to the caller.
  */
 export function canSee(spec: ToolSpec, principal: Principal): boolean {
-  if (classificationRank(spec.dataClassification) > classificationRank(principal.clearance)) {
+  if (
+    classificationRank(spec.dataClassification) >
+      classificationRank(principal.clearance)
+  ) {
     return false;
   }
-  if (spec.tenants.length > 0 && !spec.tenants.includes(principal.tenant)) return false;
+  if (spec.tenants.length > 0 && !spec.tenants.includes(principal.tenant)) {
+    return false;
+  }
   return spec.requiredScopes.every((s) => principal.scopes.includes(s));
 }
 
@@ -565,7 +614,9 @@ export function canSee(spec: ToolSpec, principal: Principal): boolean {
 export function lintDescription(spec: ToolSpec): string[] {
   const d = spec.description;
   if (d.trim() === "") {
-    return ["description is empty: the model chooses tools by their descriptions"];
+    return [
+      "description is empty: the model chooses tools by their descriptions",
+    ];
   }
   const problems: string[] = [];
   const lower = d.toLowerCase();
@@ -585,9 +636,10 @@ export function lintDescription(spec: ToolSpec): string[] {
       }: platform metadata belongs in the spec, not the prompt`,
     );
   }
-  const words = /\b(tenants?|scopes?|clearance|classification|classified|owned by|owner)\b/i.exec(
-    d,
-  );
+  const words = /\b(tenants?|scopes?|clearance|classification|classified|owned by|owner)\b/i
+    .exec(
+      d,
+    );
   if (words) {
     problems.push(
       `description mentions "${

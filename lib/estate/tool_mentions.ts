@@ -37,7 +37,9 @@ const NAME_CHAR = "A-Za-z0-9_\\-";
 /** Whether `text` names `name` as a whole token (a sentence's full stop after it is fine). */
 function names(text: string, name: string): boolean {
   const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`(?<![${NAME_CHAR}.])${escaped}(?![${NAME_CHAR}]|\\.[${NAME_CHAR}])`).test(
+  return new RegExp(
+    `(?<![${NAME_CHAR}.])${escaped}(?![${NAME_CHAR}]|\\.[${NAME_CHAR}])`,
+  ).test(
     text,
   );
 }
@@ -52,7 +54,8 @@ function candidates(text: string): Set<string> {
   for (const [run] of text.matchAll(new RegExp(`[${NAME_CHAR}.]+`, "g"))) {
     for (let i = 0; i <= run.length; i++) {
       if (
-        i === run.length || (run[i] === "." && !new RegExp(`[${NAME_CHAR}]`).test(run[i + 1] ?? ""))
+        i === run.length ||
+        (run[i] === "." && !new RegExp(`[${NAME_CHAR}]`).test(run[i + 1] ?? ""))
       ) {
         if (i > 0) out.add(run.slice(0, i));
       }
@@ -97,7 +100,10 @@ function whoText(spec: ToolSpec, tenant: string): string {
  * }]);
  * ```
  */
-export function hiddenToolMentions(spec: ToolSpec, registry: ToolVersions): ToolMention[] {
+export function hiddenToolMentions(
+  spec: ToolSpec,
+  registry: ToolVersions,
+): ToolMention[] {
   const out: ToolMention[] = [];
   const scopes = new Set(spec.requiredScopes);
   const rank = classificationRank(spec.dataClassification);
@@ -105,7 +111,8 @@ export function hiddenToolMentions(spec: ToolSpec, registry: ToolVersions): Tool
   // description costs, not what the estate holds.
   for (const name of [...candidates(spec.description)].sort()) {
     if (name === spec.name || !names(spec.description, name)) continue;
-    const active = registry.versions(name).filter((r) => r.state === "active").map((r) => r.spec);
+    const active = registry.versions(name).filter((r) => r.state === "active")
+      .map((r) => r.spec);
     if (active.length === 0) continue;
     // Whether the weakest principal of the spec, in a tenant the test admits, sees a version.
     const seen = (tenantAdmits: (v: ToolSpec) => boolean) =>
@@ -117,7 +124,9 @@ export function hiddenToolMentions(spec: ToolSpec, registry: ToolVersions): Tool
       const tenant = spec.tenants.find((t) =>
         !seen((v) => v.tenants.length === 0 || v.tenants.includes(t))
       );
-      if (tenant !== undefined) out.push({ tool: name, who: whoText(spec, `tenant ${tenant}`) });
+      if (tenant !== undefined) {
+        out.push({ tool: name, who: whoText(spec, `tenant ${tenant}`) });
+      }
     } else if (!seen((v) => v.tenants.length === 0)) {
       const listed = [...new Set(active.flatMap((v) => v.tenants))].sort();
       const tenant = listed.length ? `a tenant other than ${listed.join(", ")}` : "any tenant";

@@ -46,7 +46,9 @@ export class CircuitBreaker {
 
   /** Where it stands now (an open circuit whose cool-down has passed reads `half-open`). */
   get state(): CircuitState {
-    if (this.#state === "open" && this.#options.now() >= this.#reopensAt()) return "half-open";
+    if (this.#state === "open" && this.#options.now() >= this.#reopensAt()) {
+      return "half-open";
+    }
     return this.#state;
   }
 
@@ -92,7 +94,9 @@ export class CircuitBreaker {
     }
     this.#failures++;
     if (this.#state === "half-open" && !admission.probe) return; // the probe decides
-    if (this.#state === "half-open" || this.#failures >= this.#options.failures) {
+    if (
+      this.#state === "half-open" || this.#failures >= this.#options.failures
+    ) {
       this.#openedAt = this.#options.now();
       this.#move("open");
     }

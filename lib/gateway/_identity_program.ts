@@ -57,6 +57,8 @@ export async function resolveCommand(
  */
 export async function sha256File(file: string): Promise<string> {
   const hash = createHash("sha256");
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Uint8Array);
+  for await (const chunk of createReadStream(file)) {
+    hash.update(chunk as Uint8Array);
+  }
   return hash.digest("hex");
 }

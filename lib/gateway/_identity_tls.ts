@@ -173,9 +173,12 @@ export function openVerified(target: PeerTarget): Promise<VerifiedSocket> {
     );
     socket.once("error", (e: Error) =>
       fail(
-        new Error(`Cannot connect to upstream ${target.server} at ${where}: ${e.message}`, {
-          cause: e,
-        }),
+        new Error(
+          `Cannot connect to upstream ${target.server} at ${where}: ${e.message}`,
+          {
+            cause: e,
+          },
+        ),
       ));
     socket.once("secureConnect", () => {
       clearTimeout(timer);
@@ -229,7 +232,10 @@ class VerifyingAgent extends https.Agent {
   readonly #target: PeerTarget;
   readonly #onRefused: (error: IdentityRefusedError) => void;
 
-  constructor(target: PeerTarget, onRefused: (error: IdentityRefusedError) => void) {
+  constructor(
+    target: PeerTarget,
+    onRefused: (error: IdentityRefusedError) => void,
+  ) {
     super({ keepAlive: true });
     this.#target = target;
     this.#onRefused = onRefused;
@@ -279,7 +285,9 @@ export function verifiedFetch(
     const url = new URL(request.url);
     const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
     const port = Number(url.port || 443);
-    if (url.protocol !== "https:" || host !== target.host || port !== target.port) {
+    if (
+      url.protocol !== "https:" || host !== target.host || port !== target.port
+    ) {
       throw new TypeError(
         `This fetch reaches upstream ${target.server} only, not ${url.origin}`,
       );
@@ -315,10 +323,19 @@ export function verifiedFetch(
           headers.append(res.rawHeaders[i], res.rawHeaders[i + 1]);
         }
         const status = res.statusCode ?? 0;
-        if (status === 204 || status === 205 || status === 304 || request.method === "HEAD") {
+        if (
+          status === 204 || status === 205 || status === 304 ||
+          request.method === "HEAD"
+        ) {
           res.resume();
           finish();
-          resolve(new Response(null, { status, statusText: res.statusMessage, headers }));
+          resolve(
+            new Response(null, {
+              status,
+              statusText: res.statusMessage,
+              headers,
+            }),
+          );
           return;
         }
         const readable = new ReadableStream<Uint8Array>({
@@ -342,7 +359,9 @@ export function verifiedFetch(
             res.once("close", () => {
               if (settled) return;
               finish();
-              controller.error(new Error(`the connection to upstream ${target.server} closed`));
+              controller.error(
+                new Error(`the connection to upstream ${target.server} closed`),
+              );
             });
           },
           pull() {
@@ -353,7 +372,13 @@ export function verifiedFetch(
             req.destroy();
           },
         }, { highWaterMark: 16 });
-        resolve(new Response(readable, { status, statusText: res.statusMessage, headers }));
+        resolve(
+          new Response(readable, {
+            status,
+            statusText: res.statusMessage,
+            headers,
+          }),
+        );
       });
       signal.addEventListener("abort", onAbort, { once: true });
       req.once("error", (e: Error) => {
@@ -366,5 +391,8 @@ export function verifiedFetch(
       req.end(body);
     });
   };
-  return { fetch: fetchVerified as typeof fetch, destroy: () => agent.destroy() };
+  return {
+    fetch: fetchVerified as typeof fetch,
+    destroy: () => agent.destroy(),
+  };
 }

@@ -100,7 +100,13 @@ export class UpstreamLink {
       ...ctx.circuit,
       now: ctx.now,
       onChange: (state, failures) =>
-        ctx.log({ kind: "circuit", at: this.#at(), server: record.id, state, failures }),
+        ctx.log({
+          kind: "circuit",
+          at: this.#at(),
+          server: record.id,
+          state,
+          failures,
+        }),
     });
   }
 
@@ -111,7 +117,8 @@ export class UpstreamLink {
 
   /** Whether a connection attempt would be made now (none open, none running, backoff over). */
   get due(): boolean {
-    return !this.#client && !this.#connecting && this.#connection !== "closed" &&
+    return !this.#client && !this.#connecting &&
+      this.#connection !== "closed" &&
       this.#ctx.now() >= this.#retryAt;
   }
 
@@ -125,7 +132,9 @@ export class UpstreamLink {
     if (this.#connecting) return this.#connecting;
     const id = this.record.id;
     if (this.#connection === "closed") {
-      return Promise.reject(new Unavailable("the gateway is shutting down", false));
+      return Promise.reject(
+        new Unavailable("the gateway is shutting down", false),
+      );
     }
     const wait = this.#retryAt - this.#ctx.now();
     if (wait > 0) {
@@ -133,7 +142,10 @@ export class UpstreamLink {
         ? `server ${id} failed its identity check`
         : `server ${id} cannot be reached`;
       return Promise.reject(
-        new Unavailable(`${what} (next attempt in ${formatDuration(wait)})`, false),
+        new Unavailable(
+          `${what} (next attempt in ${formatDuration(wait)})`,
+          false,
+        ),
       );
     }
     const attempt = this.#connect();
@@ -194,13 +206,18 @@ export class UpstreamLink {
       canonicalJson([
         live.listed.inputSchema ?? null,
         live.listed.outputSchema ?? null,
-        [stated.readOnlyHint, stated.idempotentHint, stated.destructiveHint].map((h) => h ?? null),
+        [stated.readOnlyHint, stated.idempotentHint, stated.destructiveHint]
+          .map((h) => h ?? null),
       ])
     }`;
     const textKey = `${version}\u0000${
       canonicalJson(a.text.map((x) => [x.field, x.live ?? null]))
     }`;
-    const event = (kind: DriftEventKind, message: string, more: Partial<DriftEvent>): void =>
+    const event = (
+      kind: DriftEventKind,
+      message: string,
+      more: Partial<DriftEvent>,
+    ): void =>
       this.#ctx.drift({
         kind,
         at: this.#at(),
@@ -246,7 +263,11 @@ export class UpstreamLink {
           { ...changes, reasons: a.quarantine },
         );
       } else if (was) {
-        event("cleared", `${tool}: server ${id} is back within the contract of ${at}`, changes);
+        event(
+          "cleared",
+          `${tool}: server ${id} is back within the contract of ${at}`,
+          changes,
+        );
       } else if (changes.input || changes.output || changes.annotations) {
         event(
           "compatible",
@@ -349,18 +370,25 @@ export class UpstreamLink {
         limit.signal,
         (late) => void late.transport.close().catch(() => {}),
       );
-      if (this.#shut()) throw new Unavailable("the gateway is shutting down", true);
+      if (this.#shut()) {
+        throw new Unavailable("the gateway is shutting down", true);
+      }
       transport = verified.transport;
-      const opened: McpClient = new McpClient(watchClose(transport, () => this.#lost(opened)), {
-        clientInfo: { name: "tool-estate-gateway", version: "0.1.0" },
-        ...ctx.client,
-        serverName: record.id,
-        requestTimeoutMs: ctx.connectTimeoutMs,
-      });
+      const opened: McpClient = new McpClient(
+        watchClose(transport, () => this.#lost(opened)),
+        {
+          clientInfo: { name: "tool-estate-gateway", version: "0.1.0" },
+          ...ctx.client,
+          serverName: record.id,
+          requestTimeoutMs: ctx.connectTimeoutMs,
+        },
+      );
       client = opened;
       await raceAbort(opened.connect(), limit.signal);
       const tools = await listAll(opened, limit.signal);
-      if (this.#shut()) throw new Unavailable("the gateway is shutting down", true);
+      if (this.#shut()) {
+        throw new Unavailable("the gateway is shutting down", true);
+      }
       await this.#take(tools, verified.identity);
       this.#identity = verified.identity;
       this.#error = undefined;
@@ -403,7 +431,10 @@ export class UpstreamLink {
           message: e.message,
           retryInMs,
         });
-        throw new Unavailable(`server ${record.id} failed its identity check`, true);
+        throw new Unavailable(
+          `server ${record.id} failed its identity check`,
+          true,
+        );
       }
       this.#connection = "unreachable";
       const message = limit.signal.aborted
@@ -412,7 +443,13 @@ export class UpstreamLink {
         }`
         : `server ${record.id} cannot be reached: ${(e as Error)?.message ?? String(e)}`;
       this.#error = message;
-      ctx.log({ kind: "unreachable", at, server: record.id, message, retryInMs });
+      ctx.log({
+        kind: "unreachable",
+        at,
+        server: record.id,
+        message,
+        retryInMs,
+      });
       throw new Unavailable(
         limit.signal.aborted
           ? `server ${record.id} did not answer within ${formatDuration(ctx.connectTimeoutMs)}`
@@ -435,7 +472,11 @@ export class UpstreamLink {
     this.#client = undefined;
     if (this.#connection === "closed") return;
     this.#connection = "disconnected";
-    this.#ctx.log({ kind: "disconnected", at: this.#at(), server: this.record.id });
+    this.#ctx.log({
+      kind: "disconnected",
+      at: this.#at(),
+      server: this.record.id,
+    });
   }
 
   async #relistOnce(): Promise<void> {
@@ -469,7 +510,9 @@ export class UpstreamLink {
   async #take(items: unknown[], identity: IdentityEvidence): Promise<void> {
     const record = this.record;
     const estateName = new Map<string, string>();
-    for (const t of record.tools) estateName.set(record.upstreamNames?.[t] ?? t, t);
+    for (const t of record.tools) {
+      estateName.set(record.upstreamNames?.[t] ?? t, t);
+    }
     const live = new Map<string, LiveTool>();
     const dropped = new Map<string, DroppedTool>();
     for (const item of items) {
@@ -483,12 +526,18 @@ export class UpstreamLink {
         reason = `the record of server ${record.id} does not allow ${name}`;
       } else if (servedBy && servedBy.id !== record.id) {
         reason = `${tool} is served by server ${servedBy.id}, not ${record.id}`;
-      } else if (live.has(tool)) reason = `server ${record.id} listed ${name} twice`;
+      } else if (live.has(tool)) {
+        reason = `server ${record.id} listed ${name} twice`;
+      }
       if (reason !== undefined) {
         if (!dropped.has(name)) dropped.set(name, { sha256, reason });
         continue;
       }
-      live.set(tool!, { listed: item as unknown as ListedTool, upstreamName: name, sha256 });
+      live.set(tool!, {
+        listed: item as unknown as ListedTool,
+        upstreamName: name,
+        sha256,
+      });
     }
     const at = this.#at();
     for (const [tool, d] of dropped) {
@@ -540,12 +589,17 @@ function describe(a: DriftAssessment): string {
   const parts: string[] = [];
   if (a.input) parts.push(`input ${a.input.bump}`);
   if (a.output) parts.push(`output ${a.output.bump}`);
-  if (a.annotations.length) parts.push(`hints ${a.annotations.map((x) => x.hint).join(", ")}`);
+  if (a.annotations.length) {
+    parts.push(`hints ${a.annotations.map((x) => x.hint).join(", ")}`);
+  }
   return parts.join(", ");
 }
 
 /** Every page of the server's `tools/list`, fresh (never the client's cache). */
-async function listAll(client: McpClient, signal: AbortSignal): Promise<unknown[]> {
+async function listAll(
+  client: McpClient,
+  signal: AbortSignal,
+): Promise<unknown[]> {
   const out: unknown[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
@@ -555,7 +609,9 @@ async function listAll(client: McpClient, signal: AbortSignal): Promise<unknown[
       { signal, timeoutMs: Infinity },
     );
     const tools = isObject(result) ? result.tools : undefined;
-    if (!Array.isArray(tools)) throw new Error("tools/list returned no tools list");
+    if (!Array.isArray(tools)) {
+      throw new Error("tools/list returned no tools list");
+    }
     out.push(...tools);
     if (!isObject(result) || typeof result.nextCursor !== "string") return out;
     cursor = result.nextCursor;
@@ -579,6 +635,12 @@ function watchClose(inner: Transport, onClose: () => void): Transport {
 }
 
 async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  const digest = await crypto.subtle.digest(
+    "SHA-256",
+    new TextEncoder().encode(text),
+  );
+  return Array.from(
+    new Uint8Array(digest),
+    (b) => b.toString(16).padStart(2, "0"),
+  ).join("");
 }

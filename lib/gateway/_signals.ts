@@ -24,12 +24,17 @@ export interface Deadline {
  */
 export function deadline(timers: ServerTimers, ms: number): Deadline {
   const controller = new AbortController();
-  if (!Number.isFinite(ms)) return { signal: controller.signal, clear: () => {} };
+  if (!Number.isFinite(ms)) {
+    return { signal: controller.signal, clear: () => {} };
+  }
   const handle = timers.setTimeout(
     () => controller.abort(new Error(`no answer within ${formatDuration(ms)}`)),
     ms,
   );
-  return { signal: controller.signal, clear: () => timers.clearTimeout(handle) };
+  return {
+    signal: controller.signal,
+    clear: () => timers.clearTimeout(handle),
+  };
 }
 
 /**

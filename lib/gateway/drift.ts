@@ -142,7 +142,8 @@ export function classifyDrift(
   options: ClassifyDriftOptions = {},
 ): DriftAssessment {
   const quarantine: string[] = [];
-  const declared = options.compatibility ?? registered.compatibility ?? "backward";
+  const declared = options.compatibility ?? registered.compatibility ??
+    "backward";
   // The gateway's own guarantee (what the registered contract accepts is forwarded) is backward.
   const compatibility = combineCompatibility(
     declared.replace(/-transitive$/, "") as CompatibilityMode,
@@ -162,7 +163,9 @@ export function classifyDrift(
   }
   const liveOutput = isSchema(live.outputSchema) ? live.outputSchema : undefined;
   const output = compare(() =>
-    classifyOutputSchemaChange(registered.outputSchema, liveOutput, { compatibility })
+    classifyOutputSchemaChange(registered.outputSchema, liveOutput, {
+      compatibility,
+    })
   );
   if (output?.bump === "major") {
     quarantine.push(
@@ -189,7 +192,9 @@ export function classifyDrift(
 }
 
 /** A classification, undefined when nothing changed; a classifier that throws is major. */
-function compare(run: () => SchemaChangeClassification): SchemaChangeClassification | undefined {
+function compare(
+  run: () => SchemaChangeClassification,
+): SchemaChangeClassification | undefined {
   let c: SchemaChangeClassification;
   try {
     c = run();
@@ -227,7 +232,10 @@ const HINTS: readonly (keyof ToolAnnotations)[] = [
  * leaves out says nothing (MCP's defaults are the most cautious reading, which the estate's class
  * already governs).
  */
-function annotationChanges(registered: ToolSpec, live: ListedTool): AnnotationChange[] {
+function annotationChanges(
+  registered: ToolSpec,
+  live: ListedTool,
+): AnnotationChange[] {
   const want = annotationsFor(registered.sideEffect);
   const stated = isObject(live.annotations) ? live.annotations as Record<string, unknown> : {};
   const liveReadOnly = typeof stated.readOnlyHint === "boolean"
@@ -261,7 +269,10 @@ function textChanges(
       return lint(text);
     } catch (e) {
       // A failing lint must not stop the classification (nor the connection it runs in).
-      return [{ code: "lint-failed", message: `the description lint failed: ${String(e)}` }];
+      return [{
+        code: "lint-failed",
+        message: `the description lint failed: ${String(e)}`,
+      }];
     }
   };
   const description = typeof live.description === "string" ? live.description : undefined;
@@ -290,15 +301,23 @@ function textChanges(
   // Texts inside the live schemas that the registered schemas do not have anywhere: parameter
   // descriptions are prompt surface too.
   const known = new Set<string>();
-  const collect = (schema: unknown, prefix: string, into: (path: string, text: string) => void) =>
-    schemaTexts(schema, prefix, into, { left: MAX_SCHEMA_TEXTS * 10 });
+  const collect = (
+    schema: unknown,
+    prefix: string,
+    into: (path: string, text: string) => void,
+  ) => schemaTexts(schema, prefix, into, { left: MAX_SCHEMA_TEXTS * 10 });
   collect(registered.inputSchema, "inputSchema", (_, t) => known.add(t));
   collect(registered.outputSchema, "outputSchema", (_, t) => known.add(t));
   let added = 0;
   const take = (path: string, text: string): void => {
     if (known.has(text) || added >= MAX_SCHEMA_TEXTS) return;
     added++;
-    out.push({ field: path, registered: undefined, live: text, signals: signals(text) });
+    out.push({
+      field: path,
+      registered: undefined,
+      live: text,
+      signals: signals(text),
+    });
   };
   collect(live.inputSchema, "inputSchema", take);
   collect(live.outputSchema, "outputSchema", take);
@@ -320,7 +339,8 @@ function schemaTexts(
   if (!isObject(node)) return;
   for (const [k, v] of Object.entries(node)) {
     const at = `${path}.${k}`;
-    if ((k === "description" || k === "title") && typeof v === "string") into(at, v);
-    else schemaTexts(v, at, into, budget);
+    if ((k === "description" || k === "title") && typeof v === "string") {
+      into(at, v);
+    } else schemaTexts(v, at, into, budget);
   }
 }

@@ -186,17 +186,35 @@ export class Gateway {
    */
   constructor(options: GatewayOptions) {
     this.#options = options;
-    const positive = (v: number | undefined, fallback: number, what: string): number => {
+    const positive = (
+      v: number | undefined,
+      fallback: number,
+      what: string,
+    ): number => {
       const n = v ?? fallback;
       if (typeof n !== "number" || Number.isNaN(n) || n < 0) {
-        throw new RangeError(`Gateway option ${what} must be a non-negative number`);
+        throw new RangeError(
+          `Gateway option ${what} must be a non-negative number`,
+        );
       }
       return n;
     };
-    this.#callTimeoutMs = positive(options.callTimeoutMs, 30_000, "callTimeoutMs");
-    this.#relistMs = positive(options.relistIntervalMs, 60_000, "relistIntervalMs");
+    this.#callTimeoutMs = positive(
+      options.callTimeoutMs,
+      30_000,
+      "callTimeoutMs",
+    );
+    this.#relistMs = positive(
+      options.relistIntervalMs,
+      60_000,
+      "relistIntervalMs",
+    );
     const failures = positive(options.circuit?.failures, 5, "circuit.failures");
-    if (failures < 1) throw new RangeError("Gateway option circuit.failures must be at least 1");
+    if (failures < 1) {
+      throw new RangeError(
+        "Gateway option circuit.failures must be at least 1",
+      );
+    }
     this.#ctx = {
       registry: options.registry,
       serverFor: options.serverFor,
@@ -204,14 +222,26 @@ export class Gateway {
       client: options.client ?? {},
       now: options.now ?? Date.now,
       timers: options.timers ?? PLATFORM_TIMERS,
-      connectTimeoutMs: positive(options.connectTimeoutMs, this.#callTimeoutMs, "connectTimeoutMs"),
+      connectTimeoutMs: positive(
+        options.connectTimeoutMs,
+        this.#callTimeoutMs,
+        "connectTimeoutMs",
+      ),
       reconnect: {
-        initialMs: positive(options.reconnect?.initialMs, 1000, "reconnect.initialMs"),
+        initialMs: positive(
+          options.reconnect?.initialMs,
+          1000,
+          "reconnect.initialMs",
+        ),
         maxMs: positive(options.reconnect?.maxMs, 60_000, "reconnect.maxMs"),
       },
       circuit: {
         failures,
-        coolDownMs: positive(options.circuit?.coolDownMs, 30_000, "circuit.coolDownMs"),
+        coolDownMs: positive(
+          options.circuit?.coolDownMs,
+          30_000,
+          "circuit.coolDownMs",
+        ),
       },
       log: (entry) => {
         if (entry.kind === "connected") this.#arm();
@@ -337,7 +367,10 @@ export class Gateway {
       }
       const raw = await client.request(
         "tools/call",
-        { name: record.upstreamNames?.[spec.name] ?? spec.name, arguments: args },
+        {
+          name: record.upstreamNames?.[spec.name] ?? spec.name,
+          arguments: args,
+        },
         { signal, timeoutMs: Infinity, onProgress: (p) => context.progress(p) },
       );
       end = "answered";
@@ -382,7 +415,11 @@ export class Gateway {
       }
       end = "failed";
       this.#callFailed(spec, record, message);
-      return unavailable(spec, `the connection to server ${record.id} failed`, true);
+      return unavailable(
+        spec,
+        `the connection to server ${record.id} failed`,
+        true,
+      );
     } finally {
       limit.clear();
       link.breaker.settle(admission, end);
@@ -393,7 +430,9 @@ export class Gateway {
   #checked(spec: ToolSpec, record: ServerRecord, raw: unknown): CallToolResult {
     if (!isObject(raw) || !Array.isArray(raw.content)) {
       this.#callFailed(spec, record, "the result has no content list");
-      return toolError(`${spec.name}: server ${record.id} returned a malformed result`);
+      return toolError(
+        `${spec.name}: server ${record.id} returned a malformed result`,
+      );
     }
     const result = withoutEnvelope(raw);
     if (result.isError === true) return result as unknown as CallToolResult;
@@ -453,7 +492,9 @@ export class Gateway {
 
   /** Sets the re-list timer (once; again after each run). */
   #arm(): void {
-    if (this.#closed || this.#relistMs === 0 || this.#timer !== undefined) return;
+    if (this.#closed || this.#relistMs === 0 || this.#timer !== undefined) {
+      return;
+    }
     this.#timer = this.#ctx.timers.setTimeout(() => {
       this.refresh().finally(() => {
         this.#timer = undefined;
@@ -477,7 +518,9 @@ function sameRecord(a: ServerRecord, b: ServerRecord): boolean {
  * 2026-07-28 `resultType`, and `_meta` keys under MCP's reserved `io.modelcontextprotocol/` prefix
  * (the upstream's `serverInfo`). The estate's server adds its own.
  */
-function withoutEnvelope(raw: Record<string, unknown>): Record<string, unknown> {
+function withoutEnvelope(
+  raw: Record<string, unknown>,
+): Record<string, unknown> {
   const { resultType: _envelope, ...result } = raw;
   if (isObject(result._meta)) {
     const meta = Object.fromEntries(
@@ -498,7 +541,11 @@ function toolError(text: string): CallToolResult {
  * "<tool> is unavailable: <reason>", with a warning when the call may have reached a server that
  * did not answer and the tool's side effect makes a blind retry unsafe.
  */
-function unavailable(spec: ToolSpec, reason: string, mayHaveRun = false): CallToolResult {
+function unavailable(
+  spec: ToolSpec,
+  reason: string,
+  mayHaveRun = false,
+): CallToolResult {
   const warning = mayHaveRun && !RETRYABLE[spec.sideEffect]
     ? `; the call may have reached it, so check before calling ${spec.name} again`
     : "";

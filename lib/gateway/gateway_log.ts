@@ -26,7 +26,11 @@ import type { IdentityEvidence } from "./upstream.ts";
  * - `cleared`: a quarantined tool is back within the registered contract (the upstream reverted,
  *   or a version was published).
  */
-export type DriftEventKind = "compatible" | "description" | "quarantined" | "cleared";
+export type DriftEventKind =
+  | "compatible"
+  | "description"
+  | "quarantined"
+  | "cleared";
 
 /** One drift event, for the tool's owner (the drift log, the CLI, the editor). */
 export interface DriftEvent {
@@ -87,7 +91,11 @@ export type GatewayLogEntry =
     retryInMs: number;
   }
   /** It could not be reached (or did not finish connecting in time). */
-  | GatewayLogFields & { kind: "unreachable"; message: string; retryInMs: number }
+  | GatewayLogFields & {
+    kind: "unreachable";
+    message: string;
+    retryInMs: number;
+  }
   /** An open connection closed. */
   | GatewayLogFields & { kind: "disconnected" }
   /**
@@ -106,9 +114,19 @@ export type GatewayLogEntry =
   /** A re-list failed (the previous listing stays). */
   | GatewayLogFields & { kind: "relist-failed"; message: string }
   /** A forwarded call got no answer in time (the upstream call was cancelled). */
-  | GatewayLogFields & { kind: "timeout"; tool: string; version: string; timeoutMs: number }
+  | GatewayLogFields & {
+    kind: "timeout";
+    tool: string;
+    version: string;
+    timeoutMs: number;
+  }
   /** A forwarded call failed otherwise: the connection closed, or the answer was unusable. */
-  | GatewayLogFields & { kind: "call-failed"; tool: string; version: string; message: string }
+  | GatewayLogFields & {
+    kind: "call-failed";
+    tool: string;
+    version: string;
+    message: string;
+  }
   /** The upstream's `structuredContent` broke the registered `outputSchema`: the first issues. */
   | GatewayLogFields & {
     kind: "output-violation";
@@ -118,4 +136,8 @@ export type GatewayLogEntry =
     omitted: number;
   }
   /** The circuit breaker moved. */
-  | GatewayLogFields & { kind: "circuit"; state: CircuitState; failures: number };
+  | GatewayLogFields & {
+    kind: "circuit";
+    state: CircuitState;
+    failures: number;
+  };

@@ -72,7 +72,11 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 class VerifiedHttpTransport extends StreamableHttpClientTransport {
   readonly #destroy: () => void;
 
-  constructor(url: string, options: StreamableHttpClientOptions, destroy: () => void) {
+  constructor(
+    url: string,
+    options: StreamableHttpClientOptions,
+    destroy: () => void,
+  ) {
     super(url, options);
     this.#destroy = destroy;
   }
@@ -152,7 +156,10 @@ async function checkFile(
     sha256 = await sha256File(file);
   } catch (e) {
     const code = (e as { code?: string }).code ?? (e as Error).message;
-    throw refuse(`${file}: unreadable (${code})`, `cannot be read at ${file} (${code})`);
+    throw refuse(
+      `${file}: unreadable (${code})`,
+      `cannot be read at ${file} (${code})`,
+    );
   }
   if (sha256 !== expected.toLowerCase()) {
     throw refuse(
@@ -222,7 +229,10 @@ async function connectStdio(
   });
   if (typeof stderr === "function") {
     transport.process.stderr?.setEncoding("utf8");
-    transport.process.stderr?.on("data", (text: string) => stderr(text, record.id));
+    transport.process.stderr?.on(
+      "data",
+      (text: string) => stderr(text, record.id),
+    );
   }
   return {
     transport,
@@ -282,7 +292,9 @@ async function connectStdio(
  * assert.equal(refused.evidence.observed, "http: (no TLS, no certificate)");
  * ```
  */
-export function connectUpstreams(options: ConnectUpstreamsOptions = {}): UpstreamConnector {
+export function connectUpstreams(
+  options: ConnectUpstreamsOptions = {},
+): UpstreamConnector {
   return (record: ServerRecord): Promise<VerifiedTransport> =>
     record.upstream.kind === "http"
       ? connectHttp(record, record.upstream, options)

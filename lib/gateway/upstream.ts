@@ -58,4 +58,6 @@ export interface VerifiedTransport {
  * @throws {IdentityRefusedError} When the server is not the one recorded.
  * @throws {Error} When it cannot be reached.
  */
-export type UpstreamConnector = (record: ServerRecord) => Promise<VerifiedTransport>;
+export type UpstreamConnector = (
+  record: ServerRecord,
+) => Promise<VerifiedTransport>;

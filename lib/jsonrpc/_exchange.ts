@@ -33,7 +33,10 @@ export class PeerExchange {
   /** The peer: send requests to the other side with it (`request`), close it with `close`. */
   readonly peer: JsonRpcPeer;
   readonly #transport: Transport;
-  readonly #waiting = new Map<JsonRpcId, (response: JsonRpcResponse | undefined) => void>();
+  readonly #waiting = new Map<
+    JsonRpcId,
+    (response: JsonRpcResponse | undefined) => void
+  >();
 
   constructor(options: ExchangeOptions) {
     this.#transport = {
@@ -54,7 +57,10 @@ export class PeerExchange {
         return Promise.resolve();
       },
     };
-    this.peer = new JsonRpcPeer(this.#transport, { answerInvalid: false, ...options.peer });
+    this.peer = new JsonRpcPeer(this.#transport, {
+      answerInvalid: false,
+      ...options.peer,
+    });
     this.peer.onOtherRequest(async (params, context) => {
       try {
         return await options.handler(params, context);

@@ -20,7 +20,10 @@ interface Entry {
 
 /** What the table needs from its peer. */
 export interface IncomingHost {
-  sendQuietly: (message: JsonRpcMessage, options?: TransportSendOptions) => void;
+  sendQuietly: (
+    message: JsonRpcMessage,
+    options?: TransportSendOptions,
+  ) => void;
   report: (report: ProtocolErrorReport) => void;
   /** The context's `notify` and `request`, already related to the request being handled. */
   related: (id: JsonRpcId) => Pick<RequestContext, "notify" | "request">;
@@ -59,7 +62,10 @@ export class IncomingRequests {
       this.#host.sendQuietly(
         makeError(
           id,
-          new JsonRpcError(ERROR_CODES.METHOD_NOT_FOUND, `Method not found: ${method}`),
+          new JsonRpcError(
+            ERROR_CODES.METHOD_NOT_FOUND,
+            `Method not found: ${method}`,
+          ),
         ),
       );
       return;
@@ -76,17 +82,25 @@ export class IncomingRequests {
       this.#host.sendQuietly(message);
     };
     const context = this.#context(request, entry);
-    new Promise<unknown>((resolve) => resolve(handler(request.params, context))).then(
-      (result) => answer(makeResult(id, result === undefined ? {} : result)),
-      (error) => {
-        if (error instanceof JsonRpcError) {
-          answer(makeError(id, error));
-          return;
-        }
-        if (!entry.done) this.#host.report({ kind: "handler-failed", method, error });
-        answer(makeError(id, new JsonRpcError(ERROR_CODES.INTERNAL_ERROR, "Internal error")));
-      },
-    );
+    new Promise<unknown>((resolve) => resolve(handler(request.params, context)))
+      .then(
+        (result) => answer(makeResult(id, result === undefined ? {} : result)),
+        (error) => {
+          if (error instanceof JsonRpcError) {
+            answer(makeError(id, error));
+            return;
+          }
+          if (!entry.done) {
+            this.#host.report({ kind: "handler-failed", method, error });
+          }
+          answer(
+            makeError(
+              id,
+              new JsonRpcError(ERROR_CODES.INTERNAL_ERROR, "Internal error"),
+            ),
+          );
+        },
+      );
   }
 
   /** The other side's `notifications/cancelled`: aborts the request it names; no answer follows. */
@@ -125,11 +139,15 @@ export class IncomingRequests {
       progressToken,
       progress: (update) => {
         if (
-          progressToken === undefined || entry.done || typeof update.progress !== "number" ||
+          progressToken === undefined || entry.done ||
+          typeof update.progress !== "number" ||
           !(update.progress > entry.lastProgress)
         ) return;
         entry.lastProgress = update.progress;
-        const p: Record<string, unknown> = { progressToken, progress: update.progress };
+        const p: Record<string, unknown> = {
+          progressToken,
+          progress: update.progress,
+        };
         if (update.total !== undefined) p.total = update.total;
         if (update.message !== undefined) p.message = update.message;
         this.#host.sendQuietly(makeNotification("notifications/progress", p), {

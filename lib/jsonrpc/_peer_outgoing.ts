@@ -31,7 +31,10 @@ export interface OutgoingHost {
   /** Whether a timeout also sends `notifications/cancelled`. */
   cancelOnTimeout: boolean;
   /** Sends a message whose failure nobody waits for (it is reported). */
-  sendQuietly: (message: JsonRpcMessage, options?: TransportSendOptions) => void;
+  sendQuietly: (
+    message: JsonRpcMessage,
+    options?: TransportSendOptions,
+  ) => void;
   /** The message requests fail with once the peer is closed, or undefined while it is open. */
   closedWith: () => string | undefined;
 }
@@ -59,9 +62,14 @@ function timeoutProblem(ms: unknown): string | undefined {
 }
 
 /** `params` with `_meta.progressToken` set, keeping the caller's other `_meta`. */
-function withProgressToken(params: JsonRpcParams | undefined, token: JsonRpcId): JsonRpcParams {
+function withProgressToken(
+  params: JsonRpcParams | undefined,
+  token: JsonRpcId,
+): JsonRpcParams {
   if (params !== undefined && !isObject(params)) {
-    throw new TypeError("onProgress needs named params (an object) to carry _meta.progressToken");
+    throw new TypeError(
+      "onProgress needs named params (an object) to carry _meta.progressToken",
+    );
   }
   const meta = isObject(params?._meta) ? params._meta : {};
   return { ...params, _meta: { ...meta, progressToken: token } };
@@ -83,7 +91,11 @@ export class OutgoingRequests {
   }
 
   /** Sends a request; see `JsonRpcPeer.start`. */
-  start(method: string, params: JsonRpcParams | undefined, options: PeerRequestOptions): PeerCall {
+  start(
+    method: string,
+    params: JsonRpcParams | undefined,
+    options: PeerRequestOptions,
+  ): PeerCall {
     const id = this.#nextId++;
     const failed = (error: Error): PeerCall => ({
       id,
@@ -139,10 +151,14 @@ export class OutgoingRequests {
       );
     };
     const onTimeout = (): void => {
-      const error = new PeerError("timeout", `request ${method} timed out after ${timeoutMs} ms`, {
-        method,
-        requestId: id,
-      });
+      const error = new PeerError(
+        "timeout",
+        `request ${method} timed out after ${timeoutMs} ms`,
+        {
+          method,
+          requestId: id,
+        },
+      );
       if (this.#host.cancelOnTimeout) this.#cancel(id, error.message, error);
       else this.settle(id, error);
     };
@@ -169,7 +185,10 @@ export class OutgoingRequests {
       id,
       result,
       abandon: (why: string) => {
-        this.settle(id, new PeerError("cancelled", why, { method, requestId: id }));
+        this.settle(
+          id,
+          new PeerError("cancelled", why, { method, requestId: id }),
+        );
       },
     };
   }
@@ -223,7 +242,13 @@ export class OutgoingRequests {
   /** Fails every waiting request (the peer closed). */
   failAll(message: string): void {
     for (const [id, entry] of [...this.#entries]) {
-      this.settle(id, new PeerError("closed", message, { method: entry.method, requestId: id }));
+      this.settle(
+        id,
+        new PeerError("closed", message, {
+          method: entry.method,
+          requestId: id,
+        }),
+      );
     }
   }
 

@@ -51,7 +51,9 @@ export function methodProblem(method: unknown): string | undefined {
 
 /** The problem with params (`undefined` means absent, which is fine), if any. */
 export function paramsProblem(params: unknown): string | undefined {
-  if (params === undefined || typeof params === "object" && params !== null) return undefined;
+  if (params === undefined || typeof params === "object" && params !== null) {
+    return undefined;
+  }
   return `params must be an object or an array, got ${describe(params)}`;
 }
 

@@ -34,9 +34,13 @@ export type ClassifiedMessage =
   | { kind: "response"; message: JsonRpcResponse };
 
 function invalid(problem: string, requestId: JsonRpcId | null): JsonRpcError {
-  return new JsonRpcError(ERROR_CODES.INVALID_REQUEST, `Invalid Request: ${problem}`, {
-    requestId,
-  });
+  return new JsonRpcError(
+    ERROR_CODES.INVALID_REQUEST,
+    `Invalid Request: ${problem}`,
+    {
+      requestId,
+    },
+  );
 }
 
 /**
@@ -79,7 +83,10 @@ export function validateEnvelope(value: unknown): ClassifiedMessage {
     );
   }
   if (!isObject(value)) {
-    throw invalid(`a message must be a JSON object, got ${describe(value)}`, null);
+    throw invalid(
+      `a message must be a JSON object, got ${describe(value)}`,
+      null,
+    );
   }
   const id = member(value, "id");
   const requestId = isId(id) ? id : null;
@@ -97,7 +104,8 @@ export function validateEnvelope(value: unknown): ClassifiedMessage {
   const error = member(value, "error");
 
   if (method !== undefined) {
-    const problem = methodProblem(method) ?? paramsProblem(member(value, "params"));
+    const problem = methodProblem(method) ??
+      paramsProblem(member(value, "params"));
     if (problem !== undefined) throw invalid(problem, requestId);
     if (result !== undefined || error !== undefined) {
       throw invalid(
@@ -124,7 +132,12 @@ export function validateEnvelope(value: unknown): ClassifiedMessage {
     if (idIssue !== undefined) throw invalid(idIssue, null);
     const message: JsonRpcRequest = params === undefined
       ? { jsonrpc: "2.0", id: id as JsonRpcId, method: method as string }
-      : { jsonrpc: "2.0", id: id as JsonRpcId, method: method as string, params };
+      : {
+        jsonrpc: "2.0",
+        id: id as JsonRpcId,
+        method: method as string,
+        params,
+      };
     return { kind: "request", message };
   }
 
@@ -136,7 +149,10 @@ export function validateEnvelope(value: unknown): ClassifiedMessage {
     );
   }
   if (result !== undefined && error !== undefined) {
-    throw invalid("a response must have exactly one of result and error, got both", requestId);
+    throw invalid(
+      "a response must have exactly one of result and error, got both",
+      requestId,
+    );
   }
   if (id === undefined) {
     throw invalid(
@@ -166,7 +182,10 @@ export function validateEnvelope(value: unknown): ClassifiedMessage {
   }
   const idIssue = idProblem(id);
   if (idIssue !== undefined) throw invalid(idIssue, null);
-  return { kind: "response", message: { jsonrpc: "2.0", id: id as JsonRpcId, result } };
+  return {
+    kind: "response",
+    message: { jsonrpc: "2.0", id: id as JsonRpcId, result },
+  };
 }
 
 /**
@@ -193,14 +212,18 @@ export function validateEnvelope(value: unknown): ClassifiedMessage {
  */
 export function parseMessage(text: string): ClassifiedMessage {
   if (typeof text !== "string") {
-    throw new TypeError(`parseMessage(): text must be a string, got ${describe(text)}`);
+    throw new TypeError(
+      `parseMessage(): text must be a string, got ${describe(text)}`,
+    );
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (cause) {
     const detail = cause instanceof Error ? cause.message : String(cause);
-    throw new JsonRpcError(ERROR_CODES.PARSE_ERROR, `Parse error: ${detail}`, { cause });
+    throw new JsonRpcError(ERROR_CODES.PARSE_ERROR, `Parse error: ${detail}`, {
+      cause,
+    });
   }
   return validateEnvelope(value);
 }

@@ -128,12 +128,20 @@ export class JsonRpcError extends Error {
    * @throws {TypeError} When `code` is not an integer, `message` not a string, or `requestId`
    *   neither a string, an integer nor `null`.
    */
-  constructor(code: number, message: string, options: JsonRpcErrorOptions = {}) {
+  constructor(
+    code: number,
+    message: string,
+    options: JsonRpcErrorOptions = {},
+  ) {
     if (!Number.isSafeInteger(code)) {
-      throw new TypeError(`JsonRpcError: code must be an integer, got ${describe(code)}`);
+      throw new TypeError(
+        `JsonRpcError: code must be an integer, got ${describe(code)}`,
+      );
     }
     if (typeof message !== "string") {
-      throw new TypeError(`JsonRpcError: message must be a string, got ${describe(message)}`);
+      throw new TypeError(
+        `JsonRpcError: message must be a string, got ${describe(message)}`,
+      );
     }
     const requestId = options.requestId ?? null;
     if (requestId !== null && !isId(requestId)) {
@@ -141,7 +149,10 @@ export class JsonRpcError extends Error {
         `JsonRpcError: requestId must be a string, an integer or null, got ${describe(requestId)}`,
       );
     }
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(
+      message,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.name = "JsonRpcError";
     this.code = code;
     if (options.data !== undefined) this.data = options.data;

@@ -70,7 +70,11 @@ export function makeRequest(parts: RequestParts): JsonRpcRequest;
  * assert.deepEqual(makeRequest(7, "tools/list"), { jsonrpc: "2.0", id: 7, method: "tools/list" });
  * ```
  */
-export function makeRequest(id: JsonRpcId, method: string, params?: JsonRpcParams): JsonRpcRequest;
+export function makeRequest(
+  id: JsonRpcId,
+  method: string,
+  params?: JsonRpcParams,
+): JsonRpcRequest;
 export function makeRequest(
   first: RequestParts | JsonRpcId,
   ...rest: [method?: string, params?: JsonRpcParams]
@@ -106,7 +110,10 @@ export function makeRequest(
  * assert.equal("id" in n, false);
  * ```
  */
-export function makeNotification(method: string, params?: JsonRpcParams): JsonRpcNotification {
+export function makeNotification(
+  method: string,
+  params?: JsonRpcParams,
+): JsonRpcNotification {
   check("makeNotification", methodProblem(method));
   check("makeNotification", paramsProblem(params));
   return params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params };

@@ -103,7 +103,11 @@ export interface RequestContext {
   /** Sends a notification related to this request (a Streamable HTTP server sends it on its stream). */
   notify(method: string, params?: JsonRpcParams): Promise<void>;
   /** Sends a request related to this one to the other side (e.g. a server asking its client). */
-  request(method: string, params?: JsonRpcParams, options?: PeerRequestOptions): Promise<unknown>;
+  request(
+    method: string,
+    params?: JsonRpcParams,
+    options?: PeerRequestOptions,
+  ): Promise<unknown>;
 }
 
 /**
@@ -221,8 +225,10 @@ export class JsonRpcPeer {
   constructor(transport: Transport, options: PeerOptions = {}) {
     this.#transport = transport;
     this.#options = options;
-    const sendQuietly = (message: JsonRpcMessage, opts?: TransportSendOptions): void =>
-      this.#sendQuietly(message, opts);
+    const sendQuietly = (
+      message: JsonRpcMessage,
+      opts?: TransportSendOptions,
+    ): void => this.#sendQuietly(message, opts);
     this.#outgoing = new OutgoingRequests({
       transport,
       timers: options.timers ?? PLATFORM_TIMERS,
@@ -290,7 +296,11 @@ export class JsonRpcPeer {
    * @param options Cancellation, timeout, progress.
    * @returns The call.
    */
-  start(method: string, params?: JsonRpcParams, options: PeerRequestOptions = {}): PeerCall {
+  start(
+    method: string,
+    params?: JsonRpcParams,
+    options: PeerRequestOptions = {},
+  ): PeerCall {
     return this.#outgoing.start(method, params, options);
   }
 
@@ -310,7 +320,9 @@ export class JsonRpcPeer {
     options: TransportSendOptions = {},
   ): Promise<void> {
     if (this.#closedWith !== undefined) {
-      return Promise.reject(new PeerError("closed", this.#closedWith, { method }));
+      return Promise.reject(
+        new PeerError("closed", this.#closedWith, { method }),
+      );
     }
     try {
       return this.#transport.send(makeNotification(method, params), options);
@@ -330,7 +342,9 @@ export class JsonRpcPeer {
   onRequest(method: string, handler: RequestHandler): () => void {
     this.#requestHandlers.set(method, handler);
     return () => {
-      if (this.#requestHandlers.get(method) === handler) this.#requestHandlers.delete(method);
+      if (this.#requestHandlers.get(method) === handler) {
+        this.#requestHandlers.delete(method);
+      }
     };
   }
 
@@ -428,12 +442,18 @@ export class JsonRpcPeer {
     switch (classified.kind) {
       case "response":
         if (!this.#outgoing.answer(classified.message)) {
-          this.#report({ kind: "unknown-response", message: classified.message });
+          this.#report({
+            kind: "unknown-response",
+            message: classified.message,
+          });
         }
         return;
       case "request": {
         const r = classified.message;
-        this.#incoming.handle(r, this.#requestHandlers.get(r.method) ?? this.#otherRequests);
+        this.#incoming.handle(
+          r,
+          this.#requestHandlers.get(r.method) ?? this.#otherRequests,
+        );
         return;
       }
       case "notification":
@@ -444,12 +464,16 @@ export class JsonRpcPeer {
   #notification(n: JsonRpcNotification): void {
     const params = isObject(n.params) ? n.params : {};
     try {
-      if (n.method === "notifications/cancelled") this.#incoming.cancelled(params);
-      else if (n.method === "notifications/progress") this.#outgoing.progress(params);
+      if (n.method === "notifications/cancelled") {
+        this.#incoming.cancelled(params);
+      } else if (n.method === "notifications/progress") {
+        this.#outgoing.progress(params);
+      }
     } catch (error) {
       this.#report({ kind: "handler-failed", method: n.method, error });
     }
-    const handler = this.#notificationHandlers.get(n.method) ?? this.#otherNotifications;
+    const handler = this.#notificationHandlers.get(n.method) ??
+      this.#otherNotifications;
     if (!handler) return;
     try {
       const done = handler(n.params, { method: n.method });

@@ -53,8 +53,15 @@ export class PeerError extends Error {
    * @param message What ended, and why (e.g. `request tools/list was cancelled`).
    * @param options The request's method and id, and the cause.
    */
-  constructor(kind: PeerErrorKind, message: string, options: PeerErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+  constructor(
+    kind: PeerErrorKind,
+    message: string,
+    options: PeerErrorOptions = {},
+  ) {
+    super(
+      message,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.name = "PeerError";
     this.kind = kind;
     if (options.method !== undefined) this.method = options.method;

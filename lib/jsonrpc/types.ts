@@ -12,7 +12,9 @@
 export type JsonRpcId = string | number;
 
 /** The `params` of a request or notification: by position (an array) or by name (an object). */
-export type JsonRpcParams = readonly unknown[] | { readonly [name: string]: unknown };
+export type JsonRpcParams = readonly unknown[] | {
+  readonly [name: string]: unknown;
+};
 
 /** A request: carries an `id` and expects exactly one response with the same id. */
 export interface JsonRpcRequest {
@@ -73,4 +75,7 @@ export interface JsonRpcErrorResponse {
 export type JsonRpcResponse = JsonRpcSuccess | JsonRpcErrorResponse;
 
 /** Any single JSON-RPC 2.0 message (batches are not supported). */
-export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
+export type JsonRpcMessage =
+  | JsonRpcRequest
+  | JsonRpcNotification
+  | JsonRpcResponse;

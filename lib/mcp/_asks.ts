@@ -35,9 +35,15 @@ import { MissingClientCapabilityError } from "./tool_handler.ts";
 /** The asks one call may make. */
 export interface Asker {
   /** `sampling/createMessage`. */
-  sample(request: SamplingRequest, options?: AskOptions): Promise<SamplingResult>;
+  sample(
+    request: SamplingRequest,
+    options?: AskOptions,
+  ): Promise<SamplingResult>;
   /** `elicitation/create`. */
-  elicit(request: ElicitationRequest, options?: AskOptions): Promise<ElicitationResult>;
+  elicit(
+    request: ElicitationRequest,
+    options?: AskOptions,
+  ): Promise<ElicitationResult>;
   /** `roots/list`. */
   listRoots(options?: AskOptions): Promise<Root[]>;
 }
@@ -81,7 +87,10 @@ export class InputRounds {
    * @param answers The answers so far, by key.
    * @param state The verified state they came with.
    */
-  constructor(answers: Readonly<Record<string, unknown>>, state: RequestState | undefined) {
+  constructor(
+    answers: Readonly<Record<string, unknown>>,
+    state: RequestState | undefined,
+  ) {
     this.#answers = answers;
     this.state = state;
   }
@@ -94,10 +103,14 @@ export class InputRounds {
   next(method: string, params: Record<string, unknown>, key?: string): unknown {
     const index = this.#next++;
     if (key !== undefined && (typeof key !== "string" || key === "")) {
-      throw new TypeError(`an ask's key must be a non-empty string, got ${JSON.stringify(key)}`);
+      throw new TypeError(
+        `an ask's key must be a non-empty string, got ${JSON.stringify(key)}`,
+      );
     }
     const k = key ?? `ask-${index}`;
-    if (this.#asked.has(k)) throw new TypeError(`two asks of one call have the key ${k}`);
+    if (this.#asked.has(k)) {
+      throw new TypeError(`two asks of one call have the key ${k}`);
+    }
     this.#asked.add(k);
     if (Object.hasOwn(this.#answers, k)) return this.#answers[k];
     const pending = { key: k, method, params };
@@ -107,7 +120,9 @@ export class InputRounds {
 
   /** The answers this run's asks used: what the next round's state carries. */
   used(): Record<string, unknown> {
-    return Object.fromEntries(Object.entries(this.#answers).filter(([k]) => this.#asked.has(k)));
+    return Object.fromEntries(
+      Object.entries(this.#answers).filter(([k]) => this.#asked.has(k)),
+    );
   }
 }
 
@@ -119,7 +134,10 @@ const METHOD: Readonly<Record<ClientDirection, string>> = {
 };
 
 /** The capability a request needs, as `-32021` names it. */
-function needed(direction: ClientDirection, mode?: "form" | "url"): Record<string, unknown> {
+function needed(
+  direction: ClientDirection,
+  mode?: "form" | "url",
+): Record<string, unknown> {
   if (direction !== "elicitation") return { [direction]: {} };
   return { elicitation: { [mode ?? "form"]: {} } };
 }
@@ -146,27 +164,44 @@ export function clientCan(
 }
 
 /** Checks a request before it is sent: a handler bug is the handler's error, not the client's. */
-function checkRequest(direction: ClientDirection, params: Record<string, unknown>): void {
+function checkRequest(
+  direction: ClientDirection,
+  params: Record<string, unknown>,
+): void {
   if (direction === "sampling") {
-    if (!Array.isArray(params.messages) || !Number.isInteger(params.maxTokens)) {
-      throw new TypeError("sample() needs messages (a list) and maxTokens (an integer)");
+    if (
+      !Array.isArray(params.messages) || !Number.isInteger(params.maxTokens)
+    ) {
+      throw new TypeError(
+        "sample() needs messages (a list) and maxTokens (an integer)",
+      );
     }
   } else if (direction === "elicitation") {
-    if (typeof params.message !== "string") throw new TypeError("elicit() needs a message");
+    if (typeof params.message !== "string") {
+      throw new TypeError("elicit() needs a message");
+    }
     if (params.mode === "url") {
-      if (typeof params.url !== "string" || typeof params.elicitationId !== "string") {
+      if (
+        typeof params.url !== "string" ||
+        typeof params.elicitationId !== "string"
+      ) {
         throw new TypeError("elicit() in url mode needs url and elicitationId");
       }
       let url: URL;
       try {
         url = new URL(params.url);
       } catch {
-        throw new TypeError(`elicit(): ${JSON.stringify(params.url)} is not a URL`);
+        throw new TypeError(
+          `elicit(): ${JSON.stringify(params.url)} is not a URL`,
+        );
       }
       if (
-        url.protocol !== "https:" && url.hostname !== "localhost" && url.hostname !== "127.0.0.1"
+        url.protocol !== "https:" && url.hostname !== "localhost" &&
+        url.hostname !== "127.0.0.1"
       ) {
-        throw new TypeError(`elicit(): the URL must be https, got ${url.protocol}`);
+        throw new TypeError(
+          `elicit(): the URL must be https, got ${url.protocol}`,
+        );
       }
     } else {
       const issues = checkElicitationSchema(params.requestedSchema);
@@ -197,12 +232,15 @@ export function checkAnswer(
   answer: unknown,
 ): unknown {
   const bad = (what: string): never => {
-    throw new Error(`the client's answer to ${METHOD[direction]} is not valid: ${what}`);
+    throw new Error(
+      `the client's answer to ${METHOD[direction]} is not valid: ${what}`,
+    );
   };
   if (!isObject(answer)) return bad("not an object");
   if (direction === "sampling") {
     if (
-      answer.role !== "assistant" || !isObject(answer.content) || typeof answer.model !== "string"
+      answer.role !== "assistant" || !isObject(answer.content) ||
+      typeof answer.model !== "string"
     ) {
       bad("it needs role assistant, content and model");
     }
@@ -276,7 +314,13 @@ export function askerFor(options: AskerOptions): Asker {
     }
     checkRequest(direction, params);
     const method = METHOD[direction];
-    if (rounds) return checkAnswer(direction, params, rounds.next(method, params, askOptions.key));
+    if (rounds) {
+      return checkAnswer(
+        direction,
+        params,
+        rounds.next(method, params, askOptions.key),
+      );
+    }
     if (!options.canRequest) {
       throw new Error(`this connection cannot carry ${method} to the client`);
     }
@@ -288,7 +332,11 @@ export function askerFor(options: AskerOptions): Asker {
   };
   return {
     sample: async (request, o) =>
-      await ask("sampling", request as unknown as Record<string, unknown>, o) as SamplingResult,
+      await ask(
+        "sampling",
+        request as unknown as Record<string, unknown>,
+        o,
+      ) as SamplingResult,
     elicit: async (request, o) =>
       await ask(
         "elicitation",
@@ -396,7 +444,9 @@ export async function openRounds(
   }
   const answers = { ...opened.answers };
   for (const key of opened.asked) {
-    if (responses && Object.hasOwn(responses, key)) answers[key] = responses[key];
+    if (responses && Object.hasOwn(responses, key)) {
+      answers[key] = responses[key];
+    }
   }
   return new InputRounds(answers, opened);
 }
@@ -411,7 +461,12 @@ export async function openRounds(
  */
 export async function inputRequiredResult(
   core: ServerCore,
-  options: { caller: Caller; request: string; args: Record<string, unknown>; rounds: InputRounds },
+  options: {
+    caller: Caller;
+    request: string;
+    args: Record<string, unknown>;
+    rounds: InputRounds;
+  },
 ): Promise<Record<string, unknown>> {
   const { caller, request, args, rounds } = options;
   const requestState = await core.requestStates().seal({
@@ -425,7 +480,9 @@ export async function inputRequiredResult(
   });
   return {
     inputRequests: Object.fromEntries(
-      rounds.pending.map((p) => [p.key, { method: p.method, params: p.params }]),
+      rounds.pending.map((
+        p,
+      ) => [p.key, { method: p.method, params: p.params }]),
     ),
     requestState,
   };

@@ -76,7 +76,9 @@ export function readCallParams(params: Record<string, unknown>): CallParams {
   }
   const meta = isObject(params._meta) ? params._meta : {};
   const pin = meta[META_VERSION_KEY];
-  if (pin !== undefined && (typeof pin !== "string" || !isValidConstraint(pin))) {
+  if (
+    pin !== undefined && (typeof pin !== "string" || !isValidConstraint(pin))
+  ) {
     throw protocolError(
       ERROR_CODES.INVALID_PARAMS,
       `Invalid params: _meta["${META_VERSION_KEY}"] must be a version constraint such as ^1.2.0`,
@@ -99,14 +101,20 @@ export function readCallParams(params: Record<string, unknown>): CallParams {
  * @returns The newest version the caller may see.
  * @throws {JsonRpcError} `-32602` `Unknown tool: <name>`.
  */
-export function visibleTool(core: ServerCore, asked: { caller: Caller; name: string }): ToolSpec {
+export function visibleTool(
+  core: ServerCore,
+  asked: { caller: Caller; name: string },
+): ToolSpec {
   const { caller, name } = asked;
   const registry = core.options.registry;
   const visible = registry.visible(name, caller.principal); // = discover(), one name
   if (visible) return visible;
   const hidden = registry.versions(name).length > 0;
   logProbe(core, { caller, probe: { method: "tools/call", name, hidden } });
-  throw protocolError(ERROR_CODES.INVALID_PARAMS, `Unknown tool: ${shortenText(name)}`);
+  throw protocolError(
+    ERROR_CODES.INVALID_PARAMS,
+    `Unknown tool: ${shortenText(name)}`,
+  );
 }
 
 /**
@@ -129,7 +137,12 @@ export function resolveVersion(
   if (!pinned || !canSee(pinned, caller.principal)) {
     logProbe(core, {
       caller,
-      probe: { method: "tools/call", name, version: pin, hidden: pinned !== undefined },
+      probe: {
+        method: "tools/call",
+        name,
+        version: pin,
+        hidden: pinned !== undefined,
+      },
     });
     throw protocolError(
       ERROR_CODES.INVALID_PARAMS,
@@ -147,7 +160,10 @@ export function resolveVersion(
  * @param principal Who calls.
  * @returns The missing scopes.
  */
-export function missingCallScopes(spec: ToolSpec, principal: Principal): string[] {
+export function missingCallScopes(
+  spec: ToolSpec,
+  principal: Principal,
+): string[] {
   return (spec.callScopes ?? []).filter((s) => !principal.scopes.includes(s));
 }
 
@@ -210,7 +226,10 @@ export function scopeChallengeFor(
  * @param missing The scopes the credential lacks.
  * @returns The result.
  */
-export function insufficientScopeResult(spec: ToolSpec, missing: string[]): CallToolResult {
+export function insufficientScopeResult(
+  spec: ToolSpec,
+  missing: string[],
+): CallToolResult {
   const which = missing.length === 1 ? "scope" : "scopes";
   return {
     content: [{
@@ -221,7 +240,10 @@ export function insufficientScopeResult(spec: ToolSpec, missing: string[]): Call
         missing.length === 1 ? "it" : "them"
       } and call again.`,
     }],
-    structuredContent: { error: "insufficient_scope", scope: missing.join(" ") },
+    structuredContent: {
+      error: "insufficient_scope",
+      scope: missing.join(" "),
+    },
     isError: true,
   };
 }
@@ -247,12 +269,19 @@ export type ArgumentsVerdict =
  */
 export function checkArguments(
   spec: ToolSpec,
-  options: { args: Record<string, unknown>; protocolVersion: string | undefined },
+  options: {
+    args: Record<string, unknown>;
+    protocolVersion: string | undefined;
+  },
 ): ArgumentsVerdict {
   const issues = validateSchema(spec.inputSchema, options.args);
   if (!issues.length) return { kind: "valid" };
   const limited = limitIssues(issues);
-  if (!invalidArgumentsAsToolError(options.protocolVersion ?? LEGACY_PROTOCOL_VERSIONS[0])) {
+  if (
+    !invalidArgumentsAsToolError(
+      options.protocolVersion ?? LEGACY_PROTOCOL_VERSIONS[0],
+    )
+  ) {
     return {
       kind: "protocol-error",
       error: protocolError(
@@ -318,9 +347,13 @@ function missingCapability(
   e: MissingClientCapabilityError,
 ): CallToolResult {
   if (isStateless(caller)) {
-    throw protocolError(MCP_ERROR_CODES.MISSING_REQUIRED_CLIENT_CAPABILITY, e.message, {
-      requiredCapabilities: e.requiredCapabilities,
-    });
+    throw protocolError(
+      MCP_ERROR_CODES.MISSING_REQUIRED_CLIENT_CAPABILITY,
+      e.message,
+      {
+        requiredCapabilities: e.requiredCapabilities,
+      },
+    );
   }
   return {
     content: [{
@@ -354,7 +387,10 @@ function isStateless(caller: Caller): boolean {
  * @throws {JsonRpcError} `-32021` with `data.requiredCapabilities` when the handler throws
  *   {@linkcode MissingClientCapabilityError} in 2026-07-28.
  */
-export async function runHandler(core: ServerCore, run: HandlerRun): Promise<CallToolResult> {
+export async function runHandler(
+  core: ServerCore,
+  run: HandlerRun,
+): Promise<CallToolResult> {
   const { caller, context, spec, request, record } = run;
   const handler = core.options.handlerFor(spec);
   if (!handler) {
@@ -371,9 +407,19 @@ export async function runHandler(core: ServerCore, run: HandlerRun): Promise<Cal
   const asks = trackAsks(run.asker ?? NO_ASKS);
   // Aborted when the caller cancels, or when an ask must wait for the client's next round.
   const signal = AbortSignal.any([context.signal, asks.waiting]);
-  const progress = (value: number | Progress, total?: number, message?: string): void =>
-    context.progress(typeof value === "number" ? { progress: value, total, message } : value);
-  const log = (first: LogLevel | LogEntry, data?: unknown, name?: string): void => {
+  const progress = (
+    value: number | Progress,
+    total?: number,
+    message?: string,
+  ): void =>
+    context.progress(
+      typeof value === "number" ? { progress: value, total, message } : value,
+    );
+  const log = (
+    first: LogLevel | LogEntry,
+    data?: unknown,
+    name?: string,
+  ): void => {
     const { level, data: what, logger } = typeof first === "string"
       ? { level: first, data, logger: name }
       : first;
@@ -456,16 +502,26 @@ export interface InputRequiredAnswer {
  */
 async function confirmStep(
   asker: Asker,
-  options: { caller: Caller; spec: ToolSpec; args: Record<string, unknown>; details: Details },
+  options: {
+    caller: Caller;
+    spec: ToolSpec;
+    args: Record<string, unknown>;
+    details: Details;
+  },
 ): Promise<CallToolResult | undefined> {
   const { caller, spec, args, details } = options;
   if (!needsConfirmation(spec)) return undefined;
   const message = confirmationMessage(spec, args);
   const answer = await asker.elicit(
-    { mode: "form", message, requestedSchema: structuredClone(CONFIRMATION_SCHEMA) },
+    {
+      mode: "form",
+      message,
+      requestedSchema: structuredClone(CONFIRMATION_SCHEMA),
+    },
     { timeoutMs: 10 * 60_000 },
   );
-  const confirmed = answer.action === "accept" && answer.content?.confirm === true;
+  const confirmed = answer.action === "accept" &&
+    answer.content?.confirm === true;
   details.confirmation = {
     by: caller.principal.id,
     at: new Date(details.now()).toISOString(),
@@ -521,9 +577,19 @@ export async function callTool(
   // What a requestState is bound to, beside the principal and a digest of the arguments.
   const bound = `tools/call ${spec.name}`;
   const rounds = isStateless(caller)
-    ? await openRounds(core, { caller, request: bound, args: request.args, params: call.params })
+    ? await openRounds(core, {
+      caller,
+      request: bound,
+      args: request.args,
+      params: call.params,
+    })
     : undefined;
-  const ask = { caller, context: call.context, rounds, canRequest: caller.canRequest ?? false };
+  const ask = {
+    caller,
+    context: call.context,
+    rounds,
+    canRequest: caller.canRequest ?? false,
+  };
   try {
     let ended: CallToolResult | undefined;
     try {
@@ -561,7 +627,11 @@ export async function callTool(
       spec,
       request,
       record,
-      asker: askerFor({ ...ask, who: `${spec.name}@${spec.version}`, uses: spec.uses ?? [] }),
+      asker: askerFor({
+        ...ask,
+        who: `${spec.name}@${spec.version}`,
+        uses: spec.uses ?? [],
+      }),
     });
     // The rounds that led here are spent: the same state cannot run the call again.
     if (rounds?.state) core.requestStates().spend(rounds.state);
@@ -589,7 +659,12 @@ interface Details {
 /** The call's logger, timed from now. */
 function recorder(
   core: ServerCore,
-  call: { caller: Caller; spec: ToolSpec; args: Record<string, unknown>; details: Details },
+  call: {
+    caller: Caller;
+    spec: ToolSpec;
+    args: Record<string, unknown>;
+    details: Details;
+  },
 ): RecordOutcome {
   const { caller, spec, args, details } = call;
   const started = core.now();
@@ -611,7 +686,9 @@ function recorder(
 function issuesText(tool: string, limited: LimitedIssues): string {
   const n = limited.omitted;
   return `Invalid arguments for ${tool}:\n` +
-    limited.issues.map((i) => `${i.path}: ${i.message} (${i.keyword})`).join("\n") +
+    limited.issues.map((i) => `${i.path}: ${i.message} (${i.keyword})`).join(
+      "\n",
+    ) +
     (n ? `\n… and ${n} more issue${n === 1 ? "" : "s"}` : "");
 }
 

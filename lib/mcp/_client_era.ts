@@ -63,7 +63,9 @@ export function verdictFromError(
   options: { asked: string; legacy: readonly string[] },
 ): DiscoverVerdict {
   const { asked, legacy } = options;
-  if (code !== MCP_ERROR_CODES.UNSUPPORTED_PROTOCOL_VERSION || !isObject(data)) {
+  if (
+    code !== MCP_ERROR_CODES.UNSUPPORTED_PROTOCOL_VERSION || !isObject(data)
+  ) {
     return { kind: "legacy" };
   }
   const supported = Array.isArray(data.supported)
@@ -86,7 +88,10 @@ export function verdictFromError(
  * @returns The header value.
  */
 export function headerValue(value: string): string {
-  if (/^[\x21-\x7E](?:[\x20-\x7E]*[\x21-\x7E])?$/.test(value) && !value.startsWith("=?")) {
+  if (
+    /^[\x21-\x7E](?:[\x20-\x7E]*[\x21-\x7E])?$/.test(value) &&
+    !value.startsWith("=?")
+  ) {
     return value;
   }
   const bytes = new TextEncoder().encode(value);
@@ -110,7 +115,10 @@ export interface ClientSelf {
  * @param self What the client says about itself.
  * @returns The `_meta` members.
  */
-export function envelope(version: string, self: ClientSelf): Record<string, unknown> {
+export function envelope(
+  version: string,
+  self: ClientSelf,
+): Record<string, unknown> {
   return {
     [META.protocolVersion]: version,
     [META.clientCapabilities]: self.capabilities,
@@ -219,14 +227,18 @@ async function discover(
     } catch (e) {
       if (host.closed() || refusedAuthorization(e)) throw e;
       const verdict = e instanceof JsonRpcError
-        ? verdictFromError(e.code, e.data, { asked: version, legacy: LEGACY_PROTOCOL_VERSIONS })
+        ? verdictFromError(e.code, e.data, {
+          asked: version,
+          legacy: LEGACY_PROTOCOL_VERSIONS,
+        })
         : { kind: "legacy" as const };
       if (verdict.kind === "retry") {
         version = verdict.version;
         continue;
       }
       if (
-        e instanceof JsonRpcError && e.code === MCP_ERROR_CODES.MISSING_REQUIRED_CLIENT_CAPABILITY
+        e instanceof JsonRpcError &&
+        e.code === MCP_ERROR_CODES.MISSING_REQUIRED_CLIENT_CAPABILITY
       ) throw e; // a modern server that needs more than this client declared
       if (required || verdict.kind === "no-common-version") {
         throw new McpClientError(
@@ -259,7 +271,9 @@ async function discover(
         version = common;
         continue;
       }
-      if (required || !supported.some((v) => LEGACY_PROTOCOL_VERSIONS.includes(v))) {
+      if (
+        required || !supported.some((v) => LEGACY_PROTOCOL_VERSIONS.includes(v))
+      ) {
         throw new McpClientError(
           "unsupported-revision",
           `server/discover: the server supports ${
@@ -278,7 +292,10 @@ async function discover(
 }
 
 /** A discover result in the shape of an `initialize` answer. */
-function discovered(version: string, r: Record<string, unknown>): InitializeResult {
+function discovered(
+  version: string,
+  r: Record<string, unknown>,
+): InitializeResult {
   checkResultType("server/discover", r);
   const meta = isObject(r._meta) ? r._meta : {};
   const rawInfo = isObject(meta[META.serverInfo]) ? meta[META.serverInfo] : r.serverInfo;

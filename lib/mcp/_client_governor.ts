@@ -67,7 +67,11 @@ export class ServerRequestRefusal extends JsonRpcError {
     message: string,
     options: { reason: string; outcome?: "refused" | "failed"; data?: unknown },
   ) {
-    super(code, message, options.data === undefined ? {} : { data: options.data });
+    super(
+      code,
+      message,
+      options.data === undefined ? {} : { data: options.data },
+    );
     this.name = "ServerRequestRefusal";
     this.reason = options.reason;
     this.outcome = options.outcome ?? "refused";
@@ -100,7 +104,10 @@ export class ServerRequestGovernor {
 
   constructor(host: GovernorHost) {
     this.#host = host;
-    this.#limits = { ...DEFAULT_SERVER_REQUEST_LIMITS, ...definedOnly(host.policy.limits ?? {}) };
+    this.#limits = {
+      ...DEFAULT_SERVER_REQUEST_LIMITS,
+      ...definedOnly(host.policy.limits ?? {}),
+    };
     for (const [name, value] of Object.entries(this.#limits)) {
       if (!Number.isInteger(value) || value < 0) {
         throw new RangeError(
@@ -141,11 +148,23 @@ export class ServerRequestGovernor {
     const server = host.server();
     const depth = this.#inFlight + 1;
     const adjustments: string[] = [];
-    const base = { at, server, method, via: options.via, bytes: byteSize(params), depth };
+    const base = {
+      at,
+      server,
+      method,
+      via: options.via,
+      bytes: byteSize(params),
+      depth,
+    };
     const withAdjustments = () => adjustments.length ? { adjustments: [...adjustments] } : {};
     let admitted = false;
     try {
-      const run = this.#prepare(method, isObject(params) ? params : {}, options, adjustments);
+      const run = this.#prepare(
+        method,
+        isObject(params) ? params : {},
+        options,
+        adjustments,
+      );
       this.#admit(method, options, depth);
       admitted = true;
       this.#inFlight++;
@@ -197,7 +216,10 @@ export class ServerRequestGovernor {
     adjustments: string[],
   ): Run {
     if (!Object.hasOwn(DIRECTIONS, method)) {
-      throw notFound(method, "not a server-initiated request this client serves");
+      throw notFound(
+        method,
+        "not a server-initiated request this client serves",
+      );
     }
     if (options.via === "request" && this.#host.era() === "modern") {
       throw notFound(
@@ -220,18 +242,27 @@ export class ServerRequestGovernor {
     const limits = this.#limits;
     const now = this.#host.now();
     if (depth > limits.maxDepth) {
-      throw rejected(method, `nested ${depth} deep (at most ${limits.maxDepth})`);
+      throw rejected(
+        method,
+        `nested ${depth} deep (at most ${limits.maxDepth})`,
+      );
     }
     this.#window = this.#window.filter((t) => t > now - MINUTE_MS);
     if (this.#window.length >= limits.maxPerMinute) {
-      throw rejected(method, `more than ${limits.maxPerMinute} requests per minute`);
+      throw rejected(
+        method,
+        `more than ${limits.maxPerMinute} requests per minute`,
+      );
     }
     const charged = options.via === "input-required"
       ? (options.call ? [options.call] : [])
       : [...this.#calls];
     const full = charged.find((c) => c.count >= limits.maxPerCall);
     if (full) {
-      throw rejected(method, `more than ${limits.maxPerCall} requests during ${full.label}`);
+      throw rejected(
+        method,
+        `more than ${limits.maxPerCall} requests during ${full.label}`,
+      );
     }
     this.#window.push(now);
     for (const c of charged) c.count++;
@@ -246,20 +277,33 @@ export class ServerRequestGovernor {
       !Array.isArray(messages) ||
       !messages.every((m) => isObject(m) && (m.role === "user" || m.role === "assistant"))
     ) {
-      throw invalid(method, "messages must be an array of {role: user|assistant, content}");
+      throw invalid(
+        method,
+        "messages must be an array of {role: user|assistant, content}",
+      );
     }
     const asked = params.maxTokens;
     if (typeof asked !== "number" || !Number.isFinite(asked) || asked <= 0) {
       throw invalid(method, "maxTokens must be a positive number");
     }
-    if ((params.tools !== undefined || params.toolChoice !== undefined) && !policy.tools) {
-      throw invalid(method, "tools were sent, but this client did not declare sampling.tools");
+    if (
+      (params.tools !== undefined || params.toolChoice !== undefined) &&
+      !policy.tools
+    ) {
+      throw invalid(
+        method,
+        "tools were sent, but this client did not declare sampling.tools",
+      );
     }
     const include = params.includeContext;
     if (
-      include !== undefined && !["none", "thisServer", "allServers"].includes(include as string)
+      include !== undefined &&
+      !["none", "thisServer", "allServers"].includes(include as string)
     ) {
-      throw invalid(method, 'includeContext must be "none", "thisServer" or "allServers"');
+      throw invalid(
+        method,
+        'includeContext must be "none", "thisServer" or "allServers"',
+      );
     }
     const max = policy.maxTokens ?? DEFAULT_SAMPLING_MAX_TOKENS;
     const request: SamplingRequest = {
@@ -269,15 +313,22 @@ export class ServerRequestGovernor {
     if (asked > max) adjustments.push(`maxTokens ${asked} → ${max}`);
     if (include === "allServers") {
       if (policy.includeContext === "refuse") {
-        throw rejected(method, 'includeContext "allServers" (context beyond this server)');
+        throw rejected(
+          method,
+          'includeContext "allServers" (context beyond this server)',
+        );
       }
       request.includeContext = "thisServer";
       adjustments.push("includeContext allServers → thisServer");
     } else if (include !== undefined) {
       request.includeContext = include as "none" | "thisServer";
     }
-    if (typeof params.systemPrompt === "string") request.systemPrompt = params.systemPrompt;
-    if (typeof params.temperature === "number") request.temperature = params.temperature;
+    if (typeof params.systemPrompt === "string") {
+      request.systemPrompt = params.systemPrompt;
+    }
+    if (typeof params.temperature === "number") {
+      request.temperature = params.temperature;
+    }
     if (
       Array.isArray(params.stopSequences) &&
       params.stopSequences.every((s) => typeof s === "string")
@@ -301,9 +352,13 @@ export class ServerRequestGovernor {
       const result = await policy.sample(request, context);
       if (
         !isObject(result) || typeof result.model !== "string" ||
-        (result.role !== "assistant" && result.role !== "user") || result.content === undefined
+        (result.role !== "assistant" && result.role !== "user") ||
+        result.content === undefined
       ) {
-        throw failed(method, "the host's sampling callback answered no {role, content, model}");
+        throw failed(
+          method,
+          "the host's sampling callback answered no {role, content, model}",
+        );
       }
       return { result: result as unknown as Record<string, unknown> };
     };
@@ -320,8 +375,13 @@ export class ServerRequestGovernor {
     if (!policy[mode]) {
       throw invalid(method, `mode "${mode}" was not declared by this client`);
     }
-    if (typeof params.message !== "string") throw invalid(method, "message must be a string");
-    const serverMessage = { server: this.#host.server(), message: params.message };
+    if (typeof params.message !== "string") {
+      throw invalid(method, "message must be a string");
+    }
+    const serverMessage = {
+      server: this.#host.server(),
+      message: params.message,
+    };
     if (mode === "form") {
       const form = policy.form!;
       const schema = params.requestedSchema;
@@ -339,12 +399,19 @@ export class ServerRequestGovernor {
       return async (context) => {
         const answer = await form({ serverMessage, requestedSchema }, context);
         if (
-          !isObject(answer) || !["accept", "decline", "cancel"].includes(answer.action as string)
+          !isObject(answer) ||
+          !["accept", "decline", "cancel"].includes(answer.action as string)
         ) {
-          throw failed(method, "the host's form callback answered no accept, decline or cancel");
+          throw failed(
+            method,
+            "the host's form callback answered no accept, decline or cancel",
+          );
         }
         if (answer.action !== "accept") {
-          return { result: { action: answer.action }, action: answer.action as "decline" };
+          return {
+            result: { action: answer.action },
+            action: answer.action as "decline",
+          };
         }
         const wrong = checkElicitationContent(requestedSchema, answer.content);
         if (wrong.length) {
@@ -355,7 +422,10 @@ export class ServerRequestGovernor {
             })`,
           );
         }
-        return { result: { action: "accept", content: answer.content }, action: "accept" };
+        return {
+          result: { action: "accept", content: answer.content },
+          action: "accept",
+        };
       };
     }
     const urlConsent = policy.url!;
@@ -368,7 +438,10 @@ export class ServerRequestGovernor {
       throw invalid(method, `url ${JSON.stringify(raw)} is not a valid URL`);
     }
     if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
-      throw invalid(method, `url scheme ${parsed.protocol} is refused (only https: and http:)`);
+      throw invalid(
+        method,
+        `url scheme ${parsed.protocol} is refused (only https: and http:)`,
+      );
     }
     const domain = parsed.hostname;
     const request = {
@@ -398,7 +471,8 @@ export class ServerRequestGovernor {
       if (
         !Array.isArray(roots) ||
         !roots.every((r) =>
-          isObject(r) && typeof r.uri === "string" && r.uri.startsWith("file://") &&
+          isObject(r) && typeof r.uri === "string" &&
+          r.uri.startsWith("file://") &&
           (r.name === undefined || typeof r.name === "string")
         )
       ) {
@@ -421,7 +495,9 @@ export class ServerRequestGovernor {
 
 /** The limits given, without the undefined ones (which would hide the defaults). */
 function definedOnly(limits: ServerRequestLimits): ServerRequestLimits {
-  return Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
+  return Object.fromEntries(
+    Object.entries(limits).filter(([, v]) => v !== undefined),
+  );
 }
 
 function byteSize(params: unknown): number {
@@ -434,9 +510,13 @@ function byteSize(params: unknown): number {
 }
 
 function notFound(method: string, reason: string): ServerRequestRefusal {
-  return new ServerRequestRefusal(ERROR_CODES.METHOD_NOT_FOUND, `Method not found: ${method}`, {
-    reason,
-  });
+  return new ServerRequestRefusal(
+    ERROR_CODES.METHOD_NOT_FOUND,
+    `Method not found: ${method}`,
+    {
+      reason,
+    },
+  );
 }
 
 function notAllowed(method: ServerRequestMethod): ServerRequestRefusal {
@@ -446,11 +526,19 @@ function notAllowed(method: ServerRequestMethod): ServerRequestRefusal {
   );
 }
 
-function invalid(method: string, what: string, data?: unknown): ServerRequestRefusal {
-  return new ServerRequestRefusal(ERROR_CODES.INVALID_PARAMS, `${method}: ${what}`, {
-    reason: what,
-    data,
-  });
+function invalid(
+  method: string,
+  what: string,
+  data?: unknown,
+): ServerRequestRefusal {
+  return new ServerRequestRefusal(
+    ERROR_CODES.INVALID_PARAMS,
+    `${method}: ${what}`,
+    {
+      reason: what,
+      data,
+    },
+  );
 }
 
 function rejected(method: string, what: string): ServerRequestRefusal {
@@ -462,10 +550,14 @@ function rejected(method: string, what: string): ServerRequestRefusal {
 }
 
 function failed(method: string, what: string): ServerRequestRefusal {
-  return new ServerRequestRefusal(ERROR_CODES.INTERNAL_ERROR, `${method}: the client failed`, {
-    reason: what,
-    outcome: "failed",
-  });
+  return new ServerRequestRefusal(
+    ERROR_CODES.INTERNAL_ERROR,
+    `${method}: the client failed`,
+    {
+      reason: what,
+      outcome: "failed",
+    },
+  );
 }
 
 /** A callback's throw: a `JsonRpcError` is its refusal, sent as is; anything else a failure. */

@@ -37,7 +37,9 @@ export async function fulfilInputRequired(
   let retry = params;
   for (let round = 0;; round++) {
     const result = await host.send(retry);
-    if (!isObject(result) || result.resultType !== "input_required") return result;
+    if (!isObject(result) || result.resultType !== "input_required") {
+      return result;
+    }
     if (round >= host.maxRounds) {
       throw new InputRequestRefusedError(method, {
         reason: `the server asked for input more than ${host.maxRounds} times (maxInputRounds)`,
@@ -46,10 +48,14 @@ export async function fulfilInputRequired(
     const requests = result.inputRequests;
     const state = result.requestState;
     if (requests !== undefined && !isObject(requests)) {
-      throw new InputRequestRefusedError(method, { reason: "inputRequests is not an object" });
+      throw new InputRequestRefusedError(method, {
+        reason: "inputRequests is not an object",
+      });
     }
     if (state !== undefined && typeof state !== "string") {
-      throw new InputRequestRefusedError(method, { reason: "requestState is not a string" });
+      throw new InputRequestRefusedError(method, {
+        reason: "requestState is not a string",
+      });
     }
     const entries = Object.entries(requests ?? {});
     if (entries.length === 0 && state === undefined) {

@@ -51,19 +51,24 @@ export function resultOutcome(result: CallToolResult): CallOutcome {
   // The issues ride in structuredContent, or — for a tool with an outputSchema, whose
   // structuredContent clients check against it — under the estate's _meta key.
   const meta = isObject(result._meta) ? result._meta[ISSUES_META_KEY] : undefined;
-  const carrier =
-    isObject(result.structuredContent) && looksLikeIssues(result.structuredContent.issues)
-      ? result.structuredContent
-      : isObject(meta) && looksLikeIssues(meta.issues)
-      ? meta
-      : undefined;
+  const carrier = isObject(result.structuredContent) &&
+      looksLikeIssues(result.structuredContent.issues)
+    ? result.structuredContent
+    : isObject(meta) && looksLikeIssues(meta.issues)
+    ? meta
+    : undefined;
   if (carrier) {
     const issues = carrier.issues as SchemaIssue[];
-    return { kind: "invalid-arguments", issues, via: "tool-result", omitted: omittedOf(carrier) };
+    return {
+      kind: "invalid-arguments",
+      issues,
+      via: "tool-result",
+      omitted: omittedOf(carrier),
+    };
   }
-  const text = (result.content ?? []).filter((c) => c.type === "text").map((c) =>
-    (c as { text: string }).text
-  ).join("\n");
+  const text = (result.content ?? []).filter((c) => c.type === "text").map((
+    c,
+  ) => (c as { text: string }).text).join("\n");
   return { kind: "tool-error", result, message: text };
 }
 
@@ -72,7 +77,17 @@ export function errorOutcome(error: JsonRpcError): CallOutcome {
   const data = isObject(error.data) ? error.data : {};
   const issues = data.issues;
   if (error.code === ERROR_CODES.INVALID_PARAMS && looksLikeIssues(issues)) {
-    return { kind: "invalid-arguments", issues, via: "protocol-error", omitted: omittedOf(data) };
+    return {
+      kind: "invalid-arguments",
+      issues,
+      via: "protocol-error",
+      omitted: omittedOf(data),
+    };
   }
-  return { kind: "protocol-error", code: error.code, message: error.message, data: error.data };
+  return {
+    kind: "protocol-error",
+    code: error.code,
+    message: error.message,
+    data: error.data,
+  };
 }

@@ -36,18 +36,27 @@ export async function walkPages<T>(
   let freshness: Freshness | undefined;
   let cursor: string | undefined;
   for (let page = 0; page < maxPages; page++) {
-    const result = await request(method, cursor === undefined ? {} : { cursor }) as Record<
+    const result = await request(
+      method,
+      cursor === undefined ? {} : { cursor },
+    ) as Record<
       string,
       unknown
     >;
     const items = result[key];
     if (!Array.isArray(items)) {
-      throw new McpClientError("malformed-result", `${method} returned no ${key} list`);
+      throw new McpClientError(
+        "malformed-result",
+        `${method} returned no ${key} list`,
+      );
     }
     out.push(...items as T[]);
     freshness = foldFreshness(freshness, result);
     if (typeof result.nextCursor !== "string") return { items: out, freshness };
     cursor = result.nextCursor; // "" is a cursor, not the end
   }
-  throw new McpClientError("page-limit", `${method} did not end within ${maxPages} pages`);
+  throw new McpClientError(
+    "page-limit",
+    `${method} did not end within ${maxPages} pages`,
+  );
 }

@@ -84,7 +84,8 @@ export class Subscriptions {
   /** `notifications/subscriptions/acknowledged`: resolves the stream it names. */
   acknowledged(params: Record<string, unknown>): void {
     const { _meta: meta, ...granted } = params;
-    this.#find(isObject(meta) ? meta[META.subscriptionId] : undefined)?.acknowledge(granted);
+    this.#find(isObject(meta) ? meta[META.subscriptionId] : undefined)
+      ?.acknowledge(granted);
   }
 
   /** The server's `notifications/cancelled` for a listen request: the stream ends, no echo. */
@@ -109,16 +110,23 @@ export class Subscriptions {
     const closed = new Promise<void>((resolve) => (endSubscription = resolve));
     return new Promise<Subscription>((resolve, reject) => {
       let acked = false;
-      const call = this.#host.start({ notifications: { ...filter } }, controller.signal);
+      const call = this.#host.start(
+        { notifications: { ...filter } },
+        controller.signal,
+      );
       const id = call.id;
       const ackTimer = setTimeout(() => {
         if (acked) return;
         controller.abort("not acknowledged");
         reject(
-          new PeerError("timeout", "subscriptions/listen was not acknowledged in time", {
-            method: "subscriptions/listen",
-            requestId: id,
-          }),
+          new PeerError(
+            "timeout",
+            "subscriptions/listen was not acknowledged in time",
+            {
+              method: "subscriptions/listen",
+              requestId: id,
+            },
+          ),
         );
       }, this.#host.ackTimeoutMs);
       this.#open.set(id, {

@@ -94,7 +94,9 @@ export class ToolsCache {
   #cached(): ListedTool[] | undefined {
     if (this.#host.era() !== "modern") return this.#tools;
     const now = this.#host.now();
-    if (this.#tools && this.#fresh && now < this.#fresh.expiresAt) return this.#tools;
+    if (this.#tools && this.#fresh && now < this.#fresh.expiresAt) {
+      return this.#tools;
+    }
     this.#tools = undefined;
     this.#fresh = undefined;
     for (const scope of SCOPES) {
@@ -118,7 +120,11 @@ export class ToolsCache {
     this.#fresh = { expiresAt, scope: freshness.scope };
     const key = this.#storeKey(freshness.scope);
     if (key !== undefined) {
-      this.#host.store!.set(key, { items: tools, expiresAt, scope: freshness.scope });
+      this.#host.store!.set(key, {
+        items: tools,
+        expiresAt,
+        scope: freshness.scope,
+      });
     }
   }
 }

@@ -81,7 +81,9 @@ export class ServerConnection {
     const era = this.#bothEras
       ? classifyEra(value, { isStatelessRequest: (id) => stateless.busy(id) })
       : "handshake";
-    if (era === "handshake") return await this.#server.handle(value, this.session);
+    if (era === "handshake") {
+      return await this.#server.handle(value, this.session);
+    }
     let classified;
     try {
       classified = validateEnvelope(value);
@@ -89,7 +91,9 @@ export class ServerConnection {
       if (e instanceof JsonRpcError) return makeError(e.requestId, e);
       throw e;
     }
-    if (classified.kind !== "request") return await stateless.exchange(classified.message);
+    if (classified.kind !== "request") {
+      return await stateless.exchange(classified.message);
+    }
     const request = classified.message;
     if (stateless.busy(request.id)) {
       // Served, but not through the peer: it cannot be cancelled by its id.
@@ -98,7 +102,9 @@ export class ServerConnection {
         notify: (m) => this.#send(m),
       });
     }
-    if (request.method !== "subscriptions/listen") return await stateless.exchange(request);
+    if (request.method !== "subscriptions/listen") {
+      return await stateless.exchange(request);
+    }
     this.#listens.add(request.id);
     try {
       return await stateless.exchange(request);
@@ -109,7 +115,9 @@ export class ServerConnection {
 
   /** Ends the connection's `subscriptions/listen` streams (the connection is stopping). */
   endListens(): void {
-    for (const id of [...this.#listens]) this.#stateless.cancel(id, "the connection is closing");
+    for (const id of [...this.#listens]) {
+      this.#stateless.cancel(id, "the connection is closing");
+    }
   }
 
   /** Closes the session and stops the stateless requests still running. */

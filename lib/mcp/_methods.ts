@@ -68,7 +68,10 @@ export interface Answer {
 }
 
 /** A method both eras serve. */
-export type Method = (core: ServerCore, call: MethodCall) => Answer | Promise<Answer>;
+export type Method = (
+  core: ServerCore,
+  call: MethodCall,
+) => Answer | Promise<Answer>;
 
 const listTools: Method = (core, { caller, params }) => {
   const registry = core.options.registry;
@@ -81,13 +84,19 @@ const listTools: Method = (core, { caller, params }) => {
     return served;
   }).map(toMcpTool);
   return {
-    result: page("tools", caller.tools, { cursor: params.cursor, pageSize: core.pageSize }),
+    result: page("tools", caller.tools, {
+      cursor: params.cursor,
+      pageSize: core.pageSize,
+    }),
     scope: () => hidden ? "private" : toolsScope(registry),
   };
 };
 
 /** Whether the client declared every direction a version asks of it (`uses`). */
-function servable(spec: ToolSpec, capabilities: Record<string, unknown> | undefined): boolean {
+function servable(
+  spec: ToolSpec,
+  capabilities: Record<string, unknown> | undefined,
+): boolean {
   return (spec.uses ?? []).every((direction) => clientCan(capabilities, direction));
 }
 
@@ -119,7 +128,10 @@ function listMethod(
   return (core, { caller, params }) => {
     const { items, scope } = list(core.options, caller.principal);
     return {
-      result: page<unknown>(key, items, { cursor: params.cursor, pageSize: core.pageSize }),
+      result: page<unknown>(key, items, {
+        cursor: params.cursor,
+        pageSize: core.pageSize,
+      }),
       scope: () => scope,
     };
   };
@@ -143,9 +155,14 @@ const readResource: Method = (core, { caller, params }) => {
   const hidden = !guards.every((r) => meetsRequirement(r, caller.principal, { registry }));
   const contents = hidden ? undefined : resources?.read(uri, caller.principal);
   if (!contents || contents.length === 0) {
-    logProbe(core, { caller, probe: { method: "resources/read", name: uri, hidden } });
+    logProbe(core, {
+      caller,
+      probe: { method: "resources/read", name: uri, hidden },
+    });
     // 2026-07-28 answers an unknown resource with -32602 (it must not emit -32002).
-    const stateless = MODERN_PROTOCOL_VERSIONS.includes(caller.protocolVersion ?? "");
+    const stateless = MODERN_PROTOCOL_VERSIONS.includes(
+      caller.protocolVersion ?? "",
+    );
     throw protocolError(
       stateless ? ERROR_CODES.INVALID_PARAMS : MCP_ERROR_CODES.RESOURCE_NOT_FOUND,
       `Resource not found: ${uri}`,
@@ -173,10 +190,18 @@ function promptOf(
 }
 
 /** Completions from the provider: its `completeArgument`, or the older `complete`. */
-function completionsOf(core: ServerCore, request: PromptCompletionRequest): string[] | undefined {
+function completionsOf(
+  core: ServerCore,
+  request: PromptCompletionRequest,
+): string[] | undefined {
   const p = core.options.prompts;
   if (p?.completeArgument) return p.completeArgument(request);
-  return p?.complete?.(request.name, request.argument, request.value, request.principal);
+  return p?.complete?.(
+    request.name,
+    request.argument,
+    request.value,
+    request.principal,
+  );
 }
 
 /**
@@ -193,16 +218,21 @@ const getPrompt: Method = async (core, { caller, params, context }) => {
     );
   }
   const args = params.arguments === undefined ? {} : params.arguments;
-  if (!isObject(args) || !Object.values(args).every((v) => typeof v === "string")) {
+  if (
+    !isObject(args) || !Object.values(args).every((v) => typeof v === "string")
+  ) {
     throw protocolError(
       ERROR_CODES.INVALID_PARAMS,
       "Invalid params: prompt arguments must be an object of strings",
     );
   }
   const name = params.name;
-  const hidden = promptStanding(core.options, { name, principal: caller.principal }) === "hidden";
+  const hidden = promptStanding(core.options, { name, principal: caller.principal }) ===
+    "hidden";
   const bound = `prompts/get ${name}`;
-  const stateless = MODERN_PROTOCOL_VERSIONS.includes(caller.protocolVersion ?? "");
+  const stateless = MODERN_PROTOCOL_VERSIONS.includes(
+    caller.protocolVersion ?? "",
+  );
   // Opened whether or not the prompt is there for the caller: a hidden prompt and a missing one
   // answer alike.
   const rounds = stateless
@@ -234,12 +264,20 @@ const getPrompt: Method = async (core, { caller, params, context }) => {
     const e = asks.fault() ?? thrown;
     if (asks.open() && !asks.fault() && rounds) {
       return {
-        result: await inputRequiredResult(core, { caller, request: bound, args, rounds }),
+        result: await inputRequiredResult(core, {
+          caller,
+          request: bound,
+          args,
+          rounds,
+        }),
         resultType: "input_required",
       };
     }
     if (e instanceof PromptArgumentError) {
-      throw protocolError(ERROR_CODES.INVALID_PARAMS, `Invalid params: ${e.message}`);
+      throw protocolError(
+        ERROR_CODES.INVALID_PARAMS,
+        `Invalid params: ${e.message}`,
+      );
     }
     if (e instanceof MissingClientCapabilityError) {
       throw protocolError(
@@ -264,7 +302,8 @@ const complete: Method = (core, { caller, params }) => {
   const ref = isObject(params.ref) ? params.ref : undefined;
   const argument = isObject(params.argument) ? params.argument : undefined;
   if (
-    !ref || typeof ref.type !== "string" || !argument || typeof argument.name !== "string" ||
+    !ref || typeof ref.type !== "string" || !argument ||
+    typeof argument.name !== "string" ||
     typeof argument.value !== "string"
   ) {
     throw protocolError(
@@ -275,7 +314,10 @@ const complete: Method = (core, { caller, params }) => {
   let values: string[] = [];
   if (ref.type === "ref/prompt" && typeof ref.name === "string") {
     const name = ref.name;
-    const standing = promptStanding(core.options, { name, principal: caller.principal });
+    const standing = promptStanding(core.options, {
+      name,
+      principal: caller.principal,
+    });
     if (standing !== "hidden") {
       values = completionsOf(core, {
         name,
@@ -288,7 +330,11 @@ const complete: Method = (core, { caller, params }) => {
     if (standing !== "visible" && values.length === 0) {
       logProbe(core, {
         caller,
-        probe: { method: "completion/complete", name, hidden: standing === "hidden" },
+        probe: {
+          method: "completion/complete",
+          name,
+          hidden: standing === "hidden",
+        },
       });
     }
   } else if (ref.type !== "ref/resource") {
@@ -309,7 +355,10 @@ const complete: Method = (core, { caller, params }) => {
 };
 
 /** The methods both eras serve, by name. */
-export const SHARED_METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
+export const SHARED_METHODS: ReadonlyMap<string, Method> = new Map<
+  string,
+  Method
+>([
   ["tools/list", listTools],
   ["tools/call", callToolMethod],
   ["resources/list", listMethod("resources", listResources)],

@@ -33,7 +33,10 @@ export function parseChallenges(header: string): Challenge[] {
     const scheme = TOKEN.exec(rest);
     if (!scheme) break;
     rest = rest.slice(scheme[0].length);
-    const challenge: Challenge = { scheme: scheme[0].toLowerCase(), params: {} };
+    const challenge: Challenge = {
+      scheme: scheme[0].toLowerCase(),
+      params: {},
+    };
     out.push(challenge);
     // token68 (e.g. `Basic abc==`) or auth-params, until the next scheme.
     rest = rest.replace(/^\s+/, "");
@@ -74,13 +77,17 @@ export function parseChallenges(header: string): Challenge[] {
  * The `Bearer` challenge of a `WWW-Authenticate` header (the first, when several), or an empty
  * one when there is none.
  */
-export function bearerChallenge(header: string | null | undefined): BearerChallenge {
+export function bearerChallenge(
+  header: string | null | undefined,
+): BearerChallenge {
   const bearer = parseChallenges(header ?? "").find((c) => c.scheme === "bearer");
   if (!bearer) return {};
   const p = bearer.params;
   const out: BearerChallenge = {};
   if (p.resource_metadata) out.resourceMetadata = p.resource_metadata;
-  if (p.scope !== undefined && p.scope.trim() !== "") out.scope = p.scope.trim();
+  if (p.scope !== undefined && p.scope.trim() !== "") {
+    out.scope = p.scope.trim();
+  }
   if (p.error) out.error = p.error;
   if (p.error_description) out.errorDescription = p.error_description;
   return out;

@@ -19,7 +19,10 @@ export function randomToken(n = 32): string {
 
 /** The S256 code challenge of a verifier: BASE64URL(SHA256(verifier)). */
 export async function s256(verifier: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(verifier));
+  const digest = await crypto.subtle.digest(
+    "SHA-256",
+    encoder.encode(verifier),
+  );
   return base64url(new Uint8Array(digest));
 }
 
@@ -27,7 +30,10 @@ import type { AssertionAlgorithm } from "./oauth_client.ts";
 
 const ALGORITHMS: Record<
   AssertionAlgorithm,
-  { key: EcKeyImportParams | RsaHashedImportParams; sign: AlgorithmIdentifier | EcdsaParams }
+  {
+    key: EcKeyImportParams | RsaHashedImportParams;
+    sign: AlgorithmIdentifier | EcdsaParams;
+  }
 > = {
   ES256: {
     key: { name: "ECDSA", namedCurve: "P-256" },
@@ -44,9 +50,18 @@ export async function importPrivateKey(
   pem: string,
   algorithm: AssertionAlgorithm,
 ): Promise<CryptoKey> {
-  const body = pem.replace(/-----(BEGIN|END) PRIVATE KEY-----/g, "").replace(/\s+/g, "");
+  const body = pem.replace(/-----(BEGIN|END) PRIVATE KEY-----/g, "").replace(
+    /\s+/g,
+    "",
+  );
   const der = Uint8Array.from(atob(body), (c) => c.charCodeAt(0));
-  return await crypto.subtle.importKey("pkcs8", der, ALGORITHMS[algorithm].key, false, ["sign"]);
+  return await crypto.subtle.importKey(
+    "pkcs8",
+    der,
+    ALGORITHMS[algorithm].key,
+    false,
+    ["sign"],
+  );
 }
 
 /**
@@ -61,7 +76,11 @@ export async function clientAssertion(parts: {
   keyId?: string;
   now: number;
 }): Promise<string> {
-  const header = { alg: parts.algorithm, typ: "JWT", ...(parts.keyId ? { kid: parts.keyId } : {}) };
+  const header = {
+    alg: parts.algorithm,
+    typ: "JWT",
+    ...(parts.keyId ? { kid: parts.keyId } : {}),
+  };
   const iat = Math.floor(parts.now / 1000);
   const payload = {
     iss: parts.clientId,

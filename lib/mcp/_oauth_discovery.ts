@@ -35,7 +35,9 @@ export function resourceMetadataUrls(endpoint: string | URL): string[] {
  * (`https://as.example/tenant1`): RFC 8414 with the path inserted, OpenID Connect with the path
  * inserted, OpenID Connect with the path appended; without: RFC 8414, then OpenID Connect.
  */
-export function authorizationServerMetadataUrls(issuer: string | URL): string[] {
+export function authorizationServerMetadataUrls(
+  issuer: string | URL,
+): string[] {
   const u = new URL(String(issuer));
   const path = u.pathname.replace(/\/+$/, "");
   if (path === "") {
@@ -81,7 +83,8 @@ export function secureEnough(url: string, allowHttp: boolean): boolean {
   if (u.protocol !== "http:") return false;
   if (allowHttp) return true;
   const host = u.hostname.replace(/^\[(.*)\]$/, "$1");
-  return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
+  return host === "localhost" || host === "::1" ||
+    /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 /** A JSON document fetched: its HTTP status and body (undefined when it was not a JSON object). */
@@ -104,11 +107,16 @@ export async function getJson(
     headers: { accept: "application/json" },
     signal: AbortSignal.timeout(timeoutMs),
   });
-  return { status: res.status, body: res.ok ? await readJsonObject(res) : await drop(res) };
+  return {
+    status: res.status,
+    body: res.ok ? await readJsonObject(res) : await drop(res),
+  };
 }
 
 /** Reads a response's JSON object body (undefined when it is not one, or too large). */
-export async function readJsonObject(res: Response): Promise<Record<string, unknown> | undefined> {
+export async function readJsonObject(
+  res: Response,
+): Promise<Record<string, unknown> | undefined> {
   const text = await readLimited(res, MAX_DOCUMENT_BYTES);
   if (text === undefined) return undefined;
   try {
@@ -124,7 +132,10 @@ async function drop(res: Response): Promise<undefined> {
   return undefined;
 }
 
-async function readLimited(res: Response, max: number): Promise<string | undefined> {
+async function readLimited(
+  res: Response,
+  max: number,
+): Promise<string | undefined> {
   if (!res.body) return "";
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];

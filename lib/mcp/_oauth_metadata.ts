@@ -29,7 +29,9 @@ export class MetadataFinder {
   readonly #allowHttp: boolean;
   readonly #servers = new Map<string, AuthorizationServer>();
 
-  constructor(options: { fetch: typeof fetch; timeoutMs: number; allowHttp: boolean }) {
+  constructor(
+    options: { fetch: typeof fetch; timeoutMs: number; allowHttp: boolean },
+  ) {
     this.#fetch = options.fetch;
     this.#timeoutMs = options.timeoutMs;
     this.#allowHttp = options.allowHttp;
@@ -117,7 +119,11 @@ export class MetadataFinder {
     }
     const issuer = pinned !== undefined && servers.includes(pinned) ? pinned : servers[0];
     const server = await this.server(issuer);
-    return { resource, server, scopesSupported: strings(metadata.scopes_supported) };
+    return {
+      resource,
+      server,
+      scopesSupported: strings(metadata.scopes_supported),
+    };
   }
 
   /**
@@ -199,7 +205,11 @@ export class MetadataFinder {
   #checkSecure(server: AuthorizationServer): void {
     const allow = this.#allowHttp;
     for (
-      const url of [server.authorizationEndpoint, server.tokenEndpoint, server.registrationEndpoint]
+      const url of [
+        server.authorizationEndpoint,
+        server.tokenEndpoint,
+        server.registrationEndpoint,
+      ]
     ) {
       if (url !== undefined && !secureEnough(url, allow)) {
         throw new OAuthError(

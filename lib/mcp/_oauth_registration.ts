@@ -41,7 +41,10 @@ export class ClientRegistrar {
    *
    * @throws {OAuthError} `registration`, `configuration`.
    */
-  async clientFor(server: AuthorizationServer, forRefresh = false): Promise<TokenClient> {
+  async clientFor(
+    server: AuthorizationServer,
+    forRefresh = false,
+  ): Promise<TokenClient> {
     const pre = this.#options.client;
     if (pre) {
       if (pre.issuer !== undefined && pre.issuer !== server.issuer) {
@@ -53,13 +56,16 @@ export class ClientRegistrar {
       return await this.#preRegistered(pre, server);
     }
     if (
-      this.#options.clientMetadataUrl !== undefined && server.clientIdMetadataDocumentSupported
+      this.#options.clientMetadataUrl !== undefined &&
+      server.clientIdMetadataDocumentSupported
     ) {
       return { clientId: this.#options.clientMetadataUrl, method: "none" };
     }
     const held = await this.#store.getClient(server.issuer);
     if (
-      held && (held.clientSecretExpiresAt === undefined || held.clientSecretExpiresAt > this.#now())
+      held &&
+      (held.clientSecretExpiresAt === undefined ||
+        held.clientSecretExpiresAt > this.#now())
     ) {
       return tokenClient(held, server);
     }
@@ -75,7 +81,8 @@ export class ClientRegistrar {
     }
     const redirect = this.#options.redirectUri!;
     const host = new URL(redirect).hostname;
-    const loopback = host === "localhost" || host === "[::1]" || /^127\./.test(host);
+    const loopback = host === "localhost" || host === "[::1]" ||
+      /^127\./.test(host);
     const registered = await registerClient({
       fetch: this.#fetch,
       timeoutMs: this.#timeoutMs,
@@ -102,14 +109,16 @@ export class ClientRegistrar {
     let privateKey: CryptoKey | undefined;
     if (pre.privateKey !== undefined) {
       if (typeof pre.privateKey === "string") {
-        this.#privateKey ??= importPrivateKey(pre.privateKey, algorithm).catch((e) => {
-          this.#privateKey = undefined;
-          throw new OAuthError(
-            "configuration",
-            `the private key of client ${pre.clientId} is not a PKCS#8 ${algorithm} key`,
-            { cause: e },
-          );
-        });
+        this.#privateKey ??= importPrivateKey(pre.privateKey, algorithm).catch(
+          (e) => {
+            this.#privateKey = undefined;
+            throw new OAuthError(
+              "configuration",
+              `the private key of client ${pre.clientId} is not a PKCS#8 ${algorithm} key`,
+              { cause: e },
+            );
+          },
+        );
         privateKey = await this.#privateKey;
       } else privateKey = pre.privateKey;
     }
@@ -143,10 +152,14 @@ function secretMethod(
 }
 
 /** A registration's client at the token endpoint: the method the server registered, if usable. */
-function tokenClient(reg: ClientRegistration, server: AuthorizationServer): TokenClient {
+function tokenClient(
+  reg: ClientRegistration,
+  server: AuthorizationServer,
+): TokenClient {
   const m = reg.tokenEndpointAuthMethod;
   const usable = m === "none" ||
-    ((m === "client_secret_basic" || m === "client_secret_post") && reg.clientSecret !== undefined);
+    ((m === "client_secret_basic" || m === "client_secret_post") &&
+      reg.clientSecret !== undefined);
   const method: TokenEndpointAuthMethod = usable ? m : secretMethod(reg.clientSecret, server);
   return { clientId: reg.clientId, clientSecret: reg.clientSecret, method };
 }

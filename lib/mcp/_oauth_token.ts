@@ -41,7 +41,9 @@ export function authorizationServerFrom(
     registrationEndpoint: str("registration_endpoint"),
     scopesSupported: strings(body.scopes_supported),
     codeChallengeMethods: strings(body.code_challenge_methods_supported),
-    tokenEndpointAuthMethods: strings(body.token_endpoint_auth_methods_supported),
+    tokenEndpointAuthMethods: strings(
+      body.token_endpoint_auth_methods_supported,
+    ),
     clientIdMetadataDocumentSupported: body.client_id_metadata_document_supported === true,
     issParameterSupported: body.authorization_response_iss_parameter_supported === true,
     legacy,
@@ -67,7 +69,10 @@ export interface TokenResponse {
 }
 
 /** Replaces each secret in a text; long texts from a server are cut. */
-export function redact(text: string, secrets: readonly (string | undefined)[]): string {
+export function redact(
+  text: string,
+  secrets: readonly (string | undefined)[],
+): string {
   let out = text.length > 300 ? `${text.slice(0, 300)}…` : text;
   for (const s of secrets) {
     if (s !== undefined && s.length >= 4) out = out.split(s).join("[redacted]");
@@ -111,10 +116,14 @@ export interface TokenRequest {
  * @throws {OAuthError} `token` when the endpoint cannot be reached, refuses, or answers without
  *   a usable bearer token.
  */
-export async function requestToken(request: TokenRequest): Promise<TokenResponse> {
+export async function requestToken(
+  request: TokenRequest,
+): Promise<TokenResponse> {
   const { server, client, params } = request;
   const body = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined) body.set(k, v);
+  for (const [k, v] of Object.entries(params)) {
+    if (v !== undefined) body.set(k, v);
+  }
   const headers: Record<string, string> = {
     "content-type": "application/x-www-form-urlencoded",
     accept: "application/json",
@@ -123,7 +132,9 @@ export async function requestToken(request: TokenRequest): Promise<TokenResponse
   switch (client.method) {
     case "client_secret_basic":
       headers.authorization = `Basic ${
-        btoa(`${formEncode(client.clientId)}:${formEncode(client.clientSecret ?? "")}`)
+        btoa(
+          `${formEncode(client.clientId)}:${formEncode(client.clientSecret ?? "")}`,
+        )
       }`;
       break;
     case "client_secret_post":
@@ -147,7 +158,10 @@ export async function requestToken(request: TokenRequest): Promise<TokenResponse
       });
       secrets.push(assertion);
       body.set("client_id", client.clientId);
-      body.set("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer");
+      body.set(
+        "client_assertion_type",
+        "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+      );
       body.set("client_assertion", assertion);
       break;
     }
@@ -175,7 +189,8 @@ export async function requestToken(request: TokenRequest): Promise<TokenResponse
   const json = await readJsonObject(res);
   if (!res.ok) {
     const { error, description } = oauthErrorOf(json);
-    const detail = [error, description && `(${description})`].filter(Boolean).join(" ");
+    const detail = [error, description && `(${description})`].filter(Boolean)
+      .join(" ");
     throw new OAuthError(
       "token",
       redact(
@@ -229,7 +244,10 @@ export async function registerClient(request: {
   try {
     res = await request.fetch(request.endpoint, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json" },
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json",
+      },
       body: JSON.stringify(request.metadata),
       signal: AbortSignal.timeout(request.timeoutMs),
     });
@@ -245,7 +263,8 @@ export async function registerClient(request: {
   const json = await readJsonObject(res);
   if (!res.ok || typeof json?.client_id !== "string" || json.client_id === "") {
     const { error, description } = oauthErrorOf(json);
-    const detail = [error, description && `(${description})`].filter(Boolean).join(" ");
+    const detail = [error, description && `(${description})`].filter(Boolean)
+      .join(" ");
     throw new OAuthError(
       "registration",
       redact(

@@ -10,12 +10,18 @@ import { protocolError } from "./_server_core.ts";
 
 /** Opaque list cursors: the offset of the next page, base64url-encoded with a check tag. */
 function encodeCursor(offset: number): string {
-  return btoa(`te1:${offset}`).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
+  return btoa(`te1:${offset}`).replace(/=+$/, "").replace(/\+/g, "-").replace(
+    /\//g,
+    "_",
+  );
 }
 
 function decodeCursor(cursor: unknown, total: number): number {
   if (typeof cursor !== "string") {
-    throw protocolError(ERROR_CODES.INVALID_PARAMS, "Invalid params: cursor must be a string");
+    throw protocolError(
+      ERROR_CODES.INVALID_PARAMS,
+      "Invalid params: cursor must be a string",
+    );
   }
   let text: string;
   try {
@@ -50,7 +56,11 @@ export interface PageOptions {
  * @returns The page, with `nextCursor` when more follow.
  * @throws {JsonRpcError} `-32602` for a cursor that is not one this server gave for this list.
  */
-export function page<T>(key: string, items: T[], options: PageOptions): Record<string, unknown> {
+export function page<T>(
+  key: string,
+  items: T[],
+  options: PageOptions,
+): Record<string, unknown> {
   const start = options.cursor === undefined ? 0 : decodeCursor(options.cursor, items.length);
   const end = Math.min(items.length, start + options.pageSize);
   const result: Record<string, unknown> = { [key]: items.slice(start, end) };

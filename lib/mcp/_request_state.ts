@@ -64,8 +64,14 @@ function canonical(value: unknown): string {
  * @returns SHA-256 of their canonical JSON, hex.
  */
 export async function argumentsDigest(args: unknown): Promise<string> {
-  const hash = await crypto.subtle.digest("SHA-256", encoder.encode(canonical(args)));
-  return Array.from(new Uint8Array(hash), (b) => b.toString(16).padStart(2, "0")).join("");
+  const hash = await crypto.subtle.digest(
+    "SHA-256",
+    encoder.encode(canonical(args)),
+  );
+  return Array.from(
+    new Uint8Array(hash),
+    (b) => b.toString(16).padStart(2, "0"),
+  ).join("");
 }
 
 /** Why a presented state was refused. */
@@ -107,7 +113,9 @@ export class RequestStateSeal {
    */
   async seal(state: RequestState): Promise<string> {
     const body = encoder.encode(JSON.stringify(state));
-    const mac = new Uint8Array(await crypto.subtle.sign("HMAC", await this.#key, body));
+    const mac = new Uint8Array(
+      await crypto.subtle.sign("HMAC", await this.#key, body),
+    );
     return `${b64url(body)}.${b64url(mac)}`;
   }
 
@@ -120,7 +128,12 @@ export class RequestStateSeal {
    */
   async open(
     text: unknown,
-    expected: { principal: string; request: string; digest: string; now: number },
+    expected: {
+      principal: string;
+      request: string;
+      digest: string;
+      now: number;
+    },
   ): Promise<RequestState | StateRefusal> {
     if (typeof text !== "string" || text.length > 1_000_000) return "malformed";
     const [bodyText, macText, extra] = text.split(".");
@@ -141,12 +154,17 @@ export class RequestStateSeal {
     } catch {
       return "malformed";
     }
-    if (!isObject(state) || !isObject(state.answers) || !Array.isArray(state.asked)) {
+    if (
+      !isObject(state) || !isObject(state.answers) ||
+      !Array.isArray(state.asked)
+    ) {
       return "malformed";
     }
     if (state.expires <= expected.now) return "expired";
     if (state.principal !== expected.principal) return "other-principal";
-    if (state.request !== expected.request || state.digest !== expected.digest) return "other-call";
+    if (
+      state.request !== expected.request || state.digest !== expected.digest
+    ) return "other-call";
     this.#prune(expected.now);
     if (this.#spent.has(state.nonce)) return "spent";
     return state;

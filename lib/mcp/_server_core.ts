@@ -21,7 +21,10 @@ import type { RequestStateSeal } from "./_request_state.ts";
 export const CORES: WeakMap<object, ServerCore> = new WeakMap();
 
 /** The `serverInfo` of a server whose options name none. */
-const DEFAULT_SERVER_INFO: Readonly<Implementation> = { name: "tool-estate", version: "0.1.0" };
+const DEFAULT_SERVER_INFO: Readonly<Implementation> = {
+  name: "tool-estate",
+  version: "0.1.0",
+};
 
 /** Who a request is served for, and how to reach them: a session, or one stateless request. */
 export interface Caller {
@@ -78,7 +81,11 @@ export interface ServerCore {
  * @param data The error's `data`, if any.
  * @returns The error.
  */
-export function protocolError(code: number, message: string, data?: unknown): JsonRpcError {
+export function protocolError(
+  code: number,
+  message: string,
+  data?: unknown,
+): JsonRpcError {
   return new JsonRpcError(code, message, data === undefined ? {} : { data });
 }
 
@@ -100,8 +107,13 @@ export function serverInfo(options: McpServerOptions): Implementation {
  * @param principal Who.
  * @returns The signature.
  */
-export function visibleSignature(registry: ToolRegistry, principal: Principal): string {
-  return registry.discover(principal).map((t) => `${t.name}@${t.version}`).join("\n");
+export function visibleSignature(
+  registry: ToolRegistry,
+  principal: Principal,
+): string {
+  return registry.discover(principal).map((t) => `${t.name}@${t.version}`).join(
+    "\n",
+  );
 }
 
 /** A probe, before it is logged. */
@@ -122,7 +134,10 @@ export interface Probe {
  * @param core The server.
  * @param options Who asked, and the probe.
  */
-export function logProbe(core: ServerCore, options: { caller: Caller; probe: Probe }): void {
+export function logProbe(
+  core: ServerCore,
+  options: { caller: Caller; probe: Probe },
+): void {
   const onProbe = core.options.onProbe;
   if (!onProbe) return;
   const { caller, probe } = options;

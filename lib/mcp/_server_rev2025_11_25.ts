@@ -51,9 +51,15 @@ const subscription: SessionMethod = (_core, { session, method, params }) => {
 };
 
 /** The methods only the handshake era has. */
-const SESSION_METHODS: ReadonlyMap<string, SessionMethod> = new Map<string, SessionMethod>([
+const SESSION_METHODS: ReadonlyMap<string, SessionMethod> = new Map<
+  string,
+  SessionMethod
+>([
   ["ping", () => ({})],
-  ["initialize", (core, { session, params }) => initialize(core, { session, params })],
+  [
+    "initialize",
+    (core, { session, params }) => initialize(core, { session, params }),
+  ],
   ["logging/setLevel", (_core, { session, params }) => {
     if (!LOG_LEVELS.includes(params.level as LogLevel)) {
       throw protocolError(
@@ -93,18 +99,25 @@ export async function handleInSession(
   }
   if (classified.kind === "notification") {
     const n = classified.message;
-    if (n.method === "notifications/initialized" && s.state === "initializing") {
+    if (
+      n.method === "notifications/initialized" && s.state === "initializing"
+    ) {
       s.state = "ready";
       s.visible = visibleSignature(core.options.registry, s.principal);
     }
     // Any other notification (roots/list_changed, ...) needs nothing from this server.
   }
-  if (classified.kind !== "request") return await s.exchange.exchange(classified.message);
+  if (classified.kind !== "request") {
+    return await s.exchange.exchange(classified.message);
+  }
   const request = classified.message;
   if (s.state === "closed") {
     return makeError(
       request.id,
-      protocolError(ERROR_CODES.INVALID_REQUEST, "Invalid Request: the session is closed"),
+      protocolError(
+        ERROR_CODES.INVALID_REQUEST,
+        "Invalid Request: the session is closed",
+      ),
     );
   }
   if (s.exchange.busy(request.id)) {
@@ -155,7 +168,10 @@ export function sessionRequests(core: ServerCore): SessionRequestHandler {
     if (own) return own(core, call);
     const shared = SHARED_METHODS.get(method);
     if (shared) return (await shared(core, call)).result;
-    throw protocolError(ERROR_CODES.METHOD_NOT_FOUND, `Method not found: ${method}`);
+    throw protocolError(
+      ERROR_CODES.METHOD_NOT_FOUND,
+      `Method not found: ${method}`,
+    );
   };
 }
 
@@ -194,6 +210,8 @@ function initialize(
     capabilities: structuredClone(CAPABILITIES),
     serverInfo: serverInfo(core.options),
   };
-  if (core.options.instructions) result.instructions = core.options.instructions;
+  if (core.options.instructions) {
+    result.instructions = core.options.instructions;
+  }
   return result;
 }

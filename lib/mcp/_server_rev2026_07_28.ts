@@ -32,7 +32,12 @@ import { LOG_LEVELS, type LogLevel, type Notify } from "./tool_handler.ts";
 
 /** What the server declares in `server/discover`. */
 function capabilities(): Record<string, unknown> {
-  return { tools: { listChanged: true }, resources: {}, prompts: {}, completions: {} };
+  return {
+    tools: { listChanged: true },
+    resources: {},
+    prompts: {},
+    completions: {},
+  };
 }
 
 /** A method only this revision has; undefined: no response (the request was cancelled). */
@@ -47,7 +52,9 @@ const discover: StatelessMethod = (core) => {
     supportedVersions: [...MODERN_PROTOCOL_VERSIONS],
     capabilities: capabilities(),
   };
-  if (core.options.instructions) result.instructions = core.options.instructions;
+  if (core.options.instructions) {
+    result.instructions = core.options.instructions;
+  }
   return { result, scope: () => "public" };
 };
 
@@ -56,7 +63,10 @@ const discover: StatelessMethod = (core) => {
  * tells of each change to the principal's visible tools, until cancelled (no response) or the
  * server closes (a response ends the stream).
  */
-const listen: StatelessMethod = async (core, { caller, id, params, signal }) => {
+const listen: StatelessMethod = async (
+  core,
+  { caller, id, params, signal },
+) => {
   const asked = params.notifications;
   if (!isObject(asked)) {
     throw protocolError(
@@ -117,7 +127,10 @@ export interface StatelessCaller {
  * @param who Who the requests are served for.
  * @returns The handler for a peer.
  */
-export function statelessRequests(core: ServerCore, who: StatelessCaller): RequestHandler {
+export function statelessRequests(
+  core: ServerCore,
+  who: StatelessCaller,
+): RequestHandler {
   return async (raw, context) => {
     const params = raw === undefined ? {} : raw;
     if (!isObject(params)) {
@@ -136,9 +149,13 @@ export function statelessRequests(core: ServerCore, who: StatelessCaller): Reque
       logLevel: level !== undefined && LOG_LEVELS.includes(level) ? level : undefined,
       tools: undefined,
     };
-    const method = STATELESS_METHODS.get(context.method) ?? SHARED_METHODS.get(context.method);
+    const method = STATELESS_METHODS.get(context.method) ??
+      SHARED_METHODS.get(context.method);
     if (!method) {
-      throw protocolError(ERROR_CODES.METHOD_NOT_FOUND, `Method not found: ${context.method}`);
+      throw protocolError(
+        ERROR_CODES.METHOD_NOT_FOUND,
+        `Method not found: ${context.method}`,
+      );
     }
     const answer = await method(core, {
       caller,
@@ -179,7 +196,10 @@ export async function handleStateless(
     send: (message, related) => {
       if ("method" in message && !("id" in message)) notify(message, related);
     },
-    handler: statelessRequests(core, { principal: () => options.principal, notify }),
+    handler: statelessRequests(core, {
+      principal: () => options.principal,
+      notify,
+    }),
   });
   const signal = options.signal;
   const cancel = () => exchange.cancel(request.id);
@@ -198,9 +218,11 @@ export async function handleStateless(
  * `server/discover`; then `resultType: "complete"` and the server named in `_meta`.
  */
 function shape(core: ServerCore, answer: Answer): Record<string, unknown> {
-  const result = answer.scope === undefined
-    ? answer.result
-    : { ...answer.result, ttlMs: ttlMs(core), cacheScope: answer.scope() satisfies CacheScope };
+  const result = answer.scope === undefined ? answer.result : {
+    ...answer.result,
+    ttlMs: ttlMs(core),
+    cacheScope: answer.scope() satisfies CacheScope,
+  };
   const meta = isObject(result._meta) ? result._meta : {};
   return {
     ...result,

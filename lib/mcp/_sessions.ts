@@ -81,8 +81,9 @@ export class SessionTable {
       visible: "",
       exchange: new PeerExchange({
         send: (message, related) => {
-          if ("method" in message && "id" in message) options.request?.(message, related);
-          else if ("method" in message) options.notify(message, related);
+          if ("method" in message && "id" in message) {
+            options.request?.(message, related);
+          } else if ("method" in message) options.notify(message, related);
         },
         handler: (params, context) => serve(s, { params, context }),
         peer: { requestTimeoutMs: options.requestTimeoutMs },

@@ -80,7 +80,9 @@ export function uriRequirements(
 ): (Requirement | undefined)[] {
   return [
     ...resources.filter((r) => r.uri === uri).map((r) => r.requires),
-    ...templates.filter((t) => uriTemplateMatches(t.uriTemplate, uri)).map((t) => t.requires),
+    ...templates.filter((t) => uriTemplateMatches(t.uriTemplate, uri)).map((
+      t,
+    ) => t.requires),
   ];
 }
 
@@ -112,7 +114,8 @@ function surface<T>(
 ): SurfaceList<T> {
   const { provider, all, principal } = lists;
   const uniform = provider === undefined ||
-    (provider.variesByPrincipal === false && itemsForEveryone(all, surfaces.registry));
+    (provider.variesByPrincipal === false &&
+      itemsForEveryone(all, surfaces.registry));
   return {
     items: visibleItems(all, principal, surfaces.registry),
     scope: uniform ? "public" : "private",
@@ -120,9 +123,16 @@ function surface<T>(
 }
 
 /** The resources a principal may see (`resources/list`). */
-export function listResources(surfaces: Surfaces, principal: Principal): SurfaceList<Resource> {
+export function listResources(
+  surfaces: Surfaces,
+  principal: Principal,
+): SurfaceList<Resource> {
   const provider = surfaces.resources;
-  return surface(surfaces, { provider, all: provider?.list(principal) ?? [], principal });
+  return surface(surfaces, {
+    provider,
+    all: provider?.list(principal) ?? [],
+    principal,
+  });
 }
 
 /** The resource templates a principal may see (`resources/templates/list`). */
@@ -131,13 +141,24 @@ export function listTemplates(
   principal: Principal,
 ): SurfaceList<ResourceTemplate> {
   const provider = surfaces.resources;
-  return surface(surfaces, { provider, all: provider?.templates?.(principal) ?? [], principal });
+  return surface(surfaces, {
+    provider,
+    all: provider?.templates?.(principal) ?? [],
+    principal,
+  });
 }
 
 /** The prompts a principal may see (`prompts/list`). */
-export function listPrompts(surfaces: Surfaces, principal: Principal): SurfaceList<Prompt> {
+export function listPrompts(
+  surfaces: Surfaces,
+  principal: Principal,
+): SurfaceList<Prompt> {
   const provider = surfaces.prompts;
-  return surface(surfaces, { provider, all: provider?.list(principal) ?? [], principal });
+  return surface(surfaces, {
+    provider,
+    all: provider?.list(principal) ?? [],
+    principal,
+  });
 }
 
 /** The requirements that guard a resource URI for this principal's provider answers. */
@@ -147,11 +168,18 @@ export function uriGuards(
 ): (Requirement | undefined)[] {
   const p = surfaces.resources;
   if (!p) return [];
-  return uriRequirements(asked.uri, p.list(asked.principal), p.templates?.(asked.principal) ?? []);
+  return uriRequirements(
+    asked.uri,
+    p.list(asked.principal),
+    p.templates?.(asked.principal) ?? [],
+  );
 }
 
 /** Whether a principal may read a resource URI: it meets every requirement guarding it. */
-export function mayRead(surfaces: Surfaces, asked: { uri: string; principal: Principal }): boolean {
+export function mayRead(
+  surfaces: Surfaces,
+  asked: { uri: string; principal: Principal },
+): boolean {
   return uriGuards(surfaces, asked).every((r) =>
     meetsRequirement(r, asked.principal, { registry: surfaces.registry })
   );
@@ -167,7 +195,9 @@ export function promptStanding(
 ): "visible" | "hidden" | "unlisted" {
   const listed = surfaces.prompts?.list(asked.principal).find((p) => p.name === asked.name);
   if (!listed) return "unlisted";
-  return meetsRequirement(listed.requires, asked.principal, { registry: surfaces.registry })
+  return meetsRequirement(listed.requires, asked.principal, {
+      registry: surfaces.registry,
+    })
     ? "visible"
     : "hidden";
 }

@@ -82,12 +82,13 @@ export interface AskOptions {
  * assert.equal(CONFIRMATION.read, false);
  * ```
  */
-export const CONFIRMATION: Readonly<Record<SideEffect, boolean>> = Object.freeze({
-  "read": false,
-  "idempotent-write": false,
-  "write": false,
-  "irreversible": true,
-});
+export const CONFIRMATION: Readonly<Record<SideEffect, boolean>> = Object
+  .freeze({
+    "read": false,
+    "idempotent-write": false,
+    "write": false,
+    "irreversible": true,
+  });
 
 /**
  * Whether a version's calls are confirmed by the user before its handler runs: its class says so
@@ -96,7 +97,9 @@ export const CONFIRMATION: Readonly<Record<SideEffect, boolean>> = Object.freeze
  * @param spec The version.
  * @returns True when each call needs the user's confirmation.
  */
-export function needsConfirmation(spec: Pick<ToolSpec, "sideEffect" | "confirm">): boolean {
+export function needsConfirmation(
+  spec: Pick<ToolSpec, "sideEffect" | "confirm">,
+): boolean {
   return CONFIRMATION[spec.sideEffect] || spec.confirm !== undefined;
 }
 
@@ -129,7 +132,9 @@ export function needsConfirmation(spec: Pick<ToolSpec, "sideEffect" | "confirm">
  * ```
  */
 export function confirmationMessage(
-  spec: Pick<ToolSpec, "name" | "title" | "confirm"> & { sideEffect?: SideEffect },
+  spec: Pick<ToolSpec, "name" | "title" | "confirm"> & {
+    sideEffect?: SideEffect;
+  },
   args: Record<string, unknown>,
 ): string {
   const template = spec.confirm?.message;
@@ -143,17 +148,23 @@ export function confirmationMessage(
   }
   return template.replace(/\{([A-Za-z0-9_.-]+)\}/g, (whole, name: string) => {
     const v = Object.hasOwn(args, name) ? args[name] : undefined;
-    return typeof v === "string" || typeof v === "number" || typeof v === "boolean"
+    return typeof v === "string" || typeof v === "number" ||
+        typeof v === "boolean"
       ? String(v)
       : whole;
   });
 }
 
 /** The form a confirmation shows: one required yes/no field. */
-export const CONFIRMATION_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
-  type: "object",
-  properties: Object.freeze({
-    confirm: Object.freeze({ type: "boolean", title: "Confirm", default: false }),
-  }),
-  required: Object.freeze(["confirm"]),
-});
+export const CONFIRMATION_SCHEMA: Readonly<Record<string, unknown>> = Object
+  .freeze({
+    type: "object",
+    properties: Object.freeze({
+      confirm: Object.freeze({
+        type: "boolean",
+        title: "Confirm",
+        default: false,
+      }),
+    }),
+    required: Object.freeze(["confirm"]),
+  });

@@ -206,18 +206,30 @@ export class McpClient {
     });
     this.#peer.onRequest("ping", () => ({}));
     this.#peer.onOtherRequest((params, context) =>
-      this.#governor.serve(context.method, params, { via: "request", signal: context.signal })
+      this.#governor.serve(context.method, params, {
+        via: "request",
+        signal: context.signal,
+      })
     );
     this.#peer.onClose(() => this.#closing.abort(new Error("the client is closed")));
     this.#peer.onNotification(
       "notifications/tools/list_changed",
       (params) => this.#toolsChanged(isObject(params) ? params : {}),
     );
-    this.#peer.onNotification("notifications/subscriptions/acknowledged", (params) => {
-      if (this.#era === "modern") this.#subscriptions.acknowledged(isObject(params) ? params : {});
-    });
+    this.#peer.onNotification(
+      "notifications/subscriptions/acknowledged",
+      (params) => {
+        if (this.#era === "modern") {
+          this.#subscriptions.acknowledged(
+            isObject(params) ? params : {},
+          );
+        }
+      },
+    );
     this.#peer.onNotification("notifications/cancelled", (params) => {
-      if (this.#era === "modern") this.#subscriptions.cancelled(isObject(params) ? params : {});
+      if (this.#era === "modern") {
+        this.#subscriptions.cancelled(isObject(params) ? params : {});
+      }
     });
     this.#tools = new ToolsCache({
       era: () => this.#era,
@@ -230,7 +242,10 @@ export class McpClient {
     });
     this.#subscriptions = new Subscriptions({
       start: (params, signal) =>
-        this.#start("subscriptions/listen", params, { timeoutMs: Infinity, signal }),
+        this.#start("subscriptions/listen", params, {
+          timeoutMs: Infinity,
+          signal,
+        }),
       ackTimeoutMs: options.requestTimeoutMs ?? 30_000,
     });
   }
@@ -271,7 +286,8 @@ export class McpClient {
   }
 
   #clientInfo(): Implementation {
-    return this.#options.clientInfo ?? { name: "tool-estate-client", version: "0.1.0" };
+    return this.#options.clientInfo ??
+      { name: "tool-estate-client", version: "0.1.0" };
   }
 
   /** The capabilities declared: the caller's, with the server-request ones from the policy. */
@@ -280,7 +296,10 @@ export class McpClient {
     delete own.sampling;
     delete own.elicitation;
     delete own.roots;
-    return { ...own, ...serverRequestCapabilities(this.#options.serverRequests ?? {}, { era }) };
+    return {
+      ...own,
+      ...serverRequestCapabilities(this.#options.serverRequests ?? {}, { era }),
+    };
   }
 
   #serverName(): string {
@@ -321,7 +340,9 @@ export class McpClient {
    * @returns Whether the notification was sent.
    */
   async rootsChanged(): Promise<boolean> {
-    if (this.#era !== "legacy" || !this.#options.serverRequests?.roots) return false;
+    if (this.#era !== "legacy" || !this.#options.serverRequests?.roots) {
+      return false;
+    }
     await this.notify("notifications/roots/list_changed");
     return true;
   }
@@ -359,7 +380,9 @@ export class McpClient {
   onToolsChanged(listener: () => void): () => void {
     this.#listeners.add(listener);
     const tools = this.#init?.capabilities.tools;
-    if (this.#era === "modern" && isObject(tools) && tools.listChanged === true) {
+    if (
+      this.#era === "modern" && isObject(tools) && tools.listChanged === true
+    ) {
       this.#subscriptions.ensureToolsStream();
     }
     return () => this.#listeners.delete(listener);
@@ -412,7 +435,10 @@ export class McpClient {
     return {
       ...call,
       result: call.result.then((value) => {
-        if (isObject(value) && !(inputRequired && value.resultType === "input_required")) {
+        if (
+          isObject(value) &&
+          !(inputRequired && value.resultType === "input_required")
+        ) {
           checkResultType(method, value);
         }
         return value;
@@ -528,15 +554,26 @@ export class McpClient {
   async readResource(uri: string): Promise<ResourceContents[]> {
     let result: { contents: ResourceContents[] };
     try {
-      result = await this.#withInput("resources/read", { uri }, {}, `resources/read ${uri}`) as {
+      result = await this.#withInput(
+        "resources/read",
+        { uri },
+        {},
+        `resources/read ${uri}`,
+      ) as {
         contents: ResourceContents[];
       };
     } catch (e) {
       if (
         e instanceof JsonRpcError &&
-        (e.code === MCP_ERROR_CODES.RESOURCE_NOT_FOUND || e.code === ERROR_CODES.INVALID_PARAMS)
+        (e.code === MCP_ERROR_CODES.RESOURCE_NOT_FOUND ||
+          e.code === ERROR_CODES.INVALID_PARAMS)
       ) {
-        throw new ResourceNotFoundError({ uri, code: e.code, message: e.message, data: e.data });
+        throw new ResourceNotFoundError({
+          uri,
+          code: e.code,
+          message: e.message,
+          data: e.data,
+        });
       }
       throw e;
     }
@@ -597,7 +634,9 @@ export class McpClient {
       : this.#closing.signal;
     try {
       // The handshake era has no input_required results: a request is answered once.
-      if (this.#era !== "modern") return await this.#start(method, params, options).result;
+      if (this.#era !== "modern") {
+        return await this.#start(method, params, options).result;
+      }
       return await fulfilInputRequired(method, params, {
         send: (p) => this.#start(method, p, options, true).result,
         serve: (m, p) => this.#governor.serve(m, p, { via: "input-required", signal, call }),

@@ -129,8 +129,15 @@ export class McpClientError extends Error {
    * @param message What happened, and where.
    * @param options The underlying error, if any.
    */
-  constructor(kind: McpClientErrorKind, message: string, options: { cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+  constructor(
+    kind: McpClientErrorKind,
+    message: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super(
+      message,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.name = "McpClientError";
     this.kind = kind;
   }
@@ -167,9 +174,14 @@ export class UnsupportedResultError extends Error {
  * @param result The result.
  * @throws {UnsupportedResultError} For any other `resultType`.
  */
-export function checkResultType(method: string, result: Record<string, unknown>): void {
+export function checkResultType(
+  method: string,
+  result: Record<string, unknown>,
+): void {
   const t = result.resultType;
-  if (t !== undefined && t !== "complete") throw new UnsupportedResultError(method, t);
+  if (t !== undefined && t !== "complete") {
+    throw new UnsupportedResultError(method, t);
+  }
 }
 
 /** Why a client gave up on a 2026-07-28 `input_required` result. */

@@ -23,7 +23,14 @@ export interface ElicitationSchemaIssue {
   message: string;
 }
 
-const ROOT_KEYS = new Set(["$schema", "type", "properties", "required", "title", "description"]);
+const ROOT_KEYS = new Set([
+  "$schema",
+  "type",
+  "properties",
+  "required",
+  "title",
+  "description",
+]);
 const STRING_FORMATS = new Set(["email", "uri", "date", "date-time"]);
 const COMMON_KEYS = ["type", "title", "description", "default"];
 const KEYS: Record<string, Set<string>> = {
@@ -63,7 +70,9 @@ const KEYS: Record<string, Set<string>> = {
  * assert.equal(issue.path, "$.properties.address.type");
  * ```
  */
-export function checkElicitationSchema(schema: unknown): ElicitationSchemaIssue[] {
+export function checkElicitationSchema(
+  schema: unknown,
+): ElicitationSchemaIssue[] {
   const issues: ElicitationSchemaIssue[] = [];
   const add = (path: string, keyword: string, message: string): void => {
     issues.push({ path, keyword, message });
@@ -73,12 +82,16 @@ export function checkElicitationSchema(schema: unknown): ElicitationSchemaIssue[
     return issues;
   }
   for (const key of Object.keys(schema)) {
-    if (!ROOT_KEYS.has(key)) add(`$.${key}`, key, `keyword ${key} is not allowed at the root`);
+    if (!ROOT_KEYS.has(key)) {
+      add(`$.${key}`, key, `keyword ${key} is not allowed at the root`);
+    }
   }
   if (schema.$schema !== undefined && typeof schema.$schema !== "string") {
     add("$.$schema", "$schema", "$schema must be a string");
   }
-  if (schema.type !== "object") add("$.type", "type", 'the root must be {"type": "object"}');
+  if (schema.type !== "object") {
+    add("$.type", "type", 'the root must be {"type": "object"}');
+  }
   if (!isObject(schema.properties)) {
     add("$.properties", "properties", "properties must be an object");
     return issues;
@@ -88,12 +101,22 @@ export function checkElicitationSchema(schema: unknown): ElicitationSchemaIssue[
   }
   if (schema.required !== undefined) {
     const required = schema.required;
-    if (!Array.isArray(required) || !required.every((r) => typeof r === "string")) {
-      add("$.required", "required", "required must be an array of property names");
+    if (
+      !Array.isArray(required) || !required.every((r) => typeof r === "string")
+    ) {
+      add(
+        "$.required",
+        "required",
+        "required must be an array of property names",
+      );
     } else {
       for (const r of required) {
         if (!Object.hasOwn(schema.properties, r)) {
-          add("$.required", "required", `required names ${r}, which is not a property`);
+          add(
+            "$.required",
+            "required",
+            `required names ${r}, which is not a property`,
+          );
         }
       }
     }
@@ -120,7 +143,9 @@ function shapeOf(p: Record<string, unknown>): keyof typeof KEYS | undefined {
 }
 
 function checkProperty(p: unknown, at: string, add: Add): void {
-  if (!isObject(p)) return add(at, "type", "a property must be a schema object");
+  if (!isObject(p)) {
+    return add(at, "type", "a property must be a schema object");
+  }
   const shape = shapeOf(p);
   if (shape === undefined) {
     return add(
@@ -130,7 +155,9 @@ function checkProperty(p: unknown, at: string, add: Add): void {
     );
   }
   for (const key of Object.keys(p)) {
-    if (!KEYS[shape].has(key)) add(`${at}.${key}`, key, `keyword ${key} is not allowed here`);
+    if (!KEYS[shape].has(key)) {
+      add(`${at}.${key}`, key, `keyword ${key} is not allowed here`);
+    }
   }
   for (const key of ["title", "description"]) {
     if (p[key] !== undefined && typeof p[key] !== "string") {
@@ -140,7 +167,10 @@ function checkProperty(p: unknown, at: string, add: Add): void {
   const counts = (keys: string[]): void => {
     for (const key of keys) {
       const v = p[key];
-      if (v !== undefined && !(typeof v === "number" && Number.isInteger(v) && v >= 0)) {
+      if (
+        v !== undefined &&
+        !(typeof v === "number" && Number.isInteger(v) && v >= 0)
+      ) {
         add(`${at}.${key}`, key, `${key} must be a non-negative integer`);
       }
     }
@@ -149,7 +179,11 @@ function checkProperty(p: unknown, at: string, add: Add): void {
     case "string":
       counts(["minLength", "maxLength"]);
       if (p.format !== undefined && !STRING_FORMATS.has(p.format as string)) {
-        add(`${at}.format`, "format", "format must be one of email, uri, date, date-time");
+        add(
+          `${at}.format`,
+          "format",
+          "format must be one of email, uri, date, date-time",
+        );
       }
       if (p.default !== undefined && typeof p.default !== "string") {
         add(`${at}.default`, "default", "default must be a string");
@@ -157,25 +191,47 @@ function checkProperty(p: unknown, at: string, add: Add): void {
       return;
     case "enum": {
       const values = stringList(p.enum);
-      if (!values) return add(`${at}.enum`, "enum", "enum must be a non-empty array of strings");
+      if (!values) {
+        return add(
+          `${at}.enum`,
+          "enum",
+          "enum must be a non-empty array of strings",
+        );
+      }
       if (p.enumNames !== undefined) {
         const names = stringList(p.enumNames);
         if (!names || names.length !== values.length) {
-          add(`${at}.enumNames`, "enumNames", "enumNames must be strings, one per enum value");
+          add(
+            `${at}.enumNames`,
+            "enumNames",
+            "enumNames must be strings, one per enum value",
+          );
         }
       }
       if (p.default !== undefined && !values.includes(p.default as string)) {
-        add(`${at}.default`, "default", "default must be one of the enum values");
+        add(
+          `${at}.default`,
+          "default",
+          "default must be one of the enum values",
+        );
       }
       return;
     }
     case "oneOf": {
       const values = titledConsts(p.oneOf);
       if (!values) {
-        return add(`${at}.oneOf`, "oneOf", "oneOf must be a non-empty array of {const, title}");
+        return add(
+          `${at}.oneOf`,
+          "oneOf",
+          "oneOf must be a non-empty array of {const, title}",
+        );
       }
       if (p.default !== undefined && !values.includes(p.default as string)) {
-        add(`${at}.default`, "default", "default must be one of the oneOf constants");
+        add(
+          `${at}.default`,
+          "default",
+          "default must be one of the oneOf constants",
+        );
       }
       return;
     }
@@ -204,9 +260,14 @@ function checkProperty(p: unknown, at: string, add: Add): void {
       const d = p.default;
       if (
         d !== undefined &&
-        !(Array.isArray(d) && d.every((v) => typeof v === "string" && values.includes(v)))
+        !(Array.isArray(d) &&
+          d.every((v) => typeof v === "string" && values.includes(v)))
       ) {
-        add(`${at}.default`, "default", "default must be an array of the enum values");
+        add(
+          `${at}.default`,
+          "default",
+          "default must be an array of the enum values",
+        );
       }
     }
   }
@@ -215,13 +276,16 @@ function checkProperty(p: unknown, at: string, add: Add): void {
 /** The values of a multi-select `items`, or undefined when it is not one of the two forms. */
 function itemValues(items: Record<string, unknown>): string[] | undefined {
   const keys = Object.keys(items).sort().join(",");
-  if (keys === "enum,type" && items.type === "string") return stringList(items.enum);
+  if (keys === "enum,type" && items.type === "string") {
+    return stringList(items.enum);
+  }
   if (keys === "anyOf") return titledConsts(items.anyOf);
   return undefined;
 }
 
 function stringList(v: unknown): string[] | undefined {
-  return Array.isArray(v) && v.length > 0 && v.every((s) => typeof s === "string")
+  return Array.isArray(v) && v.length > 0 &&
+      v.every((s) => typeof s === "string")
     ? v as string[]
     : undefined;
 }
@@ -278,7 +342,11 @@ export function checkElicitationContent(
   for (const [name, value] of Object.entries(content)) {
     const p = properties[name];
     if (!isObject(p)) {
-      add(`$.${name}`, "additionalProperties", `${name} is not a property of the form`);
+      add(
+        `$.${name}`,
+        "additionalProperties",
+        `${name} is not a property of the form`,
+      );
       continue;
     }
     checkValue(p, value, `$.${name}`, add);
@@ -286,15 +354,24 @@ export function checkElicitationContent(
   return issues;
 }
 
-function checkValue(p: Record<string, unknown>, v: unknown, at: string, add: Add): void {
+function checkValue(
+  p: Record<string, unknown>,
+  v: unknown,
+  at: string,
+  add: Add,
+): void {
   const num = (key: string): number | undefined => typeof p[key] === "number" ? p[key] : undefined;
   switch (shapeOf(p)) {
     case "string": {
       if (typeof v !== "string") return add(at, "type", "must be a string");
       const min = num("minLength"), max = num("maxLength");
       const length = [...v].length;
-      if (min !== undefined && length < min) add(at, "minLength", `must be at least ${min} long`);
-      if (max !== undefined && length > max) add(at, "maxLength", `must be at most ${max} long`);
+      if (min !== undefined && length < min) {
+        add(at, "minLength", `must be at least ${min} long`);
+      }
+      if (max !== undefined && length > max) {
+        add(at, "maxLength", `must be at most ${max} long`);
+      }
       return;
     }
     case "enum":
@@ -306,11 +383,19 @@ function checkValue(p: Record<string, unknown>, v: unknown, at: string, add: Add
       return;
     }
     case "number": {
-      if (typeof v !== "number" || !Number.isFinite(v)) return add(at, "type", "must be a number");
-      if (p.type === "integer" && !Number.isInteger(v)) add(at, "type", "must be an integer");
+      if (typeof v !== "number" || !Number.isFinite(v)) {
+        return add(at, "type", "must be a number");
+      }
+      if (p.type === "integer" && !Number.isInteger(v)) {
+        add(at, "type", "must be an integer");
+      }
       const min = num("minimum"), max = num("maximum");
-      if (min !== undefined && v < min) add(at, "minimum", `must be at least ${min}`);
-      if (max !== undefined && v > max) add(at, "maximum", `must be at most ${max}`);
+      if (min !== undefined && v < min) {
+        add(at, "minimum", `must be at least ${min}`);
+      }
+      if (max !== undefined && v > max) {
+        add(at, "maximum", `must be at most ${max}`);
+      }
       return;
     }
     case "boolean":
@@ -323,8 +408,12 @@ function checkValue(p: Record<string, unknown>, v: unknown, at: string, add: Add
         add(at, "enum", "every item must be one of the choices");
       }
       const min = num("minItems"), max = num("maxItems");
-      if (min !== undefined && v.length < min) add(at, "minItems", `must have at least ${min}`);
-      if (max !== undefined && v.length > max) add(at, "maxItems", `must have at most ${max}`);
+      if (min !== undefined && v.length < min) {
+        add(at, "minItems", `must have at least ${min}`);
+      }
+      if (max !== undefined && v.length > max) {
+        add(at, "maxItems", `must have at most ${max}`);
+      }
       return;
     }
     default:

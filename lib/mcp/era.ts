@@ -61,13 +61,20 @@ export interface ClassifyEraOptions {
  * );
  * ```
  */
-export function classifyEra(message: unknown, options: ClassifyEraOptions = {}): MessageEra {
+export function classifyEra(
+  message: unknown,
+  options: ClassifyEraOptions = {},
+): MessageEra {
   if (carriesEnvelope(message)) return "stateless";
   const header = options.protocolVersionHeader?.trim();
-  if (header !== undefined && MODERN_PROTOCOL_VERSIONS.includes(header)) return "stateless";
+  if (header !== undefined && MODERN_PROTOCOL_VERSIONS.includes(header)) {
+    return "stateless";
+  }
   if (options.isStatelessRequest) {
     const cancelled = cancelledRequestId(message);
-    if (cancelled !== undefined && options.isStatelessRequest(cancelled)) return "stateless";
+    if (cancelled !== undefined && options.isStatelessRequest(cancelled)) {
+      return "stateless";
+    }
   }
   return "handshake";
 }
@@ -103,8 +110,12 @@ function carriesEnvelope(message: unknown): boolean {
 
 /** The request a `notifications/cancelled` names, when the message is one. */
 function cancelledRequestId(message: unknown): JsonRpcId | undefined {
-  if (!isObject(message) || message.method !== "notifications/cancelled") return undefined;
-  if (Object.hasOwn(message, "id") || !isObject(message.params)) return undefined;
+  if (!isObject(message) || message.method !== "notifications/cancelled") {
+    return undefined;
+  }
+  if (Object.hasOwn(message, "id") || !isObject(message.params)) {
+    return undefined;
+  }
   const id = message.params.requestId;
   return typeof id === "string" || typeof id === "number" ? id : undefined;
 }

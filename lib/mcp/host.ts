@@ -109,7 +109,11 @@ export class McpHost {
    * @param options `collides`: whether another server lists the same name.
    * @returns The exposed name.
    */
-  static exposedName(server: string, name: string, options: ExposedNameOptions): string;
+  static exposedName(
+    server: string,
+    name: string,
+    options: ExposedNameOptions,
+  ): string;
   /**
    * The name a tool is exposed under, the collision given on its own.
    *
@@ -121,7 +125,11 @@ export class McpHost {
    * @returns The exposed name.
    */
   static exposedName(server: string, name: string, collides: boolean): string;
-  static exposedName(server: string, name: string, options: ExposedNameOptions | boolean): string {
+  static exposedName(
+    server: string,
+    name: string,
+    options: ExposedNameOptions | boolean,
+  ): string {
     const collides = typeof options === "boolean" ? options : options.collides;
     return collides ? `${server}__${name}` : name;
   }
@@ -186,24 +194,36 @@ export class McpHost {
    */
   async rootsChanged(): Promise<string[]> {
     const ids = [...this.#clients.keys()].sort();
-    const sent = await Promise.all(ids.map((id) => this.#clients.get(id)!.rootsChanged()));
+    const sent = await Promise.all(
+      ids.map((id) => this.#clients.get(id)!.rootsChanged()),
+    );
     return ids.filter((_, i) => sent[i]);
   }
 
   #checkId(server: string): void {
     if (!/^[A-Za-z0-9_.-]+$/.test(server)) {
-      throw new TypeError(`server id ${JSON.stringify(server)} must be [A-Za-z0-9_.-]+`);
+      throw new TypeError(
+        `server id ${JSON.stringify(server)} must be [A-Za-z0-9_.-]+`,
+      );
     }
-    if (this.#clients.has(server)) throw new TypeError(`server id ${server} is already in use`);
+    if (this.#clients.has(server)) {
+      throw new TypeError(`server id ${server} is already in use`);
+    }
   }
 
   #attach(server: string, client: McpClient): void {
     this.#clients.set(server, client);
     const shared = client.serverRequestLog === this.#log;
     client.onServerRequest((record) => {
-      if (!shared) this.#log.add(record.server === server ? record : { ...record, server });
+      if (!shared) {
+        this.#log.add(
+          record.server === server ? record : { ...record, server },
+        );
+      }
       try {
-        this.#options.onServerRequest?.(record.server === server ? record : { ...record, server });
+        this.#options.onServerRequest?.(
+          record.server === server ? record : { ...record, server },
+        );
       } catch {
         // a log hook that throws must not change the answer
       }
@@ -217,14 +237,20 @@ export class McpHost {
    */
   async tools(): Promise<HostTool[]> {
     const ids = [...this.#clients.keys()].sort();
-    const lists = await Promise.all(ids.map((id) => this.#clients.get(id)!.listTools()));
+    const lists = await Promise.all(
+      ids.map((id) => this.#clients.get(id)!.listTools()),
+    );
     const count = new Map<string, number>();
-    for (const list of lists) for (const t of list) count.set(t.name, (count.get(t.name) ?? 0) + 1);
+    for (const list of lists) {
+      for (const t of list) count.set(t.name, (count.get(t.name) ?? 0) + 1);
+    }
     const out: HostTool[] = [];
     ids.forEach((server, i) => {
       for (const tool of lists[i]) {
         out.push({
-          name: McpHost.exposedName(server, tool.name, { collides: count.get(tool.name)! > 1 }),
+          name: McpHost.exposedName(server, tool.name, {
+            collides: count.get(tool.name)! > 1,
+          }),
           server,
           tool,
         });
@@ -254,6 +280,10 @@ export class McpHost {
         message: `Unknown tool: ${name}`,
       };
     }
-    return this.#clients.get(tool.server)!.callTool(tool.tool.name, args, options);
+    return this.#clients.get(tool.server)!.callTool(
+      tool.tool.name,
+      args,
+      options,
+    );
   }
 }

@@ -70,7 +70,11 @@ export interface ListCacheKeyOptions {
  * );
  * ```
  */
-export function listCacheKey(server: string, method: string, options: ListCacheKeyOptions): string;
+export function listCacheKey(
+  server: string,
+  method: string,
+  options: ListCacheKeyOptions,
+): string;
 /**
  * The key of a list result in a shared store, scope and partition given one by one.
  *
@@ -97,7 +101,9 @@ export function listCacheKey(
   const { scope, partition: part = "" } = typeof scopeOrOptions === "string"
     ? { scope: scopeOrOptions, partition }
     : scopeOrOptions;
-  return JSON.stringify(scope === "public" ? [server, method] : [server, method, part]);
+  return JSON.stringify(
+    scope === "public" ? [server, method] : [server, method, part],
+  );
 }
 
 /** The freshness of a walk of pages: the shortest `ttlMs`, and private if any page was. */
@@ -131,7 +137,8 @@ export function foldFreshness(
   acc: Freshness | undefined,
   page: Record<string, unknown>,
 ): Freshness {
-  const ttl = typeof page.ttlMs === "number" && Number.isFinite(page.ttlMs) && page.ttlMs > 0
+  const ttl = typeof page.ttlMs === "number" && Number.isFinite(page.ttlMs) &&
+      page.ttlMs > 0
     ? page.ttlMs
     : 0;
   const scope: CacheScope = page.cacheScope === "public" ? "public" : "private";

@@ -58,7 +58,9 @@ export interface AuthorizationResponse {
  * assert.deepEqual(r, { code: "abc", state: "xyz" });
  * ```
  */
-export function parseAuthorizationResponse(callback: string | URL): AuthorizationResponse {
+export function parseAuthorizationResponse(
+  callback: string | URL,
+): AuthorizationResponse {
   const q = new URL(String(callback)).searchParams;
   const out: AuthorizationResponse = {};
   const take = (k: keyof AuthorizationResponse, name: string): void => {
@@ -181,7 +183,9 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 
 function scopeSet(...scopes: (string | undefined)[]): string[] {
   const out = new Set<string>();
-  for (const s of scopes) for (const x of (s ?? "").split(/\s+/)) if (x !== "") out.add(x);
+  for (const s of scopes) {
+    for (const x of (s ?? "").split(/\s+/)) if (x !== "") out.add(x);
+  }
   return [...out].sort();
 }
 
@@ -256,7 +260,10 @@ export class OAuthClient implements HttpAuthorizer {
         );
       }
     } else {
-      if (options.redirectUri === undefined || options.redirectToAuthorization === undefined) {
+      if (
+        options.redirectUri === undefined ||
+        options.redirectToAuthorization === undefined
+      ) {
         throw new OAuthError(
           "configuration",
           'OAuthClient: the authorization_code grant needs redirectUri and redirectToAuthorization (or use grant: "client_credentials" with a pre-registered client)',
@@ -273,7 +280,9 @@ export class OAuthClient implements HttpAuthorizer {
       const u = URL.canParse(options.clientMetadataUrl)
         ? new URL(options.clientMetadataUrl)
         : undefined;
-      if (!u || u.protocol !== "https:" || u.pathname === "/" || u.hash !== "") {
+      if (
+        !u || u.protocol !== "https:" || u.pathname === "/" || u.hash !== ""
+      ) {
         throw new OAuthError(
           "configuration",
           `OAuthClient: clientMetadataUrl ${options.clientMetadataUrl} must be an https URL with a path (it is the client id)`,
@@ -317,7 +326,9 @@ export class OAuthClient implements HttpAuthorizer {
   async challenged(challenge: HttpChallenge): Promise<boolean> {
     if (challenge.status !== 401 && challenge.status !== 403) return false;
     const bearer = bearerChallenge(challenge.wwwAuthenticate);
-    if (challenge.status === 403 && bearer.error !== "insufficient_scope") return false;
+    if (challenge.status === 403 && bearer.error !== "insufficient_scope") {
+      return false;
+    }
     const endpoint = canonicalResource(challenge.url);
     return await this.#serially(endpoint, async () => {
       const current = await this.#store.getTokens(endpoint);
@@ -329,7 +340,8 @@ export class OAuthClient implements HttpAuthorizer {
       }
       if (challenge.status === 401) {
         if (
-          current?.refreshToken && await this.#refresh(endpoint, current).catch(() => undefined)
+          current?.refreshToken &&
+          await this.#refresh(endpoint, current).catch(() => undefined)
         ) {
           return true;
         }
@@ -359,7 +371,12 @@ export class OAuthClient implements HttpAuthorizer {
         );
       }
       this.#stepUps.set(key, tries + 1);
-      await this.#obtain(endpoint, challenge, bearer, union.join(" ") || undefined);
+      await this.#obtain(
+        endpoint,
+        challenge,
+        bearer,
+        union.join(" ") || undefined,
+      );
       return true;
     });
   }
@@ -374,7 +391,10 @@ export class OAuthClient implements HttpAuthorizer {
    * @returns True when a token is held afterwards.
    * @throws {OAuthError} When the flow fails.
    */
-  async authorize(url: string | URL, options: AuthorizeOptions = {}): Promise<boolean> {
+  async authorize(
+    url: string | URL,
+    options: AuthorizeOptions = {},
+  ): Promise<boolean> {
     const endpoint = String(url);
     const f = options.fetch ?? this.#fetch;
     const authorization = await this.authorization(endpoint);
@@ -440,7 +460,8 @@ export class OAuthClient implements HttpAuthorizer {
       bearer,
       this.#options.client?.issuer,
     );
-    const asked = scope ?? found.scopesSupported?.join(" ") ?? this.#options.scope;
+    const asked = scope ?? found.scopesSupported?.join(" ") ??
+      this.#options.scope;
     const tokens = (this.#options.grant ?? "authorization_code") === "client_credentials"
       ? await this.#clientCredentials(found, asked)
       : await this.#authorizationCode(found, asked);
@@ -449,7 +470,10 @@ export class OAuthClient implements HttpAuthorizer {
   }
 
   /** The authorization code grant with PKCE; the user-agent step is the host's. */
-  async #authorizationCode(found: Discovered, scope: string | undefined): Promise<StoredTokens> {
+  async #authorizationCode(
+    found: Discovered,
+    scope: string | undefined,
+  ): Promise<StoredTokens> {
     const { server } = found;
     if (!server.legacy || server.codeChallengeMethods !== undefined) {
       if (!server.codeChallengeMethods?.includes("S256")) {
@@ -472,7 +496,8 @@ export class OAuthClient implements HttpAuthorizer {
     const client = await this.#registrar.clientFor(server);
     let asked = scope;
     if (
-      (this.#options.offlineAccess ?? true) && server.scopesSupported?.includes("offline_access") &&
+      (this.#options.offlineAccess ?? true) &&
+      server.scopesSupported?.includes("offline_access") &&
       !scopeSet(asked).includes("offline_access")
     ) {
       asked = scopeSet(asked, "offline_access").join(" ");
@@ -558,14 +583,21 @@ export class OAuthClient implements HttpAuthorizer {
   }
 
   /** The client credentials grant (RFC 6749 §4.4). */
-  async #clientCredentials(found: Discovered, scope: string | undefined): Promise<StoredTokens> {
+  async #clientCredentials(
+    found: Discovered,
+    scope: string | undefined,
+  ): Promise<StoredTokens> {
     const client = await this.#registrar.clientFor(found.server);
     const token = await requestToken({
       fetch: this.#fetch,
       timeoutMs: this.#timeoutMs,
       server: found.server,
       client,
-      params: { grant_type: "client_credentials", scope, resource: found.resource },
+      params: {
+        grant_type: "client_credentials",
+        scope,
+        resource: found.resource,
+      },
       now: this.#now(),
       secrets: [],
     });
@@ -579,9 +611,15 @@ export class OAuthClient implements HttpAuthorizer {
    * @returns The new tokens.
    * @throws {OAuthError} When refreshing failed.
    */
-  async #refresh(endpoint: string, tokens: StoredTokens): Promise<StoredTokens> {
+  async #refresh(
+    endpoint: string,
+    tokens: StoredTokens,
+  ): Promise<StoredTokens> {
     if (tokens.issuer === undefined) {
-      throw new OAuthError("token", `the tokens for ${endpoint} name no issuer to refresh with`);
+      throw new OAuthError(
+        "token",
+        `the tokens for ${endpoint} name no issuer to refresh with`,
+      );
     }
     const server = this.#metadata.known(tokens.issuer) ??
       await this.#metadata.server(tokens.issuer);
@@ -594,7 +632,11 @@ export class OAuthClient implements HttpAuthorizer {
         timeoutMs: this.#timeoutMs,
         server,
         client,
-        params: { grant_type: "refresh_token", refresh_token: tokens.refreshToken, resource },
+        params: {
+          grant_type: "refresh_token",
+          refresh_token: tokens.refreshToken,
+          resource,
+        },
         now: this.#now(),
         secrets: [tokens.refreshToken, tokens.accessToken],
       });
@@ -613,14 +655,20 @@ export class OAuthClient implements HttpAuthorizer {
     return next;
   }
 
-  #stored(token: TokenResponse, found: Discovered, asked: string | undefined): StoredTokens {
+  #stored(
+    token: TokenResponse,
+    found: Discovered,
+    asked: string | undefined,
+  ): StoredTokens {
     const out: StoredTokens = {
       accessToken: token.accessToken,
       issuer: found.server.issuer,
       resource: found.resource,
     };
     if (token.refreshToken !== undefined) out.refreshToken = token.refreshToken;
-    if (token.expiresIn !== undefined) out.expiresAt = this.#now() + token.expiresIn * 1000;
+    if (token.expiresIn !== undefined) {
+      out.expiresAt = this.#now() + token.expiresIn * 1000;
+    }
     const scope = token.scope ?? asked;
     if (scope !== undefined && scope !== "") out.scope = scope;
     return out;

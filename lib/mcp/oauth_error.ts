@@ -67,7 +67,11 @@ export class OAuthError extends Error {
    * @param message What failed, where, and what to do (never a secret).
    * @param options The server's error code, the cause.
    */
-  constructor(failure: OAuthFailure, message: string, options: OAuthErrorOptions = {}) {
+  constructor(
+    failure: OAuthFailure,
+    message: string,
+    options: OAuthErrorOptions = {},
+  ) {
     super(message, options.cause === undefined ? {} : { cause: options.cause });
     this.name = "OAuthError";
     this.failure = failure;

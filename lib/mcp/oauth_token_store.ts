@@ -48,14 +48,19 @@ export interface TokenStore {
    * @param endpoint The MCP endpoint's canonical URL.
    * @returns The tokens, or undefined.
    */
-  getTokens(endpoint: string): StoredTokens | undefined | Promise<StoredTokens | undefined>;
+  getTokens(
+    endpoint: string,
+  ): StoredTokens | undefined | Promise<StoredTokens | undefined>;
   /**
    * Keeps (or, with undefined, forgets) the tokens for an endpoint.
    *
    * @param endpoint The MCP endpoint's canonical URL.
    * @param tokens The tokens, or undefined to forget them.
    */
-  setTokens(endpoint: string, tokens: StoredTokens | undefined): void | Promise<void>;
+  setTokens(
+    endpoint: string,
+    tokens: StoredTokens | undefined,
+  ): void | Promise<void>;
   /**
    * The registration held with an authorization server.
    *
@@ -71,7 +76,10 @@ export interface TokenStore {
    * @param issuer The authorization server's issuer.
    * @param client The registration, or undefined to forget it.
    */
-  setClient(issuer: string, client: ClientRegistration | undefined): void | Promise<void>;
+  setClient(
+    issuer: string,
+    client: ClientRegistration | undefined,
+  ): void | Promise<void>;
 }
 
 /**

@@ -30,7 +30,13 @@ export type ContentBlock =
   | { type: "text"; text: string; _meta?: Record<string, unknown> }
   | { type: "image"; data: string; mimeType: string }
   | { type: "audio"; data: string; mimeType: string }
-  | { type: "resource_link"; uri: string; name: string; mimeType?: string; description?: string }
+  | {
+    type: "resource_link";
+    uri: string;
+    name: string;
+    mimeType?: string;
+    description?: string;
+  }
   | { type: "resource"; resource: ResourceContents };
 
 /** A `tools/call` result. */
@@ -111,7 +117,10 @@ export interface ListedTool {
   /** The structured result's schema. */
   outputSchema?: JsonSchema;
   /** Hints. */
-  annotations?: Partial<ToolAnnotations> & { title?: string; openWorldHint?: boolean };
+  annotations?: Partial<ToolAnnotations> & {
+    title?: string;
+    openWorldHint?: boolean;
+  };
   /** Metadata, e.g. our version key. */
   _meta?: Record<string, unknown>;
 }

@@ -104,9 +104,15 @@ export interface PromptContext {
   /** Aborted when the caller cancels, or when an ask waits for the client's next round. */
   signal: AbortSignal;
   /** Asks the client's model for a completion (`sampling/createMessage`). */
-  sample(request: SamplingRequest, options?: AskOptions): Promise<SamplingResult>;
+  sample(
+    request: SamplingRequest,
+    options?: AskOptions,
+  ): Promise<SamplingResult>;
   /** Asks the user for input (`elicitation/create`); an accepted form's content fits the form. */
-  elicit(request: ElicitationRequest, options?: AskOptions): Promise<ElicitationResult>;
+  elicit(
+    request: ElicitationRequest,
+    options?: AskOptions,
+  ): Promise<ElicitationResult>;
   /** Asks the client for its roots (`roots/list`). */
   listRoots(options?: AskOptions): Promise<Root[]>;
 }
@@ -148,7 +154,12 @@ export interface PromptProvider {
    * @deprecated Implement {@linkcode PromptProvider.completeArgument}, which takes one options
    *   object; the server calls `complete` only for a provider without it.
    */
-  complete?(name: string, argument: string, value: string, principal: Principal): string[];
+  complete?(
+    name: string,
+    argument: string,
+    value: string,
+    principal: Principal,
+  ): string[];
   /**
    * Completions for a prompt argument's partial value (`completion/complete`); none when absent.
    * The values must be ones the principal may see (the example system filters by tenant and

@@ -114,10 +114,15 @@ export function readModernEnvelope(params: unknown): ModernEnvelope {
       `Unsupported protocol version ${JSON.stringify(version)}; this server speaks ${
         MODERN_PROTOCOL_VERSIONS.join(", ")
       }`,
-      { data: { supported: [...MODERN_PROTOCOL_VERSIONS], requested: version } },
+      {
+        data: { supported: [...MODERN_PROTOCOL_VERSIONS], requested: version },
+      },
     );
   }
-  const envelope: ModernEnvelope = { protocolVersion: version, clientCapabilities: capabilities };
+  const envelope: ModernEnvelope = {
+    protocolVersion: version,
+    clientCapabilities: capabilities,
+  };
   const info = meta[MODERN_META.clientInfo];
   if (isObject(info)) envelope.clientInfo = info as unknown as Implementation;
   const level = meta[MODERN_META.logLevel];
@@ -134,10 +139,16 @@ export function readModernEnvelope(params: unknown): ModernEnvelope {
  * @throws {JsonRpcError} As {@linkcode readModernEnvelope}; `-32601` for a method the stateless
  *   revision does not have (`initialize`, `ping`, `logging/setLevel`, `resources/subscribe`, ...).
  */
-export function checkModernRequest(method: string, params: unknown): ModernEnvelope {
+export function checkModernRequest(
+  method: string,
+  params: unknown,
+): ModernEnvelope {
   const envelope = readModernEnvelope(params);
   if (!MODERN_METHODS.includes(method)) {
-    throw new JsonRpcError(ERROR_CODES.METHOD_NOT_FOUND, `Method not found: ${method}`);
+    throw new JsonRpcError(
+      ERROR_CODES.METHOD_NOT_FOUND,
+      `Method not found: ${method}`,
+    );
   }
   return envelope;
 }
@@ -191,7 +202,10 @@ export function modernHeaderProblem(
 ): string | undefined {
   const meta = metaOf(request) ?? {};
   const version = headers["mcp-protocol-version"];
-  if (version === undefined || version.trim() !== meta[MODERN_META.protocolVersion]) {
+  if (
+    version === undefined ||
+    version.trim() !== meta[MODERN_META.protocolVersion]
+  ) {
     return `Header mismatch: MCP-Protocol-Version (${
       JSON.stringify(version ?? null)
     }) must equal _meta["${MODERN_META.protocolVersion}"]`;

@@ -116,7 +116,8 @@ export class McpServer {
       timers,
       now,
       wanted: () =>
-        !this.#closed.signal.aborted && (this.#sessions.size > 0 || this.#listeners.size > 0),
+        !this.#closed.signal.aborted &&
+        (this.#sessions.size > 0 || this.#listeners.size > 0),
     });
     let seal: RequestStateSeal | undefined;
     this.#core = {
@@ -314,11 +315,20 @@ export class McpServer {
    * assert.equal(server.scopeChallenge(call, { ...reader, scopes: [] }), undefined); // cannot see it
    * ```
    */
-  scopeChallenge(message: unknown, principal: Principal): ScopeChallenge | undefined {
-    if (!isObject(message) || message.method !== "tools/call" || !("id" in message)) {
+  scopeChallenge(
+    message: unknown,
+    principal: Principal,
+  ): ScopeChallenge | undefined {
+    if (
+      !isObject(message) || message.method !== "tools/call" ||
+      !("id" in message)
+    ) {
       return undefined;
     }
-    const challenge = scopeChallengeFor(this.#core, { principal, params: message.params });
+    const challenge = scopeChallengeFor(this.#core, {
+      principal,
+      params: message.params,
+    });
     if (challenge) {
       const params = message.params as Record<string, unknown>;
       this.#options.onCall?.({
@@ -405,9 +415,16 @@ export class McpServer {
    * @throws {TypeError} When the session is not one this server opened (another server's
    *   included).
    */
-  async handle(message: unknown, session: Session): Promise<JsonRpcResponse | undefined> {
+  async handle(
+    message: unknown,
+    session: Session,
+  ): Promise<JsonRpcResponse | undefined> {
     const s = this.#sessions.get(session);
-    if (!s) throw new TypeError("handle() needs a session from this server's openSession()");
+    if (!s) {
+      throw new TypeError(
+        "handle() needs a session from this server's openSession()",
+      );
+    }
     return await handleInSession(this.#core, { message, session: s });
   }
 
@@ -442,7 +459,10 @@ export class McpServer {
       ? this.#options.registry.versions(event.name).find((r) => r.spec.version === event.version)
         ?.spec
       : undefined;
-    this.#tellChanged(() => true, (p) => retired !== undefined && canSee(retired, p));
+    this.#tellChanged(
+      () => true,
+      (p) => retired !== undefined && canSee(retired, p),
+    );
   }
 
   /**

@@ -46,7 +46,10 @@
 import type { ServerRequestVia } from "./server_request_log.ts";
 
 /** The server-initiated request methods a policy governs. */
-export type ServerRequestMethod = "sampling/createMessage" | "elicitation/create" | "roots/list";
+export type ServerRequestMethod =
+  | "sampling/createMessage"
+  | "elicitation/create"
+  | "roots/list";
 
 /**
  * The error codes a client answers server-initiated requests with, besides JSON-RPC's own.
@@ -269,7 +272,9 @@ export interface ServerRequestLimits {
 }
 
 /** The limits used where a policy does not set them. */
-export const DEFAULT_SERVER_REQUEST_LIMITS: Readonly<Required<ServerRequestLimits>> = Object
+export const DEFAULT_SERVER_REQUEST_LIMITS: Readonly<
+  Required<ServerRequestLimits>
+> = Object
   .freeze({
     maxPerCall: 10,
     maxPerMinute: 30,
@@ -330,11 +335,18 @@ export function serverRequestCapabilities(
   options: ServerRequestCapabilitiesOptions = {},
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  if (policy.sampling) out.sampling = policy.sampling.tools ? { tools: {} } : {};
+  if (policy.sampling) {
+    out.sampling = policy.sampling.tools ? { tools: {} } : {};
+  }
   const e = policy.elicitation;
   if (e?.form || e?.url) {
-    out.elicitation = { ...(e.form ? { form: {} } : {}), ...(e.url ? { url: {} } : {}) };
+    out.elicitation = {
+      ...(e.form ? { form: {} } : {}),
+      ...(e.url ? { url: {} } : {}),
+    };
   }
-  if (policy.roots) out.roots = (options.era ?? "legacy") === "legacy" ? { listChanged: true } : {};
+  if (policy.roots) {
+    out.roots = (options.era ?? "legacy") === "legacy" ? { listChanged: true } : {};
+  }
   return out;
 }

@@ -56,12 +56,18 @@ export interface ToolContext {
    * start, when the client calls back with the answer — so ask before acting. Asks made together
    * (`Promise.all`) go out in one input-required result, each under its key (`options.key`).
    */
-  sample(request: SamplingRequest, options?: AskOptions): Promise<SamplingResult>;
+  sample(
+    request: SamplingRequest,
+    options?: AskOptions,
+  ): Promise<SamplingResult>;
   /**
    * Asks the user for input (`elicitation/create`): a flat form, or a URL to visit. The tool must
    * declare `uses: ["elicitation"]`; an accepted form's content is checked against the form.
    */
-  elicit(request: ElicitationRequest, options?: AskOptions): Promise<ElicitationResult>;
+  elicit(
+    request: ElicitationRequest,
+    options?: AskOptions,
+  ): Promise<ElicitationResult>;
   /** Asks the client for its roots (`roots/list`); the tool must declare `uses: ["roots"]`. */
   listRoots(options?: AskOptions): Promise<Root[]>;
 }
@@ -81,7 +87,9 @@ export class MissingClientCapabilityError extends Error {
    * @param requiredCapabilities The capabilities the tool needs, e.g. `{ sampling: {} }`.
    */
   constructor(requiredCapabilities: Record<string, unknown>) {
-    super(`Missing required client capability: ${Object.keys(requiredCapabilities).join(", ")}`);
+    super(
+      `Missing required client capability: ${Object.keys(requiredCapabilities).join(", ")}`,
+    );
     this.name = "MissingClientCapabilityError";
     this.requiredCapabilities = requiredCapabilities;
   }
@@ -121,11 +129,17 @@ export const LOG_LEVELS: readonly LogLevel[] = [
 ];
 
 /** Sends a notification; `relatedRequestId` names the request it belongs to (progress, logs). */
-export type Notify = (message: JsonRpcNotification, relatedRequestId?: JsonRpcId) => void;
+export type Notify = (
+  message: JsonRpcNotification,
+  relatedRequestId?: JsonRpcId,
+) => void;
 
 /**
  * Runs one tool version. Return a `CallToolResult`, or any other value to have it sent as JSON
  * text (and as `structuredContent` when it is an object). Throw to report a tool error: the model
  * sees the message, never a stack trace.
  */
-export type ToolHandler = (args: Record<string, unknown>, context: ToolContext) => unknown;
+export type ToolHandler = (
+  args: Record<string, unknown>,
+  context: ToolContext,
+) => unknown;

@@ -61,9 +61,11 @@ export function serveTransport(
   transport?: Transport,
   principal?: Principal,
 ): Session {
-  const options: ServeTransportOptions = "transport" in first && "principal" in first
-    ? first
-    : { server: first as McpServer, transport: transport!, principal: principal! };
+  const options: ServeTransportOptions = "transport" in first && "principal" in first ? first : {
+    server: first as McpServer,
+    transport: transport!,
+    principal: principal!,
+  };
   const t = options.transport;
   let connection: ServerConnection | undefined = undefined;
   const send = (m: JsonRpcMessage): void => {

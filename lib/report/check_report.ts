@@ -53,7 +53,11 @@ export function ruleOf(f: DraftFinding): string {
  * @param report `checkDraft`'s report of it.
  * @returns One finding per `checkDraft` finding, at the node the finding names.
  */
-export function draftFindings(file: string, text: string, report: DraftReport): Finding[] {
+export function draftFindings(
+  file: string,
+  text: string,
+  report: DraftReport,
+): Finding[] {
   const tree = parseToolFile(text);
   const lines = new LineIndex(text);
   return report.findings.map((f) => {
@@ -115,7 +119,11 @@ export function driftFindings(
  * @param problems `ToolSpecError.problems`.
  * @returns The findings.
  */
-export function specFindings(file: string, text: string, problems: string[]): Finding[] {
+export function specFindings(
+  file: string,
+  text: string,
+  problems: string[],
+): Finding[] {
   const tree: ToolFileTree = parseToolFile(text);
   const lines = new LineIndex(text);
   return problems.map((problem) => ({
@@ -228,7 +236,12 @@ export function checkedToolFile(
   text: string,
   checked:
     | Extract<ToolText, { ok: false }>
-    | { ok: true; spec: ToolSpec; report: DraftReport; notices?: readonly DriftNotice[] },
+    | {
+      ok: true;
+      spec: ToolSpec;
+      report: DraftReport;
+      notices?: readonly DriftNotice[];
+    },
 ): CheckedFile {
   if (!checked.ok) {
     return {
@@ -247,7 +260,10 @@ export function checkedToolFile(
       ...draftFindings(file, text, report),
       ...driftFindings(file, text, checked.spec, checked.notices ?? []),
     ],
-    header: { status: "ok", text: `${report.name}@${report.version}${against}` },
+    header: {
+      status: "ok",
+      text: `${report.name}@${report.version}${against}`,
+    },
   };
 }
 
@@ -260,8 +276,13 @@ const ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
  * @param expired The expired ignores (`applyRules`' `expired`).
  * @returns The findings; none when the rules have no file.
  */
-function expiredFindings(rules: LoadedRules, expired: readonly RuleIgnore[]): Finding[] {
-  if (!expired.length || rules.file === undefined || rules.text === undefined) return [];
+function expiredFindings(
+  rules: LoadedRules,
+  expired: readonly RuleIgnore[],
+): Finding[] {
+  if (!expired.length || rules.file === undefined || rules.text === undefined) {
+    return [];
+  }
   const tree = parseToolFile(rules.text);
   const lines = new LineIndex(rules.text);
   return expired.map((ignore): Finding => {
@@ -292,13 +313,18 @@ export function checkReport(
   options: { rules?: LoadedRules; now: Date },
 ): CheckReport {
   const rules = options.rules ?? NO_RULES;
-  const applied = applyRules(files.flatMap((f) => f.findings), rules.config, options.now);
+  const applied = applyRules(
+    files.flatMap((f) => f.findings),
+    rules.config,
+    options.now,
+  );
   const expired = expiredFindings(rules, applied.expired);
   const findings = [...applied.findings, ...expired];
   const names = files.map((f) => f.file);
   if (expired.length && !names.includes(rules.file!)) names.push(rules.file!);
   findings.sort((a, b) =>
-    names.indexOf(a.file) - names.indexOf(b.file) || a.line - b.line || a.column - b.column ||
+    names.indexOf(a.file) - names.indexOf(b.file) || a.line - b.line ||
+    a.column - b.column ||
     ORDER[a.severity] - ORDER[b.severity]
   );
   const headers: FileHeader[] = files.filter((f) => f.header).map((f) => {
@@ -311,7 +337,11 @@ export function checkReport(
     };
   });
   if (names.length > files.length) {
-    headers.push({ file: rules.file!, status: "fail", text: "rules configuration" });
+    headers.push({
+      file: rules.file!,
+      status: "fail",
+      text: "rules configuration",
+    });
   }
   return {
     command,

@@ -111,7 +111,9 @@ export function findNode(
  * @returns The segments; for a path that is not a `$` path, just `["inputSchema"]`.
  */
 export function targetSegments(target: FindingTarget): PathSegment[] {
-  if (target.field !== "inputSchema" && target.field !== "outputSchema") return [target.field];
+  if (target.field !== "inputSchema" && target.field !== "outputSchema") {
+    return [target.field];
+  }
   try {
     return [target.field, ...parsePath(target.path)];
   } catch {

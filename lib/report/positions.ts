@@ -29,7 +29,10 @@ export interface Place {
  * @param span The span (`locations.ts`).
  * @returns The place.
  */
-export function placeOf(lines: LineIndex, span: { offset: number; length: number }): Place {
+export function placeOf(
+  lines: LineIndex,
+  span: { offset: number; length: number },
+): Place {
   const start = lines.position(span.offset);
   const end = lines.position(span.offset + span.length);
   return {

@@ -12,7 +12,13 @@ import { type Rule, RULES } from "../estate/rules.ts";
 import type { CheckReport, Finding, Severity } from "./finding.ts";
 
 /** The formats {@linkcode renderReport} writes. */
-export const REPORT_FORMATS = ["text", "json", "sarif", "junit", "github"] as const;
+export const REPORT_FORMATS = [
+  "text",
+  "json",
+  "sarif",
+  "junit",
+  "github",
+] as const;
 
 /** One of {@linkcode REPORT_FORMATS}. */
 export type ReportFormat = typeof REPORT_FORMATS[number];
@@ -66,11 +72,16 @@ export function renderReport(
 }
 
 /** The findings of each file, cut as every answer is (`limitList`), with the count of the rest. */
-function byFile(report: CheckReport): { file: string; shown: Finding[]; omitted: number }[] {
+function byFile(
+  report: CheckReport,
+): { file: string; shown: Finding[]; omitted: number }[] {
   return report.files.map((file) => {
-    const { items, omitted } = limitList(report.findings.filter((f) => f.file === file), {
-      shorten: (f) => ({ ...f, message: shortenText(f.message) }),
-    });
+    const { items, omitted } = limitList(
+      report.findings.filter((f) => f.file === file),
+      {
+        shorten: (f) => ({ ...f, message: shortenText(f.message) }),
+      },
+    );
     return { file, shown: items, omitted };
   });
 }
@@ -124,7 +135,10 @@ function renderText(report: CheckReport): string {
   return out.join("\n") + "\n";
 }
 
-function jsonReport(report: CheckReport, options: RenderOptions): Record<string, unknown> {
+function jsonReport(
+  report: CheckReport,
+  options: RenderOptions,
+): Record<string, unknown> {
   const files = byFile(report);
   return {
     ...options.json,
@@ -156,12 +170,21 @@ function sarifRule(rule: Rule, docs: string): Record<string, unknown> {
   ].filter(Boolean).join("\n\n");
   return {
     id: rule.id,
-    name: rule.id.replace(/(^|-)([a-z])/g, (_, _d, c: string) => c.toUpperCase()),
+    name: rule.id.replace(
+      /(^|-)([a-z])/g,
+      (_, _d, c: string) => c.toUpperCase(),
+    ),
     shortDescription: { text: rule.summary.replace(/`/g, "") },
     fullDescription: { text: rule.meaning.replace(/`/g, "") },
     helpUri: `${docs}#${rule.id}`,
-    help: { text: rule.meaning.replace(/`/g, ""), markdown: `${rule.meaning}\n\n${example}` },
-    defaultConfiguration: { level: SARIF_LEVEL[rule.defaultSeverity], enabled: true },
+    help: {
+      text: rule.meaning.replace(/`/g, ""),
+      markdown: `${rule.meaning}\n\n${example}`,
+    },
+    defaultConfiguration: {
+      level: SARIF_LEVEL[rule.defaultSeverity],
+      enabled: true,
+    },
     properties: { tags: [rule.kind], ...(rule.fixed ? { fixed: true } : {}) },
   };
 }
@@ -170,13 +193,19 @@ function sarifRule(rule: Rule, docs: string): Record<string, unknown> {
  * The report as a SARIF 2.1.0 log: one run, every rule of the catalog in `tool.driver.rules`, one
  * result per finding at its region (1-based lines and UTF-16 columns, the end column exclusive).
  */
-function sarifLog(report: CheckReport, options: RenderOptions): Record<string, unknown> {
+function sarifLog(
+  report: CheckReport,
+  options: RenderOptions,
+): Record<string, unknown> {
   const docs = options.rulesDocs ?? rulesDocs();
   const index = new Map(RULES.map((r, i) => [r.id, i]));
   const files = byFile(report);
   const results = files.flatMap(({ shown }) =>
     shown.map((f) => {
-      const region: Record<string, number> = { startLine: f.line, startColumn: f.column };
+      const region: Record<string, number> = {
+        startLine: f.line,
+        startColumn: f.column,
+      };
       if (f.endLine !== undefined && f.endColumn !== undefined) {
         region.endLine = f.endLine;
         region.endColumn = f.endColumn;
@@ -188,7 +217,10 @@ function sarifLog(report: CheckReport, options: RenderOptions): Record<string, u
         message: { text: f.message },
         locations: [{
           physicalLocation: {
-            artifactLocation: { uri: encodeURI(f.file), uriBaseId: "%SRCROOT%" },
+            artifactLocation: {
+              uri: encodeURI(f.file),
+              uriBaseId: "%SRCROOT%",
+            },
             region,
           },
         }],
@@ -241,7 +273,10 @@ const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 /** Escapes text for XML content and attribute values. */
 function xml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
-    .replace(NOT_XML, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+    .replace(
+      NOT_XML,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+    );
 }
 
 /**

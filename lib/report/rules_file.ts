@@ -57,13 +57,18 @@ export class RulesFileError extends Error {
  * assert.throws(() => parseRulesFile("{", "estate/rules.json"), /estate\/rules\.json:1:2: not valid JSON/);
  * ```
  */
-export function parseRulesFile(text: string | undefined, file: string): LoadedRules {
+export function parseRulesFile(
+  text: string | undefined,
+  file: string,
+): LoadedRules {
   if (text === undefined) return NO_RULES;
   const tree = parseToolFile(text);
   const lines = new LineIndex(text);
   if (tree.errors.length || !tree.root) {
     const at = lines.position(tree.errors[0]?.offset ?? 0);
-    throw new RulesFileError([`${file}:${at.line + 1}:${at.character + 1}: not valid JSON`]);
+    throw new RulesFileError([
+      `${file}:${at.line + 1}:${at.character + 1}: not valid JSON`,
+    ]);
   }
   const { config, problems } = parseRulesConfig(JSON.parse(text));
   if (problems.length) {

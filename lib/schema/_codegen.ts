@@ -78,13 +78,18 @@ export class Generator {
     const name = `f${this.#names.size}`;
     this.#names.set(schema, name);
     const body = this.#body(schema, loc);
-    this.#functions.push(`function ${name}(x, d) {\n${body}\n  return true;\n}`);
+    this.#functions.push(
+      `function ${name}(x, d) {\n${body}\n  return true;\n}`,
+    );
     return name;
   }
 
   #sub(schema: unknown, loc: Location, segs: PathSegment[]): string {
     const child = isObject(schema) ? this.#index.locationOf(schema) : undefined;
-    return this.fn(schema, child ?? { base: loc.base, segments: [...loc.segments, ...segs] });
+    return this.fn(
+      schema,
+      child ?? { base: loc.base, segments: [...loc.segments, ...segs] },
+    );
   }
 
   /** A call that goes one level deeper, failing (like the closures) past the depth limit. */
@@ -102,10 +107,12 @@ export class Generator {
     };
 
     if (has("type")) {
-      const names = (Array.isArray(s.type) ? s.type : [s.type]).filter((t): t is string =>
-        typeof t === "string" && Object.hasOwn(TYPE_CODE, t)
+      const names = (Array.isArray(s.type) ? s.type : [s.type]).filter((
+        t,
+      ): t is string => typeof t === "string" && Object.hasOwn(TYPE_CODE, t));
+      fail(
+        names.length ? `!(${names.map((t) => TYPE_CODE[t]("x")).join(" || ")})` : "true",
       );
-      fail(names.length ? `!(${names.map((t) => TYPE_CODE[t]("x")).join(" || ")})` : "true");
     }
 
     if (Array.isArray(s.enum)) {
@@ -115,9 +122,13 @@ export class Generator {
       const tests: string[] = [];
       if (prims.length > 0 && prims.length <= 16) {
         tests.push(...prims.map((p) => `x === ${JSON.stringify(p)}`));
-      } else if (prims.length) tests.push(`${this.#const(new Set(prims))}.has(x)`);
+      } else if (prims.length) {
+        tests.push(`${this.#const(new Set(prims))}.has(x)`);
+      }
       if (comps.length) {
-        tests.push(`(typeof x === "object" && ${this.#const(comps)}.some((c) => EQ(c, x)))`);
+        tests.push(
+          `(typeof x === "object" && ${this.#const(comps)}.some((c) => EQ(c, x)))`,
+        );
       }
       fail(tests.length ? `!(${tests.join(" || ")})` : "true");
     }
@@ -131,7 +142,9 @@ export class Generator {
     }
     if (typeof s.$ref === "string") {
       const target = this.#index.resolve(s.$ref, loc);
-      fail(target ? `!${this.#deeper(this.fn(target.schema, target.location), "x")}` : "true");
+      fail(
+        target ? `!${this.#deeper(this.fn(target.schema, target.location), "x")}` : "true",
+      );
     }
     if (Array.isArray(s.allOf)) {
       s.allOf.forEach((sub, i) => fail(`!${this.#call(this.#sub(sub, loc, ["allOf", i]))}`));
@@ -159,9 +172,15 @@ export class Generator {
     const arrays = this.#arrays(s, loc);
     const objects = this.#objects(s, loc);
     const blocks: string[] = [];
-    if (numeric.length) blocks.push(`if (typeof x === "number") {\n${numeric.join("\n")}\n  }`);
-    if (strings.length) blocks.push(`if (typeof x === "string") {\n${strings.join("\n")}\n  }`);
-    if (arrays.length) blocks.push(`if (Array.isArray(x)) {\n${arrays.join("\n")}\n  }`);
+    if (numeric.length) {
+      blocks.push(`if (typeof x === "number") {\n${numeric.join("\n")}\n  }`);
+    }
+    if (strings.length) {
+      blocks.push(`if (typeof x === "string") {\n${strings.join("\n")}\n  }`);
+    }
+    if (arrays.length) {
+      blocks.push(`if (Array.isArray(x)) {\n${arrays.join("\n")}\n  }`);
+    }
     if (objects.length) {
       blocks.push(
         `if (typeof x === "object" && x !== null && !Array.isArray(x)) {\n${
@@ -201,10 +220,14 @@ export class Generator {
   #strings(s: Record<string, unknown>): string[] {
     const out: string[] = [];
     if (typeof s.minLength === "number") {
-      out.push(`    if (x.length < ${2 * s.minLength} && CP(x) < ${s.minLength}) return false;`);
+      out.push(
+        `    if (x.length < ${2 * s.minLength} && CP(x) < ${s.minLength}) return false;`,
+      );
     }
     if (typeof s.maxLength === "number") {
-      out.push(`    if (x.length > ${s.maxLength} && CP(x) > ${s.maxLength}) return false;`);
+      out.push(
+        `    if (x.length > ${s.maxLength} && CP(x) > ${s.maxLength}) return false;`,
+      );
     }
     if (typeof s.pattern === "string") {
       const c = compilePattern(s.pattern);
@@ -212,8 +235,13 @@ export class Generator {
         c.ok ? `    if (!${this.#const(c.pattern)}.test(x)) return false;` : "    return false;",
       );
     }
-    if (this.#formats && typeof s.format === "string" && Object.hasOwn(FORMAT_CHECKS, s.format)) {
-      out.push(`    if (!${this.#const(FORMAT_CHECKS[s.format])}(x)) return false;`);
+    if (
+      this.#formats && typeof s.format === "string" &&
+      Object.hasOwn(FORMAT_CHECKS, s.format)
+    ) {
+      out.push(
+        `    if (!${this.#const(FORMAT_CHECKS[s.format])}(x)) return false;`,
+      );
     }
     return out;
   }
@@ -232,7 +260,9 @@ export class Generator {
       rest = this.#sub(s.additionalItems, loc, ["additionalItems"]);
     }
     prefix.forEach((fn, i) =>
-      out.push(`    if (x.length > ${i} && !${this.#deeper(fn, `x[${i}]`)}) return false;`)
+      out.push(
+        `    if (x.length > ${i} && !${this.#deeper(fn, `x[${i}]`)}) return false;`,
+      )
     );
     if (rest !== undefined && rest !== "acceptAny") {
       out.push(
@@ -248,10 +278,16 @@ export class Generator {
       out.push(
         `    { let n = 0; for (let i = 0; i < x.length; i++) if (${this.#deeper(fn, "x[i]")}) n++;`,
       );
-      out.push(`      if (n < ${min}${max === Infinity ? "" : ` || n > ${max}`}) return false; }`);
+      out.push(
+        `      if (n < ${min}${max === Infinity ? "" : ` || n > ${max}`}) return false; }`,
+      );
     }
-    if (typeof s.minItems === "number") out.push(`    if (x.length < ${s.minItems}) return false;`);
-    if (typeof s.maxItems === "number") out.push(`    if (x.length > ${s.maxItems}) return false;`);
+    if (typeof s.minItems === "number") {
+      out.push(`    if (x.length < ${s.minItems}) return false;`);
+    }
+    if (typeof s.maxItems === "number") {
+      out.push(`    if (x.length > ${s.maxItems}) return false;`);
+    }
     if (s.uniqueItems === true) out.push(`    if (DUP(x)) return false;`);
     return out;
   }
@@ -267,7 +303,11 @@ export class Generator {
     const out: string[] = [];
     const props = isObject(s.properties) ? s.properties : {};
     const required = Array.isArray(s.required)
-      ? [...new Set(s.required.filter((k): k is string => typeof k === "string"))]
+      ? [
+        ...new Set(
+          s.required.filter((k): k is string => typeof k === "string"),
+        ),
+      ]
       : [];
     const patterns = isObject(s.patternProperties) ? Object.keys(s.patternProperties) : [];
     const hasAdditional = Object.hasOwn(s, "additionalProperties");
@@ -281,7 +321,9 @@ export class Generator {
       out.push(`      const v = x[k];`);
       if (hasNames) {
         const fn = this.#sub(s.propertyNames, loc, ["propertyNames"]);
-        out.push(`      if (!${this.#call(fn).replace("(x, d)", "(k, d)")}) return false;`);
+        out.push(
+          `      if (!${this.#call(fn).replace("(x, d)", "(k, d)")}) return false;`,
+        );
       }
       // A JSON value is never undefined: a key holding undefined counts as absent.
       out.push(`      let m = true;`);
@@ -293,12 +335,16 @@ export class Generator {
           if (Object.hasOwn(props, k)) {
             const fn = this.#sub(props[k], loc, ["properties", k]);
             if (fn !== "acceptAny") {
-              body.push(`if (v !== undefined && !${this.#deeper(fn, "v")}) return false;`);
+              body.push(
+                `if (v !== undefined && !${this.#deeper(fn, "v")}) return false;`,
+              );
             }
           }
           // A name only `required` lists is not one `properties` names: it stays unmatched.
           if (!Object.hasOwn(props, k)) body.push(`m = false;`);
-          out.push(`        case ${JSON.stringify(k)}: ${body.join(" ")} break;`);
+          out.push(
+            `        case ${JSON.stringify(k)}: ${body.join(" ")} break;`,
+          );
         }
         out.push(`        default: m = false;`);
         out.push(`      }`);
@@ -309,10 +355,14 @@ export class Generator {
           out.push(`      return false;`);
           continue;
         }
-        const fn = this.#sub((s.patternProperties as Record<string, unknown>)[p], loc, [
-          "patternProperties",
-          p,
-        ]);
+        const fn = this.#sub(
+          (s.patternProperties as Record<string, unknown>)[p],
+          loc,
+          [
+            "patternProperties",
+            p,
+          ],
+        );
         out.push(
           `      if (${this.#const(c.pattern)}.test(k)) { m = true; if (!${
             this.#deeper(fn, "v")
@@ -320,37 +370,51 @@ export class Generator {
         );
       }
       if (hasAdditional) {
-        const fn = this.#sub(s.additionalProperties, loc, ["additionalProperties"]);
+        const fn = this.#sub(s.additionalProperties, loc, [
+          "additionalProperties",
+        ]);
         if (fn !== "acceptAny") {
           out.push(`      if (!m && !${this.#deeper(fn, "v")}) return false;`);
         }
       }
       out.push(`    }`);
-      if (required.length) out.push(`    if (r !== ${required.length}) return false;`);
+      if (required.length) {
+        out.push(`    if (r !== ${required.length}) return false;`);
+      }
     }
-    for (const key of ["dependentRequired", "dependencies", "dependentSchemas"]) {
+    for (
+      const key of ["dependentRequired", "dependencies", "dependentSchemas"]
+    ) {
       const deps = s[key];
       if (!isObject(deps)) continue;
       for (const [name, d] of Object.entries(deps)) {
         const trigger = `HAS(x, ${JSON.stringify(name)})`;
         if (Array.isArray(d) && key !== "dependentSchemas") {
-          const needs = d.filter((k): k is string => typeof k === "string").map((k) =>
-            `!HAS(x, ${JSON.stringify(k)})`
+          const needs = d.filter((k): k is string => typeof k === "string").map(
+            (k) => `!HAS(x, ${JSON.stringify(k)})`,
           );
           if (needs.length) {
-            out.push(`    if (${trigger} && (${needs.join(" || ")})) return false;`);
+            out.push(
+              `    if (${trigger} && (${needs.join(" || ")})) return false;`,
+            );
           }
-        } else if (key !== "dependentRequired" && (typeof d === "boolean" || isObject(d))) {
+        } else if (
+          key !== "dependentRequired" && (typeof d === "boolean" || isObject(d))
+        ) {
           const fn = this.#sub(d, loc, [key, name]);
           out.push(`    if (${trigger} && !${this.#call(fn)}) return false;`);
         }
       }
     }
     if (typeof s.minProperties === "number") {
-      out.push(`    if (Object.keys(x).length < ${s.minProperties}) return false;`);
+      out.push(
+        `    if (Object.keys(x).length < ${s.minProperties}) return false;`,
+      );
     }
     if (typeof s.maxProperties === "number") {
-      out.push(`    if (Object.keys(x).length > ${s.maxProperties}) return false;`);
+      out.push(
+        `    if (Object.keys(x).length > ${s.maxProperties}) return false;`,
+      );
     }
     return out;
   }
@@ -376,11 +440,22 @@ export function generateValidator(
 ): FastCheck | undefined {
   const gen = new Generator(root, options.formats);
   const index = new RefIndex(root);
-  const rootFn = gen.fn(root, index.locationOf(root) ?? { base: "", segments: [] });
+  const rootFn = gen.fn(
+    root,
+    index.locationOf(root) ?? { base: "", segments: [] },
+  );
   const { code, runtime } = gen.source(rootFn);
   let factory: (...args: unknown[]) => FastCheck;
   try {
-    factory = new Function("K", "M", "EQ", "HAS", "CP", "DUP", code) as typeof factory;
+    factory = new Function(
+      "K",
+      "M",
+      "EQ",
+      "HAS",
+      "CP",
+      "DUP",
+      code,
+    ) as typeof factory;
   } catch {
     return undefined;
   }

@@ -65,7 +65,13 @@ class CollectGenerator {
   }
 
   /** The boolean function of a subschema (for probes), as an expression on `v` at depth `dd`. */
-  #probe(schema: unknown, loc: Location, segs: PathSegment[], v: string, dd: string): string {
+  #probe(
+    schema: unknown,
+    loc: Location,
+    segs: PathSegment[],
+    v: string,
+    dd: string,
+  ): string {
     const fn = this.#fast.fn(schema, this.#locOf(schema, loc, segs));
     return fn === "acceptAny" ? "true" : fn === "rejectAny" ? "false" : `${fn}(${v}, ${dd})`;
   }
@@ -74,7 +80,13 @@ class CollectGenerator {
    * An expression that collects the issues of `v` against a subschema in place (at the current
    * path and depth) and is its validity. A `false` subschema reports `falseKeyword`.
    */
-  #inPlace(schema: unknown, loc: Location, falseKeyword: string, v: string, dd: string): string {
+  #inPlace(
+    schema: unknown,
+    loc: Location,
+    falseKeyword: string,
+    v: string,
+    dd: string,
+  ): string {
     if (schema === true) return "true";
     const spath = formatPath(loc.segments);
     if (schema === false) {
@@ -96,7 +108,9 @@ class CollectGenerator {
     const name = `c${this.#names.size}`;
     this.#names.set(schema, name);
     const body = this.#body(this.#site(schema, loc));
-    this.#functions.push(`function ${name}(x, d) {\n  let ok = true;\n${body}\n  return ok;\n}`);
+    this.#functions.push(
+      `function ${name}(x, d) {\n  let ok = true;\n${body}\n  return ok;\n}`,
+    );
     return name;
   }
 
@@ -112,13 +126,26 @@ class CollectGenerator {
       constant: (value) => this.#const(value),
       probe: (schema, segs, v, dd) => this.#probe(schema, loc, segs, v, dd),
       inPlace: (schema, segs, falseKeyword, v, dd) =>
-        this.#inPlace(schema, this.#locOf(schema, loc, segs), falseKeyword, v, dd),
+        this.#inPlace(
+          schema,
+          this.#locOf(schema, loc, segs),
+          falseKeyword,
+          v,
+          dd,
+        ),
       refInPlace: (ref) => {
         const target = this.#index.resolve(ref, loc);
-        return target && this.#inPlace(target.schema, target.location, "false", "x", "d + 1");
+        return target &&
+          this.#inPlace(target.schema, target.location, "false", "x", "d + 1");
       },
       descend: (schema, segs, falseKeyword, v, seg, indent) => {
-        const sub = this.#inPlace(schema, this.#locOf(schema, loc, segs), falseKeyword, v, "d + 1");
+        const sub = this.#inPlace(
+          schema,
+          this.#locOf(schema, loc, segs),
+          falseKeyword,
+          v,
+          "d + 1",
+        );
         // The path is built only on failure: the issues the child added get its segment in front.
         return `${indent}if (d >= M) ok = R1("depth", DM, ${q(spath)}, ${seg});\n` +
           `${indent}else { const e = E.length; if (!(${sub})) { ok = false; PRE(e, ${seg}); } }`;
@@ -134,9 +161,15 @@ class CollectGenerator {
     const arrays = collectArray(site);
     const objects = collectObject(site);
     const blocks: string[] = [];
-    if (numeric.length) blocks.push(`if (typeof x === "number") {\n${numeric.join("\n")}\n  }`);
-    if (strings.length) blocks.push(`if (typeof x === "string") {\n${strings.join("\n")}\n  }`);
-    if (arrays.length) blocks.push(`if (Array.isArray(x)) {\n${arrays.join("\n")}\n  }`);
+    if (numeric.length) {
+      blocks.push(`if (typeof x === "number") {\n${numeric.join("\n")}\n  }`);
+    }
+    if (strings.length) {
+      blocks.push(`if (typeof x === "string") {\n${strings.join("\n")}\n  }`);
+    }
+    if (arrays.length) {
+      blocks.push(`if (Array.isArray(x)) {\n${arrays.join("\n")}\n  }`);
+    }
     if (objects.length) {
       blocks.push(
         `if (typeof x === "object" && x !== null && !Array.isArray(x)) {\n${
@@ -213,7 +246,9 @@ export function generateCollector(
   root: JsonSchema,
   options: { formats: boolean; maxDepth: number },
 ): CollectCheck | undefined {
-  return generate(root, { ...options, precheck: false }) as CollectCheck | undefined;
+  return generate(root, { ...options, precheck: false }) as
+    | CollectCheck
+    | undefined;
 }
 
 /**

@@ -26,7 +26,9 @@ export function collectApplicators(site: CollectSite): string[] {
   }
   if (Array.isArray(s.allOf)) {
     s.allOf.forEach((sub, i) => {
-      out.push(`  if (!(${site.inPlace(sub, ["allOf", i], "false", "x", "d")})) ok = false;`);
+      out.push(
+        `  if (!(${site.inPlace(sub, ["allOf", i], "false", "x", "d")})) ok = false;`,
+      );
     });
   }
   if (Array.isArray(s.anyOf)) {

@@ -18,7 +18,11 @@ export function collectArray(site: CollectSite): string[] {
   const { s } = site;
   const out: string[] = [];
   const prefix: ItemSchema[] = Array.isArray(s.prefixItems)
-    ? s.prefixItems.map((x, i) => ({ schema: x, segs: ["prefixItems", i], kw: "prefixItems" }))
+    ? s.prefixItems.map((x, i) => ({
+      schema: x,
+      segs: ["prefixItems", i],
+      kw: "prefixItems",
+    }))
     : Array.isArray(s.items)
     ? s.items.map((x, i) => ({ schema: x, segs: ["items", i], kw: "items" }))
     : [];
@@ -26,7 +30,11 @@ export function collectArray(site: CollectSite): string[] {
   if (site.has("items") && !Array.isArray(s.items)) {
     rest = { schema: s.items, segs: ["items"], kw: "items" };
   } else if (Array.isArray(s.items) && site.has("additionalItems")) {
-    rest = { schema: s.additionalItems, segs: ["additionalItems"], kw: "additionalItems" };
+    rest = {
+      schema: s.additionalItems,
+      segs: ["additionalItems"],
+      kw: "additionalItems",
+    };
   }
   prefix.forEach((p, i) => {
     out.push(`    if (x.length > ${i}) {`);
@@ -35,7 +43,9 @@ export function collectArray(site: CollectSite): string[] {
   });
   if (rest) {
     out.push(`    for (let i = ${prefix.length}; i < x.length; i++) {`);
-    out.push(site.descend(rest.schema, rest.segs, rest.kw, "x[i]", "i", "      "));
+    out.push(
+      site.descend(rest.schema, rest.segs, rest.kw, "x[i]", "i", "      "),
+    );
     out.push(`    }`);
   }
   if (site.has("contains")) {
@@ -44,7 +54,9 @@ export function collectArray(site: CollectSite): string[] {
     const max = typeof s.maxContains === "number" ? s.maxContains : Infinity;
     const minKw = "minContains" in s ? "minContains" : "contains";
     const minWhere = "minContains" in s ? site.kw("minContains") : site.kw("contains");
-    out.push(`    { let n = 0; for (let i = 0; i < x.length; i++) if (${probe}) n++;`);
+    out.push(
+      `    { let n = 0; for (let i = 0; i < x.length; i++) if (${probe}) n++;`,
+    );
     out.push(
       `      if (n < ${min}) ok = R(${q(minKw)}, ${
         q(`must contain at least ${plural(min, "item")} matching contains; found `)

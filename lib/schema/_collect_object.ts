@@ -31,7 +31,9 @@ export function collectObject(site: CollectSite): string[] {
           );
         }
         out.push(`    }`);
-      } else if (key !== "dependentRequired" && (typeof d === "boolean" || isObject(d))) {
+      } else if (
+        key !== "dependentRequired" && (typeof d === "boolean" || isObject(d))
+      ) {
         const sub = site.inPlace(d, [key, name], "false", "x", "d");
         out.push(`    if (HAS(x, ${q(name)}) && !(${sub})) ok = false;`);
       }
@@ -74,7 +76,9 @@ function keyLoop(site: CollectSite): string[] {
   const hasAdditional = site.has("additionalProperties");
   const hasNames = site.has("propertyNames");
   const names = [...new Set([...propNames, ...required])];
-  if (!(names.length || patterns.length || hasAdditional || hasNames)) return out;
+  if (!(names.length || patterns.length || hasAdditional || hasNames)) {
+    return out;
+  }
   if (required.length) out.push(`    let r = 0;`);
   // Own keys only: a plain object (or one with no prototype) needs no own-key test per key
   // while Object.prototype has no enumerable property; anything else gets one.
@@ -98,7 +102,16 @@ function keyLoop(site: CollectSite): string[] {
       if (req.has(k)) out.push(`          if (v !== undefined) r++;`);
       if (Object.hasOwn(props, k)) {
         out.push(`          if (v !== undefined) {`);
-        out.push(site.descend(props[k], ["properties", k], "false", "v", "k", "            "));
+        out.push(
+          site.descend(
+            props[k],
+            ["properties", k],
+            "false",
+            "v",
+            "k",
+            "            ",
+          ),
+        );
         out.push(`          }`);
       } else out.push(`          m = false;`);
       out.push(`          break;`);
@@ -119,7 +132,16 @@ function keyLoop(site: CollectSite): string[] {
     }
     out.push(`      if (${site.constant(c.pattern)}.test(k)) {`);
     out.push(`        m = true;`);
-    out.push(site.descend(sub, ["patternProperties", p], "false", "v", "k", "        "));
+    out.push(
+      site.descend(
+        sub,
+        ["patternProperties", p],
+        "false",
+        "v",
+        "k",
+        "        ",
+      ),
+    );
     out.push(`      }`);
   }
   if (hasAdditional) {

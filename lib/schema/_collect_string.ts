@@ -37,7 +37,10 @@ export function collectString(site: CollectSite): string[] {
         }, ${q(site.kw("pattern"))});`,
     );
   }
-  if (site.formats && typeof s.format === "string" && Object.hasOwn(FORMAT_CHECKS, s.format)) {
+  if (
+    site.formats && typeof s.format === "string" &&
+    Object.hasOwn(FORMAT_CHECKS, s.format)
+  ) {
     out.push(
       `    if (!${site.constant(FORMAT_CHECKS[s.format])}(x)) ok = R("format", ${
         q(`must be a valid ${s.format}`)

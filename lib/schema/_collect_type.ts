@@ -7,13 +7,20 @@ import { type CollectSite, q } from "./_collect_context.ts";
 export function collectType(site: CollectSite): string[] {
   const { s } = site;
   const out: string[] = [];
-  const fail = (cond: string, keyword: string, message: string, where: string): void => {
-    out.push(`  if (${cond}) ok = R(${q(keyword)}, ${q(message)}, ${q(where)});`);
+  const fail = (
+    cond: string,
+    keyword: string,
+    message: string,
+    where: string,
+  ): void => {
+    out.push(
+      `  if (${cond}) ok = R(${q(keyword)}, ${q(message)}, ${q(where)});`,
+    );
   };
   if (site.has("type")) {
-    const names = (Array.isArray(s.type) ? s.type : [s.type]).filter((t): t is string =>
-      typeof t === "string" && Object.hasOwn(TYPE_CODE, t)
-    );
+    const names = (Array.isArray(s.type) ? s.type : [s.type]).filter((
+      t,
+    ): t is string => typeof t === "string" && Object.hasOwn(TYPE_CODE, t));
     const cond = names.length ? `!(${names.map((t) => TYPE_CODE[t]("x")).join(" || ")})` : "true";
     out.push(
       `  if (${cond}) return R("type", ${q(`expected ${names.join(" or ")}`)} + ", got " + TN(x), ${
@@ -35,7 +42,12 @@ export function collectType(site: CollectSite): string[] {
         `(typeof x === "object" && x !== null && ${site.constant(comps)}.some((c) => EQ(c, x)))`,
       );
     }
-    fail(tests.length ? `!(${tests.join(" || ")})` : "true", "enum", message, site.kw("enum"));
+    fail(
+      tests.length ? `!(${tests.join(" || ")})` : "true",
+      "enum",
+      message,
+      site.kw("enum"),
+    );
   }
   if (site.has("const")) {
     fail(

@@ -37,11 +37,19 @@ export class Compiler {
 
   /** Compiles the document's root. */
   root(root: JsonSchema): Check {
-    return this.compile(root, this.#index.locationOf(root) ?? { base: "", segments: [] }, "false");
+    return this.compile(
+      root,
+      this.#index.locationOf(root) ?? { base: "", segments: [] },
+      "false",
+    );
   }
 
   /** Compiles one subschema at `loc`; `falseKeyword` names the keyword a `false` schema reports as. */
-  compile(schema: JsonSchema | unknown, loc: Location, falseKeyword: string): Check {
+  compile(
+    schema: JsonSchema | unknown,
+    loc: Location,
+    falseKeyword: string,
+  ): Check {
     const spath = formatPath(loc.segments);
     if (schema === true) return ALWAYS;
     if (schema === false) {
@@ -139,10 +147,24 @@ function runAll(checks: Check[], v: unknown, ctx: CheckRun): boolean {
  * value, then those for the value's kind.
  */
 function assemble(p: Parts): Check {
-  const { typeTest, typeMessage, typeWhere, generic, numeric, strings, arrays, objects } = p;
+  const {
+    typeTest,
+    typeMessage,
+    typeWhere,
+    generic,
+    numeric,
+    strings,
+    arrays,
+    objects,
+  } = p;
   return (v, ctx) => {
     if (typeTest && !typeTest(v)) {
-      return report(ctx, "type", `${typeMessage}, got ${typeName(v)}`, typeWhere);
+      return report(
+        ctx,
+        "type",
+        `${typeMessage}, got ${typeName(v)}`,
+        typeWhere,
+      );
     }
     let ok = generic.length === 0 || runAll(generic, v, ctx);
     if (!ok && !ctx.issues) return false;

@@ -98,7 +98,8 @@ export function compileApplicators(site: SchemaSite): Check[] {
     const check = site.sub(s.not, ["not"]);
     const where = site.kw("not");
     checks.push((v, ctx) =>
-      !check(v, probe(ctx)) || report(ctx, "not", "must not match the schema in not", where)
+      !check(v, probe(ctx)) ||
+      report(ctx, "not", "must not match the schema in not", where)
     );
   }
   if (site.has("if") && (site.has("then") || site.has("else"))) {

@@ -15,8 +15,9 @@ export function compileArray(site: SchemaSite): Check[] {
     ? s.items.map((x, i) => site.sub(x, ["items", i], "items"))
     : [];
   let rest: Check | undefined;
-  if (site.has("items") && !Array.isArray(s.items)) rest = site.sub(s.items, ["items"], "items");
-  else if (Array.isArray(s.items) && site.has("additionalItems")) {
+  if (site.has("items") && !Array.isArray(s.items)) {
+    rest = site.sub(s.items, ["items"], "items");
+  } else if (Array.isArray(s.items) && site.has("additionalItems")) {
     rest = site.sub(s.additionalItems, ["additionalItems"], "additionalItems");
   }
   if (prefix.length || rest) {

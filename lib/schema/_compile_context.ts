@@ -46,7 +46,12 @@ export interface SchemaSite {
   /** Compiles the target of a `$ref` in it, or undefined when the reference does not resolve. */
   resolve(ref: string): Check | undefined;
   /** Validates a child value one level down (at `seg`), with the depth guard. */
-  descend(check: Check, value: unknown, seg: PathSegment, ctx: CheckRun): boolean;
+  descend(
+    check: Check,
+    value: unknown,
+    seg: PathSegment,
+    ctx: CheckRun,
+  ): boolean;
 }
 
 /** Records an issue (unless the run only asks for a verdict) and fails. */
@@ -70,7 +75,11 @@ export function probe(ctx: CheckRun): CheckRun {
 }
 
 /** The issue of a value nested deeper than the run allows. */
-export function tooDeep(ctx: CheckRun, where: string, seg?: PathSegment): false {
+export function tooDeep(
+  ctx: CheckRun,
+  where: string,
+  seg?: PathSegment,
+): false {
   return report(
     ctx,
     "depth",

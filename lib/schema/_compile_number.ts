@@ -6,7 +6,11 @@ import { type Check, report, type SchemaSite } from "./_compile_context.ts";
 export function compileNumber(site: SchemaSite): Check[] {
   const { s } = site;
   const checks: Check[] = [];
-  const bound = (k: string, fails: (v: number, b: number) => boolean, text: string): void => {
+  const bound = (
+    k: string,
+    fails: (v: number, b: number) => boolean,
+    text: string,
+  ): void => {
     if (typeof s[k] !== "number") return;
     const b = s[k] as number;
     const message = `must be ${text} ${b}`;

@@ -25,7 +25,10 @@ export function compileObject(site: SchemaSite): Check[] {
       report(
         ctx,
         "minProperties",
-        `must have at least ${plural(n, "property")}`.replace("propertys", "properties"),
+        `must have at least ${plural(n, "property")}`.replace(
+          "propertys",
+          "properties",
+        ),
         where,
       )
     );
@@ -38,7 +41,10 @@ export function compileObject(site: SchemaSite): Check[] {
       report(
         ctx,
         "maxProperties",
-        `must have at most ${plural(n, "property")}`.replace("propertys", "properties"),
+        `must have at most ${plural(n, "property")}`.replace(
+          "propertys",
+          "properties",
+        ),
         where,
       )
     );
@@ -51,7 +57,11 @@ function keyLoop(site: SchemaSite): Check | undefined {
   const { s } = site;
   const props = isObject(s.properties) ? s.properties : undefined;
   const propChecks = new Map<string, Check>(
-    props ? Object.keys(props).map((k) => [k, site.sub(props[k], ["properties", k])]) : [],
+    props
+      ? Object.keys(props).map((
+        k,
+      ) => [k, site.sub(props[k], ["properties", k])])
+      : [],
   );
   const req = Array.isArray(s.required)
     ? [...new Set(s.required.filter((k): k is string => typeof k === "string"))]
@@ -66,12 +76,18 @@ function keyLoop(site: SchemaSite): Check | undefined {
     }))
     : [];
   const additional = site.has("additionalProperties")
-    ? site.sub(s.additionalProperties, ["additionalProperties"], "additionalProperties")
+    ? site.sub(
+      s.additionalProperties,
+      ["additionalProperties"],
+      "additionalProperties",
+    )
     : undefined;
   const names = site.has("propertyNames")
     ? site.sub(s.propertyNames, ["propertyNames"])
     : undefined;
-  if (!(propChecks.size || req.length || patterns.length || additional || names)) return undefined;
+  if (
+    !(propChecks.size || req.length || patterns.length || additional || names)
+  ) return undefined;
   const whereNames = site.kw("propertyNames");
   const wherePatterns = site.kw("patternProperties");
   const additionalFalse = s.additionalProperties === false;
@@ -134,7 +150,13 @@ function keyLoop(site: SchemaSite): Check | undefined {
       // Some required name is missing: say which, in the order `required` lists them.
       for (const k of req) {
         if (!Object.hasOwn(o, k) || o[k] === undefined) {
-          ok = report(ctx, "required", "required property is missing", whereRequired, k);
+          ok = report(
+            ctx,
+            "required",
+            "required property is missing",
+            whereRequired,
+            k,
+          );
           if (!ctx.issues) return false;
         }
       }
@@ -157,7 +179,9 @@ function dependencyCheck(site: SchemaSite): Check | undefined {
           d.filter((x): x is string => typeof x === "string"),
           site.kw(key) + formatSegment(name),
         ]);
-      } else if (key !== "dependentRequired" && (typeof d === "boolean" || isObject(d))) {
+      } else if (
+        key !== "dependentRequired" && (typeof d === "boolean" || isObject(d))
+      ) {
         depSchemas.push([name, site.sub(d, [key, name])]);
       }
     }

@@ -14,7 +14,8 @@ export function compileString(site: SchemaSite): Check[] {
     const where = site.kw("minLength");
     checks.push((v, ctx) => {
       const t = v as string;
-      return t.length >= 2 * n || codePoints(t) >= n || report(ctx, "minLength", message, where);
+      return t.length >= 2 * n || codePoints(t) >= n ||
+        report(ctx, "minLength", message, where);
     });
   }
   if (typeof s.maxLength === "number") {
@@ -23,7 +24,8 @@ export function compileString(site: SchemaSite): Check[] {
     const where = site.kw("maxLength");
     checks.push((v, ctx) => {
       const t = v as string;
-      return t.length <= n || codePoints(t) <= n || report(ctx, "maxLength", message, where);
+      return t.length <= n || codePoints(t) <= n ||
+        report(ctx, "maxLength", message, where);
     });
   }
   if (typeof s.pattern === "string") {

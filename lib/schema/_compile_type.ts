@@ -23,9 +23,9 @@ export interface TypeCheck {
 export function compileType(site: SchemaSite): TypeCheck | undefined {
   const { s } = site;
   if (!site.has("type")) return undefined;
-  const names = (Array.isArray(s.type) ? s.type : [s.type]).filter((t): t is string =>
-    typeof t === "string" && Object.hasOwn(TYPE_TESTS, t)
-  );
+  const names = (Array.isArray(s.type) ? s.type : [s.type]).filter((
+    t,
+  ): t is string => typeof t === "string" && Object.hasOwn(TYPE_TESTS, t));
   const tests = names.map((t) => TYPE_TESTS[t]);
   const test = tests.length === 1 ? tests[0] : (v: unknown) => {
     for (let i = 0; i < tests.length; i++) if (tests[i](v)) return true;
@@ -40,7 +40,9 @@ export function compileEnumConst(site: SchemaSite): Check[] {
   const checks: Check[] = [];
   if (site.has("enum") && Array.isArray(s.enum)) {
     const values = s.enum as unknown[];
-    const primitives = new Set(values.filter((x) => x === null || typeof x !== "object"));
+    const primitives = new Set(
+      values.filter((x) => x === null || typeof x !== "object"),
+    );
     const composites = values.filter((x) => x !== null && typeof x === "object");
     const message = `must be one of ${values.slice(0, 10).map(show).join(", ")}${
       values.length > 10 ? ", ..." : ""

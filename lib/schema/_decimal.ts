@@ -20,7 +20,9 @@ function toDecimal(x: number): Decimal {
  * so `0.07` is a multiple of `0.01` (float division says 7.000000000000001).
  */
 export function isMultipleOf(value: number, divisor: number): boolean {
-  if (Number.isSafeInteger(value) && Number.isSafeInteger(divisor)) return value % divisor === 0;
+  if (Number.isSafeInteger(value) && Number.isSafeInteger(divisor)) {
+    return value % divisor === 0;
+  }
   const v = toDecimal(value), d = toDecimal(divisor);
   const e = Math.min(v.exponent, d.exponent);
   const a = v.mantissa * 10n ** BigInt(v.exponent - e);
@@ -36,7 +38,10 @@ export function isMultipleOf(value: number, divisor: number): boolean {
 export function multipleOfTest(divisor: number): (value: number) => boolean {
   const d = toDecimal(divisor);
   const decimals = -d.exponent;
-  if (decimals < 0 || decimals > 15 || d.mantissa > BigInt(Number.MAX_SAFE_INTEGER)) {
+  if (
+    decimals < 0 || decimals > 15 ||
+    d.mantissa > BigInt(Number.MAX_SAFE_INTEGER)
+  ) {
     return (v) => isMultipleOf(v, divisor);
   }
   const scale = 10 ** decimals;

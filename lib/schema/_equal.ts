@@ -1,7 +1,9 @@
 /** Deep JSON equality: key order ignored, `0` and `false` distinct, arrays by position. */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (
+    typeof a !== "object" || typeof b !== "object" || a === null || b === null
+  ) return false;
   const aa = Array.isArray(a), ba = Array.isArray(b);
   if (aa !== ba) return false;
   if (aa) {

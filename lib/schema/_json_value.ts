@@ -40,7 +40,8 @@ function describeNonJson(v: unknown): string | undefined {
   if (proto === Object.prototype || proto === null) return undefined;
   let kind = "object";
   try {
-    const name = (proto as { constructor?: { name?: unknown } }).constructor?.name;
+    const name = (proto as { constructor?: { name?: unknown } }).constructor
+      ?.name;
     if (typeof name === "string" && name) kind = name;
   } catch {
     // A hostile prototype: keep the generic name.
@@ -60,12 +61,18 @@ function entriesOf(
     const holes = Object.keys(arr).length !== arr.length;
     for (let i = 0; i < arr.length; i++) {
       if (holes && !Object.hasOwn(arr, i)) {
-        problems.push({ path: [...path, i], message: "an array hole is not a JSON value" });
+        problems.push({
+          path: [...path, i],
+          message: "an array hole is not a JSON value",
+        });
         continue;
       }
       const d = Object.getOwnPropertyDescriptor(arr, i)!;
       if (d.get || d.set) {
-        problems.push({ path: [...path, i], message: "a getter is not a JSON value" });
+        problems.push({
+          path: [...path, i],
+          message: "a getter is not a JSON value",
+        });
       } else out.push([i, d.value]);
     }
     return out;
@@ -73,12 +80,18 @@ function entriesOf(
   for (const k of Object.keys(v)) {
     const d = Object.getOwnPropertyDescriptor(v, k)!;
     if (d.get || d.set) {
-      problems.push({ path: [...path, k], message: "a getter is not a JSON value" });
+      problems.push({
+        path: [...path, k],
+        message: "a getter is not a JSON value",
+      });
     } else out.push([k, d.value]);
   }
   for (const s of Object.getOwnPropertySymbols(v)) {
     if (Object.prototype.propertyIsEnumerable.call(v, s)) {
-      problems.push({ path, message: `a symbol-keyed property is not JSON (${String(s)})` });
+      problems.push({
+        path,
+        message: `a symbol-keyed property is not JSON (${String(s)})`,
+      });
     }
   }
   return out;
@@ -95,7 +108,10 @@ function entriesOf(
 export function jsonProblems(value: unknown, limit = Infinity): JsonProblem[] {
   const problems: JsonProblem[] = [];
   // Frames: a value to visit, or (exit) an object leaving the ancestor chain.
-  const stack: { v: unknown; path: PathSegment[]; exit?: boolean }[] = [{ v: value, path: [] }];
+  const stack: { v: unknown; path: PathSegment[]; exit?: boolean }[] = [{
+    v: value,
+    path: [],
+  }];
   const ancestors = new Set<object>();
   while (stack.length && problems.length < limit) {
     const { v, path, exit } = stack.pop()!;
@@ -110,7 +126,10 @@ export function jsonProblems(value: unknown, limit = Infinity): JsonProblem[] {
     }
     if (typeof v !== "object" || v === null) continue;
     if (ancestors.has(v)) {
-      problems.push({ path, message: "a cycle is not a JSON value (the value contains itself)" });
+      problems.push({
+        path,
+        message: "a cycle is not a JSON value (the value contains itself)",
+      });
       continue;
     }
     ancestors.add(v);
@@ -124,8 +143,17 @@ export function jsonProblems(value: unknown, limit = Infinity): JsonProblem[] {
 }
 
 /** Sets an own property without ever invoking the `__proto__` setter. */
-function put(o: Record<PathSegment, unknown>, k: PathSegment, v: unknown): void {
-  Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+function put(
+  o: Record<PathSegment, unknown>,
+  k: PathSegment,
+  v: unknown,
+): void {
+  Object.defineProperty(o, k, {
+    value: v,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
 }
 
 /**
@@ -138,7 +166,9 @@ function put(o: Record<PathSegment, unknown>, k: PathSegment, v: unknown): void 
 export function frozenJsonCopy<T>(value: T): T {
   const problems = jsonProblems(value, 1);
   if (problems.length) {
-    throw new TypeError(`Cannot copy a value that is not JSON: ${problems[0].message}`);
+    throw new TypeError(
+      `Cannot copy a value that is not JSON: ${problems[0].message}`,
+    );
   }
   if (typeof value !== "object" || value === null) return value;
   const made: object[] = [];

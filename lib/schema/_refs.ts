@@ -23,7 +23,10 @@ export interface Resolved {
 
 /** An index of a schema document's resources, anchors and subschema locations. */
 export class RefIndex {
-  readonly #resources = new Map<string, { schema: JsonSchema; segments: PathSegment[] }>();
+  readonly #resources = new Map<
+    string,
+    { schema: JsonSchema; segments: PathSegment[] }
+  >();
   readonly #anchors = new Map<string, Resolved>();
   readonly #locations = new Map<object, Location>();
 
@@ -36,23 +39,36 @@ export class RefIndex {
     return typeof schema === "object" ? this.#locations.get(schema) : undefined;
   }
 
-  #index(schema: JsonSchema, base: string, segments: PathSegment[], seen: Set<object>): void {
+  #index(
+    schema: JsonSchema,
+    base: string,
+    segments: PathSegment[],
+    seen: Set<object>,
+  ): void {
     if (!isObject(schema) || seen.has(schema)) return;
     seen.add(schema);
     if (typeof schema.$id === "string") {
       const id = resolveUri(schema.$id, base);
       if (id !== undefined) {
         base = stripFragment(id);
-        if (!this.#resources.has(base)) this.#resources.set(base, { schema, segments });
+        if (!this.#resources.has(base)) {
+          this.#resources.set(base, { schema, segments });
+        }
       }
     } else if (segments.length === 0) {
       this.#resources.set(base, { schema, segments });
     }
     if (typeof schema.$anchor === "string") {
-      this.#anchors.set(`${base}#${schema.$anchor}`, { schema, location: { base, segments } });
+      this.#anchors.set(`${base}#${schema.$anchor}`, {
+        schema,
+        location: { base, segments },
+      });
     }
     this.#locations.set(schema, { base, segments });
-    forEachSubschema(schema, (sub, segs) => this.#index(sub, base, [...segments, ...segs], seen));
+    forEachSubschema(
+      schema,
+      (sub, segs) => this.#index(sub, base, [...segments, ...segs], seen),
+    );
   }
 
   /** Resolves `ref` as written at `from`; `undefined` when the target is not in this document. */
@@ -65,7 +81,10 @@ export class RefIndex {
     const resource = this.#resources.get(doc);
     if (!resource) return undefined;
     if (fragment === "") {
-      return { schema: resource.schema, location: { base: doc, segments: resource.segments } };
+      return {
+        schema: resource.schema,
+        location: { base: doc, segments: resource.segments },
+      };
     }
     if (!fragment.startsWith("/")) {
       return this.#anchors.get(`${doc}#${decodeURIComponentSafe(fragment)}`);
@@ -73,10 +92,13 @@ export class RefIndex {
     let node: unknown = resource.schema;
     const segments = [...resource.segments];
     for (const raw of fragment.slice(1).split("/")) {
-      const token = decodeURIComponentSafe(raw)?.replaceAll("~1", "/").replaceAll("~0", "~");
+      const token = decodeURIComponentSafe(raw)?.replaceAll("~1", "/")
+        .replaceAll("~0", "~");
       if (token === undefined) return undefined;
       if (Array.isArray(node)) {
-        if (!/^(0|[1-9]\d*)$/.test(token) || Number(token) >= node.length) return undefined;
+        if (!/^(0|[1-9]\d*)$/.test(token) || Number(token) >= node.length) {
+          return undefined;
+        }
         node = node[Number(token)];
         segments.push(Number(token));
       } else if (isObject(node) && Object.hasOwn(node, token)) {
@@ -87,7 +109,8 @@ export class RefIndex {
       }
     }
     if (typeof node !== "boolean" && !isObject(node)) return undefined;
-    const location = this.locationOf(node as JsonSchema) ?? { base: doc, segments };
+    const location = this.locationOf(node as JsonSchema) ??
+      { base: doc, segments };
     return { schema: node as JsonSchema, location };
   }
 }

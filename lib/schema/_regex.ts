@@ -18,7 +18,10 @@ export interface SafePattern {
 }
 
 /** A pattern the validator can run, or the reason it cannot. */
-export type PatternCompilation = { ok: true; pattern: SafePattern } | { ok: false; reason: string };
+export type PatternCompilation = { ok: true; pattern: SafePattern } | {
+  ok: false;
+  reason: string;
+};
 
 const cache = new Map<string, PatternCompilation>();
 
@@ -43,7 +46,10 @@ function compileUncached(source: string): PatternCompilation {
     try {
       native = new RegExp(source);
     } catch {
-      return { ok: false, reason: `invalid regular expression: ${(e as Error).message}` };
+      return {
+        ok: false,
+        reason: `invalid regular expression: ${(e as Error).message}`,
+      };
     }
   }
   const shape = analyse(source);
@@ -54,7 +60,10 @@ function compileUncached(source: string): PatternCompilation {
     };
   }
   if (shape.bounded || (unicode && linearOnBacktracker(source))) {
-    return { ok: true, pattern: { test: (s) => native.test(s), engine: "native" } };
+    return {
+      ok: true,
+      pattern: { test: (s) => native.test(s), engine: "native" },
+    };
   }
   return compileLinear(source);
 }
@@ -68,7 +77,10 @@ export function compileLinear(source: string): PatternCompilation {
     const re = RE2JS.compile(toRe2(source));
     return { ok: true, pattern: { test: (s) => re.test(s), engine: "linear" } };
   } catch (e) {
-    return { ok: false, reason: `cannot be run in linear time: ${(e as Error).message}` };
+    return {
+      ok: false,
+      reason: `cannot be run in linear time: ${(e as Error).message}`,
+    };
   }
 }
 
@@ -105,8 +117,12 @@ function analyse(src: string): Shape {
     const c = src[i];
     if (c === "\\") {
       const n = src[i + 1];
-      if (!inClass && n !== undefined && /[1-9]/.test(n)) feature ??= "a backreference";
-      if (!inClass && n === "k" && src[i + 2] === "<") feature ??= "a named backreference";
+      if (!inClass && n !== undefined && /[1-9]/.test(n)) {
+        feature ??= "a backreference";
+      }
+      if (!inClass && n === "k" && src[i + 2] === "<") {
+        feature ??= "a named backreference";
+      }
       i++;
       if (!inClass) last = { inner: 1, alternation: false };
       continue;
@@ -121,8 +137,12 @@ function analyse(src: string): Shape {
       continue;
     }
     if (c === "(") {
-      if (src.startsWith("(?=", i) || src.startsWith("(?!", i)) feature ??= "a lookahead";
-      if (src.startsWith("(?<=", i) || src.startsWith("(?<!", i)) feature ??= "a lookbehind";
+      if (src.startsWith("(?=", i) || src.startsWith("(?!", i)) {
+        feature ??= "a lookahead";
+      }
+      if (src.startsWith("(?<=", i) || src.startsWith("(?<!", i)) {
+        feature ??= "a lookbehind";
+      }
       groups.push({ inner: 1, alternation: false });
       continue;
     }
@@ -148,7 +168,9 @@ function analyse(src: string): Shape {
     if (max !== undefined) {
       if (src[i + 1] === "?") i++; // lazy form
       const product = max * last.inner;
-      if (product > MAX_NATIVE_REPETITION || (last.alternation && max > 1)) bounded = false;
+      if (product > MAX_NATIVE_REPETITION || (last.alternation && max > 1)) {
+        bounded = false;
+      }
       top().inner = Math.max(top().inner, product);
       last = { inner: 1, alternation: false };
       continue;
@@ -214,7 +236,9 @@ function toRe2(src: string): string {
         const end = src.indexOf("}", i);
         out += `\\x{${src.slice(i + 3, end)}}`;
         i = end;
-      } else if (n === "u" && /^[0-9A-Fa-f]{4}$/.test(src.slice(i + 2, i + 6))) {
+      } else if (
+        n === "u" && /^[0-9A-Fa-f]{4}$/.test(src.slice(i + 2, i + 6))
+      ) {
         out += `\\x{${src.slice(i + 2, i + 6)}}`;
         i += 5;
       } else if (n === "s") {
@@ -226,13 +250,19 @@ function toRe2(src: string): string {
       } else if ((n === "p" || n === "P") && src[i + 2] === "{") {
         // RE2 knows General_Category short names and script names, not ECMA-262's long aliases.
         const end = src.indexOf("}", i);
-        const name = src.slice(i + 3, end).replace(/^(General_Category|gc)=/, "").replace(
+        const name = src.slice(i + 3, end).replace(
+          /^(General_Category|gc)=/,
+          "",
+        ).replace(
           /^(Script|sc)=/,
           "",
         );
         out += `\\${n}{${CATEGORY_ALIASES[name] ?? name}}`;
         i = end;
-      } else if (n === "d" || n === "D" || n === "w" || n === "W" || n === "b" || n === "B") {
+      } else if (
+        n === "d" || n === "D" || n === "w" || n === "W" || n === "b" ||
+        n === "B"
+      ) {
         out += c + n;
         i++;
       } else if (n !== undefined && /[A-Za-z0-9]/.test(n)) {
@@ -270,7 +300,10 @@ function toRe2(src: string): string {
       out += "[^\\n\\r\\x{2028}\\x{2029}]";
       continue;
     }
-    if (c === "(" && src.startsWith("(?<", i) && src[i + 3] !== "=" && src[i + 3] !== "!") {
+    if (
+      c === "(" && src.startsWith("(?<", i) && src[i + 3] !== "=" &&
+      src[i + 3] !== "!"
+    ) {
       out += "(?P<";
       i += 2;
       continue;

@@ -117,7 +117,10 @@ function intersect(a: CharSet, b: CharSet): CharSet {
 
 const ALL: CharSet = [0, MAX_CP];
 const DIGIT: CharSet = [0x30, 0x39];
-const WORD: CharSet = fromRanges([[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]]);
+const WORD: CharSet = fromRanges([[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [
+  0x61,
+  0x7a,
+]]);
 /** ECMA-262 WhiteSpace and LineTerminator, as `\s` matches them. */
 const SPACE: CharSet = fromRanges([
   [0x09, 0x0d],
@@ -132,7 +135,9 @@ const SPACE: CharSet = fromRanges([
   [0xfeff, 0xfeff],
 ]);
 /** `.` without the `s` flag: anything but a line terminator. */
-const DOT: CharSet = complement(fromRanges([[0x0a, 0x0a], [0x0d, 0x0d], [0x2028, 0x2029]]));
+const DOT: CharSet = complement(
+  fromRanges([[0x0a, 0x0a], [0x0d, 0x0d], [0x2028, 0x2029]]),
+);
 
 const propertySets = new Map<string, CharSet>();
 
@@ -204,7 +209,9 @@ class Parser {
 
   #sequence(): Node {
     const items: Node[] = [];
-    while (this.#i < this.#src.length && this.#peek() !== "|" && this.#peek() !== ")") {
+    while (
+      this.#i < this.#src.length && this.#peek() !== "|" && this.#peek() !== ")"
+    ) {
       items.push(this.#quantified());
     }
     return items.length === 1 ? items[0] : { t: "seq", items };
@@ -227,7 +234,9 @@ class Parser {
     } else return atom;
     this.#i++;
     if (this.#peek() === "?") this.#i++;
-    if (atom.t === "bol" || atom.t === "empty" || max < min) throw new Unproven();
+    if (atom.t === "bol" || atom.t === "empty" || max < min) {
+      throw new Unproven();
+    }
     return { t: "rep", body: atom, min, max };
   }
 
@@ -266,7 +275,10 @@ class Parser {
   #group(): Node {
     this.#i++;
     if (this.#src.startsWith("?:", this.#i)) this.#i += 2;
-    else if (this.#src.startsWith("?<", this.#i) && !"=!".includes(this.#peek(2) ?? "=")) {
+    else if (
+      this.#src.startsWith("?<", this.#i) &&
+      !"=!".includes(this.#peek(2) ?? "=")
+    ) {
       const end = this.#src.indexOf(">", this.#i);
       if (end < 0) throw new Unproven();
       this.#i = end + 1;
@@ -287,10 +299,15 @@ class Parser {
       if (c === undefined) throw new Unproven();
       if (c === "]") break;
       const a = this.#classAtom();
-      if (this.#peek() === "-" && this.#peek(1) !== "]" && this.#peek(1) !== undefined) {
+      if (
+        this.#peek() === "-" && this.#peek(1) !== "]" &&
+        this.#peek(1) !== undefined
+      ) {
         this.#i++;
         const b = this.#classAtom();
-        if (typeof a !== "number" || typeof b !== "number" || a > b) throw new Unproven();
+        if (typeof a !== "number" || typeof b !== "number" || a > b) {
+          throw new Unproven();
+        }
         parts.push([a, b]);
       } else parts.push(typeof a === "number" ? [a, a] : a);
     }
@@ -415,9 +432,15 @@ const EMPTY: Frag = { first: new Map(), last: new Map(), nullable: 1 };
 
 const cap = (n: number): number => Math.min(n, 2);
 
-function addScaled(a: Map<number, number>, b: Map<number, number>, k: number): Map<number, number> {
+function addScaled(
+  a: Map<number, number>,
+  b: Map<number, number>,
+  k: number,
+): Map<number, number> {
   const out = new Map(a);
-  if (k > 0) { for (const [x, n] of b) out.set(x, cap((out.get(x) ?? 0) + k * n)); }
+  if (k > 0) {
+    for (const [x, n] of b) out.set(x, cap((out.get(x) ?? 0) + k * n));
+  }
   return out;
 }
 
@@ -432,13 +455,20 @@ class Automaton {
         const x = this.sets.length;
         this.sets.push(n.set);
         this.follow.push(new Map());
-        return { first: new Map([[x, 1]]), last: new Map([[x, 1]]), nullable: 0 };
+        return {
+          first: new Map([[x, 1]]),
+          last: new Map([[x, 1]]),
+          nullable: 0,
+        };
       }
       case "empty":
       case "bol":
         return EMPTY;
       case "seq":
-        return n.items.reduce((f, item) => this.#then(f, this.build(item)), EMPTY);
+        return n.items.reduce(
+          (f, item) => this.#then(f, this.build(item)),
+          EMPTY,
+        );
       case "alt":
         return n.alts.map((a) => this.build(a)).reduce((f, g) => ({
           first: addScaled(f.first, g.first, 1),
@@ -474,7 +504,9 @@ class Automaton {
   }
 
   #repeat(body: Node, min: number, max: number): Frag {
-    if (min > MAX_POSITIONS || (max !== Infinity && max > MAX_POSITIONS)) throw new Unproven();
+    if (min > MAX_POSITIONS || (max !== Infinity && max > MAX_POSITIONS)) {
+      throw new Unproven();
+    }
     let f = EMPTY;
     if (max === Infinity) {
       // X{n,} is n−1 copies of X then X+ (or X* when n = 0): the loop's last atoms lead back to
@@ -499,9 +531,14 @@ class Automaton {
 function trimTail(n: Node): Node {
   if (n.t === "alt") return { t: "alt", alts: n.alts.map(trimTail) };
   if (n.t === "seq" && n.items.length > 0) {
-    return { t: "seq", items: [...n.items.slice(0, -1), trimTail(n.items[n.items.length - 1])] };
+    return {
+      t: "seq",
+      items: [...n.items.slice(0, -1), trimTail(n.items[n.items.length - 1])],
+    };
   }
-  if (n.t === "rep" && n.max === Infinity && n.body.t === "set") return { ...n, max: n.min };
+  if (n.t === "rep" && n.max === Infinity && n.body.t === "set") {
+    return { ...n, max: n.min };
+  }
   return n;
 }
 
@@ -555,7 +592,11 @@ class Budget {
   }
 }
 
-function components(roots: number[], succ: (v: number) => number[], budget: Budget) {
+function components(
+  roots: number[],
+  succ: (v: number) => number[],
+  budget: Budget,
+) {
   const index = new Map<number, number>();
   const low = new Map<number, number>();
   const comp = new Map<number, number>();
@@ -581,7 +622,9 @@ function components(roots: number[], succ: (v: number) => number[], budget: Budg
       if (frame[2] < out.length) {
         const w = out[frame[2]++];
         if (!index.has(w)) open(w);
-        else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+        else if (onStack.has(w)) {
+          low.set(v, Math.min(low.get(v)!, index.get(w)!));
+        }
         continue;
       }
       work.pop();
@@ -603,7 +646,11 @@ function components(roots: number[], succ: (v: number) => number[], budget: Budg
   return comp;
 }
 
-function finitelyAmbiguous(sets: CharSet[], succ: number[][], initial: number[]): boolean {
+function finitelyAmbiguous(
+  sets: CharSet[],
+  succ: number[][],
+  initial: number[],
+): boolean {
   const n = sets.length;
   const budget = new Budget();
   const comp = components(initial, (v) => succ[v], budget);
@@ -618,7 +665,9 @@ function finitelyAmbiguous(sets: CharSet[], succ: number[][], initial: number[])
     if (!ids.has(key)) ids.set(key, ids.size);
     return ids.get(key)!;
   });
-  const distinct = [...ids.keys()].map((key) => (key === "" ? [] : key.split(",").map(Number)));
+  const distinct = [...ids.keys()].map((
+    key,
+  ) => (key === "" ? [] : key.split(",").map(Number)));
   const k = distinct.length;
   const pairMeets = new Int8Array(k * k).fill(-1);
   const meets2 = (a: number, b: number): boolean => {
@@ -655,7 +704,9 @@ function finitelyAmbiguous(sets: CharSet[], succ: number[][], initial: number[])
   const size = new Map<number, number>();
   for (const c of pairComp.values()) size.set(c, (size.get(c) ?? 0) + 1);
   const diagonal = new Set<number>();
-  for (const [k, c] of pairComp) if (Math.floor(k / n) === k % n) diagonal.add(c);
+  for (const [k, c] of pairComp) {
+    if (Math.floor(k / n) === k % n) diagonal.add(c);
+  }
   // EDA: a pair-graph component with a diagonal pair (p, p) and a pair (a, b), a ≠ b: two
   // different cycles at p on one word.
   const candidates: [number, number][] = [];
@@ -733,7 +784,9 @@ export function linearOnBacktracker(source: string): boolean {
     const whole = automaton.build(trimTail(tree));
     const { sets, follow } = automaton;
     if (whole.nullable > 1) return false;
-    if ([...whole.first.values(), ...whole.last.values()].some((k) => k > 1)) return false;
+    if ([...whole.first.values(), ...whole.last.values()].some((k) => k > 1)) {
+      return false;
+    }
     if (follow.some((f) => [...f.values()].some((k) => k > 1))) return false;
     const succ = follow.map((f) => [...f.keys()].filter((y) => sets[y].length > 0));
     const initial = [...whole.first.keys()].filter((y) => sets[y].length > 0);

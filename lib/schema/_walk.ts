@@ -21,7 +21,9 @@ export function forEachSubschema(
 ): void {
   if (!isObject(schema)) return;
   for (const kw of SINGLE_SUBSCHEMA_KEYWORDS) {
-    if (Object.hasOwn(schema, kw) && isSchema(schema[kw])) visit(schema[kw] as JsonSchema, [kw]);
+    if (Object.hasOwn(schema, kw) && isSchema(schema[kw])) {
+      visit(schema[kw] as JsonSchema, [kw]);
+    }
   }
   for (const kw of ARRAY_SUBSCHEMA_KEYWORDS) {
     const v = Object.hasOwn(schema, kw) ? schema[kw] : undefined;

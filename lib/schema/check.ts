@@ -14,7 +14,15 @@ export interface CheckSchemaOptions {
 
 const KNOWN = new Set([...ENFORCED_KEYWORDS, ...ANNOTATION_KEYWORDS]);
 const UNSUPPORTED = new Set(UNSUPPORTED_KEYWORDS);
-const TYPES = new Set(["null", "boolean", "object", "array", "number", "integer", "string"]);
+const TYPES = new Set([
+  "null",
+  "boolean",
+  "object",
+  "array",
+  "number",
+  "integer",
+  "string",
+]);
 const NON_NEGATIVE_INTEGER = [
   "maxLength",
   "minLength",
@@ -54,7 +62,10 @@ const MAX_SCHEMA_DEPTH = 500;
  * ]);
  * ```
  */
-export function checkSchema(schema: JsonSchema, options: CheckSchemaOptions = {}): SchemaIssue[] {
+export function checkSchema(
+  schema: JsonSchema,
+  options: CheckSchemaOptions = {},
+): SchemaIssue[] {
   const issues: SchemaIssue[] = [];
   const add = (path: string, keyword: string, message: string): void => {
     issues.push({ path, keyword, message, schemaPath: path });
@@ -69,7 +80,11 @@ export function checkSchema(schema: JsonSchema, options: CheckSchemaOptions = {}
   }
   if (options.toolInput ?? true) {
     if (!isObject(schema) || schema.type !== "object") {
-      add("$", "type", 'a tool input schema must have type "object" at its root');
+      add(
+        "$",
+        "type",
+        'a tool input schema must have type "object" at its root',
+      );
     }
   }
   const index = new RefIndex(schema);
@@ -79,17 +94,28 @@ export function checkSchema(schema: JsonSchema, options: CheckSchemaOptions = {}
     seen.add(node);
     const at = formatPath(loc.segments);
     if (loc.segments.length > MAX_SCHEMA_DEPTH) {
-      add(at, "depth", `schema nested more than ${MAX_SCHEMA_DEPTH} levels deep`);
+      add(
+        at,
+        "depth",
+        `schema nested more than ${MAX_SCHEMA_DEPTH} levels deep`,
+      );
       return;
     }
     for (const key of Object.keys(node)) {
       checkKeyword(node, key, at + formatSegment(key), loc, index, add);
     }
     forEachSubschema(node, (sub, segs) => {
-      visit(sub, index.locationOf(sub) ?? { base: loc.base, segments: [...loc.segments, ...segs] });
+      visit(
+        sub,
+        index.locationOf(sub) ??
+          { base: loc.base, segments: [...loc.segments, ...segs] },
+      );
     });
   };
-  visit(schema, index.locationOf(schema) ?? { base: DEFAULT_BASE, segments: [] });
+  visit(
+    schema,
+    index.locationOf(schema) ?? { base: DEFAULT_BASE, segments: [] },
+  );
   return sortIssues(issues);
 }
 
@@ -116,14 +142,23 @@ function checkKeyword(
     return;
   }
   const bad = (expected: string): void =>
-    add(at, key, `${key} must be ${expected}, got ${JSON.stringify(v) ?? typeof v}`);
+    add(
+      at,
+      key,
+      `${key} must be ${expected}, got ${JSON.stringify(v) ?? typeof v}`,
+    );
   if (key === "type") {
     const list = Array.isArray(v) ? v : [v];
-    if (list.length === 0 || !list.every((t) => typeof t === "string" && TYPES.has(t))) {
+    if (
+      list.length === 0 ||
+      !list.every((t) => typeof t === "string" && TYPES.has(t))
+    ) {
       bad("a JSON type name or a list of them");
     }
   } else if (NON_NEGATIVE_INTEGER.includes(key)) {
-    if (!Number.isInteger(v) || (v as number) < 0) bad("a non-negative integer");
+    if (!Number.isInteger(v) || (v as number) < 0) {
+      bad("a non-negative integer");
+    }
   } else if (NUMBERS.includes(key)) {
     if (typeof v === "boolean") {
       add(
@@ -156,15 +191,33 @@ function checkKeyword(
       bad("a non-empty list of schemas");
     }
   } else if (
-    ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"].includes(key)
+    [
+      "properties",
+      "patternProperties",
+      "$defs",
+      "definitions",
+      "dependentSchemas",
+    ].includes(key)
   ) {
-    if (!isObject(v) || !Object.values(v).every(isSchema)) bad("an object of schemas");
+    if (!isObject(v) || !Object.values(v).every(isSchema)) {
+      bad("an object of schemas");
+    }
   } else if (
-    ["additionalProperties", "propertyNames", "not", "if", "then", "else", "contains"].includes(key)
+    [
+      "additionalProperties",
+      "propertyNames",
+      "not",
+      "if",
+      "then",
+      "else",
+      "contains",
+    ].includes(key)
   ) {
     if (!isSchema(v)) bad("a schema");
   } else if (key === "items") {
-    if (!isSchema(v) && !(Array.isArray(v) && v.every(isSchema))) bad("a schema");
+    if (!isSchema(v) && !(Array.isArray(v) && v.every(isSchema))) {
+      bad("a schema");
+    }
   }
 
   if (key === "pattern" && typeof v === "string") checkPattern(v, at, add);
@@ -195,6 +248,10 @@ function checkPattern(
 ): void {
   const c = compilePattern(source);
   if (!c.ok) {
-    add(at, "pattern", `pattern ${JSON.stringify(source)} cannot be run safely: ${c.reason}`);
+    add(
+      at,
+      "pattern",
+      `pattern ${JSON.stringify(source)} cannot be run safely: ${c.reason}`,
+    );
   }
 }

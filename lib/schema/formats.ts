@@ -32,8 +32,12 @@ function dateAt(s: string, i: number): boolean {
 
 /** Whether `s` from `i` to its end is a valid RFC 3339 full-time (offset required). */
 function timeFrom(s: string, i: number): boolean {
-  if (s.length - i < 9 || s.charCodeAt(i + 2) !== 58 || s.charCodeAt(i + 5) !== 58) return false; // ":"
-  const h = digits(s, i, 2), mi = digits(s, i + 3, 2), sec = digits(s, i + 6, 2);
+  if (
+    s.length - i < 9 || s.charCodeAt(i + 2) !== 58 || s.charCodeAt(i + 5) !== 58
+  ) return false; // ":"
+  const h = digits(s, i, 2),
+    mi = digits(s, i + 3, 2),
+    sec = digits(s, i + 6, 2);
   if (h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 60) return false;
   let j = i + 8;
   if (s.charCodeAt(j) === 46) { // "." then at least one digit
@@ -130,7 +134,9 @@ export function isEmail(s: string): boolean {
   if (
     !(local.charCodeAt(0) === 34 ? QUOTED.test(local) : local.length <= 64 && DOT_ATOM.test(local))
   ) return false;
-  if (domain.charCodeAt(0) === 91 && domain.charCodeAt(domain.length - 1) === 93) { // [ ]
+  if (
+    domain.charCodeAt(0) === 91 && domain.charCodeAt(domain.length - 1) === 93
+  ) { // [ ]
     const lit = domain.slice(1, -1);
     return lit.startsWith("IPv6:") ? isIpv6(lit.slice(5)) : isIpv4(lit);
   }
@@ -139,7 +145,8 @@ export function isEmail(s: string): boolean {
 
 /** RFC 4122 UUID in its hyphenated hex form. */
 export function isUuid(s: string): boolean {
-  return /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/.test(s);
+  return /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/
+    .test(s);
 }
 
 const UNRESERVED_SUB = "A-Za-z0-9\\-._~!$&'()*+,;=";
@@ -178,7 +185,10 @@ export function isUri(s: string): boolean {
       const close = hostport.indexOf("]");
       if (close === -1) return false;
       const lit = hostport.slice(1, close);
-      if (!isIpv6(lit) && !/^[Vv][0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+$/.test(lit)) {
+      if (
+        !isIpv6(lit) &&
+        !/^[Vv][0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+$/.test(lit)
+      ) {
         return false;
       }
       const port = hostport.slice(close + 1);

@@ -63,7 +63,10 @@ export interface LimitedList<T> {
  * assert.equal(shortenText("abc", 4), "abc");
  * ```
  */
-export function shortenText(text: string, max: number = MAX_ISSUE_TEXT): string {
+export function shortenText(
+  text: string,
+  max: number = MAX_ISSUE_TEXT,
+): string {
   if (text.length <= max) return text;
   let end = Math.max(0, max - 1);
   const last = text.charCodeAt(end - 1);
@@ -102,7 +105,10 @@ function utf8Length(text: string): number {
  * assert.deepEqual(limited, { items: ["a", "b"], omitted: 1 });
  * ```
  */
-export function limitList<T>(items: readonly T[], options: LimitOptions<T> = {}): LimitedList<T> {
+export function limitList<T>(
+  items: readonly T[],
+  options: LimitOptions<T> = {},
+): LimitedList<T> {
   const max = options.max ?? MAX_ISSUES_IN_RESPONSE;
   const maxBytes = options.maxBytes ?? MAX_ISSUES_BYTES;
   const kept: T[] = [];
@@ -110,7 +116,8 @@ export function limitList<T>(items: readonly T[], options: LimitOptions<T> = {})
   for (const item of items) {
     if (kept.length >= max) break;
     const small = options.shorten ? options.shorten(item) : item;
-    const size = utf8Length(JSON.stringify(small) ?? "null") + (kept.length ? 1 : 0);
+    const size = utf8Length(JSON.stringify(small) ?? "null") +
+      (kept.length ? 1 : 0);
     if (kept.length && bytes + size > maxBytes) break;
     kept.push(small);
     bytes += size;
@@ -126,9 +133,11 @@ export function limitList<T>(items: readonly T[], options: LimitOptions<T> = {})
  */
 export function shortenIssue(issue: SchemaIssue): SchemaIssue {
   const path = shortenText(issue.path), keyword = shortenText(issue.keyword);
-  const message = shortenText(issue.message), schemaPath = shortenText(issue.schemaPath);
+  const message = shortenText(issue.message),
+    schemaPath = shortenText(issue.schemaPath);
   if (
-    path === issue.path && keyword === issue.keyword && message === issue.message &&
+    path === issue.path && keyword === issue.keyword &&
+    message === issue.message &&
     schemaPath === issue.schemaPath
   ) return issue;
   return { path, keyword, message, schemaPath };

@@ -59,7 +59,9 @@ export function formatSegment(segment: PathSegment): string {
  */
 export function parsePath(path: string): PathSegment[] {
   if (!path.startsWith("$")) {
-    throw new SyntaxError(`Invalid path ${JSON.stringify(path)}: must start with $`);
+    throw new SyntaxError(
+      `Invalid path ${JSON.stringify(path)}: must start with $`,
+    );
   }
   const out: PathSegment[] = [];
   let i = 1;
@@ -68,7 +70,9 @@ export function parsePath(path: string): PathSegment[] {
     if (c === ".") {
       const m = /^[A-Za-z_$][A-Za-z0-9_$]*/.exec(path.slice(i + 1));
       if (!m) {
-        throw new SyntaxError(`Invalid path ${JSON.stringify(path)}: bad name at offset ${i}`);
+        throw new SyntaxError(
+          `Invalid path ${JSON.stringify(path)}: bad name at offset ${i}`,
+        );
       }
       out.push(m[0]);
       i += 1 + m[0].length;
@@ -86,7 +90,9 @@ export function parsePath(path: string): PathSegment[] {
     } else if (c === "[") {
       const m = /^\[(0|[1-9][0-9]*)\]/.exec(path.slice(i));
       if (!m) {
-        throw new SyntaxError(`Invalid path ${JSON.stringify(path)}: bad index at offset ${i}`);
+        throw new SyntaxError(
+          `Invalid path ${JSON.stringify(path)}: bad index at offset ${i}`,
+        );
       }
       out.push(Number(m[1]));
       i += m[0].length;
@@ -107,7 +113,10 @@ export function parsePath(path: string): PathSegment[] {
  * @param b Second path's segments.
  * @returns Negative, zero or positive, as for `Array.prototype.sort`.
  */
-export function comparePathSegments(a: readonly PathSegment[], b: readonly PathSegment[]): number {
+export function comparePathSegments(
+  a: readonly PathSegment[],
+  b: readonly PathSegment[],
+): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     const x = a[i], y = b[i];
@@ -137,7 +146,8 @@ export function compareStrings(a: string, b: string): number {
 export function sortIssues(issues: readonly SchemaIssue[]): SchemaIssue[] {
   const keyed = issues.map((issue) => ({ issue, segs: parsePath(issue.path) }));
   keyed.sort((x, y) =>
-    comparePathSegments(x.segs, y.segs) || compareStrings(x.issue.keyword, y.issue.keyword) ||
+    comparePathSegments(x.segs, y.segs) ||
+    compareStrings(x.issue.keyword, y.issue.keyword) ||
     compareStrings(x.issue.message, y.issue.message) ||
     compareStrings(x.issue.schemaPath, y.issue.schemaPath)
   );

@@ -16,7 +16,9 @@ import { compilePattern } from "./_regex.ts";
  * assert.equal(patternTest("(a)\\1"), undefined);
  * ```
  */
-export function patternTest(source: string): ((text: string) => boolean) | undefined {
+export function patternTest(
+  source: string,
+): ((text: string) => boolean) | undefined {
   const c = compilePattern(source);
   return c.ok ? (text) => c.pattern.test(text) : undefined;
 }

@@ -25,9 +25,13 @@ export function createRefResolver(root: JsonSchema): RefResolver {
   return (schema) => {
     const seen = new Set<object>();
     let current = schema;
-    while (isObject(current) && typeof current.$ref === "string" && !seen.has(current)) {
+    while (
+      isObject(current) && typeof current.$ref === "string" &&
+      !seen.has(current)
+    ) {
       seen.add(current);
-      const loc: Location = index.locationOf(current) ?? { base: DEFAULT_BASE, segments: [] };
+      const loc: Location = index.locationOf(current) ??
+        { base: DEFAULT_BASE, segments: [] };
       const target = index.resolve(current.$ref, loc);
       if (!target) break;
       current = target.schema;

@@ -63,8 +63,15 @@ export interface CompiledSchema {
  * assert.deepEqual(validate({ amount: "12.5" }).map((i) => i.path), ["$.amount"]);
  * ```
  */
-export function compileSchema(schema: JsonSchema, options: ValidateOptions = {}): CompiledSchema {
-  return compiledFor(schema, options.formatAssertion ?? true, options.maxDepth ?? 1000);
+export function compileSchema(
+  schema: JsonSchema,
+  options: ValidateOptions = {},
+): CompiledSchema {
+  return compiledFor(
+    schema,
+    options.formatAssertion ?? true,
+    options.maxDepth ?? 1000,
+  );
 }
 
 /** A schema's compiled forms, per option set (the default one in its own slot). */
@@ -77,7 +84,11 @@ interface Forms {
 const cache = new WeakMap<object, Forms>();
 
 /** The compiled form of a schema for an option set, cached by the schema object's identity. */
-function compiledFor(schema: JsonSchema, formats: boolean, maxDepth: number): CompiledSchema {
+function compiledFor(
+  schema: JsonSchema,
+  formats: boolean,
+  maxDepth: number,
+): CompiledSchema {
   const isDefault = formats && maxDepth === 1000;
   let forms = typeof schema === "object" && schema !== null ? cache.get(schema) : undefined;
   if (forms) {
@@ -102,11 +113,23 @@ function build(
   const closures = (): Check => (forms.closures ??= new Compiler(schema).root(schema));
   const fast = generateValidator(schema, { formats, maxDepth }) ??
     ((value: unknown) =>
-      closures()(value, { issues: null, path: [], depth: 0, maxDepth, formats }));
+      closures()(value, {
+        issues: null,
+        path: [],
+        depth: 0,
+        maxDepth,
+        formats,
+      }));
   const checked = generateCheckedCollector(schema, { formats, maxDepth }) ??
     ((value: unknown) => {
       if (fast(value)) return null;
-      const ctx: CheckRun = { issues: [], path: [], depth: 0, maxDepth, formats };
+      const ctx: CheckRun = {
+        issues: [],
+        path: [],
+        depth: 0,
+        maxDepth,
+        formats,
+      };
       closures()(value, ctx);
       return ctx.issues!;
     });
@@ -155,7 +178,11 @@ export function validateSchema(
   value: unknown,
   options?: ValidateOptions,
 ): SchemaIssue[] {
-  return compiledFor(schema, options?.formatAssertion ?? true, options?.maxDepth ?? 1000)(value);
+  return compiledFor(
+    schema,
+    options?.formatAssertion ?? true,
+    options?.maxDepth ?? 1000,
+  )(value);
 }
 
 /**
@@ -180,7 +207,11 @@ export function isValid(
   value: unknown,
   options?: ValidateOptions,
 ): boolean {
-  return compiledFor(schema, options?.formatAssertion ?? true, options?.maxDepth ?? 1000)
+  return compiledFor(
+    schema,
+    options?.formatAssertion ?? true,
+    options?.maxDepth ?? 1000,
+  )
     .isValid(value);
 }
 
@@ -196,7 +227,8 @@ const DISAGREEMENT: SchemaIssue = Object.freeze({
 function compareRaw(a: RawIssue, b: RawIssue): number {
   return comparePathSegments(a.segs, b.segs) ||
     (a.keyword === b.keyword ? 0 : a.keyword === "type" ? -1 : b.keyword === "type" ? 1 : 0) ||
-    compareStrings(a.keyword, b.keyword) || compareStrings(a.message, b.message) ||
+    compareStrings(a.keyword, b.keyword) ||
+    compareStrings(a.message, b.message) ||
     compareStrings(a.schemaPath, b.schemaPath);
 }
 

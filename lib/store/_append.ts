@@ -87,13 +87,19 @@ function codeOf(e: unknown): string | undefined {
  * @throws {Error} When the write or the fsync fails: the file is truncated back to its length
  *   before the write, the message says so, and `code` is the failure's (`ENOSPC`, `EIO`, ...).
  */
-export function appendToCallsFile(file: string, text: string, options: AppendOptions = {}): void {
+export function appendToCallsFile(
+  file: string,
+  text: string,
+  options: AppendOptions = {},
+): void {
   const io = { ...NODE_IO, ...options.io };
   const created = !fs.existsSync(file);
   const { O_RDWR, O_APPEND, O_CREAT } = fs.constants;
   const fd = openNoFollow(file, O_RDWR | O_APPEND | O_CREAT, 0o644);
   try {
-    if (!fs.fstatSync(fd).isFile()) throw new Error(`Cannot append to ${file}: not a file`);
+    if (!fs.fstatSync(fd).isFile()) {
+      throw new Error(`Cannot append to ${file}: not a file`);
+    }
     let size = fs.fstatSync(fd).size;
     let prefix = "";
     if (size > 0) {
@@ -118,7 +124,12 @@ export function appendToCallsFile(file: string, text: string, options: AppendOpt
           fs.ftruncateSync(fd, start);
           io.fsync(fd);
           size = start;
-          options.onTornLine?.({ file, line, bytes: tail.length, removed: true });
+          options.onTornLine?.({
+            file,
+            line,
+            bytes: tail.length,
+            removed: true,
+          });
         }
       }
     }
@@ -142,9 +153,12 @@ export function appendToCallsFile(file: string, text: string, options: AppendOpt
         fs.rmSync(file, { force: true }); // it was not there before
         restored = `${path.basename(file)} is left as it was (not there)`;
       }
-      const error = new Error(`Cannot append to ${file}: ${(e as Error).message}; ${restored}`, {
-        cause: e,
-      });
+      const error = new Error(
+        `Cannot append to ${file}: ${(e as Error).message}; ${restored}`,
+        {
+          cause: e,
+        },
+      );
       const code = codeOf(e);
       if (code !== undefined) Object.assign(error, { code });
       throw error;

@@ -133,6 +133,8 @@ export function removeLeftovers(dir: string): void {
     return;
   }
   for (const name of names) {
-    if (name.startsWith(TEMP_PREFIX)) fs.rmSync(path.join(dir, name), { force: true });
+    if (name.startsWith(TEMP_PREFIX)) {
+      fs.rmSync(path.join(dir, name), { force: true });
+    }
   }
 }

@@ -48,10 +48,15 @@ export function locateJsonError(text: string): JsonSyntaxError | undefined {
       }
       if (c === 0x5c) {
         ESCAPE.lastIndex = i;
-        if (!ESCAPE.test(text)) return { offset: i, problem: "invalid escape in string" };
+        if (!ESCAPE.test(text)) {
+          return { offset: i, problem: "invalid escape in string" };
+        }
         i = ESCAPE.lastIndex;
       } else if (c < 0x20) {
-        return { offset: i, problem: "control character in string (escape it)" };
+        return {
+          offset: i,
+          problem: "control character in string (escape it)",
+        };
       } else i++;
     }
   };
@@ -68,7 +73,9 @@ export function locateJsonError(text: string): JsonSyntaxError | undefined {
       } else {
         stack.push(c === "{" ? "object" : "array");
         if (c === "{") {
-          if (text[i] !== '"') return fail("a property name in double quotes or '}'");
+          if (text[i] !== '"') {
+            return fail("a property name in double quotes or '}'");
+          }
           const e = string();
           if (e) return e;
           skip();
@@ -125,9 +132,16 @@ export function locateJsonError(text: string): JsonSyntaxError | undefined {
  * @param offset The offset.
  * @returns Line and column.
  */
-export function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+export function lineAndColumn(
+  text: string,
+  offset: number,
+): { line: number; column: number } {
   let line = 1, start = 0;
-  for (let i = text.indexOf("\n"); i !== -1 && i < offset; i = text.indexOf("\n", i + 1)) {
+  for (
+    let i = text.indexOf("\n");
+    i !== -1 && i < offset;
+    i = text.indexOf("\n", i + 1)
+  ) {
     line++;
     start = i + 1;
   }
@@ -148,7 +162,9 @@ export function parseJsonFile(text: string, file: string): unknown {
   } catch (e) {
     const found = locateJsonError(text);
     if (!found) {
-      throw new CorpusError(file, `not valid JSON (${(e as Error).message})`, { cause: e });
+      throw new CorpusError(file, `not valid JSON (${(e as Error).message})`, {
+        cause: e,
+      });
     }
     throw new CorpusError(file, `not valid JSON: ${found.problem}`, {
       ...lineAndColumn(text, found.offset),

@@ -67,22 +67,34 @@ export function* readRecordLines<T>(
       return;
     }
     if (text.trim() === "") {
-      throw new CorpusError(file, `empty line; every line must be a ${options.noun}`, { line });
+      throw new CorpusError(
+        file,
+        `empty line; every line must be a ${options.noun}`,
+        { line },
+      );
     }
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (e) {
       const found = locateJsonError(text);
-      throw new CorpusError(file, `not valid JSON: ${found?.problem ?? (e as Error).message}`, {
-        line,
-        column: found && found.offset + 1,
-        cause: e,
-      });
+      throw new CorpusError(
+        file,
+        `not valid JSON: ${found?.problem ?? (e as Error).message}`,
+        {
+          line,
+          column: found && found.offset + 1,
+          cause: e,
+        },
+      );
     }
     const problems = options.problems(value);
     if (problems.length) {
-      throw new CorpusError(file, `not a ${options.noun}: ${problems.join("; ")}`, { line });
+      throw new CorpusError(
+        file,
+        `not a ${options.noun}: ${problems.join("; ")}`,
+        { line },
+      );
     }
     yield { line, text, terminated, value: value as T };
   }

@@ -13,7 +13,11 @@ import { lineOf, parseJsonFile } from "./_json.ts";
 /** Histories by version, as `lifecycle.json` holds them. */
 export type Lifecycle = Record<string, LifecycleEntry[]>;
 
-const ORDER: Record<LifecycleState, number> = { active: 0, deprecated: 1, retired: 2 };
+const ORDER: Record<LifecycleState, number> = {
+  active: 0,
+  deprecated: 1,
+  retired: 2,
+};
 const ENTRY_FIELDS = new Set(["state", "at", "reason", "retireAfter"]);
 
 /**
@@ -29,12 +33,18 @@ const ENTRY_FIELDS = new Set(["state", "at", "reason", "retireAfter"]);
 export function parseLifecycle(text: string, file: string): Lifecycle {
   const value = parseJsonFile(text, file);
   if (!isObject(value)) {
-    throw new CorpusError(file, 'must be a JSON object: { "<version>": [lifecycle entries] }', {
-      line: 1,
-    });
+    throw new CorpusError(
+      file,
+      'must be a JSON object: { "<version>": [lifecycle entries] }',
+      {
+        line: 1,
+      },
+    );
   }
   const out: Lifecycle = {};
-  for (const [version, history] of Object.entries(value as Record<string, unknown>)) {
+  for (
+    const [version, history] of Object.entries(value as Record<string, unknown>)
+  ) {
     const fail = (problem: string): never => {
       throw new CorpusError(file, `${version}: ${problem}`, {
         line: lineOf(text, JSON.stringify(version)),
@@ -64,10 +74,14 @@ export function parseLifecycle(text: string, file: string): Lifecycle {
         );
       }
       if (typeof e.at !== "string" || Number.isNaN(Date.parse(e.at))) {
-        fail(`${where}: at must be an ISO 8601 timestamp, got ${JSON.stringify(e.at)}`);
+        fail(
+          `${where}: at must be an ISO 8601 timestamp, got ${JSON.stringify(e.at)}`,
+        );
       }
       for (const k of ["reason", "retireAfter"]) {
-        if (e[k] !== undefined && typeof e[k] !== "string") fail(`${where}: ${k} must be a string`);
+        if (e[k] !== undefined && typeof e[k] !== "string") {
+          fail(`${where}: ${k} must be a string`);
+        }
       }
       if (typeof e.retireAfter === "string") {
         if (!isCalendarDate(e.retireAfter)) {
@@ -79,7 +93,9 @@ export function parseLifecycle(text: string, file: string): Lifecycle {
         }
         const day = utcDate(new Date(e.at as string));
         if (e.retireAfter <= day) {
-          fail(`${where}: retireAfter ${e.retireAfter} must be after the day it was set (${day})`);
+          fail(
+            `${where}: retireAfter ${e.retireAfter} must be after the day it was set (${day})`,
+          );
         }
       }
       const state = e.state as LifecycleState;
@@ -91,7 +107,9 @@ export function parseLifecycle(text: string, file: string): Lifecycle {
       }
       const entry: LifecycleEntry = { state, at: e.at as string };
       if (e.reason !== undefined) entry.reason = e.reason as string;
-      if (e.retireAfter !== undefined) entry.retireAfter = e.retireAfter as string;
+      if (e.retireAfter !== undefined) {
+        entry.retireAfter = e.retireAfter as string;
+      }
       entries.push(entry);
     });
     out[version] = entries;
@@ -108,7 +126,9 @@ export function parseLifecycle(text: string, file: string): Lifecycle {
  */
 export function formatLifecycle(lifecycle: Lifecycle): string {
   const sorted: Lifecycle = {};
-  for (const v of Object.keys(lifecycle).sort(compareVersions)) sorted[v] = lifecycle[v];
+  for (const v of Object.keys(lifecycle).sort(compareVersions)) {
+    sorted[v] = lifecycle[v];
+  }
   return JSON.stringify(sorted, null, 2) + "\n";
 }
 

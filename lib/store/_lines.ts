@@ -20,7 +20,12 @@ const NEWLINE = 0x0a;
  * not valid UTF-8 (a write cut inside a character), which it may be since nothing after it vouches
  * for it.
  */
-export type Line = [number, string, true] | [number, string | undefined, false, number];
+export type Line = [number, string, true] | [
+  number,
+  string | undefined,
+  false,
+  number,
+];
 
 /**
  * Yields each line of a file, reading lazily: nothing is read until the first line is asked for,
@@ -38,7 +43,9 @@ export function* readLines(
   bufferSize: number = DEFAULT_BUFFER_SIZE,
 ): Generator<Line> {
   if (!Number.isInteger(bufferSize) || bufferSize < 1) {
-    throw new RangeError(`bufferSize must be a positive integer, got ${bufferSize}`);
+    throw new RangeError(
+      `bufferSize must be a positive integer, got ${bufferSize}`,
+    );
   }
   let fd: number;
   try {
@@ -80,7 +87,13 @@ export function* readLines(
         bigger.set(buffer);
         buffer = bigger;
       }
-      const n = fs.readSync(fd, buffer, carried, buffer.length - carried, position);
+      const n = fs.readSync(
+        fd,
+        buffer,
+        carried,
+        buffer.length - carried,
+        position,
+      );
       position += n;
       const end = carried + n;
       if (n === 0) {
@@ -88,7 +101,10 @@ export function* readLines(
           lineNumber++;
           let text: string | undefined;
           try {
-            text = trim(decoder.decode(buffer.subarray(0, carried)), lineNumber);
+            text = trim(
+              decoder.decode(buffer.subarray(0, carried)),
+              lineNumber,
+            );
           } catch {
             text = undefined;
           }
@@ -101,7 +117,9 @@ export function* readLines(
         carried = end;
         continue;
       }
-      const lines = decode(buffer.subarray(0, last), lineNumber + 1).split("\n");
+      const lines = decode(buffer.subarray(0, last), lineNumber + 1).split(
+        "\n",
+      );
       for (const text of lines) {
         lineNumber++;
         yield [lineNumber, trim(text, lineNumber), true];

@@ -58,7 +58,9 @@ function hostname(): string {
   }
 }
 
-function readHolder(file: string): { text: string; holder?: Holder; ageMs: number } | undefined {
+function readHolder(
+  file: string,
+): { text: string; holder?: Holder; ageMs: number } | undefined {
   let text: string, mtime: number;
   try {
     text = fs.readFileSync(file, "utf8");
@@ -70,7 +72,9 @@ function readHolder(file: string): { text: string; holder?: Holder; ageMs: numbe
   const ageMs = Date.now() - mtime;
   try {
     const h = JSON.parse(text) as Holder;
-    if (Number.isInteger(h.pid) && typeof h.host === "string") return { text, holder: h, ageMs };
+    if (Number.isInteger(h.pid) && typeof h.host === "string") {
+      return { text, holder: h, ageMs };
+    }
   } catch {
     // Being written, or damaged: judged by age.
   }
@@ -132,7 +136,12 @@ function removeDeadTemps(dir: string): void {
  * @throws {Error} When the lock is not obtained within the timeout, naming the lock file and its
  *   holder.
  */
-export function withLock<T>(dir: string, purpose: string, options: LockOptions, fn: () => T): T {
+export function withLock<T>(
+  dir: string,
+  purpose: string,
+  options: LockOptions,
+  fn: () => T,
+): T {
   const file = path.join(dir, LOCK_NAME);
   const host = hostname();
   const mine = JSON.stringify({
@@ -147,7 +156,10 @@ export function withLock<T>(dir: string, purpose: string, options: LockOptions, 
     // The lock appears with its holder already written: a temporary file linked into place (the
     // link fails if the lock exists), so a holder killed at any moment never leaves an empty lock.
     // Not named `.tmp-*`: the lock holder removes those leftovers while others may be linking.
-    const temp = path.join(dir, `.lock-${process.pid}-${Math.random().toString(16).slice(2)}`);
+    const temp = path.join(
+      dir,
+      `.lock-${process.pid}-${Math.random().toString(16).slice(2)}`,
+    );
     try {
       fs.writeFileSync(temp, mine, { flag: "wx" }); // a new file: never through a symbolic link
     } catch (e) {
@@ -172,7 +184,8 @@ export function withLock<T>(dir: string, purpose: string, options: LockOptions, 
     const { holder, ageMs } = seen;
     // A holder on this host (or on an unknown one: a host name needs --allow-sys in Deno) whose
     // pid can be probed.
-    const local = holder !== undefined && (holder.host === host || !holder.host || !host);
+    const local = holder !== undefined &&
+      (holder.host === host || !holder.host || !host);
     const state = local && holder.pid !== process.pid ? probe(holder.pid) : undefined;
     const stale = holder ? state === "gone" : ageMs > options.staleMs;
     if (stale) {
@@ -205,7 +218,9 @@ export function withLock<T>(dir: string, purpose: string, options: LockOptions, 
 /** Removes the lock file if it is still ours. */
 function release(file: string, mine: string): void {
   try {
-    if (fs.readFileSync(file, "utf8") === mine) fs.rmSync(file, { force: true });
+    if (fs.readFileSync(file, "utf8") === mine) {
+      fs.rmSync(file, { force: true });
+    }
   } catch (e) {
     if ((e as { code?: string }).code !== "ENOENT") throw e;
   }

@@ -29,7 +29,9 @@ export function symlinkRefused(file: string): CorpusError {
  * @throws {CorpusError} When it is a symbolic link.
  */
 export function refuseSymlink(file: string): void {
-  if (fs.lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink()) throw symlinkRefused(file);
+  if (fs.lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink()) {
+    throw symlinkRefused(file);
+  }
 }
 
 /**
@@ -42,7 +44,11 @@ export function refuseSymlink(file: string): void {
  * @throws {CorpusError} When the file is a symbolic link.
  * @throws {Error} As `fs.openSync` does otherwise (`ENOENT`, ...).
  */
-export function openNoFollow(file: string, flags: number, mode = 0o666): number {
+export function openNoFollow(
+  file: string,
+  flags: number,
+  mode = 0o666,
+): number {
   refuseSymlink(file);
   try {
     return fs.openSync(file, flags | NOFOLLOW, mode);

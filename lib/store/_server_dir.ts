@@ -41,9 +41,13 @@ export function parseServerFile(text: string, file: string): ServerRecord {
     return parseServerRecord(value, file);
   } catch (e) {
     if (!(e instanceof ServerRecordError)) throw e;
-    throw new CorpusError(file, `not a valid server record: ${e.problems.join("; ")}`, {
-      cause: e,
-    });
+    throw new CorpusError(
+      file,
+      `not a valid server record: ${e.problems.join("; ")}`,
+      {
+        cause: e,
+      },
+    );
   }
 }
 
@@ -67,7 +71,9 @@ export function loadServerDir(dir: string): DiskServer[] {
   const out: DiskServer[] = [];
   const directory = new ServerDirectory();
   const files = new Map<string, string>();
-  for (const entry of entries.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) {
+  for (
+    const entry of entries.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+  ) {
     if (entry.name.startsWith(".")) continue;
     const file = path.join(dir, entry.name);
     if (entry.isSymbolicLink()) throw symlinkRefused(file);

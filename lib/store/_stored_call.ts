@@ -15,7 +15,10 @@ const FIELDS = new Set(["version", "arguments", "principal", "at"]);
  * @param versions Versions already found valid (a reader's cache; added to).
  * @returns One sentence per problem, each naming its field; empty when it is a stored call.
  */
-export function storedCallProblems(value: unknown, versions?: Set<string>): string[] {
+export function storedCallProblems(
+  value: unknown,
+  versions?: Set<string>,
+): string[] {
   if (!isObject(value)) {
     return ["a stored call must be a JSON object"];
   }
@@ -27,7 +30,9 @@ export function storedCallProblems(value: unknown, versions?: Set<string>): stri
       Version.parse(v.version);
       versions?.add(v.version);
     } catch {
-      problems.push(`version ${JSON.stringify(v.version)} is not a semantic version`);
+      problems.push(
+        `version ${JSON.stringify(v.version)} is not a semantic version`,
+      );
     }
   }
   if (!Object.hasOwn(v, "arguments") || v.arguments === undefined) {
@@ -39,7 +44,9 @@ export function storedCallProblems(value: unknown, versions?: Set<string>): stri
   if (typeof v.at !== "string" || Number.isNaN(Date.parse(v.at))) {
     problems.push("at must be an ISO 8601 timestamp");
   }
-  for (const k of Object.keys(v)) if (!FIELDS.has(k)) problems.push(`unknown field ${k}`);
+  for (const k of Object.keys(v)) {
+    if (!FIELDS.has(k)) problems.push(`unknown field ${k}`);
+  }
   return problems;
 }
 

@@ -59,7 +59,11 @@ export function parseVersionFile(text: string, file: string): ToolSpec {
     return parseToolSpec(value, file);
   } catch (e) {
     if (!(e instanceof ToolSpecError)) throw e;
-    throw new CorpusError(file, `not a valid tool spec: ${e.problems.join("; ")}`, { cause: e });
+    throw new CorpusError(
+      file,
+      `not a valid tool spec: ${e.problems.join("; ")}`,
+      { cause: e },
+    );
   }
 }
 
@@ -119,7 +123,11 @@ export function loadToolDir(dir: string, name: string): DiskTool {
       );
     }
     const published = fs.statSync(file).mtime.toISOString();
-    versions.push({ spec, file, history: [{ state: "active", at: published }] });
+    versions.push({
+      spec,
+      file,
+      history: [{ state: "active", at: published }],
+    });
   }
   versions.sort((a, b) => compareVersions(a.spec.version, b.spec.version));
   const recorded = lifecycleText === undefined ? {} : parseLifecycle(lifecycleText, lifecycleFile);
@@ -135,7 +143,9 @@ export function loadToolDir(dir: string, name: string): DiskTool {
     }
     v.history = history;
   }
-  for (const v of versions) lifecycle[v.spec.version] = v.history.map((h) => ({ ...h }));
+  for (const v of versions) {
+    lifecycle[v.spec.version] = v.history.map((h) => ({ ...h }));
+  }
   const lifecycleComplete = versions.every((v) => Object.hasOwn(recorded, v.spec.version));
   return { name, dir, versions, lifecycle, lifecycleComplete };
 }

@@ -49,7 +49,10 @@ export class CorpusError extends Error {
     const place = where.line === undefined
       ? file
       : `${file}:${where.line}${where.column === undefined ? "" : `:${where.column}`}`;
-    super(`${place}: ${problem}`, where.cause === undefined ? undefined : { cause: where.cause });
+    super(
+      `${place}: ${problem}`,
+      where.cause === undefined ? undefined : { cause: where.cause },
+    );
     this.name = "CorpusError";
     this.file = file;
     if (where.line !== undefined) this.line = where.line;

@@ -74,12 +74,17 @@ export function appendDriftLog(
   const lines = list.map((record, i) => {
     const problems = driftRecordProblems(record);
     if (problems.length) {
-      throw new TypeError(`Cannot append drift record ${i + 1} to ${file}: ${problems.join("; ")}`);
+      throw new TypeError(
+        `Cannot append drift record ${i + 1} to ${file}: ${problems.join("; ")}`,
+      );
     }
     return JSON.stringify(record) + "\n";
   });
   if (lines.length === 0) return 0;
-  const lock: LockOptions = { timeoutMs: options.lockTimeoutMs ?? 5000, staleMs: 30_000 };
+  const lock: LockOptions = {
+    timeoutMs: options.lockTimeoutMs ?? 5000,
+    staleMs: 30_000,
+  };
   withLock(path.dirname(file), `append to ${path.basename(file)}`, lock, () => {
     appendToCallsFile(file, lines.join(""), {
       isWhole: isDriftText,

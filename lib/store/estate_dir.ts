@@ -273,7 +273,10 @@ export class EstateDir implements EstateStore {
         const where = path.join(tools, entry.name);
         if (entry.isSymbolicLink()) throw symlinkRefused(where);
         if (!entry.isDirectory()) {
-          throw new CorpusError(where, `unexpected file: ${TOOLS_DIR}/ holds one folder per tool`);
+          throw new CorpusError(
+            where,
+            `unexpected file: ${TOOLS_DIR}/ holds one folder per tool`,
+          );
         }
         for (const v of loadToolDir(where, entry.name).versions) {
           registry.restore({ spec: v.spec, history: v.history });
@@ -295,7 +298,9 @@ export class EstateDir implements EstateStore {
    */
   refreshPrincipals(): boolean {
     const principals = this.#readPrincipals();
-    if (JSON.stringify(principals) === JSON.stringify(this.#principals)) return false;
+    if (JSON.stringify(principals) === JSON.stringify(this.#principals)) {
+      return false;
+    }
     this.#principals = principals;
     return true;
   }
@@ -312,7 +317,9 @@ export class EstateDir implements EstateStore {
     }
     const value = parseJsonFile(text, file);
     const problems = estateConfigProblems(value);
-    if (problems.length) throw new CorpusError(file, problems.join("; "), { line: 1 });
+    if (problems.length) {
+      throw new CorpusError(file, problems.join("; "), { line: 1 });
+    }
     return value as EstateConfig;
   }
 
@@ -378,7 +385,9 @@ export class EstateDir implements EstateStore {
     if (!fs.existsSync(dir)) {
       // A new tool: the rules depend on the spec alone, so refuse before making its folder.
       const plan = this.#registry.plan(spec);
-      if (!plan.alreadyPublished && plan.refusals.length) throw publishError(plan);
+      if (!plan.alreadyPublished && plan.refusals.length) {
+        throw publishError(plan);
+      }
       ensureDir(dir);
     }
     let catchUp = () => {};
@@ -395,13 +404,18 @@ export class EstateDir implements EstateStore {
             catchUp = synced.catchUp;
             let plan = this.#registry.plan(spec);
             if (!plan.alreadyPublished && plan.refusals.length === 0) {
-              if (createExclusive(file, JSON.stringify(plan.spec, null, 2) + "\n")) {
+              if (
+                createExclusive(file, JSON.stringify(plan.spec, null, 2) + "\n")
+              ) {
                 const at = now();
                 const lifecycle: Lifecycle = {
                   ...settleLifecycle(synced.disk.lifecycle, at).lifecycle,
                   [spec.version]: [{ state: "active", at: at.toISOString() }],
                 };
-                replaceAtomic(path.join(dir, LIFECYCLE_FILE), formatLifecycle(lifecycle));
+                replaceAtomic(
+                  path.join(dir, LIFECYCLE_FILE),
+                  formatLifecycle(lifecycle),
+                );
                 return { plan, at };
               }
               // The file appeared although we hold the lock (a writer that does not lock): judge it.
@@ -412,7 +426,10 @@ export class EstateDir implements EstateStore {
             if (plan.alreadyPublished) {
               const settled = settleLifecycle(synced.disk.lifecycle, now());
               if (!synced.disk.lifecycleComplete || settled.changed) {
-                replaceAtomic(path.join(dir, LIFECYCLE_FILE), formatLifecycle(settled.lifecycle));
+                replaceAtomic(
+                  path.join(dir, LIFECYCLE_FILE),
+                  formatLifecycle(settled.lifecycle),
+                );
               }
               return { plan };
             }
@@ -442,7 +459,11 @@ export class EstateDir implements EstateStore {
    * @throws {CorpusError} When a file of the tool on disk is bad.
    * @throws {Error} When the tool's lock is not obtained in time.
    */
-  deprecate(name: string, version: string, options: DeprecateOptions = {}): VersionRecord {
+  deprecate(
+    name: string,
+    version: string,
+    options: DeprecateOptions = {},
+  ): VersionRecord {
     const change = (r: ToolRegistry) => r.deprecate(name, version, options);
     return this.#transition(name, version, "deprecate", change, change);
   }
@@ -463,13 +484,22 @@ export class EstateDir implements EstateStore {
    * @throws {CorpusError} When a file of the tool on disk is bad.
    * @throws {Error} When the tool's lock is not obtained in time.
    */
-  retire(name: string, version: string, options: RetireOptions = {}): VersionRecord {
+  retire(
+    name: string,
+    version: string,
+    options: RetireOptions = {},
+  ): VersionRecord {
     const reason = options.reason === undefined ? {} : { reason: options.reason };
     return this.#transition(
       name,
       version,
       "retire",
-      (r) => r.retire(name, version, options.rules ? { ...reason, rules: options.rules } : reason),
+      (r) =>
+        r.retire(
+          name,
+          version,
+          options.rules ? { ...reason, rules: options.rules } : reason,
+        ),
       (r) => r.retire(name, version, reason),
     );
   }
@@ -491,7 +521,9 @@ export class EstateDir implements EstateStore {
     // compatibility mode from now on (a bad one keeps the mode in force, and is thrown too).
     let serversFailed: unknown;
     try {
-      this.#registry.setCompatibility(this.#readConfig().compatibility ?? "backward");
+      this.#registry.setCompatibility(
+        this.#readConfig().compatibility ?? "backward",
+      );
     } catch (e) {
       serversFailed = e;
     }
@@ -615,27 +647,38 @@ export class EstateDir implements EstateStore {
   ): EstateServerResult {
     const record = typeof recordOrFile === "string"
       ? parseServerFile(fs.readFileSync(recordOrFile, "utf8"), recordOrFile)
-      : parseServerRecord(recordOrFile, (recordOrFile as { id?: unknown })?.id as string);
+      : parseServerRecord(
+        recordOrFile,
+        (recordOrFile as { id?: unknown })?.id as string,
+      );
     const dir = path.join(this.dir, SERVERS_DIR);
     refuseSymlink(dir);
     const file = path.join(dir, `${record.id}.json`);
     ensureDir(dir);
-    const { result, disk } = withLock(dir, `register server ${record.id}`, this.#lock, () => {
-      removeLeftovers(dir);
-      const disk = loadServerDir(dir);
-      // Decide against the records on disk, with the registry's rules.
-      const scratch = new ServerDirectory();
-      for (const s of disk) scratch.register(s.record);
-      const result = scratch.register(record, options);
-      if (result.status !== "unchanged") {
-        const text = JSON.stringify(result.record, null, 2) + "\n";
-        if (result.status === "updated") replaceAtomic(file, text);
-        else if (!createExclusive(file, text)) {
-          throw new CorpusError(file, "appeared while the lock of servers/ was held");
+    const { result, disk } = withLock(
+      dir,
+      `register server ${record.id}`,
+      this.#lock,
+      () => {
+        removeLeftovers(dir);
+        const disk = loadServerDir(dir);
+        // Decide against the records on disk, with the registry's rules.
+        const scratch = new ServerDirectory();
+        for (const s of disk) scratch.register(s.record);
+        const result = scratch.register(record, options);
+        if (result.status !== "unchanged") {
+          const text = JSON.stringify(result.record, null, 2) + "\n";
+          if (result.status === "updated") replaceAtomic(file, text);
+          else if (!createExclusive(file, text)) {
+            throw new CorpusError(
+              file,
+              "appeared while the lock of servers/ was held",
+            );
+          }
         }
-      }
-      return { result, disk: scratch.servers() };
-    });
+        return { result, disk: scratch.servers() };
+      },
+    );
     this.#registry.restoreServers(disk, { emit: true });
     return { ...result, file };
   }
@@ -680,13 +723,21 @@ export class EstateDir implements EstateStore {
    * @throws {Error} When the platform cannot watch the folder.
    */
   watch(listener: (change: StoreChange) => void): StoreWatch {
-    const watcher = fs.watch(this.dir, { recursive: true }, (_event, filename) => {
-      const rel = typeof filename === "string" ? filename.split(path.sep) : [];
-      if (rel[0] === PRINCIPALS_FILE) listener({ kind: "principals" });
-      else if (rel[0] === SERVERS_DIR) listener({ kind: "servers" });
-      else if (rel[0] === TOOLS_DIR && rel[1]) listener({ kind: "tools", name: rel[1] });
-      else listener({ kind: "unknown" });
-    });
+    const watcher = fs.watch(
+      this.dir,
+      { recursive: true },
+      (_event, filename) => {
+        const rel = typeof filename === "string" ? filename.split(path.sep) : [];
+        if (rel[0] === PRINCIPALS_FILE) listener({ kind: "principals" });
+        else if (rel[0] === SERVERS_DIR) listener({ kind: "servers" });
+        else if (rel[0] === TOOLS_DIR && rel[1]) {
+          listener({
+            kind: "tools",
+            name: rel[1],
+          });
+        } else listener({ kind: "unknown" });
+      },
+    );
     return { close: () => watcher.close() };
   }
 
@@ -708,7 +759,11 @@ export class EstateDir implements EstateStore {
    *
    * @returns The plan.
    */
-  planRetirement(name: string, version: string, options: RetirementOptions = {}): RetirementPlan {
+  planRetirement(
+    name: string,
+    version: string,
+    options: RetirementOptions = {},
+  ): RetirementPlan {
     return this.registry.planRetirement(name, version, options);
   }
 
@@ -721,12 +776,17 @@ export class EstateDir implements EstateStore {
 
   /** Replaces the registry's servers with those on disk; subscribers hear of the changes. */
   #syncServers(): void {
-    this.#registry.restoreServers(this.#readServers().map((s) => s.record), { emit: true });
+    this.#registry.restoreServers(this.#readServers().map((s) => s.record), {
+      emit: true,
+    });
   }
 
   /** A tool's folder, refusing names that are not tool names (`..` would leave the estate). */
   #toolDir(name: string): string {
-    if (typeof name !== "string" || !TOOL_NAME.test(name) || name === "." || name === "..") {
+    if (
+      typeof name !== "string" || !TOOL_NAME.test(name) || name === "." ||
+      name === ".."
+    ) {
       throw new Error(
         `Invalid tool name ${
           JSON.stringify(name)
@@ -779,11 +839,17 @@ export class EstateDir implements EstateStore {
    * go through the registry's `deprecate`/`retire` with their recorded times, and their events
    * reach subscribers, who may then write to the estate themselves without deadlocking on the lock.
    */
-  #sync(dir: string, name: string, emit = false): { disk: DiskTool; catchUp: () => void } {
+  #sync(
+    dir: string,
+    name: string,
+    emit = false,
+  ): { disk: DiskTool; catchUp: () => void } {
     const disk = fs.existsSync(dir)
       ? loadToolDir(dir, name)
       : { name, dir, versions: [], lifecycle: {}, lifecycleComplete: true };
-    const known = new Map(this.#registry.versions(name).map((r) => [r.spec.version, r]));
+    const known = new Map(
+      this.#registry.versions(name).map((r) => [r.spec.version, r]),
+    );
     const pending: [string, LifecycleEntry][] = [];
     for (const v of disk.versions) {
       try {
@@ -796,10 +862,14 @@ export class EstateDir implements EstateStore {
         );
       }
       const had = known.get(v.spec.version)?.history.length ?? v.history.length;
-      for (const entry of v.history.slice(had)) pending.push([v.spec.version, entry]);
+      for (const entry of v.history.slice(had)) {
+        pending.push([v.spec.version, entry]);
+      }
     }
     const catchUp = () => {
-      for (const [version, entry] of pending) this.#replayEntry(name, version, entry);
+      for (const [version, entry] of pending) {
+        this.#replayEntry(name, version, entry);
+      }
     };
     return { disk, catchUp };
   }
@@ -810,10 +880,16 @@ export class EstateDir implements EstateStore {
       if (entry.state === "deprecated") {
         const options: DeprecateOptions = {};
         if (entry.reason !== undefined) options.reason = entry.reason;
-        if (entry.retireAfter !== undefined) options.retireAfter = entry.retireAfter;
+        if (entry.retireAfter !== undefined) {
+          options.retireAfter = entry.retireAfter;
+        }
         registry.deprecate(name, version, options);
       } else if (entry.state === "retired") {
-        registry.retire(name, version, entry.reason === undefined ? {} : { reason: entry.reason });
+        registry.retire(
+          name,
+          version,
+          entry.reason === undefined ? {} : { reason: entry.reason },
+        );
       }
     });
   }
@@ -853,12 +929,19 @@ export class EstateDir implements EstateStore {
               now: () => at,
               storedCalls: (tool) => this.readCalls(tool),
             });
-            for (const v of disk.versions) scratch.restore({ spec: v.spec, history: v.history });
+            for (const v of disk.versions) {
+              scratch.restore({ spec: v.spec, history: v.history });
+            }
             decide(scratch);
             // Every version as the scratch registry has it now: the change, and any retirement due.
             const lifecycle: Lifecycle = {};
-            for (const r of scratch.versions(name)) lifecycle[r.spec.version] = r.history;
-            replaceAtomic(path.join(dir, LIFECYCLE_FILE), formatLifecycle(lifecycle));
+            for (const r of scratch.versions(name)) {
+              lifecycle[r.spec.version] = r.history;
+            }
+            replaceAtomic(
+              path.join(dir, LIFECYCLE_FILE),
+              formatLifecycle(lifecycle),
+            );
             return at;
           }),
       );

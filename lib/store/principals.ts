@@ -86,7 +86,9 @@ function elementLines(text: string): number[] {
 export function parsePrincipals(text: string, file: string): EstatePrincipal[] {
   const value = parseJsonFile(text, file);
   if (!Array.isArray(value)) {
-    throw new CorpusError(file, "must be a JSON list of principals", { line: 1 });
+    throw new CorpusError(file, "must be a JSON list of principals", {
+      line: 1,
+    });
   }
   const seen = new Set<string>();
   const lines = elementLines(text);
@@ -101,25 +103,35 @@ export function parsePrincipals(text: string, file: string): EstatePrincipal[] {
     };
     if (!isObject(raw)) fail("must be an object");
     const p = raw as Record<string, unknown>;
-    for (const k of Object.keys(p)) if (!FIELDS.has(k)) fail(`unknown field ${k}`);
+    for (const k of Object.keys(p)) {
+      if (!FIELDS.has(k)) fail(`unknown field ${k}`);
+    }
     if (id === undefined || id === "") fail("id must be a non-empty string");
     if (seen.has(id!)) fail(`id ${JSON.stringify(id)} appears twice`);
     seen.add(id!);
-    if (!Array.isArray(p.scopes) || !p.scopes.every((s) => typeof s === "string")) {
+    if (
+      !Array.isArray(p.scopes) || !p.scopes.every((s) => typeof s === "string")
+    ) {
       fail("scopes must be a list of strings");
     }
-    if (typeof p.tenant !== "string" || p.tenant === "") fail("tenant must be a non-empty string");
+    if (typeof p.tenant !== "string" || p.tenant === "") {
+      fail("tenant must be a non-empty string");
+    }
     if (!DATA_CLASSIFICATIONS.includes(p.clearance as DataClassification)) {
       fail(`clearance must be one of ${DATA_CLASSIFICATIONS.join(", ")}`);
     }
     for (const k of ["description", "token"]) {
-      if (p[k] !== undefined && typeof p[k] !== "string") fail(`${k} must be a string`);
+      if (p[k] !== undefined && typeof p[k] !== "string") {
+        fail(`${k} must be a string`);
+      }
     }
     if (
       p.tokenSha256 !== undefined &&
       (typeof p.tokenSha256 !== "string" || !SHA256_HEX.test(p.tokenSha256))
     ) {
-      fail("tokenSha256 must be 64 hexadecimal digits (the SHA-256 of the token)");
+      fail(
+        "tokenSha256 must be 64 hexadecimal digits (the SHA-256 of the token)",
+      );
     }
     if (p.tokenSha256 !== undefined && p.token !== undefined) {
       fail("has both token and tokenSha256; keep tokenSha256 only");
@@ -130,7 +142,9 @@ export function parsePrincipals(text: string, file: string): EstatePrincipal[] {
       tenant: p.tenant as string,
       clearance: p.clearance as DataClassification,
     };
-    if (p.description !== undefined) principal.description = p.description as string;
+    if (p.description !== undefined) {
+      principal.description = p.description as string;
+    }
     if (p.tokenSha256 !== undefined) {
       principal.tokenSha256 = (p.tokenSha256 as string).toLowerCase();
     }

@@ -104,7 +104,11 @@ export interface EstateStore {
     options?: StoreDeprecateOptions,
   ): Awaitable<VersionRecord>;
   /** Retires a version. */
-  retire(name: string, version: string, options?: StoreRetireOptions): Awaitable<VersionRecord>;
+  retire(
+    name: string,
+    version: string,
+    options?: StoreRetireOptions,
+  ): Awaitable<VersionRecord>;
   /**
    * The stored-call replay that planning `spec` needs, answered against the store, for
    * `registry.plan(spec, {replay})` and `checkDraft(spec, registry, {replay})`: undefined when the

@@ -52,7 +52,13 @@ const ARRAY_HINTS = [
   "uniqueItems",
 ];
 const STRING_HINTS = ["minLength", "maxLength", "pattern", "format"];
-const NUMBER_HINTS = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"];
+const NUMBER_HINTS = [
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "multipleOf",
+];
 
 /** The generator for one schema document. */
 export class Builder {
@@ -72,7 +78,12 @@ export class Builder {
   }
 
   /** Keeps values that `accept`; gives up with a clear error after the attempt budget. */
-  filter(arb: Arb, accept: (v: unknown) => boolean, path: PathSegment[], what: string): Arb {
+  filter(
+    arb: Arb,
+    accept: (v: unknown) => boolean,
+    path: PathSegment[],
+    what: string,
+  ): Arb {
     const attempts = this.#settings.maxAttempts;
     return new BoundedFilter(
       arb,
@@ -134,10 +145,17 @@ export class Builder {
   /** An arbitrary for the values of subschema `s`, found at `path`, `depth` `$ref`s deep. */
   build(s: unknown, path: PathSegment[], depth: number): Arb {
     if (s === true || s === undefined) return fc.jsonValue({ maxDepth: 2 });
-    if (s === false) throw this.#error(path, "the schema is false and accepts no value");
+    if (s === false) {
+      throw this.#error(path, "the schema is false and accepts no value");
+    }
     if (!isObject(s)) throw this.#error(path, "not a schema");
     if (typeof s.$ref === "string" || Array.isArray(s.allOf)) {
-      return this.#filtered(this.buildAll([s], path, depth), s, path, "allOf or $ref");
+      return this.#filtered(
+        this.buildAll([s], path, depth),
+        s,
+        path,
+        "allOf or $ref",
+      );
     }
     return this.#plain(s, path, depth);
   }
@@ -148,7 +166,12 @@ export class Builder {
     let deepest = depth;
     const flatten = (p: unknown, d: number): void => {
       if (p === true || p === undefined) return;
-      if (p === false) throw this.#error(path, "an allOf branch is false and accepts no value");
+      if (p === false) {
+        throw this.#error(
+          path,
+          "an allOf branch is false and accepts no value",
+        );
+      }
       if (!isObject(p)) throw this.#error(path, "not a schema");
       const { $ref, allOf, ...rest } = p;
       if (typeof $ref === "string") {
@@ -158,7 +181,8 @@ export class Builder {
             `$ref ${$ref} recurses deeper than maxRefDepth ${this.#settings.maxRefDepth}`,
           );
         }
-        const from = this.#index.locationOf(p) ?? { base: DEFAULT_BASE, segments: [] };
+        const from = this.#index.locationOf(p) ??
+          { base: DEFAULT_BASE, segments: [] };
         const target = this.#index.resolve($ref, from);
         if (!target) throw this.#error(path, `cannot resolve $ref ${$ref}`);
         deepest = Math.max(deepest, d + 1);
@@ -172,7 +196,9 @@ export class Builder {
     };
     for (const p of parts) flatten(p, depth);
     const merged = mergeSchemas(flat);
-    if (merged.contradiction !== undefined) throw this.#error(path, merged.contradiction);
+    if (merged.contradiction !== undefined) {
+      throw this.#error(path, merged.contradiction);
+    }
     return this.#plain(merged.schema, path, deepest);
   }
 
@@ -193,7 +219,10 @@ export class Builder {
         }
       });
       if (!arbs.length) {
-        throw this.#error(path, `no branch of ${kw} can be generated (${reasons.join("; ")})`);
+        throw this.#error(
+          path,
+          `no branch of ${kw} can be generated (${reasons.join("; ")})`,
+        );
       }
       return this.#filtered(fc.oneof(...arbs), s, path, kw);
     }
@@ -208,7 +237,10 @@ export class Builder {
         }
       }
       if (!arbs.length) {
-        throw this.#error(path, "neither the then nor the else branch can be generated");
+        throw this.#error(
+          path,
+          "neither the then nor the else branch can be generated",
+        );
       }
       return this.#filtered(fc.oneof(...arbs), s, path, "if/then/else");
     }
@@ -225,7 +257,10 @@ export class Builder {
       const test = this.check(s);
       const ok = test ? domain.filter(test) : domain;
       if (!ok.length) {
-        throw this.#error(path, "no value of its enum or const passes its other keywords");
+        throw this.#error(
+          path,
+          "no value of its enum or const passes its other keywords",
+        );
       }
       return fc.constantFrom(...ok);
     }
@@ -239,7 +274,15 @@ export class Builder {
     else if (Array.isArray(s.type)) {
       types = s.type.filter((t): t is string => typeof t === "string");
     } else {
-      types = ["null", "boolean", "integer", "number", "string", "array", "object"];
+      types = [
+        "null",
+        "boolean",
+        "integer",
+        "number",
+        "string",
+        "array",
+        "object",
+      ];
       const has = (kws: string[]) => kws.some((k) => Object.hasOwn(s, k));
       if (has(OBJECT_HINTS)) hints.add("object");
       if (has(ARRAY_HINTS)) hints.add("array");
@@ -261,7 +304,10 @@ export class Builder {
       }
     }
     if (!arbs.length) {
-      throw this.#error(path, reasons.length ? reasons.join("; ") : "type allows no value");
+      throw this.#error(
+        path,
+        reasons.length ? reasons.join("; ") : "type allows no value",
+      );
     }
     return fc.oneof(...arbs);
   }
@@ -324,7 +370,9 @@ export class Builder {
       maxItems,
       restArb ? Math.max(minItems, p) + this.#settings.maxArrayLength : p,
     );
-    if (minItems > cap) throw this.#error(path, `cannot generate ${minItems} items`);
+    if (minItems > cap) {
+      throw this.#error(path, `cannot generate ${minItems} items`);
+    }
     const restMin = Math.max(0, minItems - p), restMax = Math.max(0, cap - p);
     let restItems: fc.Arbitrary<unknown[]> = fc.constant([]);
     if (restArb && restMax > 0) {
@@ -337,14 +385,23 @@ export class Builder {
         : fc.array(restArb, { minLength: restMin, maxLength: restMax });
     }
     let arb: fc.Arbitrary<unknown[]> = fc
-      .tuple(fc.tuple(...prefixArbs), restItems, fc.integer({ min: Math.min(minItems, p), max: p }))
-      .map(([head, tail, cut]) => (tail.length ? [...head, ...tail] : head.slice(0, cut)));
+      .tuple(
+        fc.tuple(...prefixArbs),
+        restItems,
+        fc.integer({ min: Math.min(minItems, p), max: p }),
+      )
+      .map((
+        [head, tail, cut],
+      ) => (tail.length ? [...head, ...tail] : head.slice(0, cut)));
     if (Object.hasOwn(s, "contains")) {
       const minC = typeof s.minContains === "number" ? s.minContains : 1;
       const maxC = typeof s.maxContains === "number" ? s.maxContains : Infinity;
       if (minC > 0 && minC <= maxC) {
         try {
-          const matching = this.buildAll([rest, s.contains], [...path, "contains"], depth);
+          const matching = this.buildAll([rest, s.contains], [
+            ...path,
+            "contains",
+          ], depth);
           const extra = fc.array(matching, {
             minLength: minC,
             maxLength: Math.min(maxC, minC + 2),
@@ -367,7 +424,11 @@ export class Builder {
     const pats = isObject(s.patternProperties) ? s.patternProperties : {};
     const additional = Object.hasOwn(s, "additionalProperties") ? s.additionalProperties : true;
     const required = Array.isArray(s.required)
-      ? [...new Set(s.required.filter((k): k is string => typeof k === "string"))]
+      ? [
+        ...new Set(
+          s.required.filter((k): k is string => typeof k === "string"),
+        ),
+      ]
       : [];
     const depRequired = new Map<string, string[]>();
     for (const kw of ["dependentRequired", "dependencies"]) {
@@ -383,7 +444,11 @@ export class Builder {
       }
     }
     const names = [
-      ...new Set([...Object.keys(props), ...required, ...[...depRequired.values()].flat()]),
+      ...new Set([
+        ...Object.keys(props),
+        ...required,
+        ...[...depRequired.values()].flat(),
+      ]),
     ];
     const governing = (name: string): unknown[] => {
       const out: unknown[] = [];
@@ -410,7 +475,9 @@ export class Builder {
         );
         usable.push(name);
       } catch (e) {
-        if (!(e instanceof SchemaGenerationError) || required.includes(name)) throw e;
+        if (!(e instanceof SchemaGenerationError) || required.includes(name)) {
+          throw e;
+        }
       }
     }
     const optional = usable.filter((k) => !required.includes(k));
@@ -422,7 +489,11 @@ export class Builder {
     let extras: fc.Arbitrary<[string, unknown][]> = fc.constant([]);
     if (this.#settings.extraProperties && additional !== false) {
       try {
-        const value = this.build(additional, [...path, "additionalProperties"], depth);
+        const value = this.build(
+          additional,
+          [...path, "additionalProperties"],
+          depth,
+        );
         const key = fc.string({ minLength: 1, maxLength: 8 }).filter((k) =>
           !names.includes(k) && k !== "__proto__" &&
           Object.keys(pats).every((p) => {
@@ -430,17 +501,26 @@ export class Builder {
             return c.ok && !c.pattern.test(k);
           })
         );
-        extras = fc.uniqueArray(fc.tuple(key, value), { maxLength: 2, selector: ([k]) => k });
+        extras = fc.uniqueArray(fc.tuple(key, value), {
+          maxLength: 2,
+          selector: ([k]) => k,
+        });
       } catch (e) {
         if (!(e instanceof SchemaGenerationError)) throw e;
       }
     } else if (usable.length < minP) {
-      throw this.#error(path, `minProperties ${minP} needs properties the schema does not name`);
+      throw this.#error(
+        path,
+        `minProperties ${minP} needs properties the schema does not name`,
+      );
     }
     const arb = fc
       .tuple(
         fc.tuple(...arbs),
-        fc.array(fc.boolean(), { minLength: optional.length, maxLength: optional.length }),
+        fc.array(fc.boolean(), {
+          minLength: optional.length,
+          maxLength: optional.length,
+        }),
         extras,
       )
       .map(([values, mask, extra]) => {
@@ -458,7 +538,9 @@ export class Builder {
             }
           }
         }
-        for (const k of optional) if (present.size + extra.length < minP) present.add(k);
+        for (const k of optional) {
+          if (present.size + extra.length < minP) present.add(k);
+        }
         const entries: [string, unknown][] = [];
         usable.forEach((k, i) => present.has(k) && entries.push([k, values[i]]));
         return Object.fromEntries([...entries, ...extra]);

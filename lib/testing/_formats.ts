@@ -7,7 +7,9 @@ import fc from "fast-check";
 
 const two = (n: number): string => String(n).padStart(2, "0");
 
-const label: fc.Arbitrary<string> = fc.stringMatching(/^[a-z](?:[a-z0-9-]{0,6}[a-z0-9])?$/);
+const label: fc.Arbitrary<string> = fc.stringMatching(
+  /^[a-z](?:[a-z0-9-]{0,6}[a-z0-9])?$/,
+);
 
 const hostname: fc.Arbitrary<string> = fc
   .tuple(
@@ -27,7 +29,11 @@ const date: fc.Arbitrary<string> = fc
 const offset: fc.Arbitrary<string> = fc.oneof(
   fc.constant("Z"),
   fc
-    .tuple(fc.constantFrom("+", "-"), fc.integer({ min: 0, max: 14 }), fc.constantFrom(0, 30, 45))
+    .tuple(
+      fc.constantFrom("+", "-"),
+      fc.integer({ min: 0, max: 14 }),
+      fc.constantFrom(0, 30, 45),
+    )
     .map(([s, h, m]) => `${s}${two(h)}:${two(m)}`),
 );
 
@@ -49,7 +55,9 @@ const ipv4: fc.Arbitrary<string> = fc
   .tuple(...[0, 1, 2, 3].map(() => fc.integer({ min: 0, max: 255 })))
   .map((parts) => parts.join("."));
 
-const group: fc.Arbitrary<string> = fc.integer({ min: 0, max: 0xffff }).map((n) => n.toString(16));
+const group: fc.Arbitrary<string> = fc.integer({ min: 0, max: 0xffff }).map((
+  n,
+) => n.toString(16));
 
 const ipv6: fc.Arbitrary<string> = fc.oneof(
   fc.array(group, { minLength: 8, maxLength: 8 }).map((g) => g.join(":")),
@@ -74,7 +82,9 @@ const uri: fc.Arbitrary<string> = fc
   );
 
 /** Arbitraries for the formats the validator asserts, by name. */
-export const FORMAT_ARBITRARIES: Readonly<Record<string, fc.Arbitrary<string>>> = {
+export const FORMAT_ARBITRARIES: Readonly<
+  Record<string, fc.Arbitrary<string>>
+> = {
   "date": date,
   "date-time": fc.tuple(date, time).map(([d, t]) => `${d}T${t}`),
   "email": email,

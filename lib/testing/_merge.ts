@@ -10,7 +10,15 @@ import { isObject } from "../_object.ts";
 
 type Obj = Record<string, unknown>;
 
-const TYPE_NAMES = ["null", "boolean", "object", "array", "number", "integer", "string"];
+const TYPE_NAMES = [
+  "null",
+  "boolean",
+  "object",
+  "array",
+  "number",
+  "integer",
+  "string",
+];
 
 function typeSet(t: unknown): Set<string> | undefined {
   const names = typeof t === "string" ? [t] : Array.isArray(t) ? t : undefined;
@@ -51,10 +59,18 @@ const UPPER = [
   "maxProperties",
   "maxContains",
 ];
-const MAPS = ["properties", "patternProperties", "dependentSchemas", "$defs", "definitions"];
+const MAPS = [
+  "properties",
+  "patternProperties",
+  "dependentSchemas",
+  "$defs",
+  "definitions",
+];
 
 /** The result of a merge: one schema, or why the branches contradict each other. */
-export type Merged = { schema: Obj; contradiction?: undefined } | { contradiction: string };
+export type Merged = { schema: Obj; contradiction?: undefined } | {
+  contradiction: string;
+};
 
 /** Merges schemas that all apply to the same value (the branches of an `allOf`). */
 export function mergeSchemas(parts: readonly Obj[]): Merged {
@@ -75,20 +91,28 @@ export function mergeSchemas(parts: readonly Obj[]): Merged {
         }
         if (t) out[k] = t;
       } else if (k === "const") {
-        return { contradiction: `const ${JSON.stringify(cur)} and ${JSON.stringify(v)} differ` };
+        return {
+          contradiction: `const ${JSON.stringify(cur)} and ${JSON.stringify(v)} differ`,
+        };
       } else if (k === "enum" && Array.isArray(cur) && Array.isArray(v)) {
         const both = cur.filter((x) => v.some((y) => jsonEqual(x, y)));
         if (!both.length) return { contradiction: "the enums share no value" };
         out[k] = both;
-      } else if (LOWER.includes(k) && typeof cur === "number" && typeof v === "number") {
+      } else if (
+        LOWER.includes(k) && typeof cur === "number" && typeof v === "number"
+      ) {
         out[k] = Math.max(cur, v);
-      } else if (UPPER.includes(k) && typeof cur === "number" && typeof v === "number") {
+      } else if (
+        UPPER.includes(k) && typeof cur === "number" && typeof v === "number"
+      ) {
         out[k] = Math.min(cur, v);
       } else if (k === "required" && Array.isArray(cur) && Array.isArray(v)) {
         out[k] = [...new Set([...cur, ...v])];
       } else if (k === "uniqueItems") {
         out[k] = cur === true || v === true;
-      } else if (k === "multipleOf" && typeof cur === "number" && typeof v === "number") {
+      } else if (
+        k === "multipleOf" && typeof cur === "number" && typeof v === "number"
+      ) {
         if (isMultipleOf(v, cur)) out[k] = v;
         else if (!isMultipleOf(cur, v)) out[k] = cur;
       } else if (MAPS.includes(k) && isObject(cur) && isObject(v)) {
@@ -103,15 +127,20 @@ export function mergeSchemas(parts: readonly Obj[]): Merged {
         const m: Obj = { ...cur };
         for (const [name, deps] of Object.entries(v)) {
           const prev = Array.isArray(m[name]) ? m[name] as unknown[] : [];
-          m[name] = [...new Set([...prev, ...(Array.isArray(deps) ? deps : [])])];
+          m[name] = [
+            ...new Set([...prev, ...(Array.isArray(deps) ? deps : [])]),
+          ];
         }
         out[k] = m;
       } else if (
-        (k === "items" || k === "additionalProperties" || k === "additionalItems" ||
+        (k === "items" || k === "additionalProperties" ||
+          k === "additionalItems" ||
           k === "propertyNames") && !Array.isArray(cur) && !Array.isArray(v)
       ) {
         out[k] = cur === false || v === false ? false : { allOf: [cur, v] };
-      } else if (k === "prefixItems" && Array.isArray(cur) && Array.isArray(v)) {
+      } else if (
+        k === "prefixItems" && Array.isArray(cur) && Array.isArray(v)
+      ) {
         const n = Math.max(cur.length, v.length);
         out[k] = Array.from(
           { length: n },

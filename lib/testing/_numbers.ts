@@ -59,7 +59,11 @@ function bound(s: Obj, side: "lower" | "upper"): Bound | undefined {
  * Numbers within a schema's bounds (inclusive or exclusive) and `multipleOf`: integers for an
  * integer schema; otherwise doubles, two-decimal amounts and integers.
  */
-export function numberArbitrary(s: Obj, integerOnly: boolean, ctx: ScalarContext): Arb {
+export function numberArbitrary(
+  s: Obj,
+  integerOnly: boolean,
+  ctx: ScalarContext,
+): Arb {
   const lo = bound(s, "lower"), hi = bound(s, "upper");
   const m = typeof s.multipleOf === "number" && s.multipleOf > 0 ? s.multipleOf : undefined;
   const inRange = (v: number) =>
@@ -70,8 +74,16 @@ export function numberArbitrary(s: Obj, integerOnly: boolean, ctx: ScalarContext
     // The multiples k × step inside the bounds.
     let kMin = lo ? Math.ceil(lo.value / step) : undefined;
     let kMax = hi ? Math.floor(hi.value / step) : undefined;
-    for (let i = 0; i < 3 && kMin !== undefined && !inRange(times(kMin, step)); i++) kMin++;
-    for (let i = 0; i < 3 && kMax !== undefined && !inRange(times(kMax, step)); i++) kMax--;
+    for (
+      let i = 0;
+      i < 3 && kMin !== undefined && !inRange(times(kMin, step));
+      i++
+    ) kMin++;
+    for (
+      let i = 0;
+      i < 3 && kMax !== undefined && !inRange(times(kMax, step));
+      i++
+    ) kMax--;
     const span = integerOnly && step === 1 ? 2 ** 31 : 1_000_000;
     kMin ??= kMax === undefined ? -span : kMax - span;
     kMax ??= kMin + 2 * span;
@@ -81,7 +93,9 @@ export function numberArbitrary(s: Obj, integerOnly: boolean, ctx: ScalarContext
     return integers(kMin, kMax).map((k) => times(k, step) || 0);
   }
   if (
-    lo && hi && (lo.value > hi.value || (lo.value === hi.value && (lo.exclusive || hi.exclusive)))
+    lo && hi &&
+    (lo.value > hi.value ||
+      (lo.value === hi.value && (lo.exclusive || hi.exclusive)))
   ) {
     throw ctx.fail("its lower bound is above its upper bound");
   }
@@ -100,11 +114,15 @@ export function numberArbitrary(s: Obj, integerOnly: boolean, ctx: ScalarContext
   if (Number.isSafeInteger(cLo) && Number.isSafeInteger(cHi) && cLo <= cHi) {
     // Amounts with two decimals, as a caller would send them.
     const cents = integers(cLo, cHi).map((k) => times(k, 0.01));
-    arbs.push(ctx.filter(cents, (v) => inRange(v as number), "the numeric bounds"));
+    arbs.push(
+      ctx.filter(cents, (v) => inRange(v as number), "the numeric bounds"),
+    );
   }
   const iMin = lo ? Math.floor(lo.value) + 1 : INT32_MIN;
   const iMax = hi ? Math.ceil(hi.value) - 1 : INT32_MAX;
-  if (Number.isSafeInteger(iMin) && Number.isSafeInteger(iMax) && iMin <= iMax) {
+  if (
+    Number.isSafeInteger(iMin) && Number.isSafeInteger(iMax) && iMin <= iMax
+  ) {
     arbs.push(integers(iMin, iMax));
   }
   return fc.oneof(...arbs);

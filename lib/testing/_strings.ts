@@ -9,7 +9,10 @@ type Arb = fc.Arbitrary<unknown>;
 
 /** Any Unicode scalar value, astral ones included (built once: the `binary` unit is costly). */
 const CODE_POINT: fc.Arbitrary<string> = fc
-  .oneof(fc.integer({ min: 0x20, max: 0xd7ff }), fc.integer({ min: 0xe000, max: 0x10ffff }))
+  .oneof(
+    fc.integer({ min: 0x20, max: 0xd7ff }),
+    fc.integer({ min: 0xe000, max: 0x10ffff }),
+  )
   .map((cp) => String.fromCodePoint(cp));
 
 /** ASCII subsets of the Unicode property classes patterns use most, for generation only. */
@@ -35,7 +38,9 @@ function withoutPropertyEscapes(pattern: string): string {
   let out = "", inClass = false;
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i];
-    const m = /^\\p\{(?:General_Category=|gc=)?([A-Za-z_]+)\}/.exec(pattern.slice(i));
+    const m = /^\\p\{(?:General_Category=|gc=)?([A-Za-z_]+)\}/.exec(
+      pattern.slice(i),
+    );
     if (m && PROPERTY_SUBSETS[m[1]]) {
       out += inClass ? PROPERTY_SUBSETS[m[1]] : `[${PROPERTY_SUBSETS[m[1]]}]`;
       i += m[0].length - 1;
@@ -74,7 +79,9 @@ export function stringArbitrary(s: Obj, ctx: ScalarContext): Arb {
   }
   if (typeof s.pattern === "string") {
     const compiled = compilePattern(s.pattern);
-    if (!compiled.ok) throw ctx.fail(`pattern cannot be run: ${compiled.reason}`);
+    if (!compiled.ok) {
+      throw ctx.fail(`pattern cannot be run: ${compiled.reason}`);
+    }
     const re = compiled.pattern;
     tests.push((v) => re.test(v));
     if (!base) {
@@ -90,11 +97,24 @@ export function stringArbitrary(s: Obj, ctx: ScalarContext): Arb {
     }
   }
   const lengthOk = min > 0 || max < Infinity;
-  if (base && lengthOk) tests.push((v) => codePoints(v) >= min && codePoints(v) <= max);
+  if (base && lengthOk) {
+    tests.push((v) => codePoints(v) >= min && codePoints(v) <= max);
+  }
   base ??= fc.oneof(
     { arbitrary: fc.string({ minLength: min, maxLength: genMax }), weight: 4 },
-    { arbitrary: fc.string({ minLength: min, maxLength: genMax, unit: CODE_POINT }), weight: 1 },
+    {
+      arbitrary: fc.string({
+        minLength: min,
+        maxLength: genMax,
+        unit: CODE_POINT,
+      }),
+      weight: 1,
+    },
   );
   if (!tests.length) return base;
-  return ctx.filter(base, (v) => tests.every((t) => t(v as string)), "pattern, format or length");
+  return ctx.filter(
+    base,
+    (v) => tests.every((t) => t(v as string)),
+    "pattern, format or length",
+  );
 }

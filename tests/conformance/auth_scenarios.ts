@@ -16,11 +16,17 @@ async function conformance(
   ...args: string[]
 ): Promise<{ code: number; output: string }> {
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `npm:@modelcontextprotocol/conformance@${version}`, ...args],
+    args: [
+      "run",
+      "-A",
+      `npm:@modelcontextprotocol/conformance@${version}`,
+      ...args,
+    ],
     cwd: ROOT, // the project's node_modules and deno.lock: no download
     stdin: "null",
   }).output();
-  const text = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
+  const text = new TextDecoder().decode(stdout) +
+    new TextDecoder().decode(stderr);
   // deno-lint-ignore no-control-regex
   return { code, output: text.replace(/\x1b\[[0-9;]*m/g, "") };
 }
@@ -44,7 +50,11 @@ export async function runAuthScenarios(
   assert.equal(list.code, 0, list.output);
   const section = list.output.slice(list.output.indexOf("Client scenarios"));
   const end = section.indexOf("\n\n");
-  const scenarios = [...(end < 0 ? section : section.slice(0, end)).matchAll(/^\s+- (auth\/\S+)/gm)]
+  const scenarios = [
+    ...(end < 0 ? section : section.slice(0, end)).matchAll(
+      /^\s+- (auth\/\S+)/gm,
+    ),
+  ]
     .map((m) => m[1]);
   assert.ok(scenarios.length > 0, list.output);
   const passed: string[] = [];
@@ -63,7 +73,11 @@ export async function runAuthScenarios(
     const ok = /✅ OVERALL: PASSED/.test(output);
     (ok ? passed : failed).push(scenario);
     assert.equal(code, 0, `${scenario}:\n${output}`);
-    assert.doesNotMatch(output, /Passed: 0\/0/, `${scenario} ran no check:\n${output}`);
+    assert.doesNotMatch(
+      output,
+      /Passed: 0\/0/,
+      `${scenario} ran no check:\n${output}`,
+    );
     assert.equal(ok, !expected.includes(scenario), `${scenario}:\n${output}`);
   }
   for (const entry of expected) {

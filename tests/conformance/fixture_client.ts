@@ -49,7 +49,9 @@ function oauthFor(scenario: string): OAuthClient {
       const res = await fetch(url, { redirect: "manual" });
       await res.body?.cancel();
       const location = res.headers.get("location");
-      if (location === null) throw new Error(`the authorization endpoint answered ${res.status}`);
+      if (location === null) {
+        throw new Error(`the authorization endpoint answered ${res.status}`);
+      }
       return parseAuthorizationResponse(new URL(location, url));
     },
   });
@@ -63,15 +65,18 @@ function oauthFor(scenario: string): OAuthClient {
  */
 export async function play(url: string, scenario: string): Promise<void> {
   const auth = scenario.startsWith("auth/") ? oauthFor(scenario) : undefined;
-  const client = new McpClient(new StreamableHttpClientTransport(url, { auth }), {
-    clientInfo: { name: "tool-estate-conformance-client", version: "0.1.0" },
-    // The 0.1.16 mock servers speak only the handshake era, and those of `initialize` and
-    // `sse-retry` answer any method they do not know (`server/discover` included) with an empty
-    // result, which the default "auto" client takes for a 2026-07-28 server. The `auth/*` mocks
-    // answer `server/discover` with -32601 (0.1.16: handshake era) or serve 2026-07-28 (the
-    // alpha's): "auto" finds out.
-    era: auth ? "auto" : "legacy",
-  });
+  const client = new McpClient(
+    new StreamableHttpClientTransport(url, { auth }),
+    {
+      clientInfo: { name: "tool-estate-conformance-client", version: "0.1.0" },
+      // The 0.1.16 mock servers speak only the handshake era, and those of `initialize` and
+      // `sse-retry` answer any method they do not know (`server/discover` included) with an empty
+      // result, which the default "auto" client takes for a 2026-07-28 server. The `auth/*` mocks
+      // answer `server/discover` with -32601 (0.1.16: handshake era) or serve 2026-07-28 (the
+      // alpha's): "auto" finds out.
+      era: auth ? "auto" : "legacy",
+    },
+  );
   try {
     await client.connect();
     const tools = await client.listTools();
@@ -79,15 +84,25 @@ export async function play(url: string, scenario: string): Promise<void> {
       const add = tools.find((t) => t.name === "add_numbers");
       if (!add) throw new Error("the server lists no add_numbers tool");
       const outcome = await client.callTool("add_numbers", { a: 5, b: 3 });
-      if (outcome.kind !== "ok") throw new Error(`add_numbers: ${JSON.stringify(outcome)}`);
-    } else if (scenario.startsWith("auth/") && tools.some((t) => t.name === "test-tool")) {
+      if (outcome.kind !== "ok") {
+        throw new Error(`add_numbers: ${JSON.stringify(outcome)}`);
+      }
+    } else if (
+      scenario.startsWith("auth/") && tools.some((t) => t.name === "test-tool")
+    ) {
       const outcome = await client.callTool("test-tool", {});
-      if (outcome.kind !== "ok") throw new Error(`test-tool: ${JSON.stringify(outcome)}`);
+      if (outcome.kind !== "ok") {
+        throw new Error(`test-tool: ${JSON.stringify(outcome)}`);
+      }
     } else if (scenario === "sse-retry") {
       // The server closes the call's stream after a priming event with `retry:`, and answers
       // on the GET stream the client is expected to open with Last-Event-ID.
-      const outcome = await client.callTool(tools[0].name, {}, { timeoutMs: 3_000 });
-      if (outcome.kind !== "ok") throw new Error(`${tools[0].name}: ${JSON.stringify(outcome)}`);
+      const outcome = await client.callTool(tools[0].name, {}, {
+        timeoutMs: 3_000,
+      });
+      if (outcome.kind !== "ok") {
+        throw new Error(`${tools[0].name}: ${JSON.stringify(outcome)}`);
+      }
     }
   } finally {
     await client.close();
@@ -95,5 +110,8 @@ export async function play(url: string, scenario: string): Promise<void> {
 }
 
 if (import.meta.main) {
-  await play(Deno.args.at(-1)!, Deno.env.get("MCP_CONFORMANCE_SCENARIO") ?? "initialize");
+  await play(
+    Deno.args.at(-1)!,
+    Deno.env.get("MCP_CONFORMANCE_SCENARIO") ?? "initialize",
+  );
 }

@@ -72,13 +72,21 @@ function wav(): string {
   return btoa(String.fromCharCode(...bytes));
 }
 
-const NO_ARGUMENTS = { type: "object", properties: {}, additionalProperties: false };
+const NO_ARGUMENTS = {
+  type: "object",
+  properties: {},
+  additionalProperties: false,
+};
 
 /**
  * A fixture tool version: governed fields filled in, read-only, visible to the fixture principal;
  * `extra` overrides (an `inputSchema`, the directions it `uses`).
  */
-function fixtureSpec(name: string, description: string, extra: Partial<ToolSpec> = {}): ToolSpec {
+function fixtureSpec(
+  name: string,
+  description: string,
+  extra: Partial<ToolSpec> = {},
+): ToolSpec {
   return {
     name,
     version: "1.0.0",
@@ -138,19 +146,29 @@ const TOOLS: { spec: ToolSpec; handler: ToolHandler }[] = [
   {
     spec: fixtureSpec("test_simple_text", "Returns a fixed text."),
     handler: () => ({
-      content: [{ type: "text", text: "This is a simple text response for testing." }],
+      content: [{
+        type: "text",
+        text: "This is a simple text response for testing.",
+      }],
     }),
   },
   {
     spec: fixtureSpec("test_image_content", "Returns a 1x1 PNG image."),
-    handler: () => ({ content: [{ type: "image", data: PNG, mimeType: "image/png" }] }),
+    handler: () => ({
+      content: [{ type: "image", data: PNG, mimeType: "image/png" }],
+    }),
   },
   {
     spec: fixtureSpec("test_audio_content", "Returns a short WAV clip."),
-    handler: () => ({ content: [{ type: "audio", data: wav(), mimeType: "audio/wav" }] }),
+    handler: () => ({
+      content: [{ type: "audio", data: wav(), mimeType: "audio/wav" }],
+    }),
   },
   {
-    spec: fixtureSpec("test_embedded_resource", "Returns an embedded text resource."),
+    spec: fixtureSpec(
+      "test_embedded_resource",
+      "Returns an embedded text resource.",
+    ),
     handler: () => ({
       content: [{
         type: "resource",
@@ -163,7 +181,10 @@ const TOOLS: { spec: ToolSpec; handler: ToolHandler }[] = [
     }),
   },
   {
-    spec: fixtureSpec("test_multiple_content_types", "Returns text, an image and a resource."),
+    spec: fixtureSpec(
+      "test_multiple_content_types",
+      "Returns text, an image and a resource.",
+    ),
     handler: () => ({
       content: [
         { type: "text", text: "Multiple content types test:" },
@@ -180,7 +201,10 @@ const TOOLS: { spec: ToolSpec; handler: ToolHandler }[] = [
     }),
   },
   {
-    spec: fixtureSpec("test_tool_with_logging", "Sends three log messages while it runs."),
+    spec: fixtureSpec(
+      "test_tool_with_logging",
+      "Sends three log messages while it runs.",
+    ),
     handler: async (_args, ctx) => {
       ctx.log("info", "Tool execution started");
       await sleep(50, ctx.signal);
@@ -200,14 +224,21 @@ const TOOLS: { spec: ToolSpec; handler: ToolHandler }[] = [
     handler: (_args, ctx) => {
       ctx.log("debug", "test_logging_tool: debug message", "test_logging_tool");
       ctx.log("info", "test_logging_tool: info message", "test_logging_tool");
-      ctx.log("warning", "test_logging_tool: warning message", "test_logging_tool");
+      ctx.log(
+        "warning",
+        "test_logging_tool: warning message",
+        "test_logging_tool",
+      );
       return "Logging tool executed";
     },
   },
   {
     // 2026-07-28 (alpha suite, server-stateless): needs a client capability (sampling) and
     // answers -32021 (HTTP 400) when the request's envelope does not declare it.
-    spec: fixtureSpec("test_missing_capability", "Needs the sampling capability."),
+    spec: fixtureSpec(
+      "test_missing_capability",
+      "Needs the sampling capability.",
+    ),
     handler: (_args, ctx) => {
       if (!Object.hasOwn(ctx.clientCapabilities, "sampling")) {
         throw new MissingClientCapabilityError({ sampling: {} });
@@ -222,7 +253,10 @@ const TOOLS: { spec: ToolSpec; handler: ToolHandler }[] = [
     },
   },
   {
-    spec: fixtureSpec("test_tool_with_progress", "Reports progress 0, 50 and 100 of 100."),
+    spec: fixtureSpec(
+      "test_tool_with_progress",
+      "Reports progress 0, 50 and 100 of 100.",
+    ),
     handler: async (_args, ctx) => {
       for (const step of [0, 50, 100]) {
         ctx.progress(step, 100);
@@ -235,18 +269,30 @@ const TOOLS: { spec: ToolSpec; handler: ToolHandler }[] = [
   // elicitation-sep1034-defaults, elicitation-sep1330-enums). In the handshake era each ask is a
   // request to the client on the call's stream; the scenarios answer it and read the tool's text.
   {
-    spec: fixtureSpec("test_sampling", "Asks the client's model to answer a prompt.", {
-      inputSchema: {
-        type: "object",
-        properties: { prompt: { type: "string", description: "The prompt to send to the LLM" } },
-        required: ["prompt"],
-        additionalProperties: false,
-      } as typeof NO_ARGUMENTS,
-      uses: ["sampling"],
-    }),
+    spec: fixtureSpec(
+      "test_sampling",
+      "Asks the client's model to answer a prompt.",
+      {
+        inputSchema: {
+          type: "object",
+          properties: {
+            prompt: {
+              type: "string",
+              description: "The prompt to send to the LLM",
+            },
+          },
+          required: ["prompt"],
+          additionalProperties: false,
+        } as typeof NO_ARGUMENTS,
+        uses: ["sampling"],
+      },
+    ),
     handler: async (args, ctx) => {
       const answer = await ctx.sample({
-        messages: [{ role: "user", content: { type: "text", text: String(args.prompt) } }],
+        messages: [{
+          role: "user",
+          content: { type: "text", text: String(args.prompt) },
+        }],
         maxTokens: 100,
       });
       const content = answer.content as { type: string; text?: string };
@@ -254,15 +300,24 @@ const TOOLS: { spec: ToolSpec; handler: ToolHandler }[] = [
     },
   },
   {
-    spec: fixtureSpec("test_elicitation", "Asks the user for a username and an email address.", {
-      inputSchema: {
-        type: "object",
-        properties: { message: { type: "string", description: "The message to show the user" } },
-        required: ["message"],
-        additionalProperties: false,
-      } as typeof NO_ARGUMENTS,
-      uses: ["elicitation"],
-    }),
+    spec: fixtureSpec(
+      "test_elicitation",
+      "Asks the user for a username and an email address.",
+      {
+        inputSchema: {
+          type: "object",
+          properties: {
+            message: {
+              type: "string",
+              description: "The message to show the user",
+            },
+          },
+          required: ["message"],
+          additionalProperties: false,
+        } as typeof NO_ARGUMENTS,
+        uses: ["elicitation"],
+      },
+    ),
     handler: async (args, ctx) => {
       const answer = await ctx.elicit({
         message: String(args.message),
@@ -322,7 +377,10 @@ const TOOLS: { spec: ToolSpec; handler: ToolHandler }[] = [
           requestedSchema: {
             type: "object",
             properties: {
-              untitledSingle: { type: "string", enum: ["option1", "option2", "option3"] },
+              untitledSingle: {
+                type: "string",
+                enum: ["option1", "option2", "option3"],
+              },
               titledSingle: {
                 type: "string",
                 oneOf: [
@@ -338,7 +396,10 @@ const TOOLS: { spec: ToolSpec; handler: ToolHandler }[] = [
               },
               untitledMulti: {
                 type: "array",
-                items: { type: "string", enum: ["option1", "option2", "option3"] },
+                items: {
+                  type: "string",
+                  enum: ["option1", "option2", "option3"],
+                },
               },
               titledMulti: {
                 type: "array",
@@ -359,11 +420,17 @@ const TOOLS: { spec: ToolSpec; handler: ToolHandler }[] = [
   // input-required result; the client calls again with `inputResponses` and the sealed
   // `requestState`, and the handler runs again from the start. The scenarios name the keys.
   {
-    spec: fixtureSpec("test_input_required_result_elicitation", "Asks the user for a name.", {
-      uses: ["elicitation"],
-    }),
+    spec: fixtureSpec(
+      "test_input_required_result_elicitation",
+      "Asks the user for a name.",
+      {
+        uses: ["elicitation"],
+      },
+    ),
     handler: async (_args, ctx) => {
-      const answer = await ctx.elicit(nameForm("What is your name?"), { key: "user_name" });
+      const answer = await ctx.elicit(nameForm("What is your name?"), {
+        key: "user_name",
+      });
       return `Hello, ${answer.content?.name ?? `(${answer.action})`}!`;
     },
   },
@@ -376,16 +443,23 @@ const TOOLS: { spec: ToolSpec; handler: ToolHandler }[] = [
       },
     ),
     handler: async (_args, ctx) => {
-      const answer = await ctx.sample(question("What is the capital of France?", 100), {
-        key: "capital_question",
-      });
+      const answer = await ctx.sample(
+        question("What is the capital of France?", 100),
+        {
+          key: "capital_question",
+        },
+      );
       return `The model answered: ${(answer.content as { text?: string }).text ?? ""}`;
     },
   },
   {
-    spec: fixtureSpec("test_input_required_result_list_roots", "Asks the client for its roots.", {
-      uses: ["roots"],
-    }),
+    spec: fixtureSpec(
+      "test_input_required_result_list_roots",
+      "Asks the client for its roots.",
+      {
+        uses: ["roots"],
+      },
+    ),
     handler: async (_args, ctx) => {
       const roots = await ctx.listRoots({ key: "client_roots" });
       return `Roots: ${roots.map((r) => r.uri).join(", ")}`;
@@ -394,11 +468,17 @@ const TOOLS: { spec: ToolSpec; handler: ToolHandler }[] = [
   {
     // The state is sealed and checked by the server before the handler runs again: a handler
     // that gets its answer got it with a valid state.
-    spec: fixtureSpec("test_input_required_result_request_state", "Asks the user to confirm.", {
-      uses: ["elicitation"],
-    }),
+    spec: fixtureSpec(
+      "test_input_required_result_request_state",
+      "Asks the user to confirm.",
+      {
+        uses: ["elicitation"],
+      },
+    ),
     handler: async (_args, ctx) => {
-      const answer = await ctx.elicit(okForm("Please confirm"), { key: "confirm" });
+      const answer = await ctx.elicit(okForm("Please confirm"), {
+        key: "confirm",
+      });
       return `state-ok: ${answer.action}, ok=${answer.content?.ok}`;
     },
   },
@@ -409,7 +489,9 @@ const TOOLS: { spec: ToolSpec; handler: ToolHandler }[] = [
       { uses: ["elicitation"] },
     ),
     handler: async (_args, ctx) => {
-      const answer = await ctx.elicit(okForm("Please confirm"), { key: "confirm" });
+      const answer = await ctx.elicit(okForm("Please confirm"), {
+        key: "confirm",
+      });
       return `Confirmed: ${answer.action}`;
     },
   },
@@ -438,7 +520,9 @@ const TOOLS: { spec: ToolSpec; handler: ToolHandler }[] = [
       { uses: ["elicitation"] },
     ),
     handler: async (_args, ctx) => {
-      const name = await ctx.elicit(nameForm("Step 1: What is your name?"), { key: "step1" });
+      const name = await ctx.elicit(nameForm("Step 1: What is your name?"), {
+        key: "step1",
+      });
       const color = await ctx.elicit({
         message: "Step 2: What is your favorite color?",
         requestedSchema: {
@@ -461,7 +545,9 @@ const TOOLS: { spec: ToolSpec; handler: ToolHandler }[] = [
     handler: async (_args, ctx) => {
       const can = (name: string) => Object.hasOwn(ctx.clientCapabilities, name);
       const asked: Promise<unknown>[] = [];
-      if (can("elicitation")) asked.push(ctx.elicit(nameForm("What is your name?")));
+      if (can("elicitation")) {
+        asked.push(ctx.elicit(nameForm("What is your name?")));
+      }
       if (can("sampling")) asked.push(ctx.sample(question("Say hello", 20)));
       await Promise.all(asked);
       return `Asked ${asked.length} input request(s)`;
@@ -470,9 +556,13 @@ const TOOLS: { spec: ToolSpec; handler: ToolHandler }[] = [
   {
     // 2026-07-28 (server-stateless): the call's response stream carries no request to the
     // client, only its result (here an input-required one).
-    spec: fixtureSpec("test_streaming_elicitation", "Asks the user for a name.", {
-      uses: ["elicitation"],
-    }),
+    spec: fixtureSpec(
+      "test_streaming_elicitation",
+      "Asks the user for a name.",
+      {
+        uses: ["elicitation"],
+      },
+    ),
     handler: async (_args, ctx) => {
       const answer = await ctx.elicit(nameForm("What is your name?"));
       return `Hello, ${answer.content?.name ?? `(${answer.action})`}!`;
@@ -490,13 +580,21 @@ const TOOLS: { spec: ToolSpec; handler: ToolHandler }[] = [
             address: {
               $anchor: "address",
               type: "object",
-              properties: { street: { type: "string" }, city: { type: "string" } },
+              properties: {
+                street: { type: "string" },
+                city: { type: "string" },
+              },
             },
           },
-          properties: { name: { type: "string" }, address: { $ref: "#/$defs/address" } },
+          properties: {
+            name: { type: "string" },
+            address: { $ref: "#/$defs/address" },
+          },
           additionalProperties: false,
           // SEP-2106 (alpha suite, json-schema-2020-12): composition and conditional keywords.
-          allOf: [{ anyOf: [{ required: ["name"] }, { required: ["address"] }] }],
+          allOf: [{
+            anyOf: [{ required: ["name"] }, { required: ["address"] }],
+          }],
           if: { required: ["address"] },
           then: { properties: { address: { required: ["city"] } } },
           else: { properties: { name: { minLength: 1 } } },
@@ -536,14 +634,20 @@ const RESOURCES: ResourceProvider = {
         text: "This is the content of the static text resource.",
       }];
     }
-    if (uri === "test://static-binary") return [{ uri, mimeType: "image/png", blob: PNG }];
+    if (uri === "test://static-binary") {
+      return [{ uri, mimeType: "image/png", blob: PNG }];
+    }
     const m = /^test:\/\/template\/([^/]+)\/data$/.exec(uri);
     if (m) {
       const id = decodeURIComponent(m[1]);
       return [{
         uri,
         mimeType: "application/json",
-        text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }),
+        text: JSON.stringify({
+          id,
+          templateTest: true,
+          data: `Data for ID: ${id}`,
+        }),
       }];
     }
     return undefined;
@@ -564,7 +668,11 @@ const PROMPTS: PromptProvider = {
     {
       name: "test_prompt_with_embedded_resource",
       description: "A prompt embedding a resource.",
-      arguments: [{ name: "resourceUri", description: "The resource to embed", required: true }],
+      arguments: [{
+        name: "resourceUri",
+        description: "The resource to embed",
+        required: true,
+      }],
     },
     { name: "test_prompt_with_image", description: "A prompt with an image." },
     {
@@ -576,13 +684,25 @@ const PROMPTS: PromptProvider = {
     const need = (...keys: string[]) => {
       const missing = keys.filter((k) => args[k] === undefined);
       if (missing.length) {
-        throw new PromptArgumentError(`${name} needs argument ${missing.join(", ")}`);
+        throw new PromptArgumentError(
+          `${name} needs argument ${missing.join(", ")}`,
+        );
       }
     };
-    const user = (content: PromptMessage["content"]): PromptMessage => ({ role: "user", content });
+    const user = (content: PromptMessage["content"]): PromptMessage => ({
+      role: "user",
+      content,
+    });
     switch (name) {
       case "test_simple_prompt":
-        return { messages: [user({ type: "text", text: "This is a simple prompt for testing." })] };
+        return {
+          messages: [
+            user({
+              type: "text",
+              text: "This is a simple prompt for testing.",
+            }),
+          ],
+        };
       case "test_prompt_with_arguments":
         need("arg1", "arg2");
         return {
@@ -603,7 +723,10 @@ const PROMPTS: PromptProvider = {
                 text: "Embedded resource content for testing.",
               },
             }),
-            user({ type: "text", text: "Please process the embedded resource above." }),
+            user({
+              type: "text",
+              text: "Please process the embedded resource above.",
+            }),
           ],
         };
       case "test_prompt_with_image":
@@ -625,7 +748,11 @@ const PROMPTS: PromptProvider = {
           },
         }, { key: "user_context" });
         const text = answer.content?.context ?? `(${answer.action})`;
-        return { messages: [user({ type: "text", text: `Context for this prompt: ${text}` })] };
+        return {
+          messages: [
+            user({ type: "text", text: `Context for this prompt: ${text}` }),
+          ],
+        };
       }
     }
     return undefined;
@@ -656,7 +783,10 @@ export function fixtureServer(): McpServer {
   // `subscriptions/listen` stream (toolsListChanged) gets `notifications/tools/list_changed`.
   let patch = 0;
   const changing = () =>
-    fixtureSpec("test_changing_tool", "A tool whose versions test_trigger_tool_change publishes.");
+    fixtureSpec(
+      "test_changing_tool",
+      "A tool whose versions test_trigger_tool_change publishes.",
+    );
   registry.publish(changing());
   handlers.set("test_changing_tool", () => "Changing tool executed");
   const trigger = fixtureSpec(

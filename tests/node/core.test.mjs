@@ -15,7 +15,9 @@ import * as core from "../../dist/node/mod.js";
 /** The export `name`, or a clear failure when mod.ts does not export it (yet). */
 function need(name) {
   const value = core[name];
-  if (value === undefined) assert.fail(`${name} is not exported from mod.ts yet`);
+  if (value === undefined) {
+    assert.fail(`${name} is not exported from mod.ts yet`);
+  }
   return value;
 }
 
@@ -24,28 +26,42 @@ describe("jsonrpc", () => {
     const makeRequest = need("makeRequest");
     const parseMessage = need("parseMessage");
     const request = makeRequest(7, "tools/call", { name: "payments.lookup" });
-    assert.deepEqual(parseMessage(JSON.stringify(request)), { kind: "request", message: request });
+    assert.deepEqual(parseMessage(JSON.stringify(request)), {
+      kind: "request",
+      message: request,
+    });
   });
 
   test("a notification has no id and is classified as a notification", () => {
-    const message = need("makeNotification")("notifications/tools/list_changed");
+    const message = need("makeNotification")(
+      "notifications/tools/list_changed",
+    );
     assert.equal("id" in message, false);
     assert.equal(need("validateEnvelope")(message).kind, "notification");
   });
 
   test("a float id is an Invalid Request (-32600) that says what was wrong", () => {
     const JsonRpcError = need("JsonRpcError");
-    assert.throws(() => need("parseMessage")('{"jsonrpc":"2.0","id":1.5,"method":"m"}'), (e) => {
-      assert.ok(e instanceof JsonRpcError);
-      assert.equal(e.code, -32600);
-      assert.equal(e.message, "Invalid Request: id must be a string or an integer, got 1.5");
-      return true;
-    });
+    assert.throws(
+      () => need("parseMessage")('{"jsonrpc":"2.0","id":1.5,"method":"m"}'),
+      (e) => {
+        assert.ok(e instanceof JsonRpcError);
+        assert.equal(e.code, -32600);
+        assert.equal(
+          e.message,
+          "Invalid Request: id must be a string or an integer, got 1.5",
+        );
+        return true;
+      },
+    );
   });
 
   test("bad JSON is a parse error (-32700) answered with a null id", () => {
     let error;
-    assert.throws(() => need("parseMessage")("{not json"), (e) => (error = e, true));
+    assert.throws(
+      () => need("parseMessage")("{not json"),
+      (e) => (error = e, true),
+    );
     assert.equal(error.code, need("ERROR_CODES").PARSE_ERROR);
     const response = need("makeError")(error.requestId, error);
     assert.equal(response.id, null);
@@ -92,7 +108,10 @@ describe("schema", () => {
       assert.equal(typeof issue.message, "string");
       assert.equal(typeof issue.schemaPath, "string");
     }
-    assert.deepEqual(need("validateSchema")(payment, { amount: 5, currency: "EUR" }), []);
+    assert.deepEqual(
+      need("validateSchema")(payment, { amount: 5, currency: "EUR" }),
+      [],
+    );
   });
 
   test("validateSchema() does not take true for an integer", () => {
@@ -103,7 +122,10 @@ describe("schema", () => {
   test("checkSchema() flags what the validator cannot enforce", () => {
     const checkSchema = need("checkSchema");
     assert.deepEqual(checkSchema(payment), []);
-    const issues = checkSchema({ type: "object", unevaluatedProperties: false });
+    const issues = checkSchema({
+      type: "object",
+      unevaluatedProperties: false,
+    });
     assert.deepEqual(issues.map((i) => i.keyword), ["unevaluatedProperties"]);
   });
 });
@@ -130,14 +152,21 @@ describe("classification", () => {
   });
 
   test("adding an optional property is minor", () => {
-    const next = edit({ properties: { ...base.properties, memo: { type: "string" } } });
+    const next = edit({
+      properties: { ...base.properties, memo: { type: "string" } },
+    });
     assert.equal(need("classifySchemaChange")(base, next).bump, "minor");
   });
 
   test("narrowing an enum is major; widening it is minor", () => {
     const classify = need("classifySchemaChange");
     const withEnum = (values) =>
-      edit({ properties: { ...base.properties, currency: { type: "string", enum: values } } });
+      edit({
+        properties: {
+          ...base.properties,
+          currency: { type: "string", enum: values },
+        },
+      });
     assert.equal(classify(base, withEnum(["EUR"])).bump, "major");
     assert.equal(classify(base, withEnum(["EUR", "GBP", "USD"])).bump, "minor");
   });
@@ -151,7 +180,10 @@ describe("repair", () => {
   };
 
   test('repairArguments() coerces "42" to 42', () => {
-    const out = need("repairArguments")(schema, { account: "GB01", amount: "42" });
+    const out = need("repairArguments")(schema, {
+      account: "GB01",
+      amount: "42",
+    });
     assert.deepEqual(out.arguments, { account: "GB01", amount: 42 });
     assert.ok(out.repairs.length >= 1);
     assert.deepEqual(out.issues, []);
@@ -160,7 +192,9 @@ describe("repair", () => {
   test("repairArguments() never invents a missing value", () => {
     const out = need("repairArguments")(schema, { amount: 5 });
     assert.equal("account" in out.arguments, false);
-    assert.ok(out.issues.some((i) => i.path === "$.account" && i.keyword === "required"));
+    assert.ok(
+      out.issues.some((i) => i.path === "$.account" && i.keyword === "required"),
+    );
   });
 
   test("repairing twice changes nothing more", () => {
@@ -181,7 +215,10 @@ describe("estate and MCP", () => {
       "Returns a wholesale payment's status by reference. Reads the payments system of record.",
     inputSchema: {
       type: "object",
-      properties: { reference: { type: "string" }, currency: { type: "string" } },
+      properties: {
+        reference: { type: "string" },
+        currency: { type: "string" },
+      },
       required: ["reference"],
     },
     sideEffect: "read",
@@ -197,19 +234,29 @@ describe("estate and MCP", () => {
     tenant: "wholesale",
     clearance: "restricted",
   };
-  const retail = { id: "ra", scopes: [], tenant: "retail", clearance: "confidential" };
+  const retail = {
+    id: "ra",
+    scopes: [],
+    tenant: "retail",
+    clearance: "confidential",
+  };
 
   test("the registry refuses a breaking change published as a minor, and discovers per principal", () => {
     const registry = new (need("ToolRegistry"))();
     registry.publish(spec("1.0.0"));
     const breaking = spec("1.1.0", {
-      inputSchema: { type: "object", properties: { reference: { type: "string" } } },
+      inputSchema: {
+        type: "object",
+        properties: { reference: { type: "string" } },
+      },
     });
     assert.throws(
       () => registry.publish(breaking),
       /change is major .*publish 2\.0\.0, not 1\.1\.0/,
     );
-    assert.deepEqual(registry.discover(operator).map((s) => s.name), ["payments.lookup"]);
+    assert.deepEqual(registry.discover(operator).map((s) => s.name), [
+      "payments.lookup",
+    ]);
     assert.deepEqual(registry.discover(retail), []);
   });
 
@@ -224,16 +271,23 @@ describe("estate and MCP", () => {
     need("serveTransport")(server, far, operator);
     const client = new (need("McpClient"))(near);
     await client.connect();
-    assert.deepEqual((await client.listTools()).map((t) => t.name), ["payments.lookup"]);
-    const ok = await client.callTool("payments.lookup", { reference: "PMT-004211" });
+    assert.deepEqual((await client.listTools()).map((t) => t.name), [
+      "payments.lookup",
+    ]);
+    const ok = await client.callTool("payments.lookup", {
+      reference: "PMT-004211",
+    });
     assert.deepEqual(ok.kind === "ok" && ok.result.structuredContent, {
       reference: "PMT-004211",
       status: "HELD",
     });
     const bad = await client.callTool("payments.lookup", { reference: 5 });
-    assert.deepEqual(bad.kind === "invalid-arguments" && bad.issues.map((i) => i.path), [
-      "$.reference",
-    ]);
+    assert.deepEqual(
+      bad.kind === "invalid-arguments" && bad.issues.map((i) => i.path),
+      [
+        "$.reference",
+      ],
+    );
     await client.close();
   });
 });

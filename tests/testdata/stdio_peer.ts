@@ -27,8 +27,14 @@ const transport: Transport = {
 };
 const peer = new JsonRpcPeer(transport);
 peer.onRequest("echo", (params) => params);
-peer.onRequest("env", () => ({ who: Deno.env.get("STDIO_PEER_WHO") ?? null, cwd: Deno.cwd() }));
-peer.onRequest("ask", async (_params, ctx) => ({ roots: await ctx.request("roots/list") }));
+peer.onRequest(
+  "env",
+  () => ({ who: Deno.env.get("STDIO_PEER_WHO") ?? null, cwd: Deno.cwd() }),
+);
+peer.onRequest(
+  "ask",
+  async (_params, ctx) => ({ roots: await ctx.request("roots/list") }),
+);
 peer.onRequest("count", (_params, ctx) => {
   for (let i = 1; i <= 3; i++) ctx.progress({ progress: i, total: 3 });
   return { counted: 3 };

@@ -29,7 +29,10 @@ export interface BodyLimits {
  * @param limits The size and time limits.
  * @returns The text, or the status and message to answer with.
  */
-export function readBody(req: IncomingMessage, limits: BodyLimits): Promise<BodyResult> {
+export function readBody(
+  req: IncomingMessage,
+  limits: BodyLimits,
+): Promise<BodyResult> {
   return new Promise((resolve) => {
     const chunks: Uint8Array[] = [];
     let size = 0;
@@ -59,7 +62,9 @@ export function readBody(req: IncomingMessage, limits: BodyLimits): Promise<Body
     const stop = (): void => clearTimeout(timer);
     req.once("close", stop);
     const declared = Number(req.headers["content-length"]);
-    if (Number.isFinite(declared) && declared > limits.maxBytes) settle(tooBig());
+    if (Number.isFinite(declared) && declared > limits.maxBytes) {
+      settle(tooBig());
+    }
     req.on("data", (chunk: Uint8Array) => {
       if (settled) return;
       size += chunk.length;
@@ -76,14 +81,25 @@ export function readBody(req: IncomingMessage, limits: BodyLimits): Promise<Body
         offset += c.length;
       }
       try {
-        settle({ ok: true, text: new TextDecoder("utf-8", { fatal: true }).decode(bytes) });
+        settle({
+          ok: true,
+          text: new TextDecoder("utf-8", { fatal: true }).decode(bytes),
+        });
       } catch {
-        settle({ ok: false, status: 400, message: "Bad Request: the body is not valid UTF-8" });
+        settle({
+          ok: false,
+          status: 400,
+          message: "Bad Request: the body is not valid UTF-8",
+        });
       }
     });
     req.once("error", () => {
       stop();
-      settle({ ok: false, status: 400, message: "Bad Request: the request was aborted" });
+      settle({
+        ok: false,
+        status: 400,
+        message: "Bad Request: the request was aborted",
+      });
     });
     req.resume();
   });
@@ -102,7 +118,9 @@ export function accepts(accept: string | undefined, type: string): boolean {
   const [major] = type.split("/");
   return accept.split(",").some((range) => {
     const [media, ...params] = range.split(";").map((p) => p.trim().toLowerCase());
-    if (params.some((p) => /^q=0(\.0{0,3})?$/.test(p.replace(/\s+/g, "")))) return false;
+    if (params.some((p) => /^q=0(\.0{0,3})?$/.test(p.replace(/\s+/g, "")))) {
+      return false;
+    }
     return media === type || media === `${major}/*` || media === "*/*";
   });
 }

@@ -149,7 +149,9 @@ export class ConnectionGuard {
     const held = this.#held.get(socket);
     if (!held) return;
     held.active = Math.max(0, held.active - 1);
-    if (held.active === 0 && !socket.destroyed) this.#awaitHeaders(socket, held);
+    if (held.active === 0 && !socket.destroyed) {
+      this.#awaitHeaders(socket, held);
+    }
   }
 
   /** Closes every connection (the server is stopping). */

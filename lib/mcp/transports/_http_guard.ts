@@ -15,7 +15,8 @@ const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "::1", "[::1]"]);
  */
 export function isLoopback(hostname: string): boolean {
   const name = hostname.toLowerCase();
-  return LOOPBACK_NAMES.has(name) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
+  return LOOPBACK_NAMES.has(name) ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
 }
 
 /**
@@ -47,10 +48,15 @@ export interface Guard {
  * @param extraOrigins Further origins to accept, e.g. `https://console.bank.example`.
  * @returns The guard.
  */
-export function makeGuard(hosts: readonly string[], extraOrigins: readonly string[]): Guard {
+export function makeGuard(
+  hosts: readonly string[],
+  extraOrigins: readonly string[],
+): Guard {
   const h = new Set(hosts.map((x) => x.toLowerCase()));
   const o = new Set([...h].map((x) => `http://${x}`));
-  for (const origin of extraOrigins) o.add(origin.toLowerCase().replace(/\/+$/, ""));
+  for (const origin of extraOrigins) {
+    o.add(origin.toLowerCase().replace(/\/+$/, ""));
+  }
   return { hosts: h, origins: o };
 }
 
@@ -87,7 +93,9 @@ export function guardProblem(
  * @param origin The request's `Origin`, already checked.
  * @returns Headers to add to the response.
  */
-export function corsHeaders(origin: string | undefined): Record<string, string> {
+export function corsHeaders(
+  origin: string | undefined,
+): Record<string, string> {
   if (origin === undefined) return {};
   return {
     "access-control-allow-origin": origin,

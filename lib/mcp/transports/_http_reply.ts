@@ -149,7 +149,9 @@ export class PostReply implements RequestChannel {
   #stream(headers: Record<string, string> = {}): SseWriter {
     if (this.#sse === undefined) {
       this.#sse = new SseWriter(this.#res, this.#keepAliveMs);
-      if (!this.#res.headersSent) this.#sse.open({ ...this.#headers, ...headers });
+      if (!this.#res.headersSent) {
+        this.#sse.open({ ...this.#headers, ...headers });
+      }
       this.#replay = this.#resumable?.(this.#sse);
     }
     return this.#sse;

@@ -101,7 +101,10 @@ export class HttpSession {
    * @param message The notification.
    * @param relatedRequestId The request it belongs to, if any.
    */
-  notify(message: JsonRpcNotification | JsonRpcRequest, relatedRequestId?: JsonRpcId): void {
+  notify(
+    message: JsonRpcNotification | JsonRpcRequest,
+    relatedRequestId?: JsonRpcId,
+  ): void {
     if (this.ended) return;
     if (relatedRequestId !== undefined) {
       const channel = this.#requests.get(relatedRequestId);
@@ -155,7 +158,10 @@ export class HttpSession {
    * @param channel Its response.
    * @returns Releases the id (idempotent); undefined when the id is already in flight.
    */
-  routeRequest(id: JsonRpcId, channel: RequestChannel): (() => void) | undefined {
+  routeRequest(
+    id: JsonRpcId,
+    channel: RequestChannel,
+  ): (() => void) | undefined {
     if (this.#requests.has(id)) return undefined;
     this.#requests.set(id, channel);
     return () => {

@@ -32,7 +32,10 @@ export class Introspector {
   readonly #fetch: typeof fetch;
   readonly #timeoutMs: number;
   readonly #now: () => number;
-  readonly #cache = new Map<string, { claims: Record<string, unknown>; until: number }>();
+  readonly #cache = new Map<
+    string,
+    { claims: Record<string, unknown>; until: number }
+  >();
 
   /**
    * Prepares the introspector.
@@ -59,14 +62,19 @@ export class Introspector {
    * @throws {BearerChallenge} 401 when the token is not active.
    * @throws {Error} When the endpoint cannot be asked (the request is answered 500, not 401).
    */
-  async claims(token: string, endpoint: string): Promise<Record<string, unknown>> {
+  async claims(
+    token: string,
+    endpoint: string,
+  ): Promise<Record<string, unknown>> {
     const key = createHash("sha256").update(token, "utf8").digest("base64");
     const now = this.#now();
     const cached = this.#cache.get(key);
     if (cached && cached.until > now) return cached.claims;
     if (cached) this.#cache.delete(key);
     const form = (v: string) => encodeURIComponent(v).replace(/%20/g, "+");
-    const basic = btoa(`${form(this.#options.clientId)}:${form(this.#options.clientSecret)}`);
+    const basic = btoa(
+      `${form(this.#options.clientId)}:${form(this.#options.clientSecret)}`,
+    );
     const res = await this.#fetch(endpoint, {
       method: "POST",
       headers: {
@@ -80,11 +88,15 @@ export class Introspector {
     });
     if (!res.ok) {
       await res.body?.cancel();
-      throw new Error(`token introspection at ${endpoint} answered HTTP ${res.status}`);
+      throw new Error(
+        `token introspection at ${endpoint} answered HTTP ${res.status}`,
+      );
     }
     const body = await res.json() as Record<string, unknown>;
     if (typeof body !== "object" || body === null || body.active !== true) {
-      throw new BearerChallenge("the token is not active (expired, revoked or unknown)");
+      throw new BearerChallenge(
+        "the token is not active (expired, revoked or unknown)",
+      );
     }
     const cacheMs = this.#options.cacheMs ?? 0;
     if (cacheMs > 0) {

@@ -58,7 +58,12 @@ export class ServerMetadataCache {
    */
   constructor(
     issuer: string,
-    options: { fetch: typeof fetch; timeoutMs: number; retryAfterMs: number; now: () => number },
+    options: {
+      fetch: typeof fetch;
+      timeoutMs: number;
+      retryAfterMs: number;
+      now: () => number;
+    },
   ) {
     this.#issuer = issuer;
     this.#fetch = options.fetch;
@@ -117,9 +122,13 @@ export class ServerMetadataCache {
         continue;
       }
       const m = doc as Partial<ServerMetadata>;
-      if (typeof doc !== "object" || doc === null || m.issuer !== this.#issuer) {
+      if (
+        typeof doc !== "object" || doc === null || m.issuer !== this.#issuer
+      ) {
         // RFC 8414 §3.3: the document must be the configured issuer's own.
-        problems.push(`${url}: issuer ${JSON.stringify(m?.issuer)} is not ${this.#issuer}`);
+        problems.push(
+          `${url}: issuer ${JSON.stringify(m?.issuer)} is not ${this.#issuer}`,
+        );
         continue;
       }
       return m as ServerMetadata;

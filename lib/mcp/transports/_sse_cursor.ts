@@ -63,7 +63,9 @@ export class SseCursor {
       if (e.id !== undefined && e.id !== "") {
         const first = this.#seen.get(e.id);
         if (first !== undefined && first < this.#connection) continue; // sent again: drop
-        if (first === undefined) progressed = this.#remember(e.id) || progressed;
+        if (first === undefined) {
+          progressed = this.#remember(e.id) || progressed;
+        }
       }
       if (e.data !== "") progressed = true;
       events.push(e);
@@ -71,7 +73,9 @@ export class SseCursor {
     const id = this.#decoder.lastEventId;
     if (id !== undefined) {
       this.#lastEventId = id === "" ? undefined : id;
-      if (id !== "" && !this.#seen.has(id)) progressed = this.#remember(id) || progressed;
+      if (id !== "" && !this.#seen.has(id)) {
+        progressed = this.#remember(id) || progressed;
+      }
     }
     this.#retry = this.#decoder.retry ?? this.#retry;
     return { events, progressed };

@@ -82,7 +82,10 @@ export class SseDecoder {
     if (line === "") {
       if (this.#id !== undefined) this.#lastEventId = this.#id;
       if (this.#data.length > 0) {
-        const event: SseEvent = { event: this.#event || "message", data: this.#data.join("\n") };
+        const event: SseEvent = {
+          event: this.#event || "message",
+          data: this.#data.join("\n"),
+        };
         if (this.#id !== undefined) event.id = this.#id;
         events.push(event);
       }
@@ -98,6 +101,8 @@ export class SseDecoder {
     if (field === "data") this.#data.push(value);
     else if (field === "event") this.#event = value;
     else if (field === "id" && !value.includes("\0")) this.#id = value;
-    else if (field === "retry" && /^[0-9]+$/.test(value)) this.#retry = Number(value);
+    else if (field === "retry" && /^[0-9]+$/.test(value)) {
+      this.#retry = Number(value);
+    }
   }
 }

@@ -95,7 +95,9 @@ export class ReplayStream {
     writer.onEnd(() => {
       if (this.#writer === writer) this.#writer = undefined;
     });
-    for (const e of this.kept) if (e.seq > after) writer.send(e.data, this.#id(e.seq));
+    for (const e of this.kept) {
+      if (e.seq > after) writer.send(e.data, this.#id(e.seq));
+    }
     if (this.completedAt !== undefined) this.disconnect();
   }
 
@@ -205,7 +207,9 @@ export class ReplayLog {
    */
   open(standalone: boolean): ReplayStream {
     const stream = new ReplayStream(this, this.#next++, standalone);
-    if (this.resumable && !this.#closed) this.#streams.set(stream.number, stream);
+    if (this.resumable && !this.#closed) {
+      this.#streams.set(stream.number, stream);
+    }
     return stream;
   }
 
@@ -242,7 +246,13 @@ export class ReplayLog {
       return;
     }
     const bytes = encoder.encode(data).length;
-    stream.kept.push({ seq, data, bytes, at: this.#now(), order: ++this.#order });
+    stream.kept.push({
+      seq,
+      data,
+      bytes,
+      at: this.#now(),
+      order: ++this.#order,
+    });
     this.#events++;
     this.#bytes += bytes;
     this.#prune();
@@ -264,13 +274,21 @@ export class ReplayLog {
         if (s.kept.length === 0 && !s.connected) this.#drop(s); // nothing left to resume
       }
     }
-    while (this.#events > this.#limits.maxEvents || this.#bytes > this.#limits.maxBytes) {
+    while (
+      this.#events > this.#limits.maxEvents ||
+      this.#bytes > this.#limits.maxBytes
+    ) {
       let completed: ReplayStream | undefined;
       let oldest: ReplayStream | undefined;
       for (const s of this.#streams.values()) {
         if (s.completedAt !== undefined) {
-          if (!completed || s.completedAt < completed.completedAt!) completed = s;
-        } else if (s.kept.length > 0 && (!oldest || s.kept[0].order < oldest.kept[0].order)) {
+          if (!completed || s.completedAt < completed.completedAt!) {
+            completed = s;
+          }
+        } else if (
+          s.kept.length > 0 &&
+          (!oldest || s.kept[0].order < oldest.kept[0].order)
+        ) {
           oldest = s;
         }
       }

@@ -49,7 +49,10 @@ export class SseWriter {
     });
     this.#res.flushHeaders();
     if (this.#keepAliveMs > 0) {
-      this.#timer = setInterval(() => this.comment("keep-alive"), this.#keepAliveMs);
+      this.#timer = setInterval(
+        () => this.comment("keep-alive"),
+        this.#keepAliveMs,
+      );
     }
   }
 
@@ -67,7 +70,9 @@ export class SseWriter {
    */
   send(message: JsonRpcMessage | string, id?: string): boolean {
     const data = typeof message === "string" ? message : JSON.stringify(message);
-    return this.#write(`event: message\n${id === undefined ? "" : `id: ${id}\n`}data: ${data}\n\n`);
+    return this.#write(
+      `event: message\n${id === undefined ? "" : `id: ${id}\n`}data: ${data}\n\n`,
+    );
   }
 
   /**

@@ -156,8 +156,13 @@ interface Verifier {
 export function accessTokens(options: AccessTokensOptions): Authenticate {
   const resource = canonicalResource(options.resource);
   const accepted = new Set([resource, ...(options.audiences ?? [])]);
-  if (!Array.isArray(options.authorizationServers) || options.authorizationServers.length === 0) {
-    throw new TypeError("accessTokens(): authorizationServers must name at least one issuer");
+  if (
+    !Array.isArray(options.authorizationServers) ||
+    options.authorizationServers.length === 0
+  ) {
+    throw new TypeError(
+      "accessTokens(): authorizationServers must name at least one issuer",
+    );
   }
   const now = options.now ?? Date.now;
   const fetchFn = options.fetch ?? globalThis.fetch.bind(globalThis);
@@ -168,7 +173,9 @@ export function accessTokens(options: AccessTokensOptions): Authenticate {
   for (const as of options.authorizationServers) {
     checkIssuer(as.issuer);
     if (verifiers.has(as.issuer)) {
-      throw new TypeError(`accessTokens(): issuer ${as.issuer} is listed twice`);
+      throw new TypeError(
+        `accessTokens(): issuer ${as.issuer} is listed twice`,
+      );
     }
     const algorithms = [...(as.algorithms ?? DEFAULT_TOKEN_ALGORITHMS)];
     const weak = algorithms.find((a) => a === "none" || /^HS/i.test(a));
@@ -221,7 +228,9 @@ export function accessTokens(options: AccessTokensOptions): Authenticate {
     const hit = cacheMs > 0 ? verified.get(key) : undefined;
     if (hit && hit.until > now()) {
       const t = now() / 1000;
-      if (hit.payload.exp! + skew <= t) throw new BearerChallenge("the token has expired");
+      if (hit.payload.exp! + skew <= t) {
+        throw new BearerChallenge("the token has expired");
+      }
       if (typeof hit.payload.nbf === "number" && hit.payload.nbf - skew > t) {
         throw new BearerChallenge("the token is not valid yet");
       }
@@ -242,22 +251,36 @@ export function accessTokens(options: AccessTokensOptions): Authenticate {
       throw refusalOf(e);
     }
     if (!audienceOk(payload.aud)) {
-      throw new BearerChallenge(`the token was not issued for this resource (${resource})`);
+      throw new BearerChallenge(
+        `the token was not issued for this resource (${resource})`,
+      );
     }
     if (cacheMs > 0) {
-      if (verified.size >= MAX_VERIFIED) verified.delete(verified.keys().next().value!);
-      verified.set(key, { payload, until: Math.min(now() + cacheMs, payload.exp! * 1000) });
+      if (verified.size >= MAX_VERIFIED) {
+        verified.delete(verified.keys().next().value!);
+      }
+      verified.set(key, {
+        payload,
+        until: Math.min(now() + cacheMs, payload.exp! * 1000),
+      });
     }
     return payload;
   };
 
-  const introspect = async (token: string, v: Verifier): Promise<Record<string, unknown>> => {
+  const introspect = async (
+    token: string,
+    v: Verifier,
+  ): Promise<Record<string, unknown>> => {
     const endpoint = v.introspectionEndpoint ??
       (await v.metadata.get() as ServerMetadata).introspection_endpoint;
-    if (endpoint === undefined) throw new Error(`${v.issuer} publishes no introspection_endpoint`);
+    if (endpoint === undefined) {
+      throw new Error(`${v.issuer} publishes no introspection_endpoint`);
+    }
     const claims = await v.introspector!.claims(token, endpoint);
     if (claims.iss !== undefined && claims.iss !== v.issuer) {
-      throw new BearerChallenge(`the token was issued by ${String(claims.iss)}, not ${v.issuer}`);
+      throw new BearerChallenge(
+        `the token was issued by ${String(claims.iss)}, not ${v.issuer}`,
+      );
     }
     const t = now() / 1000;
     if (typeof claims.exp === "number" && claims.exp + skew <= t) {
@@ -267,7 +290,9 @@ export function accessTokens(options: AccessTokensOptions): Authenticate {
       throw new BearerChallenge("the token is not valid yet");
     }
     if (!audienceOk(claims.aud)) {
-      throw new BearerChallenge(`the token was not issued for this resource (${resource})`);
+      throw new BearerChallenge(
+        `the token was not issued for this resource (${resource})`,
+      );
     }
     return claims;
   };
@@ -294,7 +319,9 @@ export function accessTokens(options: AccessTokensOptions): Authenticate {
       return v.introspector ? await introspect(token, v) : await verifyJwt(token, v);
     }
     if (introspecting.length === 0) {
-      throw new BearerChallenge("the token is not a JWT, and no authorization server introspects");
+      throw new BearerChallenge(
+        "the token is not a JWT, and no authorization server introspects",
+      );
     }
     let last: BearerChallenge | undefined;
     for (const v of introspecting) {
@@ -339,26 +366,39 @@ function canonicalOr(aud: string): string {
 
 /** What jose's verdict means for the client: a 401 saying why. */
 function refusalOf(e: unknown): Error {
-  if (e instanceof joseErrors.JWTExpired) return new BearerChallenge("the token has expired");
+  if (e instanceof joseErrors.JWTExpired) {
+    return new BearerChallenge("the token has expired");
+  }
   if (e instanceof joseErrors.JWTClaimValidationFailed) {
-    return new BearerChallenge(`the token's ${e.claim} claim is not valid: ${e.reason}`);
+    return new BearerChallenge(
+      `the token's ${e.claim} claim is not valid: ${e.reason}`,
+    );
   }
   if (e instanceof joseErrors.JOSEAlgNotAllowed) {
-    return new BearerChallenge("the token's signature algorithm is not accepted");
+    return new BearerChallenge(
+      "the token's signature algorithm is not accepted",
+    );
   }
   if (e instanceof joseErrors.JWSSignatureVerificationFailed) {
     return new BearerChallenge("the token's signature does not verify");
   }
   if (
-    e instanceof joseErrors.JWKSNoMatchingKey || e instanceof joseErrors.JWKSMultipleMatchingKeys
+    e instanceof joseErrors.JWKSNoMatchingKey ||
+    e instanceof joseErrors.JWKSMultipleMatchingKeys
   ) {
-    return new BearerChallenge("the token is signed with a key the issuer does not publish");
+    return new BearerChallenge(
+      "the token is signed with a key the issuer does not publish",
+    );
   }
-  if (e instanceof joseErrors.JWSInvalid || e instanceof joseErrors.JWTInvalid) {
+  if (
+    e instanceof joseErrors.JWSInvalid || e instanceof joseErrors.JWTInvalid
+  ) {
     return new BearerChallenge("the token is not a valid JWT");
   }
   if (e instanceof joseErrors.JOSENotSupported) {
-    return new BearerChallenge("the token uses an algorithm or key this server does not support");
+    return new BearerChallenge(
+      "the token uses an algorithm or key this server does not support",
+    );
   }
   // The keys could not be fetched (JWKSTimeout, a network error): not the token's fault.
   return e instanceof Error ? e : new Error(String(e));

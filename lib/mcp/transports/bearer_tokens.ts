@@ -43,7 +43,9 @@ export type Authenticate = (
  * assert.equal(bearerToken("Basic dXNlcg=="), undefined);
  * ```
  */
-export function bearerToken(authorization: string | undefined): string | undefined {
+export function bearerToken(
+  authorization: string | undefined,
+): string | undefined {
   const m = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(authorization ?? "");
   return m?.[1];
 }
@@ -100,7 +102,9 @@ export type TokenPrincipal = Principal & {
  * assert.equal(await authenticate({ method: "POST", path: "/mcp", headers: {} }), undefined);
  * ```
  */
-export function bearerTokens(principals: readonly TokenPrincipal[]): Authenticate {
+export function bearerTokens(
+  principals: readonly TokenPrincipal[],
+): Authenticate {
   const entries: { hash: Uint8Array; hex: string; principal: Principal }[] = [];
   for (const p of principals) {
     const { token, tokenSha256: stored, ...principal } = p;
@@ -109,8 +113,15 @@ export function bearerTokens(principals: readonly TokenPrincipal[]): Authenticat
         `bearerTokens(): principal ${p.id} has both token and tokenSha256; give one`,
       );
     }
-    if (token === "") throw new TypeError(`bearerTokens(): principal ${p.id} has an empty token`);
-    if (stored !== undefined && (typeof stored !== "string" || !SHA256_HEX.test(stored))) {
+    if (token === "") {
+      throw new TypeError(
+        `bearerTokens(): principal ${p.id} has an empty token`,
+      );
+    }
+    if (
+      stored !== undefined &&
+      (typeof stored !== "string" || !SHA256_HEX.test(stored))
+    ) {
       throw new TypeError(
         `bearerTokens(): principal ${p.id}: tokenSha256 must be 64 hexadecimal digits`,
       );
@@ -130,13 +141,17 @@ export function bearerTokens(principals: readonly TokenPrincipal[]): Authenticat
     if (token === undefined) return undefined;
     const presented = createHash("sha256").update(token, "utf8").digest();
     let found: Principal | undefined;
-    for (const e of entries) if (timingSafeEqual(e.hash, presented)) found = e.principal;
+    for (const e of entries) {
+      if (timingSafeEqual(e.hash, presented)) found = e.principal;
+    }
     return found;
   };
 }
 
 function hexBytes(hex: string): Uint8Array {
   const bytes = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  for (let i = 0; i < bytes.length; i++) {
+    bytes[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  }
   return bytes;
 }

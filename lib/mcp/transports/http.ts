@@ -202,7 +202,10 @@ const SUPPORTED_VERSIONS = LEGACY_PROTOCOL_VERSIONS;
 function newSessionId(): string {
   const bytes = new Uint8Array(24);
   crypto.getRandomValues(bytes);
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_");
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(
+    /\//g,
+    "_",
+  );
 }
 
 /** Whether two principals are the same in everything that decides what they may see. */
@@ -258,7 +261,9 @@ class StreamableHttpServer implements McpHttpServer {
   readonly #recheck: ReturnType<typeof setInterval> | undefined;
   #closing: Promise<void> | undefined;
   /** The Protected Resource Metadata document and the paths it is served at. */
-  readonly #metadata: { body: Record<string, unknown>; paths: Set<string> } | undefined;
+  readonly #metadata:
+    | { body: Record<string, unknown>; paths: Set<string> }
+    | undefined;
   /** The `resource_metadata` of every challenge. */
   readonly #metadataUrl: string | undefined;
 
@@ -288,7 +293,10 @@ class StreamableHttpServer implements McpHttpServer {
     );
     const idle = options.sessionIdleMs ?? HTTP_LIMITS.sessionIdleMs;
     if (idle > 0) {
-      this.#sweep = setInterval(() => this.#expire(idle), Math.max(10, Math.min(idle / 2, 60_000)));
+      this.#sweep = setInterval(
+        () => this.#expire(idle),
+        Math.max(10, Math.min(idle / 2, 60_000)),
+      );
     }
     const every = options.reauthenticateEveryMs ?? 0;
     if (every > 0) {
@@ -300,7 +308,10 @@ class StreamableHttpServer implements McpHttpServer {
     if (pr) {
       const body = protectedResourceMetadata(pr);
       const own = new URL(protectedResourceMetadataUrl(pr.resource)).pathname;
-      this.#metadata = { body, paths: new Set([own, PROTECTED_RESOURCE_WELL_KNOWN]) };
+      this.#metadata = {
+        body,
+        paths: new Set([own, PROTECTED_RESOURCE_WELL_KNOWN]),
+      };
     }
     this.#metadataUrl = options.resourceMetadataUrl ??
       (pr ? protectedResourceMetadataUrl(pr.resource) : undefined);
@@ -326,10 +337,14 @@ class StreamableHttpServer implements McpHttpServer {
     return this.#closing;
   }
 
-  async reauthenticate(authenticate?: Authenticate): Promise<ReauthenticateResult> {
+  async reauthenticate(
+    authenticate?: Authenticate,
+  ): Promise<ReauthenticateResult> {
     if (authenticate !== undefined) {
       if (typeof authenticate !== "function") {
-        throw new TypeError("reauthenticate(): authenticate must be a function (see bearerTokens)");
+        throw new TypeError(
+          "reauthenticate(): authenticate must be a function (see bearerTokens)",
+        );
       }
       this.#authenticate = authenticate;
     }
@@ -364,7 +379,9 @@ class StreamableHttpServer implements McpHttpServer {
       if (verdict === undefined && this.#calls.has(call)) {
         call.revoke();
         ended++;
-      } else if (verdict !== undefined && verdict !== "keep") call.principal = verdict;
+      } else if (verdict !== undefined && verdict !== "keep") {
+        call.principal = verdict;
+      }
     }
     for (const p of changed.values()) this.#server.updatePrincipal(p);
     return { ended, updated: changed.size };
@@ -376,14 +393,18 @@ class StreamableHttpServer implements McpHttpServer {
       await this.#route(req, res);
     } catch (e) {
       this.#options.onError?.(e);
-      writeRefusal(res, 500, "Internal Server Error", { code: ERROR_CODES.INTERNAL_ERROR });
+      writeRefusal(res, 500, "Internal Server Error", {
+        code: ERROR_CODES.INTERNAL_ERROR,
+      });
     }
   }
 
   async #route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const headers = headerMap(req);
     const path0 = (req.url ?? "/").split("?")[0];
-    if (this.#metadata?.paths.has(path0)) return this.#serveMetadata(req, res, headers);
+    if (this.#metadata?.paths.has(path0)) {
+      return this.#serveMetadata(req, res, headers);
+    }
     const problem = guardProblem(this.#guard, headers.host, headers.origin);
     if (problem) return writeRefusal(res, 403, problem);
     const cors = corsHeaders(headers.origin);
@@ -398,7 +419,11 @@ class StreamableHttpServer implements McpHttpServer {
       );
     }
     if (method === "OPTIONS") {
-      res.writeHead(204, { ...cors, ...preflightHeaders(), allow: `${ALLOW}, OPTIONS` });
+      res.writeHead(204, {
+        ...cors,
+        ...preflightHeaders(),
+        allow: `${ALLOW}, OPTIONS`,
+      });
       res.end();
       return;
     }
@@ -420,15 +445,24 @@ class StreamableHttpServer implements McpHttpServer {
     try {
       principal = await this.#authenticate(credentials);
     } catch (e) {
-      if (e instanceof BearerChallenge) return this.#unauthorized(res, headers, cors, e);
+      if (e instanceof BearerChallenge) {
+        return this.#unauthorized(res, headers, cors, e);
+      }
       this.#options.onError?.(e);
-      return writeRefusal(res, 500, "Internal Server Error: the authenticator failed", {
-        code: ERROR_CODES.INTERNAL_ERROR,
-        headers: cors,
-      });
+      return writeRefusal(
+        res,
+        500,
+        "Internal Server Error: the authenticator failed",
+        {
+          code: ERROR_CODES.INTERNAL_ERROR,
+          headers: cors,
+        },
+      );
     }
     if (!principal) return this.#unauthorized(res, headers, cors);
-    if (method === "POST") return await this.#post(req, res, credentials, cors, principal);
+    if (method === "POST") {
+      return await this.#post(req, res, credentials, cors, principal);
+    }
     if (headers["mcp-session-id"] === undefined) {
       // No handshake-era session: the stateless revision has no GET stream and no DELETE.
       return writeRefusal(
@@ -439,7 +473,9 @@ class StreamableHttpServer implements McpHttpServer {
       );
     }
     const versionProblem = this.#versionProblem(headers);
-    if (versionProblem) return writeRefusal(res, 400, versionProblem, { headers: cors });
+    if (versionProblem) {
+      return writeRefusal(res, 400, versionProblem, { headers: cors });
+    }
     if (method === "GET") return this.#get(res, credentials, cors, principal);
     return this.#delete(res, credentials, cors, principal);
   }
@@ -533,7 +569,11 @@ class StreamableHttpServer implements McpHttpServer {
    */
   #insufficientScope(
     res: ServerResponse,
-    post: { cors: Record<string, string>; id: JsonRpcId | null; principal: Principal },
+    post: {
+      cors: Record<string, string>;
+      id: JsonRpcId | null;
+      principal: Principal;
+    },
     challenge: ScopeChallenge,
   ): void {
     const scope = [...new Set([...post.principal.scopes, ...challenge.needed])];
@@ -564,7 +604,9 @@ class StreamableHttpServer implements McpHttpServer {
 
   #versionProblem(headers: Record<string, string>): string | undefined {
     const version = headers["mcp-protocol-version"];
-    if (version === undefined || SUPPORTED_VERSIONS.includes(version)) return undefined;
+    if (version === undefined || SUPPORTED_VERSIONS.includes(version)) {
+      return undefined;
+    }
     return `Bad Request: MCP-Protocol-Version ${
       JSON.stringify(version)
     } is not supported; this server speaks ${SUPPORTED_VERSIONS.join(", ")}`;
@@ -631,7 +673,8 @@ class StreamableHttpServer implements McpHttpServer {
    * when it is at the quota. Returns why not (for the 503) when none is idle.
    */
   #makeRoom(principal: Principal): string | undefined {
-    const quota = this.#options.maxSessionsPerPrincipal ?? HTTP_LIMITS.maxSessionsPerPrincipal;
+    const quota = this.#options.maxSessionsPerPrincipal ??
+      HTTP_LIMITS.maxSessionsPerPrincipal;
     const own = [...this.#sessions.values()].filter((s) => s.principalId === principal.id);
     if (own.length < quota) return undefined;
     const idle = own.filter((s) => s.idle).sort((a, b) => a.lastUse - b.lastUse);
@@ -651,7 +694,8 @@ class StreamableHttpServer implements McpHttpServer {
   ): Promise<void> {
     const headers = credentials.headers;
     if (
-      !accepts(headers.accept, "application/json") || !accepts(headers.accept, "text/event-stream")
+      !accepts(headers.accept, "application/json") ||
+      !accepts(headers.accept, "text/event-stream")
     ) {
       return writeRefusal(
         res,
@@ -676,7 +720,9 @@ class StreamableHttpServer implements McpHttpServer {
     });
     if (!body.ok) {
       const close: Record<string, string> = body.status === 400 ? {} : { connection: "close" };
-      writeRefusal(res, body.status, body.message, { headers: { ...cors, ...close } });
+      writeRefusal(res, body.status, body.message, {
+        headers: { ...cors, ...close },
+      });
       if (body.status === 408) res.once("finish", () => req.socket.destroy());
       return;
     }
@@ -700,7 +746,9 @@ class StreamableHttpServer implements McpHttpServer {
       if (classified.kind === "request") {
         id = classified.message.id;
         method = classified.message.method;
-      } else if (classified.kind === "notification") method = classified.message.method;
+      } else if (classified.kind === "notification") {
+        method = classified.message.method;
+      }
     } catch (e) {
       if (!(e instanceof JsonRpcError)) throw e;
       return writeRefusal(res, 400, `Bad Request: ${e.message}`, {
@@ -708,7 +756,9 @@ class StreamableHttpServer implements McpHttpServer {
         headers: cors,
       });
     }
-    const era = classifyEra(value, { protocolVersionHeader: headers["mcp-protocol-version"] });
+    const era = classifyEra(value, {
+      protocolVersionHeader: headers["mcp-protocol-version"],
+    });
     if (era === "stateless") {
       return await this.#postStateless({
         res,
@@ -722,7 +772,9 @@ class StreamableHttpServer implements McpHttpServer {
       });
     }
     const versionProblem = this.#versionProblem(headers);
-    if (versionProblem) return writeRefusal(res, 400, versionProblem, { id, headers: cors });
+    if (versionProblem) {
+      return writeRefusal(res, 400, versionProblem, { id, headers: cors });
+    }
     const isInitialize = kind === "request" && method === "initialize";
     let session: HttpSession | undefined;
     let created = false;
@@ -752,7 +804,9 @@ class StreamableHttpServer implements McpHttpServer {
       return;
     }
     const stepUp = created ? undefined : this.#server.scopeChallenge(value, principal);
-    if (stepUp) return this.#insufficientScope(res, { cors, id, principal }, stepUp);
+    if (stepUp) {
+      return this.#insufficientScope(res, { cors, id, principal }, stepUp);
+    }
     const s = session;
     const reply = new PostReply(
       res,
@@ -767,7 +821,10 @@ class StreamableHttpServer implements McpHttpServer {
       response = await this.#server.handle(value, session.session);
     } catch (e) {
       this.#options.onError?.(e);
-      response = makeError(id, { code: ERROR_CODES.INTERNAL_ERROR, message: "Internal error" });
+      response = makeError(id, {
+        code: ERROR_CODES.INTERNAL_ERROR,
+        message: "Internal error",
+      });
     } finally {
       release?.();
       session.busy--;
@@ -822,7 +879,9 @@ class StreamableHttpServer implements McpHttpServer {
       return writeJson(res, status, makeError(id, refused), cors);
     }
     const stepUp = this.#server.scopeChallenge(value, principal);
-    if (stepUp) return this.#insufficientScope(res, { cors, id, principal }, stepUp);
+    if (stepUp) {
+      return this.#insufficientScope(res, { cors, id, principal }, stepUp);
+    }
     const controller = new AbortController();
     res.once("close", () => {
       if (!res.writableFinished) controller.abort(); // the client closed the stream: cancel
@@ -847,7 +906,10 @@ class StreamableHttpServer implements McpHttpServer {
       });
     } catch (e) {
       this.#options.onError?.(e);
-      response = makeError(id, { code: ERROR_CODES.INTERNAL_ERROR, message: "Internal error" });
+      response = makeError(id, {
+        code: ERROR_CODES.INTERNAL_ERROR,
+        message: "Internal error",
+      });
     } finally {
       this.#calls.delete(call);
     }
@@ -860,7 +922,8 @@ class StreamableHttpServer implements McpHttpServer {
     if (controller.signal.aborted) return;
     // A capability the client did not declare is a 400 (2026-07-28), unless already streaming.
     const missing = response !== undefined && "error" in response &&
-      response.error.code === MCP_ERROR_CODES.MISSING_REQUIRED_CLIENT_CAPABILITY;
+      response.error.code ===
+        MCP_ERROR_CODES.MISSING_REQUIRED_CLIENT_CAPABILITY;
     reply.finish(response, {}, missing ? 400 : 200);
   }
 
@@ -1040,9 +1103,17 @@ export async function serveHttp(
     );
   }
   if (typeof options.authenticate !== "function") {
-    throw new TypeError("serveHttp(): options.authenticate must be a function (see bearerTokens)");
+    throw new TypeError(
+      "serveHttp(): options.authenticate must be a function (see bearerTokens)",
+    );
   }
-  for (const key of ["replayMaxEvents", "replayMaxBytes", "replayWindowMs"] as const) {
+  for (
+    const key of [
+      "replayMaxEvents",
+      "replayMaxBytes",
+      "replayWindowMs",
+    ] as const
+  ) {
     const v = options[key];
     if (v !== undefined && !(Number.isSafeInteger(v) && v >= 0)) {
       throw new TypeError(
@@ -1067,7 +1138,10 @@ export async function serveHttp(
   await new Promise<void>((resolve, reject) => {
     const fail = (e: Error): void =>
       reject(
-        new Error(`serveHttp(): cannot listen on ${hostname}:${port}: ${e.message}`, { cause: e }),
+        new Error(
+          `serveHttp(): cannot listen on ${hostname}:${port}: ${e.message}`,
+          { cause: e },
+        ),
       );
     http.once("error", fail);
     http.listen(port, hostname, () => {
@@ -1076,7 +1150,13 @@ export async function serveHttp(
     });
   });
   http.on("error", (e) => options.onError?.(e)); // after listening: e.g. out of file descriptors
-  const endpoint = new StreamableHttpServer({ server, http, options, hostname, connections });
+  const endpoint = new StreamableHttpServer({
+    server,
+    http,
+    options,
+    hostname,
+    connections,
+  });
   http.on("request", (req: IncomingMessage, res: ServerResponse) => {
     // A client that resets mid-request is handled where it matters (the body read, the
     // streams' close events); the error event itself must never go unheard.

@@ -33,7 +33,11 @@ export class StreamableHttpError extends Error {
    * @param message What failed, where, and what to do.
    * @param options The underlying error, if any.
    */
-  constructor(status: number, message: string, options: StreamableHttpErrorOptions = {}) {
+  constructor(
+    status: number,
+    message: string,
+    options: StreamableHttpErrorOptions = {},
+  ) {
     super(message, options);
     this.name = "StreamableHttpError";
     this.status = status;
@@ -139,11 +143,18 @@ interface ReadOutcome {
   readonly stopped: boolean;
 }
 
-const NOTHING: ReadOutcome = { received: false, progressed: false, stopped: false };
+const NOTHING: ReadOutcome = {
+  received: false,
+  progressed: false,
+  stopped: false,
+};
 
 /** The JSON-RPC response id of a message, if it is a response. */
 function responseId(message: unknown): JsonRpcId | undefined {
-  if (!isObject(message) || "method" in message || !("result" in message || "error" in message)) {
+  if (
+    !isObject(message) || "method" in message ||
+    !("result" in message || "error" in message)
+  ) {
     return undefined;
   }
   const id = message.id;
@@ -151,7 +162,9 @@ function responseId(message: unknown): JsonRpcId | undefined {
 }
 
 /** The 2026-07-28 headers a message needs (none for a handshake-era message). */
-function modernHeaders(message: JsonRpcMessage): Record<string, string> | undefined {
+function modernHeaders(
+  message: JsonRpcMessage,
+): Record<string, string> | undefined {
   if (!("method" in message) || !isObject(message.params)) return undefined;
   const meta = message.params._meta;
   const version = isObject(meta) ? meta[META.protocolVersion] : undefined;
@@ -184,7 +197,10 @@ function errorResponseFor(text: string, id: JsonRpcId): unknown {
 function serverMessage(text: string): string | undefined {
   try {
     const body = JSON.parse(text);
-    if (isObject(body) && isObject(body.error) && typeof body.error.message === "string") {
+    if (
+      isObject(body) && isObject(body.error) &&
+      typeof body.error.message === "string"
+    ) {
       return body.error.message;
     }
   } catch {
@@ -265,7 +281,12 @@ export class StreamableHttpClientTransport implements Transport {
    *   message), the session ended (404), or the server cannot be reached (status 0).
    */
   async send(message: JsonRpcMessage): Promise<void> {
-    if (this.#closed) throw new StreamableHttpError(0, `the transport to ${this.#url} is closed`);
+    if (this.#closed) {
+      throw new StreamableHttpError(
+        0,
+        `the transport to ${this.#url} is closed`,
+      );
+    }
     const method = "method" in message ? message.method : undefined;
     const isInitialize = method === "initialize" && "id" in message;
     if (isInitialize) this.#initializeId = (message as { id: JsonRpcId }).id;
@@ -297,7 +318,10 @@ export class StreamableHttpClientTransport implements Transport {
     }
     const sessionId = res.headers.get("mcp-session-id");
     if (isInitialize && res.ok && sessionId) this.#sessionId = sessionId;
-    if (!res.ok && modern && requestId !== undefined && res.status !== 401 && res.status !== 403) {
+    if (
+      !res.ok && modern && requestId !== undefined && res.status !== 401 &&
+      res.status !== 403
+    ) {
       // 2026-07-28 answers a refused request with its JSON-RPC error (400 -32022, 404 -32601):
       // deliver it, so the client sees the code (era detection depends on it).
       this.#controllers.delete(controller);
@@ -319,7 +343,8 @@ export class StreamableHttpClientTransport implements Transport {
       this.#controllers.delete(controller);
       throw await this.#refused(res, `POST ${method ?? "a response"}`);
     }
-    const type = (res.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+    const type = (res.headers.get("content-type") ?? "").split(";")[0].trim()
+      .toLowerCase();
     if (res.status === 202 || res.body === null) {
       await res.body?.cancel();
       this.#controllers.delete(controller);
@@ -328,9 +353,13 @@ export class StreamableHttpClientTransport implements Transport {
       try {
         value = await res.json();
       } catch (e) {
-        throw new StreamableHttpError(res.status, `POST ${this.#url}: the answer is not JSON`, {
-          cause: e,
-        });
+        throw new StreamableHttpError(
+          res.status,
+          `POST ${this.#url}: the answer is not JSON`,
+          {
+            cause: e,
+          },
+        );
       } finally {
         this.#controllers.delete(controller);
       }
@@ -338,15 +367,23 @@ export class StreamableHttpClientTransport implements Transport {
     } else if (type === "text/event-stream") {
       // Only a 2026-07-28 server takes a closed stream as cancellation (legacy: it does not);
       // only a handshake-era stream is resumed (2026-07-28 has no resumption).
-      if (requestId !== undefined && modern) this.#streams.set(requestId, controller);
+      if (requestId !== undefined && modern) {
+        this.#streams.set(requestId, controller);
+      }
       let awaiting: Awaiting | undefined;
       if (requestId !== undefined && !modern) {
-        awaiting = { id: requestId, answered: false, stop: new AbortController() };
+        awaiting = {
+          id: requestId,
+          answered: false,
+          stop: new AbortController(),
+        };
         this.#awaiting.set(requestId, awaiting);
       }
       this.#spawn(
         this.#answer(res.body, controller, awaiting, method!).finally(() => {
-          if (this.#streams.get(requestId!) === controller) this.#streams.delete(requestId!);
+          if (this.#streams.get(requestId!) === controller) {
+            this.#streams.delete(requestId!);
+          }
           if (awaiting && this.#awaiting.get(awaiting.id) === awaiting) {
             this.#awaiting.delete(awaiting.id);
           }
@@ -360,7 +397,9 @@ export class StreamableHttpClientTransport implements Transport {
         `POST ${this.#url}: unexpected Content-Type ${JSON.stringify(type)}`,
       );
     }
-    if (method === "notifications/initialized" && this.#options.listen !== false) this.#listen();
+    if (
+      method === "notifications/initialized" && this.#options.listen !== false
+    ) this.#listen();
   }
 
   /**
@@ -390,7 +429,10 @@ export class StreamableHttpClientTransport implements Transport {
     this.#sessionId = undefined;
     if (sessionId !== undefined) {
       const controller = new AbortController();
-      const timer = setTimeout(() => controller.abort(), this.#options.closeTimeoutMs ?? 5000);
+      const timer = setTimeout(
+        () => controller.abort(),
+        this.#options.closeTimeoutMs ?? 5000,
+      );
       try {
         const res = await this.#fetch(this.#url, {
           method: "DELETE",
@@ -413,7 +455,9 @@ export class StreamableHttpClientTransport implements Transport {
     if (this.#options.token !== undefined && this.#options.auth === undefined) {
       h.authorization = `Bearer ${this.#options.token}`;
     }
-    if (afterInitialize && this.#sessionId !== undefined) h["mcp-session-id"] = this.#sessionId;
+    if (afterInitialize && this.#sessionId !== undefined) {
+      h["mcp-session-id"] = this.#sessionId;
+    }
     if (afterInitialize && this.#protocolVersion !== undefined) {
       h["mcp-protocol-version"] = this.#protocolVersion;
     }
@@ -533,7 +577,10 @@ export class StreamableHttpClientTransport implements Transport {
     if (awaiting === undefined) return;
     const max = this.#options.maxReconnects ?? 5;
     let failures = 0;
-    while (!read.stopped && !awaiting.answered && !awaiting.stop.signal.aborted && !this.#closed) {
+    while (
+      !read.stopped && !awaiting.answered && !awaiting.stop.signal.aborted &&
+      !this.#closed
+    ) {
       const lastEventId = cursor.lastEventId;
       if (lastEventId === undefined) return; // no event id: nothing to resume from
       failures = read.progressed ? 0 : failures + 1;
@@ -546,7 +593,10 @@ export class StreamableHttpClientTransport implements Transport {
         );
         return;
       }
-      await this.#sleep(this.#delay(cursor.retry, failures), awaiting.stop.signal);
+      await this.#sleep(
+        this.#delay(cursor.retry, failures),
+        awaiting.stop.signal,
+      );
       if (awaiting.stop.signal.aborted || this.#closed) return;
       const resumed = this.#track(new AbortController());
       const stop = (): void => resumed.abort();
@@ -592,14 +642,21 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   /** Sends a GET for an SSE stream; undefined when no answer arrived (network failure). */
-  async #open(controller: AbortController, lastEventId?: string): Promise<Response | undefined> {
+  async #open(
+    controller: AbortController,
+    lastEventId?: string,
+  ): Promise<Response | undefined> {
     const headers: Record<string, string> = {
       ...this.#headers(true),
       accept: "text/event-stream",
     };
     if (lastEventId !== undefined) headers["last-event-id"] = lastEventId;
     try {
-      return await this.#fetch(this.#url, { method: "GET", headers, signal: controller.signal });
+      return await this.#fetch(this.#url, {
+        method: "GET",
+        headers,
+        signal: controller.signal,
+      });
     } catch (e) {
       this.#controllers.delete(controller);
       if (e instanceof StreamableHttpError) throw e; // authorization failed: not to be retried
@@ -663,7 +720,11 @@ export class StreamableHttpClientTransport implements Transport {
       this.#controllers.delete(controller);
       await reader.cancel().catch(() => {});
     }
-    return { received, progressed, stopped: stopped || controller.signal.aborted };
+    return {
+      received,
+      progressed,
+      stopped: stopped || controller.signal.aborted,
+    };
   }
 
   /** Opens the GET stream and keeps it open while the session lasts. */
@@ -697,7 +758,8 @@ export class StreamableHttpClientTransport implements Transport {
         const error = await this.#refused(res, "GET");
         if (
           error.sessionEnded ||
-          (res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429)
+          (res.status >= 400 && res.status < 500 && res.status !== 408 &&
+            res.status !== 429)
         ) {
           if (!error.sessionEnded) this.#options.onerror?.(error);
           return;
@@ -723,7 +785,8 @@ export class StreamableHttpClientTransport implements Transport {
 
 /** Whether an answer is an SSE stream. */
 function eventStream(res: Response): boolean {
-  const type = res.headers.get("content-type")?.split(";")[0].trim().toLowerCase();
+  const type = res.headers.get("content-type")?.split(";")[0].trim()
+    .toLowerCase();
   return type === "text/event-stream";
 }
 
@@ -736,15 +799,22 @@ const MAX_AUTHORIZED_RETRIES = 2;
  * times. A failed authorization rejects with a {@linkcode StreamableHttpError} of the refusal's
  * status whose cause is the authorizer's error.
  */
-function authorizedFetch(base: typeof fetch, auth: HttpAuthorizer): typeof fetch {
-  return async (input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> => {
+function authorizedFetch(
+  base: typeof fetch,
+  auth: HttpAuthorizer,
+): typeof fetch {
+  return async (
+    input: RequestInfo | URL,
+    init: RequestInit = {},
+  ): Promise<Response> => {
     const url = input instanceof Request ? input.url : String(input);
     const method = init.method ?? "GET";
     for (let attempt = 0;; attempt++) {
       const authorization = await auth.authorization(url);
       const headers = new Headers(init.headers);
-      if (authorization !== undefined) headers.set("authorization", authorization);
-      else headers.delete("authorization");
+      if (authorization !== undefined) {
+        headers.set("authorization", authorization);
+      } else headers.delete("authorization");
       const res = await base(input, { ...init, headers });
       if (res.status !== 401 && res.status !== 403) return res;
       if (method === "DELETE" || attempt >= MAX_AUTHORIZED_RETRIES) return res;

@@ -63,12 +63,20 @@ export function canonicalResource(uri: string): string {
     );
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new TypeError(`resource identifier ${uri} must be an http or https URI`);
+    throw new TypeError(
+      `resource identifier ${uri} must be an http or https URI`,
+    );
   }
-  if (uri.includes("#")) throw new TypeError(`resource identifier ${uri} must not have a fragment`);
-  if (url.search !== "") throw new TypeError(`resource identifier ${uri} must not have a query`);
+  if (uri.includes("#")) {
+    throw new TypeError(`resource identifier ${uri} must not have a fragment`);
+  }
+  if (url.search !== "") {
+    throw new TypeError(`resource identifier ${uri} must not have a query`);
+  }
   if (url.username !== "" || url.password !== "") {
-    throw new TypeError(`resource identifier ${uri} must not carry credentials`);
+    throw new TypeError(
+      `resource identifier ${uri} must not carry credentials`,
+    );
   }
   const path = url.pathname === "/" ? "" : url.pathname.replace(/\/$/, "");
   return `${url.protocol}//${url.host}${path}`;
@@ -131,7 +139,10 @@ export function protectedResourceMetadata(
   options: ProtectedResourceOptions,
 ): Record<string, unknown> {
   const resource = canonicalResource(options.resource);
-  if (!Array.isArray(options.authorizationServers) || options.authorizationServers.length === 0) {
+  if (
+    !Array.isArray(options.authorizationServers) ||
+    options.authorizationServers.length === 0
+  ) {
     throw new TypeError(
       "protected resource metadata: authorizationServers must name at least one issuer",
     );
@@ -141,9 +152,13 @@ export function protectedResourceMetadata(
     resource,
     authorization_servers: [...options.authorizationServers],
   };
-  if (options.scopesSupported !== undefined) doc.scopes_supported = [...options.scopesSupported];
+  if (options.scopesSupported !== undefined) {
+    doc.scopes_supported = [...options.scopesSupported];
+  }
   doc.bearer_methods_supported = ["header"];
-  if (options.resourceName !== undefined) doc.resource_name = options.resourceName;
+  if (options.resourceName !== undefined) {
+    doc.resource_name = options.resourceName;
+  }
   if (options.resourceDocumentation !== undefined) {
     doc.resource_documentation = options.resourceDocumentation;
   }
@@ -165,9 +180,12 @@ export function checkIssuer(issuer: string): string {
   try {
     url = new URL(issuer);
   } catch {
-    throw new TypeError(`issuer ${JSON.stringify(issuer)} is not an absolute URI`);
+    throw new TypeError(
+      `issuer ${JSON.stringify(issuer)} is not an absolute URI`,
+    );
   }
-  const loopback = LOOPBACK_HOSTS.has(url.hostname) || url.hostname.startsWith("127.");
+  const loopback = LOOPBACK_HOSTS.has(url.hostname) ||
+    url.hostname.startsWith("127.");
   if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) {
     throw new TypeError(
       `issuer ${issuer} must be an https URI (plain http is accepted on a loopback host only)`,
@@ -180,7 +198,10 @@ export function checkIssuer(issuer: string): string {
 }
 
 /** The OAuth error codes of a bearer challenge (RFC 6750 §3.1). */
-export type BearerErrorCode = "invalid_request" | "invalid_token" | "insufficient_scope";
+export type BearerErrorCode =
+  | "invalid_request"
+  | "invalid_token"
+  | "insufficient_scope";
 
 /** Options for {@linkcode BearerChallenge}. */
 export interface BearerChallengeOptions {

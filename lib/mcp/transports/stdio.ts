@@ -31,7 +31,10 @@ function parseError(e: unknown): string {
   return JSON.stringify({
     jsonrpc: "2.0",
     id: null,
-    error: { code: ERROR_CODES.PARSE_ERROR, message: `Parse error: ${(e as Error).message}` },
+    error: {
+      code: ERROR_CODES.PARSE_ERROR,
+      message: `Parse error: ${(e as Error).message}`,
+    },
   });
 }
 
@@ -42,7 +45,9 @@ function parseError(e: unknown): string {
  * @param options The server, the session, the line.
  * @returns The line to write back (no newline), or undefined.
  */
-export function handleLine(options: HandleLineOptions): Promise<string | undefined>;
+export function handleLine(
+  options: HandleLineOptions,
+): Promise<string | undefined>;
 /**
  * Handles one line of a stdio stream in a session.
  *
@@ -93,7 +98,11 @@ async function handleStdioLine(
 }
 
 /** Splits a byte stream into UTF-8 lines, whatever the chunk boundaries. */
-function onLines(stream: Readable, line: (text: string) => void, end: () => void): void {
+function onLines(
+  stream: Readable,
+  line: (text: string) => void,
+  end: () => void,
+): void {
   const decoder = new TextDecoder();
   let buffer = "";
   stream.on("data", (chunk: Uint8Array | string) => {
@@ -138,7 +147,10 @@ export interface ServeStdioOptions {
  * @returns Resolves when the input has ended (or the signal aborted) and every pending response
  *   was written.
  */
-export function serveStdio(server: McpServer, options: ServeStdioOptions): Promise<void> {
+export function serveStdio(
+  server: McpServer,
+  options: ServeStdioOptions,
+): Promise<void> {
   const { input, output } = options;
   const write = (text: string): void => {
     if (!output.writableEnded) output.write(text + "\n");
@@ -242,9 +254,14 @@ export class StdioClientTransport implements Transport {
    * @param message The message.
    */
   send(message: JsonRpcMessage): Promise<void> {
-    if (this.#closed) return Promise.reject(new Error("the server process has closed"));
+    if (this.#closed) {
+      return Promise.reject(new Error("the server process has closed"));
+    }
     return new Promise((resolve, reject) => {
-      this.#child.stdin!.write(JSON.stringify(message) + "\n", (e) => e ? reject(e) : resolve());
+      this.#child.stdin!.write(
+        JSON.stringify(message) + "\n",
+        (e) => e ? reject(e) : resolve(),
+      );
     });
   }
 

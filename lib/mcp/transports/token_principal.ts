@@ -86,12 +86,16 @@ export function principalFromClaims(
   const idClaim = mapping.principal ?? "sub";
   const id = claims[idClaim];
   if (typeof id !== "string" || id === "") {
-    throw new BearerChallenge(`the token has no ${idClaim} claim naming the caller`);
+    throw new BearerChallenge(
+      `the token has no ${idClaim} claim naming the caller`,
+    );
   }
   const scopes = readScopes(claims, mapping.scopes ?? "scope");
   const record = options.records?.(id);
-  const tenant = stringClaim(claims, mapping.tenant) ?? record?.tenant ?? options.defaults?.tenant;
-  const clearance = stringClaim(claims, mapping.clearance) ?? record?.clearance ??
+  const tenant = stringClaim(claims, mapping.tenant) ?? record?.tenant ??
+    options.defaults?.tenant;
+  const clearance = stringClaim(claims, mapping.clearance) ??
+    record?.clearance ??
     options.defaults?.clearance;
   if (tenant === undefined || clearance === undefined) {
     throw new BearerChallenge(
@@ -115,7 +119,9 @@ function stringClaim(
   if (name === undefined || claims[name] === undefined) return undefined;
   const v = claims[name];
   if (typeof v !== "string" || v === "") {
-    throw new BearerChallenge(`the token's ${name} claim must be a non-empty string`);
+    throw new BearerChallenge(
+      `the token's ${name} claim must be a non-empty string`,
+    );
   }
   return v;
 }
@@ -123,8 +129,12 @@ function stringClaim(
 function readScopes(claims: Record<string, unknown>, name: string): string[] {
   const v = claims[name];
   if (v === undefined) return [];
-  if (typeof v === "string") return [...new Set(v.split(" ").filter((s) => s !== ""))];
-  if (Array.isArray(v) && v.every((s) => typeof s === "string")) return [...new Set(v)];
+  if (typeof v === "string") {
+    return [...new Set(v.split(" ").filter((s) => s !== ""))];
+  }
+  if (Array.isArray(v) && v.every((s) => typeof s === "string")) {
+    return [...new Set(v)];
+  }
   throw new BearerChallenge(
     `the token's ${name} claim must be a space-separated string or a list of strings`,
   );

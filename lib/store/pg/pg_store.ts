@@ -130,7 +130,10 @@ export class PgEstateStore implements EstateStore {
    * @returns The store; `close()` it when done.
    * @throws {Error} When the database cannot be reached or a stored record is bad.
    */
-  static async open(url: string, options: PgStoreOptions = {}): Promise<PgEstateStore> {
+  static async open(
+    url: string,
+    options: PgStoreOptions = {},
+  ): Promise<PgEstateStore> {
     const sql = postgres(url, {
       max: options.max ?? 4,
       onnotice: () => {},
@@ -152,7 +155,8 @@ export class PgEstateStore implements EstateStore {
     const text = files.get("estate.json");
     return text === undefined
       ? DEFAULT_COMPATIBILITY
-      : (JSON.parse(text) as EstateConfig).compatibility ?? DEFAULT_COMPATIBILITY;
+      : (JSON.parse(text) as EstateConfig).compatibility ??
+        DEFAULT_COMPATIBILITY;
   }
 
   #newRegistry(files: Map<EstateFileName, string> = this.#files): ToolRegistry {
@@ -209,7 +213,9 @@ export class PgEstateStore implements EstateStore {
     ]);
     this.#takeFiles(files);
     this.#registry.restoreServers(servers, { emit: true });
-    for (const [name, tool] of [...tools].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)) {
+    for (
+      const [name, tool] of [...tools].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)
+    ) {
       this.#sync(name, tool, true);
     }
     return tools.size;
@@ -256,7 +262,9 @@ export class PgEstateStore implements EstateStore {
   /** Takes in the settings files read: the registry's compatibility mode follows `estate.json`. */
   #takeFiles(files: Map<EstateFileName, string>): void {
     const mode = this.#modeOf(files);
-    if (mode !== this.#registry.compatibility) this.#registry.setCompatibility(mode);
+    if (mode !== this.#registry.compatibility) {
+      this.#registry.setCompatibility(mode);
+    }
     this.#files = files;
   }
 
@@ -278,7 +286,9 @@ export class PgEstateStore implements EstateStore {
    */
   async refreshPrincipals(): Promise<boolean> {
     const principals = await this.#readPrincipals(this.sql);
-    if (JSON.stringify(principals) === JSON.stringify(this.#principals)) return false;
+    if (JSON.stringify(principals) === JSON.stringify(this.#principals)) {
+      return false;
+    }
     this.#principals = principals;
     return true;
   }
@@ -333,7 +343,8 @@ export class PgEstateStore implements EstateStore {
     const done = await this.sql.begin(async (tx) => {
       await tx`select pg_advisory_xact_lock(hashtext(${toolKey(spec.name)}))`;
       const servers = await this.#readServers(tx);
-      const tool = (await this.#readTools(tx, spec.name)).get(spec.name) ?? { versions: [] };
+      const tool = (await this.#readTools(tx, spec.name)).get(spec.name) ??
+        { versions: [] };
       // The estate's mode as stored now: a replica that has not yet heard of a new estate.json
       // decides as every other does.
       files = await this.#readFiles(tx);
@@ -341,7 +352,9 @@ export class PgEstateStore implements EstateStore {
       const scratch = new ToolRegistry({ now: () => at, compatibility });
       scratch.restoreServers(servers);
       for (const v of tool.versions) scratch.restore(v);
-      let wanted: { schema: ToolSpec["inputSchema"]; line: ReplayLine } | undefined;
+      let wanted:
+        | { schema: ToolSpec["inputSchema"]; line: ReplayLine }
+        | undefined;
       let plan = scratch.plan(spec, {
         replay: (schema, line) => {
           wanted = { schema, line };
@@ -349,7 +362,12 @@ export class PgEstateStore implements EstateStore {
         },
       });
       if (wanted && !plan.alreadyPublished) {
-        const rejections = await this.#replay(tx, spec.name, wanted.schema, wanted.line);
+        const rejections = await this.#replay(
+          tx,
+          spec.name,
+          wanted.schema,
+          wanted.line,
+        );
         plan = scratch.plan(spec, { replay: () => rejections });
       }
       await this.#writeSettled(tx, spec.name, tool, scratch);
@@ -394,11 +412,20 @@ export class PgEstateStore implements EstateStore {
    * @throws {RetirementError} With `rules`, when a rule refuses it.
    * @throws {LifecycleError} As the registry refuses.
    */
-  retire(name: string, version: string, options: StoreRetireOptions = {}): Promise<VersionRecord> {
+  retire(
+    name: string,
+    version: string,
+    options: StoreRetireOptions = {},
+  ): Promise<VersionRecord> {
     const reason = options.reason === undefined ? {} : { reason: options.reason };
     return this.#transition(
       name,
-      (r) => r.retire(name, version, options.rules ? { ...reason, rules: options.rules } : reason),
+      (r) =>
+        r.retire(
+          name,
+          version,
+          options.rules ? { ...reason, rules: options.rules } : reason,
+        ),
       (r) => r.retire(name, version, reason),
       options.rules !== undefined,
     );
@@ -412,7 +439,9 @@ export class PgEstateStore implements EstateStore {
    * @returns The replay to plan with.
    */
   async replayFor(spec: ToolSpec): Promise<NonNullable<PlanOptions["replay"]>> {
-    let wanted: { schema: ToolSpec["inputSchema"]; line: ReplayLine } | undefined;
+    let wanted:
+      | { schema: ToolSpec["inputSchema"]; line: ReplayLine }
+      | undefined;
     this.#registry.plan(spec, {
       replay: (schema, line) => {
         wanted = { schema, line };
@@ -420,7 +449,12 @@ export class PgEstateStore implements EstateStore {
       },
     });
     if (!wanted) return () => noRejections();
-    const rejections = await this.#replay(this.sql, spec.name, wanted.schema, wanted.line);
+    const rejections = await this.#replay(
+      this.sql,
+      spec.name,
+      wanted.schema,
+      wanted.line,
+    );
     return () => rejections;
   }
 
@@ -438,9 +472,14 @@ export class PgEstateStore implements EstateStore {
   ): Promise<RetirementPlan> {
     const calls: StoredCall[] = [];
     if (this.#registry.versions(name).some((r) => r.spec.version === version)) {
-      for await (const call of this.#calls(this.sql, name, version)) calls.push(call);
+      for await (const call of this.#calls(this.sql, name, version)) {
+        calls.push(call);
+      }
     }
-    const scratch = new ToolRegistry({ now: () => this.#now(), storedCalls: () => calls });
+    const scratch = new ToolRegistry({
+      now: () => this.#now(),
+      storedCalls: () => calls,
+    });
     for (const r of this.#registry.versions(name)) {
       scratch.restore({ spec: r.spec, history: r.history });
     }
@@ -464,12 +503,17 @@ export class PgEstateStore implements EstateStore {
    * @throws {TypeError} When a call is not a stored call, before anything is written.
    * @throws {Error} When the tool is not published.
    */
-  async appendCalls(name: string, calls: Iterable<StoredCall>): Promise<number> {
+  async appendCalls(
+    name: string,
+    calls: Iterable<StoredCall>,
+  ): Promise<number> {
     const list = [...calls];
     const lines = list.map((call, i) => {
       const problems = storedCallProblems(call);
       if (problems.length) {
-        throw new TypeError(`Cannot append call ${i + 1} to ${name}: ${problems.join("; ")}`);
+        throw new TypeError(
+          `Cannot append call ${i + 1} to ${name}: ${problems.join("; ")}`,
+        );
       }
       return storedCallLine(call);
     });
@@ -482,7 +526,9 @@ export class PgEstateStore implements EstateStore {
       where exists (select 1 from tool_versions where name = ${name})
       order by n`;
     if (inserted.count !== lines.length) {
-      throw new Error(`Cannot append calls to ${name}: no version is published; publish first`);
+      throw new Error(
+        `Cannot append calls to ${name}: no version is published; publish first`,
+      );
     }
     return list.length;
   }
@@ -499,7 +545,10 @@ export class PgEstateStore implements EstateStore {
   ): Promise<RegisterServerResult> {
     const record = typeof recordOrFile === "string"
       ? parseServerFile(fs.readFileSync(recordOrFile, "utf8"), recordOrFile)
-      : parseServerRecord(recordOrFile, (recordOrFile as { id?: unknown })?.id as string);
+      : parseServerRecord(
+        recordOrFile,
+        (recordOrFile as { id?: unknown })?.id as string,
+      );
     const { result, all } = await this.sql.begin(async (tx) => {
       await tx`select pg_advisory_xact_lock(hashtext('servers'))`;
       const scratch = new ServerDirectory();
@@ -528,7 +577,9 @@ export class PgEstateStore implements EstateStore {
     for (const [i, r] of list.entries()) {
       const problems = driftRecordProblems(r);
       if (problems.length) {
-        throw new TypeError(`Cannot append drift record ${i + 1}: ${problems.join("; ")}`);
+        throw new TypeError(
+          `Cannot append drift record ${i + 1}: ${problems.join("; ")}`,
+        );
       }
     }
     if (list.length === 0) return 0;
@@ -543,8 +594,12 @@ export class PgEstateStore implements EstateStore {
    * @returns The records.
    */
   async *readDrift(): AsyncGenerator<DriftRecord> {
-    for await (const rows of this.sql`select record from drift order by id`.cursor(BATCH)) {
-      for (const row of rows) yield JSON.parse(row.record as string) as DriftRecord;
+    for await (
+      const rows of this.sql`select record from drift order by id`.cursor(BATCH)
+    ) {
+      for (const row of rows) {
+        yield JSON.parse(row.record as string) as DriftRecord;
+      }
     }
   }
 
@@ -585,9 +640,13 @@ export class PgEstateStore implements EstateStore {
   }
 
   /** The settings files stored, each checked (a bad one throws, naming it). */
-  async #readFiles(sql: Sql | TransactionSql): Promise<Map<EstateFileName, string>> {
+  async #readFiles(
+    sql: Sql | TransactionSql,
+  ): Promise<Map<EstateFileName, string>> {
     const files = new Map<EstateFileName, string>();
-    for (const row of await sql`select name, text from estate_files order by name`) {
+    for (
+      const row of await sql`select name, text from estate_files order by name`
+    ) {
       const name = row.name as EstateFileName;
       checkEstateFile(name, row.text as string);
       files.set(name, row.text as string);
@@ -625,9 +684,15 @@ export class PgEstateStore implements EstateStore {
     }
     const tools = new Map<string, StoredTool>();
     for (const v of versions) {
-      const spec = parseVersionFile(v.spec as string, `tools/${v.name}/${v.version}.json`);
+      const spec = parseVersionFile(
+        v.spec as string,
+        `tools/${v.name}/${v.version}.json`,
+      );
       const tool = tools.get(v.name as string) ?? { versions: [] };
-      tool.versions.push({ spec, history: histories.get(`${v.name}@${v.version}`) ?? [] });
+      tool.versions.push({
+        spec,
+        history: histories.get(`${v.name}@${v.version}`) ?? [],
+      });
       tools.set(v.name as string, tool);
     }
     return tools;
@@ -650,11 +715,16 @@ export class PgEstateStore implements EstateStore {
     version?: string,
   ): AsyncGenerator<StoredCall> {
     const cursor = version === undefined
-      ? sql`select call from stored_calls where name = ${name} order by id`.cursor(BATCH)
+      ? sql`select call from stored_calls where name = ${name} order by id`
+        .cursor(BATCH)
       : sql`select call from stored_calls where name = ${name}
-          and (call::json ->> 'version') = ${version} order by id`.cursor(BATCH);
+          and (call::json ->> 'version') = ${version} order by id`.cursor(
+        BATCH,
+      );
     for await (const rows of cursor) {
-      for (const row of rows) yield JSON.parse(row.call as string) as StoredCall;
+      for (const row of rows) {
+        yield JSON.parse(row.call as string) as StoredCall;
+      }
     }
   }
 
@@ -670,7 +740,9 @@ export class PgEstateStore implements EstateStore {
     tool: StoredTool,
     scratch: ToolRegistry,
   ): Promise<boolean> {
-    const stored = new Map(tool.versions.map((v) => [v.spec.version, v.history.length]));
+    const stored = new Map(
+      tool.versions.map((v) => [v.spec.version, v.history.length]),
+    );
     let wrote = false;
     for (const r of scratch.versions(name)) {
       const had = stored.get(r.spec.version);
@@ -695,11 +767,17 @@ export class PgEstateStore implements EstateStore {
     const at = this.#now();
     const tool = await this.sql.begin(async (tx) => {
       await tx`select pg_advisory_xact_lock(hashtext(${toolKey(name)}))`;
-      const tool = (await this.#readTools(tx, name)).get(name) ?? { versions: [] };
+      const tool = (await this.#readTools(tx, name)).get(name) ??
+        { versions: [] };
       // The retirement rules read the stored calls synchronously: load them for this decision.
       const calls: StoredCall[] = [];
-      if (withCalls) { for await (const call of this.#calls(tx, name)) calls.push(call); }
-      const scratch = new ToolRegistry({ now: () => at, storedCalls: () => calls });
+      if (withCalls) {
+        for await (const call of this.#calls(tx, name)) calls.push(call);
+      }
+      const scratch = new ToolRegistry({
+        now: () => at,
+        storedCalls: () => calls,
+      });
       for (const v of tool.versions) scratch.restore(v);
       decide(scratch);
       await this.#writeSettled(tx, name, tool, scratch);
@@ -724,7 +802,9 @@ export class PgEstateStore implements EstateStore {
    * transitions made elsewhere replayed with their recorded times.
    */
   #sync(name: string, tool: StoredTool, emit: boolean): void {
-    const known = new Map(this.#registry.versions(name).map((r) => [r.spec.version, r]));
+    const known = new Map(
+      this.#registry.versions(name).map((r) => [r.spec.version, r]),
+    );
     for (const v of tool.versions) {
       this.#registry.restore(v, { emit });
       const had = known.get(v.spec.version)?.history.length ?? v.history.length;
@@ -733,7 +813,9 @@ export class PgEstateStore implements EstateStore {
           if (entry.state === "deprecated") {
             const options: StoreDeprecateOptions = {};
             if (entry.reason !== undefined) options.reason = entry.reason;
-            if (entry.retireAfter !== undefined) options.retireAfter = entry.retireAfter;
+            if (entry.retireAfter !== undefined) {
+              options.retireAfter = entry.retireAfter;
+            }
             this.#registry.deprecate(name, v.spec.version, options);
           } else if (entry.state === "retired") {
             const current = this.#registry.versions(name).find((r) =>

@@ -131,7 +131,9 @@ function readExact(file: string): string {
     fs.closeSync(fd);
   }
   try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(
+      bytes,
+    );
   } catch {
     throw new CorpusError(file, "not valid UTF-8");
   }
@@ -186,7 +188,10 @@ async function copyLines<T>(
   const size = fs.statSync(file).size;
   const tornBytes = torn.slice(before).reduce((n, t) => n + t.bytes, 0);
   if (torn.length > before) {
-    changed.push({ file: rel, note: `torn last line (${tornBytes} bytes) not copied` });
+    changed.push({
+      file: rel,
+      note: `torn last line (${tornBytes} bytes) not copied`,
+    });
   }
   if (count === 0) {
     changed.push({
@@ -194,9 +199,14 @@ async function copyLines<T>(
       note: `${size === 0 ? "empty" : "no whole lines"}; an export writes no file`,
     });
   } else {
-    if (unterminated) changed.push({ file: rel, note: "the last line gains its newline" });
+    if (unterminated) {
+      changed.push({ file: rel, note: "the last line gains its newline" });
+    }
     if (bytes + tornBytes !== size) {
-      changed.push({ file: rel, note: "CRLF line ends or a byte order mark are not kept" });
+      changed.push({
+        file: rel,
+        note: "CRLF line ends or a byte order mark are not kept",
+      });
     }
   }
   return count;
@@ -266,7 +276,9 @@ export async function migrateToPostgres(
       estateFiles.add(name);
     }
 
-    for (const { record, file } of loadServerDir(path.join(fromDir, SERVERS_DIR))) {
+    for (
+      const { record, file } of loadServerDir(path.join(fromDir, SERVERS_DIR))
+    ) {
       await tx`insert into servers (id, record) values (${record.id}, ${readExact(file)})`;
       estateFiles.add(`${SERVERS_DIR}/${path.basename(file)}`);
       counts.servers++;
@@ -351,14 +363,21 @@ export async function migrateToPostgres(
 }
 
 /** Locks the estate's tables against writers and refuses unless they are all empty. */
-async function refuseNonEmpty(tx: TransactionSql, fromDir: string): Promise<void> {
+async function refuseNonEmpty(
+  tx: TransactionSql,
+  fromDir: string,
+): Promise<void> {
   await tx.unsafe(
     `lock table ${ESTATE_TABLES.map(([t]) => t).join(", ")} in exclusive mode`,
   );
   const held: string[] = [];
   for (const [table, what] of ESTATE_TABLES) {
     const [{ n }] = await tx.unsafe(`select count(*)::int as n from ${table}`);
-    if (n > 0) held.push(table === "principals_file" ? "a principals file" : `${what}: ${n}`);
+    if (n > 0) {
+      held.push(
+        table === "principals_file" ? "a principals file" : `${what}: ${n}`,
+      );
+    }
   }
   if (held.length) {
     const [{ db }] = await tx`select current_database() as db`;
@@ -401,12 +420,15 @@ export async function exportToFolder(
   const batchSize = batchSizeOf(options);
   const stat = fs.statSync(toDir, { throwIfNoEntry: false });
   if (stat && !stat.isDirectory()) {
-    throw new Error(`Cannot export the estate to ${toDir}: it is a file, not a folder`);
+    throw new Error(
+      `Cannot export the estate to ${toDir}: it is a file, not a folder`,
+    );
   }
   if (stat) {
     const there = fs.readdirSync(toDir).sort();
     if (there.length) {
-      const shown = there.slice(0, 5).join(", ") + (there.length > 5 ? ", …" : "");
+      const shown = there.slice(0, 5).join(", ") +
+        (there.length > 5 ? ", …" : "");
       throw new Error(
         `Cannot export the estate to ${toDir}: the folder is not empty (it holds ${shown}); export into a new or empty folder`,
       );
@@ -446,52 +468,64 @@ export async function exportToFolder(
     return n;
   };
 
-  await store.sql.begin("isolation level repeatable read read only", async (tx) => {
-    const [principals] = await tx`select text from principals_file`;
-    if (principals) {
-      write(PRINCIPALS_FILE, principals.text as string);
-      counts.principals = parsePrincipals(principals.text as string, PRINCIPALS_FILE).length;
-    }
-    for (const f of await tx`select name, text from estate_files order by name`) {
-      write(f.name as string, f.text as string);
-    }
-    for (const s of await tx`select id, record from servers order by id`) {
-      write(`${SERVERS_DIR}/${s.id}.json`, s.record as string);
-      counts.servers++;
-    }
-    const names = await tx`select name from tool_versions union select name from stored_calls
+  await store.sql.begin(
+    "isolation level repeatable read read only",
+    async (tx) => {
+      const [principals] = await tx`select text from principals_file`;
+      if (principals) {
+        write(PRINCIPALS_FILE, principals.text as string);
+        counts.principals = parsePrincipals(principals.text as string, PRINCIPALS_FILE).length;
+      }
+      for (
+        const f of await tx`select name, text from estate_files order by name`
+      ) {
+        write(f.name as string, f.text as string);
+      }
+      for (const s of await tx`select id, record from servers order by id`) {
+        write(`${SERVERS_DIR}/${s.id}.json`, s.record as string);
+        counts.servers++;
+      }
+      const names = await tx`select name from tool_versions union select name from stored_calls
       order by name`;
-    for (const { name } of names) {
-      const rel = `${TOOLS_DIR}/${name}`;
-      const versions = await tx`select version, spec from tool_versions where name = ${name}
+      for (const { name } of names) {
+        const rel = `${TOOLS_DIR}/${name}`;
+        const versions = await tx`select version, spec from tool_versions where name = ${name}
         order by published_seq`;
-      const events = await tx`select version, entry from lifecycle_events where name = ${name}
+        const events = await tx`select version, entry from lifecycle_events where name = ${name}
         order by id`;
-      const lifecycle: Lifecycle = {};
-      for (const e of events) {
-        (lifecycle[e.version as string] ??= []).push(
-          JSON.parse(e.entry as string) as LifecycleEntry,
+        const lifecycle: Lifecycle = {};
+        for (const e of events) {
+          (lifecycle[e.version as string] ??= []).push(
+            JSON.parse(e.entry as string) as LifecycleEntry,
+          );
+        }
+        for (const v of versions) {
+          write(`${rel}/${v.version}.json`, v.spec as string);
+          counts.versions++;
+        }
+        counts.lifecycleEvents += events.length;
+        if (versions.length) {
+          write(
+            `${rel}/${LIFECYCLE_FILE}`,
+            formatLifecycle(lifecycle),
+          );
+        }
+        counts.calls += await writeLines(
+          `${rel}/${CALLS_FILE}`,
+          tx`select call as text from stored_calls where name = ${name} order by id`
+            .cursor(batchSize) as AsyncIterable<{ text: string }[]>,
         );
+        counts.tools++;
       }
-      for (const v of versions) {
-        write(`${rel}/${v.version}.json`, v.spec as string);
-        counts.versions++;
-      }
-      counts.lifecycleEvents += events.length;
-      if (versions.length) write(`${rel}/${LIFECYCLE_FILE}`, formatLifecycle(lifecycle));
-      counts.calls += await writeLines(
-        `${rel}/${CALLS_FILE}`,
-        tx`select call as text from stored_calls where name = ${name} order by id`
-          .cursor(batchSize) as AsyncIterable<{ text: string }[]>,
+      counts.drift = await writeLines(
+        DRIFT_FILE,
+        tx`select record as text from drift order by id`.cursor(
+          batchSize,
+        ) as AsyncIterable<
+          { text: string }[]
+        >,
       );
-      counts.tools++;
-    }
-    counts.drift = await writeLines(
-      DRIFT_FILE,
-      tx`select record as text from drift order by id`.cursor(batchSize) as AsyncIterable<
-        { text: string }[]
-      >,
-    );
-  });
+    },
+  );
   return { ...counts, files };
 }
