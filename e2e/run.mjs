@@ -7,17 +7,32 @@
 // --update-docs also copies the squiggle and quick-fix screenshots to docs/vscode-squiggle.png and
 // docs/vscode-quickfix.png (the README's pictures; committed, so CI leaves them alone).
 //
-// One pass: package the extension, make a fresh profile and a fixture workspace (a copy of
-// corpus/ plus a draft payments.lookup.tool.json at 2.1.0 with a compatible change), install the
-// .vsix, start code-server on 127.0.0.1, open the draft from the Explorer, remove the
-// `includeHistory` property (a major change, so 2.1.0 is too low), wait for the squiggle and the
-// Problems entry, apply the quick fix, save, and read "version": "3.0.0" back from disk.
-// Screenshots go to e2e/artifacts/ with code-server's log, VS Code's logs (extension host, the
-// extension's output channel) and the browser console. The run folder (profile, workspace, XDG
-// dirs, TMPDIR) is a fresh temporary folder outside the repository (so no git repository encloses
-// the workspace), removed at the end unless E2E_KEEP=1. code-server and Chromium are killed at the
-// end whatever happens; every wait is bounded and a watchdog ends a stuck run (E2E_TIMEOUT_MS,
-// default 300000). The last line is `N passed, M failed`; the exit code is 0 only when all passed.
+// One pass: package the extension, make a fresh profile, install the .vsix, start code-server on
+// 127.0.0.1, then three scenarios in one browser page (a failed scenario skips its own remaining
+// steps, not the next scenario's; default settings throughout, no toolEstate.estateFolder):
+//   1. a fixture workspace (a copy of corpus/ plus a draft payments.lookup.tool.json at 2.1.0 with
+//      a compatible change): open the draft from the Explorer, remove the `includeHistory`
+//      property (a major change, so 2.1.0 is too low), wait for the squiggle and the Problems
+//      entry, apply the quick fix, save, and read "version": "3.0.0" back from disk;
+//   2. someone else's repository (e2e/_scratch_repo.mjs): `git init`, `estate init`, `estate
+//      publish` of the example draft, an edit with several findings and a rules.json that raises
+//      a severity; opened as a folder, the draft opened from the Explorer, the Problems panel
+//      must list exactly what `estate check --format json` reports there (rule as
+//      `tool-estate(<rule>)`, severity, message, line, column): the estate is found from
+//      estate.json, and rules.json is honoured;
+//   3. a multi-root .code-workspace of that repository and a second one (another edit, another
+//      rules.json with an expired ignore): each folder's files show what `estate check` reports in
+//      its own repository, rules.json's ignore-expired included.
+// A difference is reported per repository as the findings only one side has, with every row of
+// the Problems panel. Screenshots go to e2e/artifacts/ (NN-<step>.png; the repositories' Problems
+// panels are estate-init-repo-problems and multi-root-problems) with code-server's log, VS Code's
+// logs (extension host, the extension's output channel) and the browser console. The run folder
+// (profile, workspace, scratch repositories, XDG dirs, TMPDIR) is a fresh temporary folder outside
+// the repository (so no git repository encloses the workspace), removed at the end unless
+// E2E_KEEP=1. The CLI runs as `deno run -A --config deno.runtime.jsonc cli.ts` (DENO=path for
+// another deno). code-server and Chromium are killed at the end whatever happens; every wait is
+// bounded and a watchdog ends a stuck run (E2E_TIMEOUT_MS, default 300000). The last line is
+// `N passed, M failed`; the exit code is 0 only when all passed.
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
@@ -452,6 +467,8 @@ async function main() {
     consoleLog = fs.createWriteStream(path.join(artifacts, "browser-console.log"));
     page.on("console", (m) => consoleLog.write(`${m.type()}: ${m.text()}\n`));
     page.on("pageerror", (e) => consoleLog.write(`pageerror: ${e.message}\n`));
+    // Leaving a workspace (scenarios 2 and 3) must not be held up by a "leave the page?" prompt.
+    page.on("dialog", (d) => (d.type() === "beforeunload" ? d.accept() : d.dismiss()));
     const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.ws)}`;
     await page.goto(url, { timeout: 30_000 });
     await wb.waitForWorkbench(page, 60_000);
@@ -671,6 +688,11 @@ async function waitForSameFindings(page, repos, multiRoot, ms) {
 function makeScratchRepo(base, name) {
   const spec = REPOS[name];
   const dir = scratch.makeRepo(root, path.join(base, name), spec);
+  // Someone else's repository: outside this one, no corpus/, no deno.json.
+  if (!path.relative(root, dir).startsWith("..")) throw new Error(`${dir} is inside ${root}`);
+  for (const absent of ["corpus", "deno.json"]) {
+    if (fs.existsSync(path.join(dir, absent))) throw new Error(`${dir} has ${absent}`);
+  }
   const expected = scratch.checkFindings(root, dir);
   const missing = spec.musts.filter(([rule, severity, file = scratch.DRAFT]) =>
     !expected.some((f) => f.rule === rule && f.severity === severity && f.file === file)
