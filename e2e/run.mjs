@@ -630,13 +630,13 @@ const SOURCE = "tool-estate";
 
 /**
  * The repository and the repository-relative path of a Problems file row, from its aria-label
- * ("5 problems in file example.lookup.tool.json of folder tools"; in a multi-root workspace the
- * folder starts with the workspace folder's name).
+ * ("5 problems in file example.lookup.tool.json of folder tools", without " of folder …" at the
+ * top; in a multi-root workspace the folder is "alpha • tools", the workspace folder's name first).
  */
 function fileOfRow(label, repos, multiRoot) {
-  const m = /in file (.+) of folder (.+)$/.exec(label);
+  const m = /in file (.+?)(?: of folder (.+))?$/.exec(label);
   if (!m) return undefined;
-  const [, name, folder] = m;
+  const [, name, folder = ""] = m;
   let parts = folder.split(/\s*[•/\\]\s*/).filter(Boolean);
   let repo = repos[0].name;
   if (multiRoot) {
