@@ -14,6 +14,15 @@ export const SELECTORS = Object.freeze({
   squiggleError: ".squiggly-error",
   problemsPanel: ".markers-panel",
   problemsRow: ".markers-panel .monaco-list-row",
+  // Inside a Problems row: a file (resource) row has the label, a marker row the rest.
+  problemsResource: ".resource-label-container",
+  problemsIcon: ".marker-icon",
+  problemsMessage: ".marker-message-line",
+  problemsSource: ".marker-source",
+  problemsCode: ".marker-code",
+  problemsLine: ".marker-line",
+  problemsDetails: ".marker-source, .marker-code, .marker-line",
+  panelMaximize: ".part.panel .action-label.codicon-panel-maximize",
   hover: ".monaco-hover:not(.hidden)",
   quickInput: ".quick-input-widget",
   actionWidgetRow: ".action-widget .monaco-list-row",
@@ -164,6 +173,130 @@ export async function problemsRows(page) {
   await openProblems(page);
   const texts = await page.locator(SELECTORS.problemsRow).allInnerTexts();
   return texts.map((t) => t.replace(/\s+/g, " ").trim());
+}
+
+/**
+ * In the page: every row of the Problems panel as data, in order. A marker row gets the file row
+ * above it (its aria-label, e.g. "5 problems in file x.tool.json of folder alpha/tools").
+ * @param {typeof SELECTORS} sel
+ */
+function markersInPage(sel) {
+  const out = [];
+  let file = "";
+  const rows = [...document.querySelectorAll(sel.problemsRow)]
+    .sort((a, b) => Number(a.dataset.index) - Number(b.dataset.index));
+  for (const row of rows) {
+    const text = (q) => (row.querySelector(q)?.textContent ?? "").replace(/\s+/g, " ").trim();
+    if (row.querySelector(sel.problemsResource)) {
+      file = row.getAttribute("aria-label") || text(sel.problemsResource);
+      continue;
+    }
+    const icon = row.querySelector(sel.problemsIcon);
+    const severity = ["error", "warning", "info"].find((s) =>
+      icon?.classList.contains(s) || icon?.querySelector(`.codicon-${s}`)
+    );
+    out.push({
+      file,
+      severity: severity ?? `unknown (${icon?.className})`,
+      // The first message line also holds the details (source, code, place): leave them out.
+      message: (() => {
+        const line = row.querySelector(sel.problemsMessage)?.cloneNode(true);
+        if (!line) return "";
+        for (const el of line.querySelectorAll(sel.problemsDetails)) el.remove();
+        return line.textContent.replace(/\s+/g, " ").trim();
+      })(),
+      source: text(sel.problemsSource),
+      code: text(sel.problemsCode),
+      at: text(sel.problemsLine),
+      text: row.textContent.replace(/\s+/g, " ").trim(),
+    });
+  }
+  return out;
+}
+
+/**
+ * The marker rows of the Problems panel (opening it if needed), each with the file row above it.
+ * The list is virtual: maximize the panel first ({@link maximizePanel}) when it may be long.
+ * @param {import('playwright-core').Page} page
+ * @returns {Promise<{ file: string, severity: string, message: string, source: string,
+ *   code: string, line: number, column: number, text: string }[]>}
+ */
+export async function problemsMarkers(page) {
+  await openProblems(page);
+  const rows = await page.evaluate(markersInPage, SELECTORS);
+  return rows.map(({ at, ...row }) => {
+    // "[Ln 4, Col 14]"
+    const m = /Ln (\d+), Col (\d+)/.exec(at);
+    return { ...row, line: m ? Number(m[1]) : NaN, column: m ? Number(m[2]) : NaN };
+  });
+}
+
+/**
+ * Maximizes the panel unless it is (its "Maximize Panel" toggle, aria-pressed when on), so that
+ * the Problems list renders all its rows.
+ * @param {import('playwright-core').Page} page
+ */
+export async function maximizePanel(page) {
+  await openProblems(page);
+  const button = page.locator(SELECTORS.panelMaximize).first();
+  await button.waitFor({ state: "visible", timeout: 5_000 });
+  if ((await button.getAttribute("aria-pressed")) === "true") return;
+  await button.click({ timeout: 5_000 });
+  await page.locator(`${SELECTORS.panelMaximize}[aria-pressed="true"]`).first().waitFor({
+    timeout: 5_000,
+  });
+}
+
+/**
+ * Opens a file by its path below a workspace folder through the Explorer: each folder on the way
+ * is expanded with a click (unless expanded), the file is double-clicked, and its tab awaited.
+ * `segments` starts with the workspace folder's name in a multi-root workspace (whose roots are
+ * rows), and with the first child in a single-folder one.
+ * @param {import('playwright-core').Page} page
+ * @param {string[]} segments e.g. ["alpha", "tools", "example.lookup.tool.json"]
+ * @param {number} timeout ms
+ */
+export async function openPathFromExplorer(page, segments, timeout) {
+  await page.locator(SELECTORS.explorerRow).first().waitFor({ state: "visible", timeout });
+  let level = 0;
+  let after = -1;
+  for (const [i, name] of segments.entries()) {
+    // The first row below the previous segment's, one level deeper, with this name. Rows are
+    // ordered by their data-index (a virtual list: DOM order is not guaranteed).
+    const found = await poll(() =>
+      page.evaluate(
+        ([sel, name, after, level]) => {
+          for (const row of document.querySelectorAll(sel.row)) {
+            const index = Number(row.getAttribute("data-index"));
+            const rowLevel = Number(row.getAttribute("aria-level"));
+            if (
+              index > after && (level === 0 || rowLevel === level + 1) &&
+              row.querySelector(sel.label)?.textContent.trim() === name
+            ) return { index, level: rowLevel, expanded: row.getAttribute("aria-expanded") };
+          }
+          return undefined;
+        },
+        [{ row: SELECTORS.explorerRow, label: SELECTORS.explorerLabel }, name, after, level],
+      ), timeout);
+    if (!found) throw new Error(`no Explorer row "${name}" (path ${segments.join("/")})`);
+    const row = page.locator(`${SELECTORS.explorerRow}[data-index="${found.index}"]`);
+    ({ level, index: after } = found);
+    if (i === segments.length - 1) await row.dblclick({ timeout });
+    else if (found.expanded !== "true") await row.click({ timeout });
+  }
+  const fileName = segments.at(-1);
+  await page.locator(SELECTORS.activeTab, { hasText: fileName }).waitFor({ timeout });
+  await page.locator(SELECTORS.editor).first().waitFor({ state: "visible", timeout });
+}
+
+/** Polls `fn` every 250 ms until it returns a truthy value or `ms` pass; returns the last. */
+async function poll(fn, ms) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await fn();
+    if (value || Date.now() > end) return value;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 }
 
 /**

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # The VS Code end-to-end test as one CI step: e2e/setup.sh (installs what is missing; seconds when
-# cached), then one pass of e2e/run.mjs (packages extension/, drives code-server + Chromium).
+# cached), then one pass of e2e/run.mjs (packages extension/, drives code-server + Chromium through
+# three scenarios: the corpus fixture with its quick fix; a repository made by `estate init`, whose
+# Problems panel must equal `estate check --format json` there; a multi-root workspace of two such
+# repositories). `deno` must be on PATH (or DENO=path): the scratch repositories are made and
+# checked with this repository's cli.ts.
 # setup.sh prints its timings; run.mjs timestamps each check and ends with `N passed, M failed`.
 # Exits non-zero when setup fails or any check fails. Screenshots and logs: e2e/artifacts/.
 #

@@ -7,17 +7,32 @@
 // --update-docs also copies the squiggle and quick-fix screenshots to docs/vscode-squiggle.png and
 // docs/vscode-quickfix.png (the README's pictures; committed, so CI leaves them alone).
 //
-// One pass: package the extension, make a fresh profile and a fixture workspace (a copy of
-// corpus/ plus a draft payments.lookup.tool.json at 2.1.0 with a compatible change), install the
-// .vsix, start code-server on 127.0.0.1, open the draft from the Explorer, remove the
-// `includeHistory` property (a major change, so 2.1.0 is too low), wait for the squiggle and the
-// Problems entry, apply the quick fix, save, and read "version": "3.0.0" back from disk.
-// Screenshots go to e2e/artifacts/ with code-server's log, VS Code's logs (extension host, the
-// extension's output channel) and the browser console. The run folder (profile, workspace, XDG
-// dirs, TMPDIR) is a fresh temporary folder outside the repository (so no git repository encloses
-// the workspace), removed at the end unless E2E_KEEP=1. code-server and Chromium are killed at the
-// end whatever happens; every wait is bounded and a watchdog ends a stuck run (E2E_TIMEOUT_MS,
-// default 300000). The last line is `N passed, M failed`; the exit code is 0 only when all passed.
+// One pass: package the extension, make a fresh profile, install the .vsix, start code-server on
+// 127.0.0.1, then three scenarios in one browser page (a failed scenario skips its own remaining
+// steps, not the next scenario's; default settings throughout, no toolEstate.estateFolder):
+//   1. a fixture workspace (a copy of corpus/ plus a draft payments.lookup.tool.json at 2.1.0 with
+//      a compatible change): open the draft from the Explorer, remove the `includeHistory`
+//      property (a major change, so 2.1.0 is too low), wait for the squiggle and the Problems
+//      entry, apply the quick fix, save, and read "version": "3.0.0" back from disk;
+//   2. someone else's repository (e2e/_scratch_repo.mjs): `git init`, `estate init`, `estate
+//      publish` of the example draft, an edit with several findings and a rules.json that raises
+//      a severity; opened as a folder, the draft opened from the Explorer, the Problems panel
+//      must list exactly what `estate check --format json` reports there (rule as
+//      `tool-estate(<rule>)`, severity, message, line, column): the estate is found from
+//      estate.json, and rules.json is honoured;
+//   3. a multi-root .code-workspace of that repository and a second one (another edit, another
+//      rules.json with an expired ignore): each folder's files show what `estate check` reports in
+//      its own repository, rules.json's ignore-expired included.
+// A difference is reported per repository as the findings only one side has, with every row of
+// the Problems panel. Screenshots go to e2e/artifacts/ (NN-<step>.png; the repositories' Problems
+// panels are estate-init-repo-problems and multi-root-problems) with code-server's log, VS Code's
+// logs (extension host, the extension's output channel) and the browser console. The run folder
+// (profile, workspace, scratch repositories, XDG dirs, TMPDIR) is a fresh temporary folder outside
+// the repository (so no git repository encloses the workspace), removed at the end unless
+// E2E_KEEP=1. The CLI runs as `deno run -A --config deno.runtime.jsonc cli.ts` (DENO=path for
+// another deno). code-server and Chromium are killed at the end whatever happens; every wait is
+// bounded and a watchdog ends a stuck run (E2E_TIMEOUT_MS, default 300000). The last line is
+// `N passed, M failed`; the exit code is 0 only when all passed.
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
@@ -26,6 +41,7 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import * as wb from "./_workbench.mjs";
+import * as scratch from "./_scratch_repo.mjs";
 
 // What the extension says and offers (extension/src: the server's version diagnostic and its
 // quick fix). The draft is payments.lookup 2.1.0; the newest published version is 2.0.0.
@@ -57,7 +73,10 @@ const log = (msg) => console.log(`[${secs(started).padStart(6)}] ${msg}`);
 
 /** @type {{ name: string, status: "passed" | "failed" | "not run", detail?: string }[]} */
 const results = [];
+// A setup step failed (nothing more can run) / a step of the current scenario failed (its
+// remaining steps are not run; the next scenario still runs).
 let stopped = false;
+let scenarioFailed = false;
 /** @type {import('playwright-core').Browser | undefined} */
 let browser;
 /** @type {import('playwright-core').Page | undefined} */
@@ -70,9 +89,18 @@ let shotIndex = 0;
 
 // --- helpers ---------------------------------------------------------------------------------
 
-/** Runs one check; after a failure the remaining checks are recorded as not run. */
-async function check(name, fn) {
-  if (stopped) {
+/** Starts a scenario: its checks run even when an earlier scenario failed. */
+function scenario(title) {
+  scenarioFailed = false;
+  log(`--- ${title}`);
+}
+
+/**
+ * Runs one check; after a failure the scenario's remaining checks are recorded as not run (all
+ * remaining checks, when `setup`: the run cannot go on without it).
+ */
+async function check(name, fn, { setup = false } = {}) {
+  if (stopped || scenarioFailed) {
     results.push({ name, status: "not run" });
     return undefined;
   }
@@ -83,7 +111,8 @@ async function check(name, fn) {
     log(`ok   ${name} (${secs(t0)})${detail ? `: ${detail}` : ""}`);
     return detail;
   } catch (error) {
-    stopped = true;
+    scenarioFailed = true;
+    if (setup) stopped = true;
     const [message, ...more] = (error instanceof Error ? error.message : String(error)).split("\n");
     results.push({ name, status: "failed", detail: message });
     log(`FAIL ${name} (${secs(t0)}): ${message}`);
@@ -396,12 +425,12 @@ async function main() {
     tools = loadTools();
     env = childEnv(tools, dirs);
     return undefined;
-  });
+  }, { setup: true });
 
   await check("the extension packages into a .vsix", () => {
     vsix = packageExtension();
     return `${path.relative(root, vsix)} (${Math.round(fs.statSync(vsix).size / 1024)} KB)`;
-  });
+  }, { setup: true });
 
   await check("code-server installs the .vsix", () => {
     const out = run(
@@ -411,7 +440,7 @@ async function main() {
     );
     if (!/successfully installed/i.test(out)) throw new Error(`unexpected output: ${out.trim()}`);
     return out.trim().split("\n").at(-1);
-  });
+  }, { setup: true });
 
   await check("code-server serves the workbench and Chromium loads it", async () => {
     port = await startCodeServer(tools, dirs, env);
@@ -438,13 +467,16 @@ async function main() {
     consoleLog = fs.createWriteStream(path.join(artifacts, "browser-console.log"));
     page.on("console", (m) => consoleLog.write(`${m.type()}: ${m.text()}\n`));
     page.on("pageerror", (e) => consoleLog.write(`pageerror: ${e.message}\n`));
+    // Leaving a workspace (scenarios 2 and 3) must not be held up by a "leave the page?" prompt.
+    page.on("dialog", (d) => (d.type() === "beforeunload" ? d.accept() : d.dismiss()));
     const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.ws)}`;
     await page.goto(url, { timeout: 30_000 });
     await wb.waitForWorkbench(page, 60_000);
     await shot("workbench");
     return `port ${port}`;
-  });
+  }, { setup: true });
 
+  scenario("a copy of corpus/ with a draft: squiggle, Problems, hover, quick fix");
   await check(`${TOOL_FILE} opens from the Explorer`, async () => {
     await wb.openFromExplorer(page, TOOL_FILE, 15_000);
     await shot("tool-file-open");
@@ -510,6 +542,226 @@ async function main() {
     }
     return `remaining: ${rows.join(" | ")}`;
   });
+
+  await estateRepos(port);
+}
+
+// --- someone else's repository: estate init, no corpus, no settings -------------------------
+
+/**
+ * The scratch repositories: what each edit and rules.json is, and what `estate check` must say
+ * there before the editor is compared with it (so that two empty lists never pass, and rules.json
+ * is seen to be read).
+ */
+const REPOS = {
+  alpha: {
+    // The published example with id now an integer, its minLength gone and a new optional
+    // property, still at 1.0.0: immutable (error), type-narrowed (warning), and type-widened,
+    // bound-loosened, property-added (info, but rules.json raises type-widened to a warning).
+    edit(draft) {
+      const props = draft.inputSchema.properties;
+      props.id.type = "integer";
+      delete props.id.minLength;
+      props.limit = { type: "integer", description: "At most this many records." };
+    },
+    rules: { rules: { "type-widened": "warning" }, ignore: [] },
+    musts: [
+      ["immutable", "error"],
+      ["type-narrowed", "warning"],
+      ["type-widened", "warning"],
+      ["property-added", "info"],
+    ],
+  },
+  beta: {
+    // 1.1.0 with a new required property (major: version-too-low) and a new optional one (info,
+    // raised to an error by rules.json), and an expired ignore: ignore-expired on rules.json.
+    edit(draft) {
+      draft.version = "1.1.0";
+      draft.inputSchema.properties.region = { type: "string", description: "The region." };
+      draft.inputSchema.properties.verbose = { type: "boolean", description: "Say more." };
+      draft.inputSchema.required.push("region");
+    },
+    rules: {
+      rules: { "property-added": "error" },
+      ignore: [{ rule: "bound-loosened", reason: "an old migration", expires: "2020-01-31" }],
+    },
+    musts: [
+      ["version-too-low", "error"],
+      ["required-added", "warning"],
+      ["property-added", "error"],
+      ["ignore-expired", "error", "estate/rules.json"],
+    ],
+  },
+};
+
+/**
+ * The Problems panel's markers from `source` as findings of the repositories in `repos` (by the
+ * folder in each file row's label); markers from other sources, and of files in none of them,
+ * are returned apart.
+ * @param {import('playwright-core').Page} page
+ * @param {{ name: string, dir: string }[]} repos
+ * @param {boolean} multiRoot whether the workspace is the repositories as its folders
+ */
+async function shownFindings(page, repos, multiRoot) {
+  const markers = await wb.problemsMarkers(page);
+  /** @type {Record<string, scratch.Finding[]>} */
+  const byRepo = Object.fromEntries(repos.map((r) => [r.name, []]));
+  const others = [];
+  for (const m of markers) {
+    const where = fileOfRow(m.file, repos, multiRoot);
+    if (m.source !== SOURCE || !where) {
+      others.push(`${m.file}: ${m.text}`);
+      continue;
+    }
+    byRepo[where.repo].push({
+      file: where.file,
+      rule: m.code,
+      severity: m.severity,
+      message: m.message,
+      line: m.line,
+      column: m.column,
+    });
+  }
+  return { byRepo, others, markers };
+}
+
+/** The diagnostics' source, as the Problems panel prints it before `(rule)`. */
+const SOURCE = "tool-estate";
+
+/**
+ * The repository and the repository-relative path of a Problems file row, from its aria-label
+ * ("5 problems in file example.lookup.tool.json of folder tools", without " of folder …" at the
+ * top; in a multi-root workspace the folder is "alpha • tools", the workspace folder's name first).
+ */
+function fileOfRow(label, repos, multiRoot) {
+  const m = /in file (.+?)(?: of folder (.+))?$/.exec(label);
+  if (!m) return undefined;
+  const [, name, folder = ""] = m;
+  let parts = folder.split(/\s*[•/\\]\s*/).filter(Boolean);
+  let repo = repos[0].name;
+  if (multiRoot) {
+    if (!repos.some((r) => r.name === parts[0])) return undefined;
+    [repo, ...parts] = parts;
+  }
+  return { repo, file: [...parts, name].join("/") };
+}
+
+/**
+ * Waits until the Problems panel shows, for each repository, exactly what `estate check` said
+ * there; throws with the difference when it does not within `ms`.
+ */
+async function waitForSameFindings(page, repos, multiRoot, ms) {
+  let last;
+  // The list is virtual: only rows in view exist. A maximized panel holds them all.
+  await wb.maximizePanel(page);
+  const same = await poll(
+    async () => {
+      last = await shownFindings(page, repos, multiRoot);
+      return repos.every((r) => !scratch.diffFindings(r.expected, last.byRepo[r.name]));
+    },
+    ms,
+    500,
+  );
+  if (!same) {
+    const diffs = repos.map((r) => {
+      const d = scratch.diffFindings(r.expected, last.byRepo[r.name]);
+      return d ? `${r.name} (${r.dir}): ${d}` : `${r.name}: same`;
+    });
+    const rows = last.markers.map((m) =>
+      `  [${m.file}] Ln ${m.line}, Col ${m.column} ${m.severity} ${m.source}(${m.code}): ${m.message}`
+    );
+    throw new Error(
+      [
+        `after ${ms / 1000} s the Problems panel still differs from estate check`,
+        ...diffs,
+        "Problems rows:",
+        ...(rows.length ? rows : ["  (none)"]),
+      ].join("\n"),
+    );
+  }
+  const count = repos.map((r) => `${r.name} ${r.expected.length}`).join(", ");
+  const others = last.others.length ? `; not ours: ${last.others.join(" | ")}` : "";
+  return `${count} findings, same rule, severity, message, line and column${others}`;
+}
+
+/** Makes a repository from REPOS[name] and takes `estate check`'s findings there. */
+function makeScratchRepo(base, name) {
+  const spec = REPOS[name];
+  const dir = scratch.makeRepo(root, path.join(base, name), spec);
+  // Someone else's repository: outside this one, no corpus/, no deno.json.
+  if (!path.relative(root, dir).startsWith("..")) throw new Error(`${dir} is inside ${root}`);
+  for (const absent of ["corpus", "deno.json"]) {
+    if (fs.existsSync(path.join(dir, absent))) throw new Error(`${dir} has ${absent}`);
+  }
+  const expected = scratch.checkFindings(root, dir);
+  const missing = spec.musts.filter(([rule, severity, file = scratch.DRAFT]) =>
+    !expected.some((f) => f.rule === rule && f.severity === severity && f.file === file)
+  );
+  if (missing.length) {
+    throw new Error(
+      `estate check in ${name} lacks ${missing.map((m) => m.join(" ")).join(", ")}:\n${
+        expected.map(scratch.formatFinding).join("\n")
+      }`,
+    );
+  }
+  return { name, dir, expected };
+}
+
+/**
+ * Scenarios 2 and 3: the .vsix in repositories made by `estate init` (no corpus/, no deno.json,
+ * no toolEstate.estateFolder), one opened as a folder, then both as a multi-root workspace.
+ */
+async function estateRepos(port) {
+  scenario("a repository made by estate init, opened as a folder");
+  const base = path.join(runDir, "repos");
+  let alpha, beta;
+  await check("estate init, publish, edit, rules.json: estate check reports", () => {
+    alpha = makeScratchRepo(base, "alpha");
+    beta = makeScratchRepo(base, "beta");
+    return [alpha, beta].map((r) =>
+      `${r.name}: ${r.expected.map((f) => `${f.rule} ${f.severity}`).join(", ")}`
+    ).join("; ");
+  });
+
+  await check("VS Code opens the repository; the draft opens from the Explorer", async () => {
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(alpha.dir)}`, {
+      timeout: 30_000,
+    });
+    await wb.waitForWorkbench(page, 60_000);
+    await wb.openPathFromExplorer(page, scratch.DRAFT.split("/"), 15_000);
+  });
+
+  await check("Problems shows what estate check reports in the repository", async () => {
+    const detail = await waitForSameFindings(page, [alpha], false, 60_000);
+    await shot("estate-init-repo-problems");
+    return detail;
+  });
+
+  scenario("a multi-root workspace of two estate init repositories");
+  await check("VS Code opens the .code-workspace; both drafts open from the Explorer", async () => {
+    if (!alpha || !beta) throw new Error("the repositories were not made");
+    const file = path.join(base, "estates.code-workspace");
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ folders: [{ path: "alpha" }, { path: "beta" }], settings: {} }, null, 2),
+    );
+    await page.goto(`http://127.0.0.1:${port}/?workspace=${encodeURIComponent(file)}`, {
+      timeout: 30_000,
+    });
+    await wb.waitForWorkbench(page, 60_000);
+    for (const repo of [alpha, beta]) {
+      await wb.openPathFromExplorer(page, [repo.name, ...scratch.DRAFT.split("/")], 15_000);
+    }
+  });
+
+  await check(
+    "Problems shows, for each folder, what estate check reports in its repository",
+    async () => {
+      const detail = await waitForSameFindings(page, [alpha, beta], true, 60_000);
+      await shot("multi-root-problems");
+      return detail;
+    },
+  );
 }
 
 /** Copies VS Code's logs (extension host, the extension's output channel) into the artifacts. */
@@ -529,7 +781,7 @@ function keepLogs() {
 function summary() {
   const count = (s) => results.filter((r) => r.status === s).length;
   const notRun = count("not run");
-  if (notRun) log(`${notRun} not run after the first failure`);
+  if (notRun) log(`${notRun} not run after a failure`);
   log(`artifacts: ${path.relative(process.cwd(), artifacts) || "."}`);
   console.log(`${count("passed")} passed, ${count("failed")} failed`);
   return count("failed") === 0 && notRun === 0 && results.length > 0 ? 0 : 1;
