@@ -206,6 +206,13 @@ Deno.test("LSP: the quick fix sets the version to the minimum, and applying it l
         '"3.0.0"',
         "major change against 2.0.0: version 3.0.0 is enough",
       ],
+      // The version is enough, so no stored call is read: the evidence is a made call.
+      [
+        3,
+        "breaking-call",
+        "false",
+        'a call the published version accepts, {"reference":"PMT-000000","includeHistory":false}, would now be rejected: $.includeHistory property "includeHistory" is not allowed',
+      ],
     ]);
     assert.equal(ls.statuses.at(-1)!.text, "against 2.0.0: major, ok");
   });

@@ -191,6 +191,10 @@ export function breakingCallFindings(
     old: schemas.old,
     draft: schemas.now,
     major,
+    at: {
+      input: changes.input.filter((c) => c.bump === "major").map((c) => c.path),
+      output: changes.output.filter((c) => c.bump === "major").map((c) => c.path),
+    },
     names: { old: `the old ${what}`, draft: `the new ${what}` },
   });
   if (!b) return [];

@@ -10,7 +10,8 @@
  */
 import { isObject } from "../_object.ts";
 import { createRefResolver, type RefResolver } from "../schema/resolve.ts";
-import type { JsonSchema, SchemaIssue } from "../schema/types.ts";
+import type { JsonSchema, PathSegment, SchemaIssue } from "../schema/types.ts";
+import { parsePath } from "../schema/path.ts";
 import { compileSchema } from "../schema/validate.ts";
 
 /** A value one schema accepts and the other rejects. */
@@ -33,8 +34,13 @@ export interface FindWitnessOptions<T> {
   valueOf?: (candidate: T) => unknown;
   /** How many candidates to try at most. Default 10,000. */
   maxStored?: number;
-  /** How many made values to try at most. Default 2,000. */
+  /** How many made values to try at most. Default 5,000. */
   maxCandidates?: number;
+  /**
+   * Where in `accepting` the difference is (`$`-paths of schema nodes, e.g. the classifier's
+   * major changes): values are made there first, inside an otherwise accepted value.
+   */
+  at?: readonly string[];
 }
 
 /**
@@ -79,14 +85,21 @@ export function findWitness<T = unknown>(
       };
     }
   }
-  const made = new Values(accepting, options.maxCandidates ?? 2_000);
-  for (const value of made.of(accepting, 0)) {
+  const made = new Values(accepting, options.maxCandidates ?? 5_000);
+  const targeted = function* (): Generator<unknown> {
+    for (const at of options.at ?? []) yield* made.at(accepting, at);
+  };
+  for (const value of chain(targeted(), made.of(accepting, 0))) {
     if (made.exhausted()) break;
     if (accepts.isValid(value) && !rejects.isValid(value)) {
       return { value, source: "generated", rejection: rejects(value)[0] };
     }
   }
   return undefined;
+}
+
+function* chain<T>(...gens: Iterable<T>[]): Generator<T> {
+  for (const g of gens) yield* g;
 }
 
 const FORMAT_SAMPLES: Record<string, string[]> = {
@@ -104,14 +117,20 @@ const FORMAT_SAMPLES: Record<string, string[]> = {
 
 const MAX_DEPTH = 6;
 
+/** How many values of one property (or item) an object (or array) is tried with. */
+const VARIANTS = 40;
+
 /** Makes values for a schema, deterministically, up to a count. */
 class Values {
   readonly #resolve: RefResolver;
   readonly #max: number;
   #count = 0;
 
+  readonly #root: JsonSchema;
+
   constructor(root: JsonSchema, max: number) {
     this.#resolve = createRefResolver(root);
+    this.#root = root;
     this.#max = max;
   }
 
@@ -182,6 +201,12 @@ class Values {
 
   readonly #checks = new Map<JsonSchema, (v: unknown) => boolean>();
 
+  /** The first value of a schema's own keywords, without its `allOf`. */
+  #ownFirst(schema: Record<string, unknown>, depth: number): unknown {
+    const { allOf: _, ...own } = schema;
+    return this.first(own, depth);
+  }
+
   /**
    * Whether a subschema accepts a value, when that can be told on its own (a subschema with a
    * `$ref` in it is not compiled apart from its root: anything passes here, the root decides).
@@ -189,12 +214,33 @@ class Values {
   accepts(schema: JsonSchema, value: unknown): boolean {
     let check = this.#checks.get(schema);
     if (!check) {
-      const standalone = !JSON.stringify(schema ?? null).includes('"$ref"');
-      const compiled = standalone ? compileSchema(schema) : undefined;
-      check = compiled ? (v) => compiled.isValid(v) : () => true;
+      check = this.#checkOf(schema);
       this.#checks.set(schema, check);
     }
     return check(value);
+  }
+
+  #checkOf(schema: JsonSchema): (v: unknown) => boolean {
+    const root = this.#root;
+    let standalone: JsonSchema = schema;
+    if (schema !== root && JSON.stringify(schema ?? null).includes('"$ref"')) {
+      // Its references to the root's definitions resolve beside it; any other makes it unknown.
+      if (!isObject(root) || !(isObject(root.$defs) || isObject(root.definitions))) {
+        return () => true;
+      }
+      standalone = {
+        ...(isObject(root.$defs) ? { $defs: root.$defs } : {}),
+        ...(isObject(root.definitions) ? { definitions: root.definitions } : {}),
+        allOf: [schema],
+      };
+    }
+    try {
+      const compiled = compileSchema(standalone);
+      compiled.isValid(null);
+      return (v) => compiled.isValid(v);
+    } catch {
+      return () => true;
+    }
   }
 
   /** The first value a subschema's generator gives that it accepts (`null` when none does). */
@@ -206,6 +252,63 @@ class Values {
       if (n >= 200) break;
     }
     return fallback;
+  }
+
+  /**
+   * Values that differ at one schema node: an accepted value of the root with, at the instance
+   * place that node governs, each value made for that node.
+   */
+  *at(root: JsonSchema, schemaPath: string): Generator<unknown> {
+    let segments: PathSegment[];
+    try {
+      segments = parsePath(schemaPath);
+    } catch {
+      return;
+    }
+    // The instance path, and the subschema governing it, along the schema path.
+    const instance: PathSegment[] = [];
+    let sub: JsonSchema = this.#resolve(root);
+    for (let i = 0; i < segments.length; i++) {
+      if (!isObject(sub)) break;
+      const k = segments[i];
+      const next = segments[i + 1];
+      if (k === "properties" && typeof next === "string" && isObject(sub.properties)) {
+        instance.push(next);
+        sub = this.#resolve((sub.properties as Record<string, JsonSchema>)[next]);
+        i++;
+      } else if (k === "items" && sub.items !== undefined && !Array.isArray(sub.items)) {
+        instance.push(Array.isArray(sub.prefixItems) ? sub.prefixItems.length : 0);
+        sub = this.#resolve(sub.items as JsonSchema);
+      } else if (
+        k === "prefixItems" && typeof next === "number" && Array.isArray(sub.prefixItems)
+      ) {
+        instance.push(next);
+        sub = this.#resolve(sub.prefixItems[next] as JsonSchema);
+        i++;
+      } else if (k === "additionalProperties" && sub.additionalProperties !== undefined) {
+        instance.push("extra");
+        sub = this.#resolve(sub.additionalProperties as JsonSchema);
+      } else if (
+        (k === "anyOf" || k === "oneOf" || k === "allOf") && typeof next === "number" &&
+        Array.isArray(sub[k])
+      ) {
+        sub = this.#resolve((sub[k] as JsonSchema[])[next]);
+        i++;
+      } else break;
+    }
+    const base = this.first(root, 0);
+    const current = valueAt(base, instance);
+    let n = 0;
+    for (const v of this.of(sub, 0)) {
+      // An object keeps what the rest of the schema asked of the place (the other `allOf` parts).
+      const copy = place(
+        base,
+        instance,
+        isObject(v) && isObject(current) ? { ...current, ...v } : v,
+      );
+      if (copy !== undefined) yield copy;
+      if (++n >= 200) break;
+    }
   }
 
   *objects(s: Record<string, unknown>, depth: number): Generator<unknown> {
@@ -221,7 +324,7 @@ class Values {
       let n = 0;
       for (const v of this.of(sub, depth + 1)) {
         yield { ...base, [name]: v };
-        if (++n >= 12) break;
+        if (++n >= VARIANTS) break;
       }
     }
     const all = { ...base };
@@ -245,7 +348,7 @@ class Values {
       const arr = [...head, v];
       while (arr.length < min) arr.push(v);
       yield arr;
-      if (++n >= 12) break;
+      if (++n >= VARIANTS) break;
     }
   }
 }
@@ -344,4 +447,28 @@ export function patternSample(pattern: string): string | undefined {
     out += atom.repeat(times);
   }
   return out;
+}
+
+/** A copy of `base` with `value` at `path` (containers made as needed); `undefined` if impossible. */
+function place(base: unknown, path: readonly PathSegment[], value: unknown): unknown {
+  if (path.length === 0) return value;
+  const [head, ...rest] = path;
+  if (typeof head === "number") {
+    const arr = Array.isArray(base) ? [...base] : [];
+    while (arr.length < head) arr.push(arr[0] ?? null);
+    arr[head] = place(arr[head], rest, value);
+    return arr;
+  }
+  const obj = isObject(base) ? { ...base } : {};
+  obj[head] = place(obj[head], rest, value);
+  return obj;
+}
+
+function valueAt(value: unknown, path: readonly PathSegment[]): unknown {
+  let v = value;
+  for (const seg of path) {
+    if (typeof seg === "number") v = Array.isArray(v) ? v[seg] : undefined;
+    else v = isObject(v) ? v[seg] : undefined;
+  }
+  return v;
 }

@@ -42,6 +42,8 @@ export interface BreakingCallSubject {
   draft: { inputSchema: JsonSchema; outputSchema?: JsonSchema };
   /** Whether the input change and the output change are major. */
   major: { input: boolean; output: boolean };
+  /** Where the major changes are (`$`-paths), to make values there first. */
+  at?: { input?: readonly string[]; output?: readonly string[] };
   /** The tool's stored calls (of the line being compared), tried first as input witnesses. */
   calls?: () => Iterable<StoredCall>;
   /**
@@ -73,6 +75,7 @@ export function breakingCall(
       const w = findWitness<StoredCall>(old.inputSchema, draft.inputSchema, {
         candidates: subject.calls?.() ?? [],
         valueOf: (c) => c.arguments,
+        at: subject.at?.input,
       });
       if (w) {
         const why = `${w.rejection.path} ${w.rejection.message}`;
@@ -98,7 +101,7 @@ export function breakingCall(
       }
     }
     if (rule.forward) {
-      const w = findWitness(draft.inputSchema, old.inputSchema);
+      const w = findWitness(draft.inputSchema, old.inputSchema, { at: subject.at?.input });
       if (w) {
         return {
           field: "inputSchema",
@@ -117,7 +120,7 @@ export function breakingCall(
     draft.outputSchema !== undefined
   ) {
     if (rule.backward) {
-      const w = findWitness(draft.outputSchema, old.outputSchema);
+      const w = findWitness(draft.outputSchema, old.outputSchema, { at: subject.at?.output });
       if (w) {
         return {
           field: "outputSchema",
@@ -131,7 +134,7 @@ export function breakingCall(
       }
     }
     if (rule.forward) {
-      const w = findWitness(old.outputSchema, draft.outputSchema);
+      const w = findWitness(old.outputSchema, draft.outputSchema, { at: subject.at?.output });
       if (w) {
         return {
           field: "outputSchema",

@@ -343,6 +343,10 @@ export function publishPlan(subject: PublishSubject): PublishPlan {
         old: baseline.spec,
         draft: spec,
         major: { input: c.bump === "major", output: out.bump === "major" },
+        at: {
+          input: c.changes.filter((x) => x.bump === "major").map((x) => x.path),
+          output: out.changes.filter((x) => x.bump === "major").map((x) => x.path),
+        },
         ...(calls
           ? {
             calls: function* () {
