@@ -53,8 +53,8 @@ function shown(
 }
 
 /** A draft of payments.lookup based on the published 2.0.0 (edited freely, as a user would). */
-// deno-lint-ignore no-explicit-any
 function lookupDraft(
+  // deno-lint-ignore no-explicit-any
   edit: (s: Record<string, any>) => void,
 ): Record<string, unknown> {
   const spec = corpusSpec("payments.lookup", "2.0.0");

@@ -10,11 +10,7 @@
 import type { DraftReport } from "../../lib/estate/check_draft.ts";
 import type { DriftNotice } from "../../lib/estate/drift_notices.ts";
 import type { ToolSpec } from "../../lib/estate/spec.ts";
-import {
-  limitList,
-  MAX_ISSUE_TEXT,
-  shortenText,
-} from "../../lib/schema/issue_limit.ts";
+import { limitList, MAX_ISSUE_TEXT, shortenText } from "../../lib/schema/issue_limit.ts";
 import { Version } from "../../lib/compat/semver.ts";
 import {
   checkedToolFile,
@@ -210,9 +206,7 @@ function limitDiagnostics(
     ) as FileDiagnostic["severity"],
     code: "omitted",
     source: SOURCE,
-    message: `and ${omitted} more ${what}${
-      omitted === 1 ? "" : "s"
-    }, not shown here`,
+    message: `and ${omitted} more ${what}${omitted === 1 ? "" : "s"}, not shown here`,
   }];
 }
 
@@ -259,9 +253,8 @@ export function checkToolFile(text: string, context: CheckContext): FileCheck {
   const now = context.now?.() ?? new Date();
   const read = readToolText(file, text);
   if (!read.ok) {
-    const findings =
-      checkReport("check", [checkedToolFile(file, text, read)], { rules, now })
-        .findings;
+    const findings = checkReport("check", [checkedToolFile(file, text, read)], { rules, now })
+      .findings;
     const mine = findings.filter((f) => f.file === file);
     if (read.reason === "json") {
       return {
@@ -310,8 +303,7 @@ export function checkToolFile(text: string, context: CheckContext): FileCheck {
       severity: 2,
       code: "estate",
       source: SOURCE,
-      message:
-        `the estate's rules.json is not applied: ${context.rulesProblem}`,
+      message: `the estate's rules.json is not applied: ${context.rulesProblem}`,
     });
   }
   let report: DraftReport;
@@ -370,9 +362,7 @@ export function checkToolFile(text: string, context: CheckContext): FileCheck {
     }
     return d;
   });
-  const all = [...extras, ...diagnostics].sort((a, b) =>
-    a.severity - b.severity
-  );
+  const all = [...extras, ...diagnostics].sort((a, b) => a.severity - b.severity);
   return {
     diagnostics: limitDiagnostics(all, "finding"),
     versionHover: versionHover(report, context.estateLabel),
@@ -416,9 +406,7 @@ function versionHover(report: DraftReport, estateLabel: string): string {
     }), the newest published version in \`${estateLabel}\``,
     "",
   ];
-  const versionFindings = report.findings.filter((f) =>
-    f.target.field === "version"
-  );
+  const versionFindings = report.findings.filter((f) => f.target.field === "version");
   if (versionFindings.length === 0) {
     out.push(
       `${report.version} is published with this content: nothing to publish.`,
@@ -442,9 +430,9 @@ function versionHover(report: DraftReport, estateLabel: string): string {
     const shown = limitList(changes);
     for (const c of shown.items) {
       out.push(
-        `- \`${shortenText(c.path)}\` ${
-          c.bump === "major" ? "**major**" : c.bump
-        }: ${shortenText(c.message)}`,
+        `- \`${shortenText(c.path)}\` ${c.bump === "major" ? "**major**" : c.bump}: ${
+          shortenText(c.message)
+        }`,
       );
     }
     const n = shown.omitted;
@@ -457,18 +445,16 @@ function versionHover(report: DraftReport, estateLabel: string): string {
       "",
       `${plural(report.rejected.count, "stored call")} of the ${
         report.version.split(".")[0]
-      }.x line ${
-        report.rejected.count === 1 ? "is" : "are"
-      } rejected by this schema.`,
+      }.x line ${report.rejected.count === 1 ? "is" : "are"} rejected by this schema.`,
     );
   }
   if (report.breakingCall) {
     const b = report.breakingCall;
     out.push(
       "",
-      `**${
-        b.field === "inputSchema" ? "A call it breaks" : "A result it breaks"
-      }** (${b.call ? "a stored call" : "checked by the validator"}):`,
+      `**${b.field === "inputSchema" ? "A call it breaks" : "A result it breaks"}** (${
+        b.call ? "a stored call" : "checked by the validator"
+      }):`,
       "",
       "```json",
       shortenText(JSON.stringify(b.value, null, 2), 4 * MAX_ISSUE_TEXT),
@@ -488,27 +474,19 @@ function statusOf(
 ): FileStatus {
   const errors = findings.filter((f) => f.severity === "error").length;
   const warnings = findings.filter((f) => f.severity === "warning").length;
-  const severity = errors
-    ? "error"
-    : warnings || problem
-    ? "warning"
-    : "information";
+  const severity = errors ? "error" : warnings || problem ? "warning" : "information";
   const where = context.estateProblem
     ? `estate not loaded (${context.estateProblem})`
     : `estate ${context.estateLabel}`;
   if (!report.baseline) {
     return {
-      text: `${report.name}: new tool${
-        errors ? `, ${plural(errors, "error")}` : ""
-      }`,
+      text: `${report.name}: new tool${errors ? `, ${plural(errors, "error")}` : ""}`,
       detail: `no published version of ${report.name} in the ${where}`,
       severity,
     };
   }
   const base = report.baseline;
-  const hasVersionFinding = report.findings.some((f) =>
-    f.target.field === "version"
-  );
+  const hasVersionFinding = report.findings.some((f) => f.target.field === "version");
   let result: string;
   if (!hasVersionFinding) result = "published, unchanged";
   else if (report.findings.some((f) => f.code === "immutable")) {
@@ -520,9 +498,7 @@ function statusOf(
   } else result = `${report.bump}, ${errors ? plural(errors, "error") : "ok"}`;
   return {
     text: `against ${base.version}: ${result}`,
-    detail: `baseline ${report.name}@${base.version} (${
-      stateName(base.state)
-    }) in the ${where}`,
+    detail: `baseline ${report.name}@${base.version} (${stateName(base.state)}) in the ${where}`,
     severity,
   };
 }
