@@ -150,6 +150,7 @@ Deno.test({
       assert.deepEqual(rulesOf(widened.out), [
         "version-too-low",
         "property-added",
+        "breaking-call",
       ]);
       assert.equal((await both(["publish", "fx.tool.json"])).code, 1);
       // rules.json turns property-added off; --rules FILE still wins.
@@ -166,7 +167,7 @@ Deno.test({
       fs.writeFileSync(path.join(folder, "rules.json"), rules);
       const quiet = await both(["check", "fx.tool.json"]);
       assert.equal(quiet.code, 1);
-      assert.deepEqual(rulesOf(quiet.out), ["version-too-low"]);
+      assert.deepEqual(rulesOf(quiet.out), ["version-too-low", "breaking-call"]);
       assert.doesNotMatch(
         (await cli(["check", "fx.tool.json", "--store", url], work)).out,
         /property-added/,

@@ -204,6 +204,7 @@ Deno.test("LSP: publishing a new version lifts the quarantine; a draft naming th
       [2, "required-added", '"fields"'],
       [2, "drift-quarantined", '"fields"'],
       [3, "version-ok", '"2.0.0"'],
+      [3, "breaking-call", '"required"'],
     ]);
     // Published: the quarantine was of 1.0.0, and the draft is now what is published.
     const { file: published } = estate.publish(fix as ToolSpec);
