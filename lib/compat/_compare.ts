@@ -14,6 +14,7 @@ import {
 import type { JsonSchema, PathSegment } from "../schema/types.ts";
 import { isValid } from "../schema/validate.ts";
 import { type Change, change, downgrade, show } from "./_change.ts";
+import { type Budget, CycleMemo } from "./_memo.ts";
 import { compareApplicators } from "./_compare_applicator.ts";
 import { compareArray } from "./_compare_array.ts";
 import { compareObject } from "./_compare_object.ts";
@@ -26,41 +27,6 @@ import type { SchemaBump } from "./schema_change.ts";
 
 type Obj = Record<string, unknown>;
 
-/**
- * Memoizes a recursive computation over pairs, assuming `assumed` for a pair already in progress.
- * A result that leaned on such an assumption (other than its own) is not kept, so an optimistic
- * answer never leaks out of the cycle that justified it.
- */
-class CycleMemo<T> {
-  readonly #done = new Map<string, T>();
-  readonly #active = new Map<string, number>();
-  #low = Infinity;
-
-  run(key: string, assumed: T, compute: () => T): T {
-    const hit = this.#done.get(key);
-    if (hit !== undefined) return hit;
-    const depth = this.#active.get(key);
-    if (depth !== undefined) {
-      this.#low = Math.min(this.#low, depth);
-      return assumed;
-    }
-    const mine = this.#active.size;
-    this.#active.set(key, mine);
-    const outer = this.#low;
-    this.#low = Infinity;
-    let result: T;
-    try {
-      result = compute();
-    } finally {
-      this.#active.delete(key);
-    }
-    const low = this.#low;
-    if (low >= mine) this.#done.set(key, result);
-    this.#low = Math.min(outer, low >= mine ? Infinity : low);
-    return result;
-  }
-}
-
 /** Options for a {@linkcode Comparer}. */
 export interface ComparerOptions {
   /** The bump for a changed `description` or `title`. */
@@ -71,6 +37,8 @@ export interface ComparerOptions {
    * the old contract allowed).
    */
   strict: boolean;
+  /** The steps this comparison may take (shared by both directions of one classification). */
+  budget: Budget;
 }
 
 /** The comparison engine for one old/new schema pair. */
@@ -84,8 +52,9 @@ export class Comparer implements CompareContext {
   #place: Place;
   readonly #ids = new WeakMap<object, number>();
   #nextId = 1;
-  readonly #changes = new CycleMemo<Change[]>();
-  readonly #stable = new CycleMemo<boolean>();
+  readonly #budget: Budget;
+  readonly #changes: CycleMemo<Change[]>;
+  readonly #stable: CycleMemo<boolean>;
 
   constructor(oldSchema: JsonSchema, newSchema: JsonSchema, options: ComparerOptions) {
     this.old = new Side(oldSchema);
@@ -94,6 +63,9 @@ export class Comparer implements CompareContext {
     this.#strict = options.strict;
     this.#places = new Places(this.old);
     this.#place = this.#places.root;
+    this.#budget = options.budget;
+    this.#changes = new CycleMemo<Change[]>([], (r) => r.length === 0, options.budget);
+    this.#stable = new CycleMemo(true, (r) => r, options.budget);
   }
 
   relies(name: string): boolean {
@@ -120,7 +92,10 @@ export class Comparer implements CompareContext {
     const key = `${this.#id(o)}:${this.#id(n)}@${place.key}`;
     this.#place = place;
     try {
-      return this.#changes.run(key, [], () => this.#comparePair(o, n));
+      const found = this.#changes.run(key, () => this.#comparePair(o, n));
+      // Each change handed back is copied by the caller: that is the work to count.
+      this.#budget.spend(found.length);
+      return found;
     } finally {
       this.#place = outer;
     }
@@ -152,7 +127,7 @@ export class Comparer implements CompareContext {
   /** Whether every `$ref` under two equal subschemas leads to equal targets on both sides. */
   #sameTargets(o: unknown, n: unknown): boolean {
     if (!isObject(o) || !isObject(n)) return true;
-    return this.#stable.run(`${this.#id(o)}:${this.#id(n)}`, true, () => {
+    return this.#stable.run(`${this.#id(o)}:${this.#id(n)}`, () => {
       if (typeof o.$ref === "string") {
         const a = this.old.target(o), b = this.new.target(n);
         if (a === undefined || b === undefined) return a === b;

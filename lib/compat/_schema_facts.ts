@@ -84,6 +84,9 @@ export function typeKinds(side: Side, s: unknown, seen: Set<object> = new Set())
   if (s === false) return new Set();
   if (!isObject(s)) return new Set(ALL_KINDS);
   if (seen.has(s)) return new Set(ALL_KINDS);
+  // An answer reached inside a cycle may be wider than need be, never narrower: safe to keep.
+  const known = side.kinds.get(s);
+  if (known) return known;
   seen.add(s);
   let out = new Set<ValueKind>(ALL_KINDS);
   const t = typeKeywordKinds(s.type);
@@ -105,6 +108,7 @@ export function typeKinds(side: Side, s: unknown, seen: Set<object> = new Set())
     out = intersect(out, union);
   }
   seen.delete(s);
+  side.kinds.set(s, out);
   return out;
 }
 

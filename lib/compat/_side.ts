@@ -6,6 +6,7 @@ import { ANNOTATION_KEYWORDS } from "../schema/keywords.ts";
 import { DEFAULT_BASE, RefIndex } from "../schema/_refs.ts";
 import { isObject } from "../_object.ts";
 import type { JsonSchema, PathSegment } from "../schema/types.ts";
+import type { ValueKind } from "./_schema_facts.ts";
 
 const ANNOTATIONS = new Set(ANNOTATION_KEYWORDS);
 
@@ -39,6 +40,8 @@ export class Side {
   readonly index: RefIndex;
   /** Locations of every `$ref` target followed, to tell unused definitions apart. */
   readonly referenced: PathSegment[][] = [];
+  /** The kinds of value each subschema may accept, kept by `typeKinds`. */
+  readonly kinds: WeakMap<object, Set<ValueKind>> = new WeakMap();
 
   constructor(root: JsonSchema) {
     this.root = root;
