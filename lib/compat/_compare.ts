@@ -8,7 +8,8 @@ import { isObject } from "../_object.ts";
 import { forEachSubschema } from "../schema/_walk.ts";
 import {
   ANNOTATION_KEYWORDS,
-  ENFORCED_KEYWORDS,
+  type CompareFamily,
+  keywordsWhere,
   UNSUPPORTED_KEYWORDS,
 } from "../schema/keywords.ts";
 import type { JsonSchema, PathSegment } from "../schema/types.ts";
@@ -18,6 +19,7 @@ import { type Budget, CycleMemo } from "./_memo.ts";
 import { compareApplicators } from "./_compare_applicator.ts";
 import { compareArray } from "./_compare_array.ts";
 import { compareObject } from "./_compare_object.ts";
+import { compareUnevaluated } from "./_compare_unevaluated.ts";
 import { compareEnum, compareNumeric, compareString, compareType } from "./_compare_scalar.ts";
 import type { CompareContext, OldFacts } from "./_context.ts";
 import { type Place, Places, type Step } from "./_places.ts";
@@ -74,6 +76,10 @@ export class Comparer implements CompareContext {
 
   strict(): boolean {
     return this.#strict || this.#place.strict;
+  }
+
+  watchers(kw: "unevaluatedProperties" | "unevaluatedItems"): number {
+    return this.#place.count(kw);
   }
 
   #id(x: unknown): string {
@@ -172,17 +178,9 @@ export class Comparer implements CompareContext {
       newKinds,
       newIntegerOnly: newKinds.has("integer") && !newKinds.has("fraction"),
     };
-    const out: Change[] = [
-      ...this.#annotations(O, N),
-      ...compareType(O, N, facts),
-      ...compareEnum(O, N, facts),
-      ...family(compareNumeric(O, N, facts), facts, ["integer", "fraction"], "numbers"),
-      ...family(compareString(O, N), facts, ["string"], "strings"),
-      ...family(compareArray(this, O, N), facts, ["array"], "arrays"),
-      ...family(compareObject(this, O, N), facts, ["object"], "objects"),
-      ...compareApplicators(this, O, N),
-      ...unknownKeywords(O, N),
-    ];
+    const out: Change[] = [...this.#annotations(O, N)];
+    for (const compare of Object.values(COMPARERS)) out.push(...compare(this, O, N, facts));
+    out.push(...unknownKeywords(O, N));
     const domain = facts.domain;
     return out.map((c) => {
       if (c.bump !== "major" || c.check === undefined || !domain) return c;
@@ -240,8 +238,33 @@ export class Comparer implements CompareContext {
   }
 }
 
+/** How one keyword family compares a pair of resolved subschemas. */
+type FamilyComparer = (ctx: CompareContext, o: Obj, n: Obj, facts: OldFacts) => Change[];
+
+/**
+ * The comparer of each keyword family of `KEYWORDS` (lib/schema/keywords.ts), in the order their
+ * changes are listed. A keyword whose family is `none` has none: changing it is undecidable.
+ */
+export const COMPARERS: Readonly<Record<Exclude<CompareFamily, "none">, FamilyComparer>> = {
+  // `$ref`s are followed before the pair is compared (Side.resolve): nothing is left to compare.
+  reference: () => [],
+  type: (_, o, n, facts) => compareType(o, n, facts),
+  enum: (_, o, n, facts) => compareEnum(o, n, facts),
+  numeric: (_, o, n, facts) =>
+    family(compareNumeric(o, n, facts), facts, ["integer", "fraction"], "numbers"),
+  string: (_, o, n, facts) => family(compareString(o, n), facts, ["string"], "strings"),
+  array: (ctx, o, n, facts) => family(compareArray(ctx, o, n), facts, ["array"], "arrays"),
+  object: (ctx, o, n, facts) => family(compareObject(ctx, o, n), facts, ["object"], "objects"),
+  applicator: (ctx, o, n) => compareApplicators(ctx, o, n),
+  unevaluated: (ctx, o, n) => compareUnevaluated(ctx, o, n),
+};
+
 const ANNOTATIONS: readonly string[] = ANNOTATION_KEYWORDS;
-const KNOWN = new Set([...ENFORCED_KEYWORDS, ...ANNOTATION_KEYWORDS]);
+/** Keywords a comparer decides, and annotations: a change to any other is undecidable. */
+const KNOWN = new Set([
+  ...keywordsWhere((d) => d.compare !== "none"),
+  ...ANNOTATION_KEYWORDS,
+]);
 const UNSUPPORTED = new Set(UNSUPPORTED_KEYWORDS);
 
 /**

@@ -5,6 +5,7 @@
  */
 import { jsonEqual } from "../schema/_equal.ts";
 import { isObject } from "../_object.ts";
+import { keywordsWhere } from "../schema/keywords.ts";
 import type { JsonSchema } from "../schema/types.ts";
 import { isValid } from "../schema/validate.ts";
 import { isAnnotation, type Side } from "./_side.ts";
@@ -128,25 +129,7 @@ export function finiteDomain(s: JsonSchema): unknown[] | undefined {
 }
 
 /** Keywords that test a value on their own, with no subschema and no reference. */
-export const LEAF_KEYWORDS: readonly string[] = [
-  "type",
-  "minimum",
-  "maximum",
-  "exclusiveMinimum",
-  "exclusiveMaximum",
-  "multipleOf",
-  "minLength",
-  "maxLength",
-  "pattern",
-  "format",
-  "minItems",
-  "maxItems",
-  "uniqueItems",
-  "minProperties",
-  "maxProperties",
-  "required",
-  "dependentRequired",
-];
+export const LEAF_KEYWORDS: readonly string[] = keywordsWhere((d) => d.leaf === true);
 
 const leafCache = new WeakMap<object, JsonSchema>();
 
