@@ -118,10 +118,13 @@ export const positionedSchema: fc.Arbitrary<Obj> = fc
       },
     ),
     fc.option(colocated, { nil: undefined }),
+    fc.constantFrom<unknown>(undefined, undefined, false, { type: "string" }),
   )
-  .map(([root, extra, rootPlace]) => {
+  .map(([root, extra, rootPlace, unevaluated]) => {
     const properties = { ...(root.properties as Obj), ...Object.fromEntries(extra) };
     const out: Obj = { ...root, properties, $defs: structuredClone(DEFS) };
+    // What unevaluatedProperties rejects depends on every co-located subschema's evaluations.
+    if (unevaluated !== undefined) out.unevaluatedProperties = unevaluated;
     if (rootPlace && rootPlace.type === "object") {
       // The root itself gets co-located subschemas (allOf, then, dependentSchemas, patterns).
       for (const [k, v] of Object.entries(rootPlace)) {
@@ -462,19 +465,33 @@ export interface ValueCounts {
  * `other`, and mutations of those: at most `n` of each source, deduplicated. With `strict`,
  * members the schema does not name are kept; otherwise values must use named members only.
  */
+/** Whether a schema accepts a value: this library's validator unless a test sets another. */
+let accepts = (schema: JsonSchema, value: unknown): boolean =>
+  validateSchema(schema, value).length === 0;
+
+/**
+ * Makes the soundness checks ask `oracle` whether a schema accepts a value (an independent
+ * validator, such as ajv, that enforces `unevaluated*`).
+ *
+ * @param oracle The validator.
+ */
+export function useOracle(oracle: (schema: JsonSchema, value: unknown) => boolean): void {
+  accepts = oracle;
+}
+
 export function acceptedValues(
   schema: Obj,
   other: Obj,
   options: { seed: number; n: number; strict?: boolean; counts?: ValueCounts },
 ): unknown[] {
   const { seed, n } = options;
-  const accepts = (v: unknown): boolean =>
-    v !== undefined && validateSchema(schema as JsonSchema, v).length === 0 &&
+  const valid = (v: unknown): boolean =>
+    v !== undefined && accepts(schema as JsonSchema, v) &&
     (options.strict || usesNamedMembersOnly(schema, v));
   const seen = new Set<string>();
   const out: unknown[] = [];
   const add = (v: unknown, source: keyof ValueCounts): void => {
-    if (!accepts(v)) return;
+    if (!valid(v)) return;
     const key = JSON.stringify(v);
     if (seen.has(key)) return;
     seen.add(key);
@@ -567,7 +584,7 @@ export function checkClaim(
   });
   if (options.stats) options.stats.checked += sent.length;
   for (const value of sent) {
-    if (validateSchema(to as JsonSchema, value).length) {
+    if (!accepts(to as JsonSchema, value)) {
       return { bump, value, how: output ? "accepted" : "rejected" };
     }
   }
@@ -582,7 +599,7 @@ export function checkClaim(
     .filter((v) => output || usesNamedMembersOnly(before, v));
   if (options.stats) options.stats.checked += back.length;
   for (const value of back) {
-    if (validateSchema(from as JsonSchema, value).length) {
+    if (!accepts(from as JsonSchema, value)) {
       return { bump, value, how: output ? "rejected" : "accepted" };
     }
   }
