@@ -967,3 +967,38 @@ Deno.test("classifySchemaChange() calls an anyOf branch narrowed beside unevalua
   });
   assert.equal(classifySchemaChange(n({ a: {} }), n({})).bump, "major");
 });
+
+// --- cost ---------------------------------------------------------------------------------------
+
+/** `depth` `$defs` nodes, each referring to `width` others through properties and an anyOf. */
+function recursive(depth: number, width: number, maxProperties: number): Obj {
+  const defs: Obj = {};
+  for (let i = 0; i < depth; i++) {
+    const refs = Array.from({ length: width }, (_, j) => ({
+      $ref: `#/$defs/n${(i + j + 1) % depth}`,
+    }));
+    defs[`n${i}`] = {
+      type: "object",
+      properties: Object.fromEntries(refs.map((r, j) => [`p${j}`, r])),
+      anyOf: refs.map((r) => ({ ...r })),
+      ...(i === depth - 1 ? { maxProperties } : {}),
+    };
+  }
+  return { type: "object", properties: { root: { $ref: "#/$defs/n0" } }, $defs: defs };
+}
+
+Deno.test("classifySchemaChange() past its step budget is undecidable, saying so", () => {
+  const r = classifySchemaChange(recursive(6, 4, 5), recursive(6, 4, 6));
+  assert.equal(r.bump, "major");
+  assert.deepEqual(r.changes.map((c) => `${c.path} ${c.kind}`), ["$ undecidable"]);
+  assert.match(r.changes[0].message, /budget was exceeded/);
+  // Deterministic: the same inputs, the same verdict; a small budget reached on a small schema.
+  assert.deepEqual(classifySchemaChange(recursive(6, 4, 5), recursive(6, 4, 6)), r);
+  const small = classifySchemaChange(recursive(2, 1, 5), recursive(2, 1, 6), { budget: 3 });
+  assert.match(small.changes[0].message, /budget was exceeded/);
+  assert.equal(classifySchemaChange(recursive(2, 1, 5), recursive(2, 1, 6)).bump, "minor");
+  assert.match(
+    classifyOutputSchemaChange(recursive(6, 4, 5), recursive(6, 4, 6)).changes[0].message,
+    /budget was exceeded/,
+  );
+});

@@ -36,6 +36,9 @@ export class Budget {
   }
 }
 
+/** The most pairs in progress at once (nested comparisons) before the budget counts as spent. */
+const MAX_NESTING = 400;
+
 /** Memoizes a recursive computation over pairs, assuming `assumed` for a pair in progress. */
 export class CycleMemo<T> {
   readonly #assumed: T;
@@ -71,6 +74,8 @@ export class CycleMemo<T> {
     }
     this.#budget.spend();
     const mine = this.#active.size;
+    // Each pair in progress is a few stack frames: past this, the budget's answer, not a crash.
+    if (mine >= MAX_NESTING) throw new BudgetExceeded(this.#budget.limit);
     const me = { depth: mine, hit: false };
     const outer = this.#low;
     const mark = this.#log.length;
