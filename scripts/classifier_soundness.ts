@@ -7,17 +7,27 @@
  * mutations of accepted values. Prints pairs tried, how many were compatible, values checked by
  * source, the time, and every pair that disproves a claim; exits 1 when there is one.
  *
- *   deno task soundness [--pairs 3000] [--seed 1] [--values 4]
+ * With `--ajv`, ajv (draft 2020-12, formats not asserted) decides which values a schema accepts
+ * instead of this library's validator: it enforces `unevaluated*`, which the validator does not.
+ *
+ *   deno task soundness [--pairs 3000] [--seed 1] [--values 4] [--ajv]
  */
 import fc from "fast-check";
-import { classifyOutputSchemaChange, classifySchemaChange, type JsonSchema } from "../mod.ts";
+import {
+  classifyOutputSchemaChange,
+  classifySchemaChange,
+  type JsonSchema,
+  validateSchema,
+} from "../mod.ts";
 import { applyEdits, editArb, type Obj, soupChange, toolSchema } from "../tests/_random_schemas.ts";
 import {
   applyPositionedEdits,
   checkClaim,
   positionedSchema,
+  useOracle,
   type ValueCounts,
 } from "../tests/_schema_pairs.ts";
+import Ajv2020 from "ajv/dist/2020.js";
 
 function flag(name: string, fallback: number): number {
   const i = Deno.args.indexOf(`--${name}`);
@@ -33,6 +43,27 @@ function flag(name: string, fallback: number): number {
 const pairs = flag("pairs", 3000);
 const seed = flag("seed", 1);
 const n = flag("values", 4);
+if (Deno.args.includes("--ajv")) {
+  // ajv's CommonJS default export has no construct signature under Deno's types.
+  // deno-lint-ignore no-explicit-any
+  const ajv = new (Ajv2020 as any)({ strict: false, validateFormats: false });
+  const compiled = new WeakMap<object, (v: unknown) => boolean>();
+  useOracle((schema, value) => {
+    if (typeof schema === "boolean") return schema;
+    let test = compiled.get(schema);
+    if (!test) {
+      try {
+        const validate = ajv.compile(schema) as (v: unknown) => boolean;
+        test = (v) => validate(v);
+      } catch {
+        // A schema ajv does not take (malformed, or a draft-07 form): this library's reading.
+        test = (v) => validateSchema(schema, v).length === 0;
+      }
+      compiled.set(schema, test);
+    }
+    return test(value);
+  });
+}
 
 type Pair = { before: unknown; after: unknown; ops: string[] };
 

@@ -53,15 +53,9 @@ const leafish: fc.Arbitrary<Obj> = fc.oneof(
 /** Places where accepting more can reject more at the root. */
 const negativePlaces: fc.Arbitrary<Obj> = fc.oneof(
   leafish.map((s) => ({ not: s })),
-  fc.tuple(leafish, leafish, leafish).map(([i, t, e]) => ({
-    if: i,
-    then: t,
-    else: e,
-  })),
+  fc.tuple(leafish, leafish, leafish).map(([i, t, e]) => ({ if: i, then: t, else: e })),
   fc.tuple(leafish, leafish).map(([a, b]) => ({ oneOf: [a, b] })),
-  fc.tuple(leafish, fc.constantFrom(0, 1), fc.constantFrom(0, 1, 2)).map((
-    [c, min, max],
-  ) => ({
+  fc.tuple(leafish, fc.constantFrom(0, 1), fc.constantFrom(0, 1, 2)).map(([c, min, max]) => ({
     type: "array",
     items: { type: ["integer", "string", "null", "boolean", "number"] },
     contains: c,
@@ -83,13 +77,7 @@ const negativePlaces: fc.Arbitrary<Obj> = fc.oneof(
  * `then`, a dependent schema, `contains` beside `items`, or a matching pattern.
  */
 const colocated: fc.Arbitrary<Obj> = fc
-  .tuple(
-    fc.constantFrom(...NAMES),
-    leafish,
-    leafish,
-    fc.nat({ max: 5 }),
-    fc.boolean(),
-  )
+  .tuple(fc.constantFrom(...NAMES), leafish, leafish, fc.nat({ max: 5 }), fc.boolean())
   .map(([name, a, b, how, required]) => {
     const base: Obj = { type: "object", properties: { [name]: a } };
     if (required) base.required = [name];
@@ -97,21 +85,11 @@ const colocated: fc.Arbitrary<Obj> = fc
       case 0:
         return { ...base, allOf: [{ properties: { [name]: b } }] };
       case 1:
-        return {
-          type: "object",
-          allOf: [{ properties: { [name]: a } }, { properties: {} }],
-        };
+        return { type: "object", allOf: [{ properties: { [name]: a } }, { properties: {} }] };
       case 2:
-        return {
-          ...base,
-          if: { required: ["kind"] },
-          then: { properties: { [name]: b } },
-        };
+        return { ...base, if: { required: ["kind"] }, then: { properties: { [name]: b } } };
       case 3:
-        return {
-          ...base,
-          dependentSchemas: { kind: { properties: { [name]: b } } },
-        };
+        return { ...base, dependentSchemas: { kind: { properties: { [name]: b } } } };
       case 4:
         return {
           type: "array",
@@ -132,10 +110,7 @@ export const positionedSchema: fc.Arbitrary<Obj> = fc
   .tuple(
     toolSchema,
     fc.uniqueArray(
-      fc.tuple(
-        fc.constantFrom("p", "q", "r", "s"),
-        fc.oneof(negativePlaces, colocated),
-      ),
+      fc.tuple(fc.constantFrom("p", "q", "r", "s"), fc.oneof(negativePlaces, colocated)),
       {
         minLength: 1,
         maxLength: 3,
@@ -143,13 +118,13 @@ export const positionedSchema: fc.Arbitrary<Obj> = fc
       },
     ),
     fc.option(colocated, { nil: undefined }),
+    fc.constantFrom<unknown>(undefined, undefined, false, { type: "string" }),
   )
-  .map(([root, extra, rootPlace]) => {
-    const properties = {
-      ...(root.properties as Obj),
-      ...Object.fromEntries(extra),
-    };
+  .map(([root, extra, rootPlace, unevaluated]) => {
+    const properties = { ...(root.properties as Obj), ...Object.fromEntries(extra) };
     const out: Obj = { ...root, properties, $defs: structuredClone(DEFS) };
+    // What unevaluatedProperties rejects depends on every co-located subschema's evaluations.
+    if (unevaluated !== undefined) out.unevaluatedProperties = unevaluated;
     if (rootPlace && rootPlace.type === "object") {
       // The root itself gets co-located subschemas (allOf, then, dependentSchemas, patterns).
       for (const [k, v] of Object.entries(rootPlace)) {
@@ -161,18 +136,13 @@ export const positionedSchema: fc.Arbitrary<Obj> = fc
   });
 
 /** Edits that reach the places above; the ordinary edits reach them too. */
-export const POSITION_OPS: Record<
-  string,
-  (s: Obj, k: number, root: Obj) => void
-> = {
+export const POSITION_OPS: Record<string, (s: Obj, k: number, root: Obj) => void> = {
   /** A property some other subschema names, added here. */
   addNamedElsewhere(s, k, root) {
     const named = [...namesIn(root)].filter((n) => !Object.hasOwn(s.properties as Obj ?? {}, n));
     if (!named.length) return;
     const name = named[k % named.length];
-    const leaves: Obj[] = [{ type: "string" }, { type: "number" }, {}, {
-      maximum: 0,
-    }, {
+    const leaves: Obj[] = [{ type: "string" }, { type: "number" }, {}, { maximum: 0 }, {
       const: "EUR",
     }];
     s.properties = {
@@ -220,10 +190,7 @@ function namesIn(root: unknown, out = new Set<string>()): Set<string> {
   if (Array.isArray(root)) root.forEach((x) => namesIn(x, out));
   else if (typeof root === "object" && root !== null) {
     const o = root as Obj;
-    if (
-      o.properties && typeof o.properties === "object" &&
-      !Array.isArray(o.properties)
-    ) {
+    if (o.properties && typeof o.properties === "object" && !Array.isArray(o.properties)) {
       for (const k of Object.keys(o.properties)) out.add(k);
     }
     for (const v of Object.values(o)) namesIn(v, out);
@@ -251,11 +218,7 @@ export function applyPositionedEdits(
     const nodes = objectNodes(copy);
     for (let i = 0; i < nodes.length; i++) {
       const before = JSON.stringify(copy);
-      POSITION_OPS[name](
-        objectNodes(copy)[(e.at + i) % nodes.length],
-        e.k,
-        copy,
-      );
+      POSITION_OPS[name](objectNodes(copy)[(e.at + i) % nodes.length], e.k, copy);
       if (JSON.stringify(copy) !== before) break;
     }
     ops.push(name);
@@ -287,17 +250,8 @@ function objectNodes(root: Obj): Obj[] {
     for (const kw of ["anyOf", "oneOf", "allOf", "prefixItems"]) {
       if (Array.isArray(o[kw])) (o[kw] as unknown[]).forEach(visit);
     }
-    for (
-      const kw of [
-        "properties",
-        "$defs",
-        "patternProperties",
-        "dependentSchemas",
-      ]
-    ) {
-      if (o[kw] && typeof o[kw] === "object") {
-        Object.values(o[kw] as Obj).forEach(visit);
-      }
+    for (const kw of ["properties", "$defs", "patternProperties", "dependentSchemas"]) {
+      if (o[kw] && typeof o[kw] === "object") Object.values(o[kw] as Obj).forEach(visit);
     }
   };
   visit(root);
@@ -308,9 +262,7 @@ function objectNodes(root: Obj): Obj[] {
 
 /** Resolves the `#/...` references the random schemas use. */
 function deref(root: Obj, s: unknown): unknown {
-  if (
-    typeof s !== "object" || s === null || typeof (s as Obj).$ref !== "string"
-  ) return s;
+  if (typeof s !== "object" || s === null || typeof (s as Obj).$ref !== "string") return s;
   const ref = (s as Obj).$ref as string;
   if (!ref.startsWith("#")) return undefined;
   let node: unknown = root;
@@ -326,10 +278,7 @@ function inPlace(root: Obj, seeds: unknown[]): Obj[] {
   const out: Obj[] = [];
   const seen = new Set<unknown>();
   const visit = (s: unknown, depth: number): void => {
-    if (
-      typeof s !== "object" || s === null || Array.isArray(s) || seen.has(s) ||
-      depth > 20
-    ) {
+    if (typeof s !== "object" || s === null || Array.isArray(s) || seen.has(s) || depth > 20) {
       return;
     }
     seen.add(s);
@@ -338,9 +287,7 @@ function inPlace(root: Obj, seeds: unknown[]): Obj[] {
     if (typeof o.$ref === "string") visit(deref(root, o), depth + 1);
     for (const kw of ["not", "if", "then", "else"]) visit(o[kw], depth + 1);
     for (const kw of ["allOf", "anyOf", "oneOf"]) {
-      if (Array.isArray(o[kw])) {
-        (o[kw] as unknown[]).forEach((x) => visit(x, depth + 1));
-      }
+      if (Array.isArray(o[kw])) (o[kw] as unknown[]).forEach((x) => visit(x, depth + 1));
     }
     for (const kw of ["dependentSchemas", "dependencies"]) {
       const d = o[kw];
@@ -373,9 +320,7 @@ export function usesNamedMembersOnly(root: Obj, value: unknown): boolean {
     if (Array.isArray(v)) {
       const items: unknown[] = [];
       for (const s of group) {
-        for (
-          const kw of ["items", "prefixItems", "additionalItems", "contains"]
-        ) {
+        for (const kw of ["items", "prefixItems", "additionalItems", "contains"]) {
           const x = s[kw];
           if (Array.isArray(x)) items.push(...x);
           else if (x !== undefined) items.push(x);
@@ -390,12 +335,8 @@ export function usesNamedMembersOnly(root: Obj, value: unknown): boolean {
       if (s.properties && typeof s.properties === "object") {
         for (const k of Object.keys(s.properties)) names.add(k);
       }
-      if (Array.isArray(s.required)) {
-        for (const k of s.required) names.add(String(k));
-      }
-      for (
-        const kw of ["dependentRequired", "dependentSchemas", "dependencies"]
-      ) {
+      if (Array.isArray(s.required)) { for (const k of s.required) names.add(String(k)); }
+      for (const kw of ["dependentRequired", "dependentSchemas", "dependencies"]) {
         const d = s[kw];
         if (!d || typeof d !== "object") continue;
         for (const [k, x] of Object.entries(d as Obj)) {
@@ -408,9 +349,7 @@ export function usesNamedMembersOnly(root: Obj, value: unknown): boolean {
       }
     }
     for (const [k, x] of Object.entries(v as Obj)) {
-      if (!names.has(k) && !patterns.some((p) => patternMatches(p, k))) {
-        return false;
-      }
+      if (!names.has(k) && !patterns.some((p) => patternMatches(p, k))) return false;
       const children: unknown[] = [];
       for (const s of group) {
         let governed = false;
@@ -446,14 +385,9 @@ function literals(schema: unknown, out: unknown[] = []): unknown[] {
       else if (k === "enum" && Array.isArray(v)) out.push(...v);
       else if (typeof v === "number") {
         if (/Length$/.test(k)) {
-          out.push(
-            "x".repeat(v),
-            "x".repeat(v + 1),
-            "x".repeat(Math.max(0, v - 1)),
-          );
-        } else if (/Items$/.test(k) || /Contains$/.test(k)) {
-          out.push(new Array(v).fill(0));
-        } else out.push(v, v + 1, v - 1, v + 0.5, v - 0.5, v * 2, v / 2);
+          out.push("x".repeat(v), "x".repeat(v + 1), "x".repeat(Math.max(0, v - 1)));
+        } else if (/Items$/.test(k) || /Contains$/.test(k)) out.push(new Array(v).fill(0));
+        else out.push(v, v + 1, v - 1, v + 0.5, v - 0.5, v * 2, v / 2);
       } else literals(v, out);
     }
   }
@@ -492,24 +426,14 @@ function rng(seed: number): () => number {
 }
 
 /** A copy of `v` with one random place changed: a leaf replaced, a member added or dropped, an item duplicated. */
-function mutate(
-  v: unknown,
-  pool: unknown[],
-  names: string[],
-  random: () => number,
-): unknown {
+function mutate(v: unknown, pool: unknown[], names: string[], random: () => number): unknown {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)];
   const here = (): unknown => structuredClone(pick(pool));
   if (Array.isArray(v)) {
     const out = structuredClone(v);
     const r = random();
     if (out.length && r < 0.4) {
-      out[Math.floor(random() * out.length)] = mutate(
-        out[0],
-        pool,
-        names,
-        random,
-      );
+      out[Math.floor(random() * out.length)] = mutate(out[0], pool, names, random);
     } else if (out.length && r < 0.6) out.push(structuredClone(out[0]));
     else if (out.length && r < 0.8) out.pop();
     else out.push(here());
@@ -541,19 +465,33 @@ export interface ValueCounts {
  * `other`, and mutations of those: at most `n` of each source, deduplicated. With `strict`,
  * members the schema does not name are kept; otherwise values must use named members only.
  */
+/** Whether a schema accepts a value: this library's validator unless a test sets another. */
+let accepts = (schema: JsonSchema, value: unknown): boolean =>
+  validateSchema(schema, value).length === 0;
+
+/**
+ * Makes the soundness checks ask `oracle` whether a schema accepts a value (an independent
+ * validator, such as ajv, that enforces `unevaluated*`).
+ *
+ * @param oracle The validator.
+ */
+export function useOracle(oracle: (schema: JsonSchema, value: unknown) => boolean): void {
+  accepts = oracle;
+}
+
 export function acceptedValues(
   schema: Obj,
   other: Obj,
   options: { seed: number; n: number; strict?: boolean; counts?: ValueCounts },
 ): unknown[] {
   const { seed, n } = options;
-  const accepts = (v: unknown): boolean =>
-    v !== undefined && validateSchema(schema as JsonSchema, v).length === 0 &&
+  const valid = (v: unknown): boolean =>
+    v !== undefined && accepts(schema as JsonSchema, v) &&
     (options.strict || usesNamedMembersOnly(schema, v));
   const seen = new Set<string>();
   const out: unknown[] = [];
   const add = (v: unknown, source: keyof ValueCounts): void => {
-    if (!accepts(v)) return;
+    if (!valid(v)) return;
     const key = JSON.stringify(v);
     if (seen.has(key)) return;
     seen.add(key);
@@ -578,9 +516,7 @@ export function acceptedValues(
   try {
     for (
       const v of fc.sample(
-        arbitraryForSchema(schema as JsonSchema, {
-          extraProperties: options.strict,
-        }),
+        arbitraryForSchema(schema as JsonSchema, { extraProperties: options.strict }),
         { numRuns: n, seed },
       )
     ) {
@@ -648,7 +584,7 @@ export function checkClaim(
   });
   if (options.stats) options.stats.checked += sent.length;
   for (const value of sent) {
-    if (validateSchema(to as JsonSchema, value).length) {
+    if (!accepts(to as JsonSchema, value)) {
       return { bump, value, how: output ? "accepted" : "rejected" };
     }
   }
@@ -663,7 +599,7 @@ export function checkClaim(
     .filter((v) => output || usesNamedMembersOnly(before, v));
   if (options.stats) options.stats.checked += back.length;
   for (const value of back) {
-    if (validateSchema(from as JsonSchema, value).length) {
+    if (!accepts(from as JsonSchema, value)) {
       return { bump, value, how: output ? "rejected" : "accepted" };
     }
   }
@@ -678,23 +614,16 @@ export function nearValues(schema: Obj, seed: number, n = 3): unknown[] {
   const out: unknown[] = [];
   for (let i = 0; i < n; i++) {
     try {
-      out.push(
-        generateSync(schema, { seed: seed + i, maxDepth: 4, refDepth: 2 }),
-      );
+      out.push(generateSync(schema, { seed: seed + i, maxDepth: 4, refDepth: 2 }));
     } catch {
       // json-schema-faker gives up on some schemas: skip.
     }
   }
   try {
-    out.push(
-      ...fc.sample(
-        arbitraryForSchema(schema as JsonSchema, { extraProperties: true }),
-        {
-          numRuns: n,
-          seed,
-        },
-      ),
-    );
+    out.push(...fc.sample(arbitraryForSchema(schema as JsonSchema, { extraProperties: true }), {
+      numRuns: n,
+      seed,
+    }));
   } catch (e) {
     if (!(e instanceof SchemaGenerationError)) throw e;
   }

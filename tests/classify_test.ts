@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  classifyOutputSchemaChange,
   classifySchemaChange,
   type JsonSchema,
   SCHEMA_CHANGE_KINDS,
@@ -959,8 +960,9 @@ Deno.test("classifySchemaChange() compares then and else when if is unchanged, e
 });
 
 Deno.test("classifySchemaChange() calls an unknown keyword change undecidable and major", () => {
-  const r = classify(tool({}), { ...tool({}), unevaluatedProperties: false });
-  assert.deepEqual(lines(r), ["$.unevaluatedProperties undecidable major"]);
+  const r = classify(tool({}), { ...tool({}), $dynamicRef: "#meta" });
+  assert.deepEqual(lines(r), ["$.$dynamicRef undecidable major"]);
+  assert.match(r.changes[0].message, /not enforced by this library's validator/);
   const r2 = classify(tool({ a: {} }), tool({ a: { discriminator: "kind" } }));
   assert.deepEqual(lines(r2), [
     "$.properties.a.discriminator undecidable major",
@@ -1116,4 +1118,119 @@ Deno.test("classifySchemaChange() sorts changes by path, then kind", () => {
     "$.properties.b property-removed major",
     "$.properties.c.enum enum-narrowed major",
   ]);
+});
+
+// --- unevaluated* ------------------------------------------------------------------------------
+
+Deno.test("classifySchemaChange() calls a dependentSchemas removed beside unevaluatedProperties undecidable", () => {
+  // {"a":1,"b":1} passed (the dependent schema evaluated a) and is now rejected.
+  const before = {
+    properties: { b: {} },
+    dependentSchemas: { b: { properties: { a: true } } },
+    unevaluatedProperties: false,
+  };
+  const after = { properties: { b: {} }, unevaluatedProperties: false };
+  for (const compatibility of ["backward", "forward", "full"] as const) {
+    for (const classifyIt of [classifySchemaChange, classifyOutputSchemaChange]) {
+      const r = classifyIt(before, after, { compatibility });
+      assert.equal(r.bump, "major", `${classifyIt.name} ${compatibility}`);
+    }
+  }
+  const r = classifySchemaChange(before, after);
+  const u = r.changes.find((c) => c.kind === "undecidable");
+  assert.equal(u?.path, "$.dependentSchemas");
+  assert.match(u!.message, /dependentSchemas changed beside unevaluatedProperties/);
+});
+
+Deno.test("classifySchemaChange() calls prefixItems removed beside unevaluatedItems: false undecidable", () => {
+  // [1] passed (prefixItems evaluated it) and is now rejected.
+  const before = { prefixItems: [{}], unevaluatedItems: false };
+  const after = { unevaluatedItems: false };
+  const r = classifySchemaChange(before, after);
+  assert.equal(r.bump, "major");
+  assert.deepEqual(r.changes.map((c) => `${c.path} ${c.kind}`), ["$.prefixItems undecidable"]);
+  assert.match(r.changes[0].message, /beside unevaluatedItems/);
+  // Read the other way (outputs: the new schema allows fewer values) it is a narrowing, not patch.
+  assert.equal(classifyOutputSchemaChange(before, after).bump, "minor");
+  assert.equal(classifySchemaChange(before, after, { compatibility: "forward" }).bump, "minor");
+});
+
+Deno.test("classifySchemaChange() decides unevaluatedProperties where what it sees only grows", () => {
+  const s = (props: Record<string, unknown>) => ({
+    properties: props,
+    unevaluatedProperties: false,
+  });
+  assert.equal(classifySchemaChange(s({ a: {} }), s({ a: {}, b: {} })).bump, "minor");
+  assert.equal(
+    classifySchemaChange(s({ a: { type: "string" } }), s({ a: {} })).bump,
+    "minor",
+  );
+  assert.equal(classifySchemaChange(s({ a: {} }), s({ a: { type: "string" } })).bump, "major");
+  // The keyword itself: removed widens, added narrows, its subschema compared as one.
+  assert.equal(classifySchemaChange(s({ a: {} }), { properties: { a: {} } }).bump, "minor");
+  assert.equal(classifySchemaChange({ properties: { a: {} } }, s({ a: {} })).bump, "major");
+  assert.equal(
+    classifySchemaChange(
+      { properties: { a: {} }, unevaluatedProperties: { type: "string" } },
+      { properties: { a: {} }, unevaluatedProperties: {} },
+    ).bump,
+    "minor",
+  );
+});
+
+Deno.test("classifySchemaChange() calls an inner unevaluatedProperties removed under an outer one undecidable", () => {
+  const before = { allOf: [{ unevaluatedProperties: true }], unevaluatedProperties: false };
+  const after = { allOf: [{}], unevaluatedProperties: false };
+  const r = classifySchemaChange(before, after);
+  assert.equal(r.bump, "major");
+  assert.equal(r.changes[0].path, "$.allOf[0].unevaluatedProperties");
+});
+
+Deno.test("classifySchemaChange() calls an anyOf branch narrowed beside unevaluatedProperties undecidable", () => {
+  // {"a":1}: branch 0 passed and evaluated a; narrowed, it fails, and a is unevaluated.
+  const s = (a: unknown) => ({
+    anyOf: [{ properties: { a } }, { required: [] }],
+    unevaluatedProperties: false,
+  });
+  assert.equal(classifySchemaChange(s({}), s({ type: "string" })).bump, "major");
+  // Under not, a change beside unevaluatedProperties is undecidable too.
+  const n = (p: Record<string, unknown>) => ({
+    not: { properties: p, unevaluatedProperties: false },
+  });
+  assert.equal(classifySchemaChange(n({ a: {} }), n({})).bump, "major");
+});
+
+// --- cost ---------------------------------------------------------------------------------------
+
+/** `depth` `$defs` nodes, each referring to `width` others through properties and an anyOf. */
+function recursive(depth: number, width: number, maxProperties: number): Obj {
+  const defs: Obj = {};
+  for (let i = 0; i < depth; i++) {
+    const refs = Array.from({ length: width }, (_, j) => ({
+      $ref: `#/$defs/n${(i + j + 1) % depth}`,
+    }));
+    defs[`n${i}`] = {
+      type: "object",
+      properties: Object.fromEntries(refs.map((r, j) => [`p${j}`, r])),
+      anyOf: refs.map((r) => ({ ...r })),
+      ...(i === depth - 1 ? { maxProperties } : {}),
+    };
+  }
+  return { type: "object", properties: { root: { $ref: "#/$defs/n0" } }, $defs: defs };
+}
+
+Deno.test("classifySchemaChange() past its step budget is undecidable, saying so", () => {
+  const r = classifySchemaChange(recursive(6, 4, 5), recursive(6, 4, 6));
+  assert.equal(r.bump, "major");
+  assert.deepEqual(r.changes.map((c) => `${c.path} ${c.kind}`), ["$ undecidable"]);
+  assert.match(r.changes[0].message, /budget was exceeded/);
+  // Deterministic: the same inputs, the same verdict; a small budget reached on a small schema.
+  assert.deepEqual(classifySchemaChange(recursive(6, 4, 5), recursive(6, 4, 6)), r);
+  const small = classifySchemaChange(recursive(2, 1, 5), recursive(2, 1, 6), { budget: 3 });
+  assert.match(small.changes[0].message, /budget was exceeded/);
+  assert.equal(classifySchemaChange(recursive(2, 1, 5), recursive(2, 1, 6)).bump, "minor");
+  assert.match(
+    classifyOutputSchemaChange(recursive(6, 4, 5), recursive(6, 4, 6)).changes[0].message,
+    /budget was exceeded/,
+  );
 });

@@ -8,15 +8,18 @@ import { isObject } from "../_object.ts";
 import { forEachSubschema } from "../schema/_walk.ts";
 import {
   ANNOTATION_KEYWORDS,
-  ENFORCED_KEYWORDS,
+  type CompareFamily,
+  keywordsWhere,
   UNSUPPORTED_KEYWORDS,
 } from "../schema/keywords.ts";
 import type { JsonSchema, PathSegment } from "../schema/types.ts";
 import { isValid } from "../schema/validate.ts";
 import { type Change, change, downgrade, show } from "./_change.ts";
+import { type Budget, CycleMemo } from "./_memo.ts";
 import { compareApplicators } from "./_compare_applicator.ts";
 import { compareArray } from "./_compare_array.ts";
 import { compareObject } from "./_compare_object.ts";
+import { compareUnevaluated } from "./_compare_unevaluated.ts";
 import { compareEnum, compareNumeric, compareString, compareType } from "./_compare_scalar.ts";
 import type { CompareContext, OldFacts } from "./_context.ts";
 import { type Place, Places, type Step } from "./_places.ts";
@@ -25,41 +28,6 @@ import { Side } from "./_side.ts";
 import type { SchemaBump } from "./schema_change.ts";
 
 type Obj = Record<string, unknown>;
-
-/**
- * Memoizes a recursive computation over pairs, assuming `assumed` for a pair already in progress.
- * A result that leaned on such an assumption (other than its own) is not kept, so an optimistic
- * answer never leaks out of the cycle that justified it.
- */
-class CycleMemo<T> {
-  readonly #done = new Map<string, T>();
-  readonly #active = new Map<string, number>();
-  #low = Infinity;
-
-  run(key: string, assumed: T, compute: () => T): T {
-    const hit = this.#done.get(key);
-    if (hit !== undefined) return hit;
-    const depth = this.#active.get(key);
-    if (depth !== undefined) {
-      this.#low = Math.min(this.#low, depth);
-      return assumed;
-    }
-    const mine = this.#active.size;
-    this.#active.set(key, mine);
-    const outer = this.#low;
-    this.#low = Infinity;
-    let result: T;
-    try {
-      result = compute();
-    } finally {
-      this.#active.delete(key);
-    }
-    const low = this.#low;
-    if (low >= mine) this.#done.set(key, result);
-    this.#low = Math.min(outer, low >= mine ? Infinity : low);
-    return result;
-  }
-}
 
 /** Options for a {@linkcode Comparer}. */
 export interface ComparerOptions {
@@ -71,6 +39,8 @@ export interface ComparerOptions {
    * the old contract allowed).
    */
   strict: boolean;
+  /** The steps this comparison may take (shared by both directions of one classification). */
+  budget: Budget;
 }
 
 /** The comparison engine for one old/new schema pair. */
@@ -84,20 +54,20 @@ export class Comparer implements CompareContext {
   #place: Place;
   readonly #ids = new WeakMap<object, number>();
   #nextId = 1;
-  readonly #changes = new CycleMemo<Change[]>();
-  readonly #stable = new CycleMemo<boolean>();
+  readonly #budget: Budget;
+  readonly #changes: CycleMemo<Change[]>;
+  readonly #stable: CycleMemo<boolean>;
 
-  constructor(
-    oldSchema: JsonSchema,
-    newSchema: JsonSchema,
-    options: ComparerOptions,
-  ) {
+  constructor(oldSchema: JsonSchema, newSchema: JsonSchema, options: ComparerOptions) {
     this.old = new Side(oldSchema);
     this.new = new Side(newSchema);
     this.descriptionBump = options.descriptionBump;
     this.#strict = options.strict;
     this.#places = new Places(this.old);
     this.#place = this.#places.root;
+    this.#budget = options.budget;
+    this.#changes = new CycleMemo<Change[]>([], (r) => r.length === 0, options.budget);
+    this.#stable = new CycleMemo(true, (r) => r, options.budget);
   }
 
   relies(name: string): boolean {
@@ -106,6 +76,10 @@ export class Comparer implements CompareContext {
 
   strict(): boolean {
     return this.#strict || this.#place.strict;
+  }
+
+  watchers(kw: "unevaluatedProperties" | "unevaluatedItems"): number {
+    return this.#place.count(kw);
   }
 
   #id(x: unknown): string {
@@ -124,7 +98,10 @@ export class Comparer implements CompareContext {
     const key = `${this.#id(o)}:${this.#id(n)}@${place.key}`;
     this.#place = place;
     try {
-      return this.#changes.run(key, [], () => this.#comparePair(o, n));
+      const found = this.#changes.run(key, () => this.#comparePair(o, n));
+      // Each change handed back is copied by the caller: that is the work to count.
+      this.#budget.spend(found.length);
+      return found;
     } finally {
       this.#place = outer;
     }
@@ -145,13 +122,9 @@ export class Comparer implements CompareContext {
     let os = ro.schema, ns = rn.schema;
     // A single-branch combinator on one side only compares as its branch.
     for (const kw of ["allOf", "anyOf", "oneOf"]) {
-      if (
-        isObject(os) && isObject(ns) &&
-        Object.hasOwn(os, kw) !== Object.hasOwn(ns, kw)
-      ) {
-        if (Object.hasOwn(os, kw)) {
-          os = this.old.unwrapSingleBranch(os, kw) ?? os;
-        } else ns = this.new.unwrapSingleBranch(ns, kw) ?? ns;
+      if (isObject(os) && isObject(ns) && Object.hasOwn(os, kw) !== Object.hasOwn(ns, kw)) {
+        if (Object.hasOwn(os, kw)) os = this.old.unwrapSingleBranch(os, kw) ?? os;
+        else ns = this.new.unwrapSingleBranch(ns, kw) ?? ns;
       }
     }
     return cap(this.#compareResolved(os, ns));
@@ -160,7 +133,7 @@ export class Comparer implements CompareContext {
   /** Whether every `$ref` under two equal subschemas leads to equal targets on both sides. */
   #sameTargets(o: unknown, n: unknown): boolean {
     if (!isObject(o) || !isObject(n)) return true;
-    return this.#stable.run(`${this.#id(o)}:${this.#id(n)}`, true, () => {
+    return this.#stable.run(`${this.#id(o)}:${this.#id(n)}`, () => {
       if (typeof o.$ref === "string") {
         const a = this.old.target(o), b = this.new.target(n);
         if (a === undefined || b === undefined) return a === b;
@@ -195,14 +168,7 @@ export class Comparer implements CompareContext {
     }
     const O: Obj = o === true ? {} : o, N: Obj = n === true ? {} : n;
     if (!isObject(O) || !isObject(N)) {
-      return [
-        change(
-          [],
-          "undecidable",
-          "major",
-          "a subschema is neither an object nor a boolean",
-        ),
-      ];
+      return [change([], "undecidable", "major", "a subschema is neither an object nor a boolean")];
     }
     const kinds = typeKinds(this.old, O), newKinds = typeKinds(this.new, N);
     const facts: OldFacts = {
@@ -212,43 +178,22 @@ export class Comparer implements CompareContext {
       newKinds,
       newIntegerOnly: newKinds.has("integer") && !newKinds.has("fraction"),
     };
-    const out: Change[] = [
-      ...this.#annotations(O, N),
-      ...compareType(O, N, facts),
-      ...compareEnum(O, N, facts),
-      ...family(
-        compareNumeric(O, N, facts),
-        facts,
-        ["integer", "fraction"],
-        "numbers",
-      ),
-      ...family(compareString(O, N), facts, ["string"], "strings"),
-      ...family(compareArray(this, O, N), facts, ["array"], "arrays"),
-      ...family(compareObject(this, O, N), facts, ["object"], "objects"),
-      ...compareApplicators(this, O, N),
-      ...unknownKeywords(O, N),
-    ];
+    const out: Change[] = [...this.#annotations(O, N)];
+    for (const compare of Object.values(COMPARERS)) out.push(...compare(this, O, N, facts));
+    out.push(...unknownKeywords(O, N));
     const domain = facts.domain;
     return out.map((c) => {
       if (c.bump !== "major" || c.check === undefined || !domain) return c;
       const check = c.check;
       return domain.every((v) => isValid(check, v))
-        ? downgrade(
-          c,
-          "no value the old schema's enum or const allows is affected",
-          !!c.narrows,
-        )
+        ? downgrade(c, "no value the old schema's enum or const allows is affected", !!c.narrows)
         : c;
     });
   }
 
   #annotations(o: Obj, n: Obj): Change[] {
     const out: Change[] = [];
-    const keys = new Set([
-      ...ANNOTATIONS,
-      ...Object.keys(o),
-      ...Object.keys(n),
-    ]);
+    const keys = new Set([...ANNOTATIONS, ...Object.keys(o), ...Object.keys(n)]);
     for (const k of [...keys].sort()) {
       const isAnno = ANNOTATIONS.includes(k) || k.startsWith("x-");
       if (!isAnno || k === "$defs" || k === "definitions") continue;
@@ -293,8 +238,33 @@ export class Comparer implements CompareContext {
   }
 }
 
+/** How one keyword family compares a pair of resolved subschemas. */
+type FamilyComparer = (ctx: CompareContext, o: Obj, n: Obj, facts: OldFacts) => Change[];
+
+/**
+ * The comparer of each keyword family of `KEYWORDS` (lib/schema/keywords.ts), in the order their
+ * changes are listed. A keyword whose family is `none` has none: changing it is undecidable.
+ */
+export const COMPARERS: Readonly<Record<Exclude<CompareFamily, "none">, FamilyComparer>> = {
+  // `$ref`s are followed before the pair is compared (Side.resolve): nothing is left to compare.
+  reference: () => [],
+  type: (_, o, n, facts) => compareType(o, n, facts),
+  enum: (_, o, n, facts) => compareEnum(o, n, facts),
+  numeric: (_, o, n, facts) =>
+    family(compareNumeric(o, n, facts), facts, ["integer", "fraction"], "numbers"),
+  string: (_, o, n, facts) => family(compareString(o, n), facts, ["string"], "strings"),
+  array: (ctx, o, n, facts) => family(compareArray(ctx, o, n), facts, ["array"], "arrays"),
+  object: (ctx, o, n, facts) => family(compareObject(ctx, o, n), facts, ["object"], "objects"),
+  applicator: (ctx, o, n) => compareApplicators(ctx, o, n),
+  unevaluated: (ctx, o, n) => compareUnevaluated(ctx, o, n),
+};
+
 const ANNOTATIONS: readonly string[] = ANNOTATION_KEYWORDS;
-const KNOWN = new Set([...ENFORCED_KEYWORDS, ...ANNOTATION_KEYWORDS]);
+/** Keywords a comparer decides, and annotations: a change to any other is undecidable. */
+const KNOWN = new Set([
+  ...keywordsWhere((d) => d.compare !== "none"),
+  ...ANNOTATION_KEYWORDS,
+]);
 const UNSUPPORTED = new Set(UNSUPPORTED_KEYWORDS);
 
 /**
@@ -332,12 +302,7 @@ function at(v: unknown, segs: readonly PathSegment[]): unknown {
  * that kind either (or the change only tightens), else `minor`: the new schema may accept values
  * of that kind the old one did not.
  */
-function family(
-  changes: Change[],
-  facts: OldFacts,
-  kinds: ValueKind[],
-  noun: string,
-): Change[] {
+function family(changes: Change[], facts: OldFacts, kinds: ValueKind[], noun: string): Change[] {
   if (kinds.some((k) => facts.kinds.has(k))) return changes;
   const newHasNone = !kinds.some((k) => facts.newKinds.has(k));
   return changes.map((c) =>

@@ -28,6 +28,11 @@ export interface CompareContext {
    * all that matters, and places under `contains`.
    */
   strict(): boolean;
+  /**
+   * How many old subschemas that apply to the same instance as the pair being compared have
+   * `unevaluatedProperties` or `unevaluatedItems`: what those see depends on every keyword here.
+   */
+  watchers(kw: "unevaluatedProperties" | "unevaluatedItems"): number;
 }
 
 /** Facts about the subschema pair being compared. */

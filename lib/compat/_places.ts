@@ -35,6 +35,8 @@ export interface Place {
   readonly strict: boolean;
   /** Whether callers may rely on a property of this name at this place. */
   relies(name: string): boolean;
+  /** How many old subschemas at this place have keyword `kw` (`unevaluatedProperties`, ...). */
+  count(kw: string): number;
 }
 
 type Obj = Record<string, unknown>;
@@ -120,6 +122,10 @@ class PlaceImpl implements Place {
     this.key = key;
     this.strict = strict;
     this.members = members;
+  }
+
+  count(kw: string): number {
+    return this.members.filter((m) => Object.hasOwn(m, kw)).length;
   }
 
   relies(name: string): boolean {

@@ -5,6 +5,7 @@
  */
 import { jsonEqual } from "../schema/_equal.ts";
 import { isObject } from "../_object.ts";
+import { keywordsWhere } from "../schema/keywords.ts";
 import type { JsonSchema } from "../schema/types.ts";
 import { isValid } from "../schema/validate.ts";
 import { isAnnotation, type Side } from "./_side.ts";
@@ -97,6 +98,9 @@ export function typeKinds(
   if (s === false) return new Set();
   if (!isObject(s)) return new Set(ALL_KINDS);
   if (seen.has(s)) return new Set(ALL_KINDS);
+  // An answer reached inside a cycle may be wider than need be, never narrower: safe to keep.
+  const known = side.kinds.get(s);
+  if (known) return known;
   seen.add(s);
   let out = new Set<ValueKind>(ALL_KINDS);
   const t = typeKeywordKinds(s.type);
@@ -122,6 +126,7 @@ export function typeKinds(
     out = intersect(out, union);
   }
   seen.delete(s);
+  side.kinds.set(s, out);
   return out;
 }
 
@@ -141,25 +146,7 @@ export function finiteDomain(s: JsonSchema): unknown[] | undefined {
 }
 
 /** Keywords that test a value on their own, with no subschema and no reference. */
-export const LEAF_KEYWORDS: readonly string[] = [
-  "type",
-  "minimum",
-  "maximum",
-  "exclusiveMinimum",
-  "exclusiveMaximum",
-  "multipleOf",
-  "minLength",
-  "maxLength",
-  "pattern",
-  "format",
-  "minItems",
-  "maxItems",
-  "uniqueItems",
-  "minProperties",
-  "maxProperties",
-  "required",
-  "dependentRequired",
-];
+export const LEAF_KEYWORDS: readonly string[] = keywordsWhere((d) => d.leaf === true);
 
 const leafCache = new WeakMap<object, JsonSchema>();
 

@@ -2,10 +2,11 @@
  * One side (old or new) of a classification: the schema document, its `$ref` index, and the
  * resolution of a subschema's `$ref` into one schema with the reference's siblings applied.
  */
-import { ANNOTATION_KEYWORDS } from "../schema/keywords.ts";
+import { ANNOTATION_KEYWORDS, KEYWORDS } from "../schema/keywords.ts";
 import { DEFAULT_BASE, RefIndex } from "../schema/_refs.ts";
 import { isObject } from "../_object.ts";
 import type { JsonSchema, PathSegment } from "../schema/types.ts";
+import type { ValueKind } from "./_schema_facts.ts";
 
 const ANNOTATIONS = new Set(ANNOTATION_KEYWORDS);
 
@@ -15,20 +16,9 @@ export function isAnnotation(keyword: string): boolean {
 }
 
 /** Keywords whose meaning depends on their neighbours, by the group they belong to. */
-const GROUP: Readonly<Record<string, string>> = {
-  properties: "object-members",
-  patternProperties: "object-members",
-  additionalProperties: "object-members",
-  prefixItems: "array-items",
-  items: "array-items",
-  additionalItems: "array-items",
-  if: "conditional",
-  then: "conditional",
-  else: "conditional",
-  contains: "contains",
-  minContains: "contains",
-  maxContains: "contains",
-};
+const GROUP: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(KEYWORDS).flatMap(([k, d]) => d.group ? [[k, d.group]] : []),
+);
 
 /** A subschema with its `$ref` followed, or the reference that could not be followed. */
 export type Resolution = { schema: JsonSchema; unresolved?: undefined } | {
@@ -41,6 +31,8 @@ export class Side {
   readonly index: RefIndex;
   /** Locations of every `$ref` target followed, to tell unused definitions apart. */
   readonly referenced: PathSegment[][] = [];
+  /** The kinds of value each subschema may accept, kept by `typeKinds`. */
+  readonly kinds: WeakMap<object, Set<ValueKind>> = new WeakMap();
 
   constructor(root: JsonSchema) {
     this.root = root;

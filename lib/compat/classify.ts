@@ -4,6 +4,7 @@ import { comparePathSegments, compareStrings, formatPath } from "../schema/path.
 import type { JsonSchema, PathSegment } from "../schema/types.ts";
 import { type Change, change, keepsValues, maxBump } from "./_change.ts";
 import { Comparer } from "./_compare.ts";
+import { Budget, BudgetExceeded } from "./_memo.ts";
 import { type CompatibilityMode, compatibilityRule } from "./compatibility_mode.ts";
 import type { SchemaBump, SchemaChange, SchemaChangeClassification } from "./schema_change.ts";
 
@@ -25,7 +26,20 @@ export interface ClassifySchemaChangeOptions {
    * mode: see `classifyForMode` for the checks against earlier versions.
    */
   compatibility?: CompatibilityMode;
+  /**
+   * The most comparison steps (pairs of subschemas compared) the classification may take, default
+   * {@linkcode DEFAULT_CLASSIFY_BUDGET}. Past it the verdict is `major`, with one `undecidable`
+   * change saying the budget was exceeded: a schema whose recursive `$ref`s would take long to
+   * compare cannot stall a caller. Counted in steps, not time, so the verdict is deterministic.
+   */
+  budget?: number;
 }
+
+/**
+ * The default step budget of one classification: far above what real tool schemas need (a few
+ * thousand), and spent within about 50 ms.
+ */
+export const DEFAULT_CLASSIFY_BUDGET = 50_000;
 
 /**
  * Classifies the change from one JSON Schema to the next by who breaks: a caller may rely on
@@ -82,24 +96,47 @@ export function classifySchemaChange(
 ): SchemaChangeClassification {
   if (jsonEqual(oldSchema, newSchema)) return { bump: "patch", changes: [] };
   const rule = compatibilityRule(options.compatibility ?? "backward");
-  const descriptionBump = options.descriptionBump ?? "patch";
+  const run: Run = {
+    descriptionBump: options.descriptionBump ?? "patch",
+    budget: new Budget(options.budget ?? DEFAULT_CLASSIFY_BUDGET),
+  };
   // Backward: does the new schema accept every value the old one did (widening is safe)?
-  const backward = () => compareSchemas(oldSchema, newSchema, descriptionBump, false);
+  const backward = () => compareSchemas(oldSchema, newSchema, run, false);
   // Forward: does the old schema accept every value the new one does (narrowing is safe)?
-  const forward = () => narrowingSafe(oldSchema, newSchema, descriptionBump, false, ROLLBACK);
-  if (!rule.forward) return finish(backward());
-  if (!rule.backward) return finish(forward());
-  return finish(both(backward(), forward()));
+  const forward = () => narrowingSafe(oldSchema, newSchema, run, false, ROLLBACK);
+  return withinBudget(() => {
+    if (!rule.forward) return finish(backward());
+    if (!rule.backward) return finish(forward());
+    return finish(both(backward(), forward()));
+  });
+}
+
+/** What one classification shares between its comparisons. */
+interface Run {
+  descriptionBump: SchemaBump;
+  budget: Budget;
+}
+
+/** The classification, or `major` with the reason when it exceeds its step budget. */
+function withinBudget(
+  classify: () => SchemaChangeClassification,
+): SchemaChangeClassification {
+  try {
+    return classify();
+  } catch (e) {
+    if (!(e instanceof BudgetExceeded)) throw e;
+    return finish([change(
+      [],
+      "undecidable",
+      "major",
+      `the classifier's budget was exceeded (more than ${e.budget} comparison steps, option budget): callers may be affected`,
+    )]);
+  }
 }
 
 /** Every change from `o` to `n`, with the internal flags still on them. */
-function compareSchemas(
-  o: JsonSchema,
-  n: JsonSchema,
-  descriptionBump: SchemaBump,
-  strict: boolean,
-): Change[] {
-  const comparer = new Comparer(o, n, { descriptionBump, strict });
+function compareSchemas(o: JsonSchema, n: JsonSchema, run: Run, strict: boolean): Change[] {
+  const comparer = new Comparer(o, n, { ...run, strict });
   const found = comparer.compare(o, n);
   found.push(...unusedDefinitions(comparer, o, n));
   if (found.length === 0) {
@@ -155,9 +192,7 @@ export function classifyOutputSchemaChange(
   options: ClassifySchemaChangeOptions = {},
 ): SchemaChangeClassification {
   const rule = compatibilityRule(options.compatibility ?? "backward");
-  if (oldSchema === undefined && newSchema === undefined) {
-    return { bump: "patch", changes: [] };
-  }
+  if (oldSchema === undefined && newSchema === undefined) return { bump: "patch", changes: [] };
   if (oldSchema === undefined) {
     return finish([
       rule.forward
@@ -193,17 +228,19 @@ export function classifyOutputSchemaChange(
     ]);
   }
   if (jsonEqual(oldSchema, newSchema)) return { bump: "patch", changes: [] };
-  const descriptionBump = options.descriptionBump ?? "patch";
+  const run: Run = {
+    descriptionBump: options.descriptionBump ?? "patch",
+    budget: new Budget(options.budget ?? DEFAULT_CLASSIFY_BUDGET),
+  };
   // Backward for outputs: does the old output schema allow every value the new one does?
-  const backward = () => narrowingSafe(oldSchema, newSchema, descriptionBump, true, CONSUMERS);
+  const backward = () => narrowingSafe(oldSchema, newSchema, run, true, CONSUMERS);
   // Forward for outputs: does the new output schema allow every value the old one does?
-  const forward = () =>
-    compareSchemas(oldSchema, newSchema, descriptionBump, true).map(
-      forOutputRollback,
-    );
-  if (!rule.forward) return finish(backward());
-  if (!rule.backward) return finish(forward());
-  return finish(both(backward(), forward()));
+  const forward = () => compareSchemas(oldSchema, newSchema, run, true).map(forOutputRollback);
+  return withinBudget(() => {
+    if (!rule.forward) return finish(backward());
+    if (!rule.backward) return finish(forward());
+    return finish(both(backward(), forward()));
+  });
 }
 
 /** How a narrowing-safe classification words its changes, for one audience. */
@@ -244,21 +281,26 @@ const ROLLBACK: MirrorWords = {
 function narrowingSafe(
   o: JsonSchema,
   n: JsonSchema,
-  descriptionBump: SchemaBump,
+  run: Run,
   strict: boolean,
   words: MirrorWords,
 ): Change[] {
   // Does the old schema accept every value the new one does? That decides the bump.
-  const back = compareSchemas(n, o, descriptionBump, strict);
+  const back = compareSchemas(n, o, run, strict);
   const proven = back.filter((c) => !keepsValues(c)).reduce<SchemaBump>(
     (b, c) => maxBump(b, c.bump),
     "patch",
   );
   // The edits as made (old to new) are what a reader wants listed.
-  const edits = compareSchemas(o, n, descriptionBump, strict);
+  const edits = compareSchemas(o, n, run, strict);
   let mapped = edits.map((c) => mirror(c, proven, words));
   if (proven === "major" && !mapped.some((c) => c.bump === "major")) {
     mapped = mapped.map((c) => keepsValues(c) ? c : { ...c, bump: "major" as const });
+  }
+  if (proven === "major" && !mapped.some((c) => c.bump === "major")) {
+    // Every edit read old to new keeps the values, yet the reverse comparison could not prove it:
+    // its reasons stand.
+    mapped.push(...back.filter((c) => c.bump === "major"));
   }
   return mapped;
 }
@@ -272,15 +314,9 @@ function mirror(c: Change, proven: SchemaBump, words: MirrorWords): Change {
   if (keepsValues(c)) return c;
   // The message's statement of the edit, without its consequence for input callers.
   const what = c.message.split(/[:;] /)[0];
-  if (proven === "patch") {
-    return { ...c, bump: "patch", message: `${what}${words.same}` };
-  }
-  if (proven === "minor") {
-    return { ...c, bump: "minor", message: `${what}${words.narrower}` };
-  }
-  if (c.bump === "minor") {
-    return { ...c, bump: "major", message: `${what}${words.wider}` };
-  }
+  if (proven === "patch") return { ...c, bump: "patch", message: `${what}${words.same}` };
+  if (proven === "minor") return { ...c, bump: "minor", message: `${what}${words.narrower}` };
+  if (c.bump === "minor") return { ...c, bump: "major", message: `${what}${words.wider}` };
   if (c.bump === "major" && c.narrows) {
     return { ...c, bump: "minor", message: `${what}${words.fewer}` };
   }
@@ -308,28 +344,22 @@ function forOutputRollback(c: Change): Change {
  * order); each keeps the larger bump, worded by the direction that gave it.
  */
 function both(backward: Change[], forward: Change[]): Change[] {
-  return backward.map((b, i) => {
+  const out = backward.map((b, i) => {
     const f = forward[i];
     return f && maxBump(b.bump, f.bump) !== b.bump ? f : b;
   });
+  // A direction's own reasons beyond the shared edits (the reverse comparison's) are kept.
+  return [...out, ...forward.slice(backward.length)];
 }
 
 /** Changed `$defs`/`definitions` entries that no followed `$ref` reached on either side. */
-function unusedDefinitions(
-  comparer: Comparer,
-  o: JsonSchema,
-  n: JsonSchema,
-): Change[] {
+function unusedDefinitions(comparer: Comparer, o: JsonSchema, n: JsonSchema): Change[] {
   const out: Change[] = [];
   const reached = [...comparer.old.referenced, ...comparer.new.referenced];
   for (const kw of ["$defs", "definitions"]) {
     const a = isObject(o) && isObject(o[kw]) ? o[kw] as Record<string, unknown> : {};
     const b = isObject(n) && isObject(n[kw]) ? n[kw] as Record<string, unknown> : {};
-    for (
-      const name of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort(
-        compareStrings,
-      )
-    ) {
+    for (const name of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort(compareStrings)) {
       if (jsonEqual(a[name], b[name])) continue;
       if (reached.some((segs) => segs[0] === kw && segs[1] === name)) continue;
       const what = !Object.hasOwn(a, name)
@@ -350,10 +380,7 @@ function unusedDefinitions(
 
 /** Formats paths, merges duplicates (keeping the larger bump), sorts, and takes the largest bump. */
 function finish(found: Change[]): SchemaChangeClassification {
-  const byKey = new Map<
-    string,
-    { segs: PathSegment[]; change: SchemaChange }
-  >();
+  const byKey = new Map<string, { segs: PathSegment[]; change: SchemaChange }>();
   for (const c of found) {
     const path = formatPath(c.segs);
     const key = `${path}\u0000${c.kind}\u0000${c.message}`;
@@ -365,14 +392,10 @@ function finish(found: Change[]): SchemaChangeClassification {
       });}
   }
   const sorted = [...byKey.values()].sort((x, y) =>
-    comparePathSegments(x.segs, y.segs) ||
-    compareStrings(x.change.kind, y.change.kind) ||
+    comparePathSegments(x.segs, y.segs) || compareStrings(x.change.kind, y.change.kind) ||
     compareStrings(x.change.message, y.change.message)
   );
   const changes = sorted.map((s) => s.change);
-  const bump = changes.reduce<SchemaBump>(
-    (b, c) => maxBump(b, c.bump),
-    "patch",
-  );
+  const bump = changes.reduce<SchemaBump>((b, c) => maxBump(b, c.bump), "patch");
   return { bump, changes };
 }
