@@ -13,6 +13,8 @@ import { createRefResolver, type RefResolver } from "../schema/resolve.ts";
 import type { JsonSchema, PathSegment, SchemaIssue } from "../schema/types.ts";
 import { parsePath } from "../schema/path.ts";
 import { compileSchema } from "../schema/validate.ts";
+import { UNSUPPORTED_KEYWORDS } from "../schema/keywords.ts";
+import { checkSchema } from "../schema/check.ts";
 
 /** A value one schema accepts and the other rejects. */
 export interface Witness<T = unknown> {
@@ -69,6 +71,9 @@ export function findWitness<T = unknown>(
   rejecting: JsonSchema,
   options: FindWitnessOptions<T> = {},
 ): Witness<T> | undefined {
+  // Evidence is what the validator decides: where a schema uses a keyword it does not enforce
+  // (`unevaluatedProperties`, …), its yes or no is not the schema's, and nothing is shown.
+  if (!enforcesAll(accepting) || !enforcesAll(rejecting)) return undefined;
   const accepts = compileSchema(accepting);
   const rejects = compileSchema(rejecting);
   const valueOf = options.valueOf ?? ((c: T) => c as unknown);
@@ -96,6 +101,12 @@ export function findWitness<T = unknown>(
     }
   }
   return undefined;
+}
+
+const UNSUPPORTED = new Set(UNSUPPORTED_KEYWORDS);
+
+function enforcesAll(schema: JsonSchema): boolean {
+  return !checkSchema(schema).some((issue) => UNSUPPORTED.has(issue.keyword));
 }
 
 function* chain<T>(...gens: Iterable<T>[]): Generator<T> {
