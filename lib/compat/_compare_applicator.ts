@@ -347,27 +347,7 @@ export function compareRewrapped(
     )];
   }
   const out: Change[] = [];
-  let os = o, ns = n;
-  if (oneToAny) {
-    const exact = pairwiseDisjoint(ctx.old, o.oneOf as unknown[]);
-    out.push(
-      exact
-        ? change(
-          ["oneOf"],
-          "rewritten",
-          "patch",
-          "oneOf became anyOf; its branches are provably disjoint, so no value matched several and the same values are accepted",
-        )
-        : change(
-          ["oneOf"],
-          "constraint-removed",
-          "minor",
-          "oneOf became anyOf: callers may now send values that match several branches",
-        ),
-    );
-    os = { ...o, anyOf: o.oneOf };
-    delete os.oneOf;
-  }
+  let ns = n;
   if (disjointNew) {
     out.push(change(
       ["oneOf"],
@@ -380,26 +360,55 @@ export function compareRewrapped(
   }
   // The new keyword's name, for paths into its branches.
   const kw = disjointNew ? "oneOf" : "anyOf";
-  if (Object.hasOwn(os, "anyOf")) {
-    // Both sides are anyOf now: the usual branch-by-branch comparison.
-    return [...out, ...renamed(ctx.compare(os, ns), kw)];
+  if (!Object.hasOwn(o, "anyOf")) {
+    const wrapped = compareWrapped(ctx, o, ns, kw);
+    if (wrapped) return [...out, ...wrapped];
   }
-  // Wrapping: find a branch that, with the new schema's other keywords, covers the old schema.
-  const branches = ns.anyOf as unknown[];
-  let best: { i: number; changes: Change[] } | undefined;
+  if (Object.hasOwn(o, "anyOf") && disjointNew) {
+    // anyOf → oneOf over disjoint branches: anyOf against anyOf, reported at the new oneOf.
+    return [...out, ...atOneOf(ctx.compare(o, ns))];
+  }
+  if (!oneToAny) return undefined;
+  const exact = pairwiseDisjoint(ctx.old, o.oneOf as unknown[]);
+  out.push(
+    exact
+      ? change(
+        ["oneOf"],
+        "rewritten",
+        "patch",
+        "oneOf became anyOf; its branches are provably disjoint, so no value matched several and the same values are accepted",
+      )
+      : change(
+        ["oneOf"],
+        "constraint-removed",
+        "minor",
+        "oneOf became anyOf: callers may now send values that match several branches",
+      ),
+  );
+  const os: Obj = { ...o, anyOf: o.oneOf };
+  delete os.oneOf;
+  return [...out, ...ctx.compare(os, ns)];
+}
+
+/**
+ * `o` against `n` = siblings ∧ anyOf(branches): the changes against the branch (merged with the
+ * siblings) that covers `o` with the fewest changes of values, and every other branch as added;
+ * undefined when no branch covers `o`.
+ */
+function compareWrapped(ctx: CompareContext, o: Obj, n: Obj, kw: string): Change[] | undefined {
+  const branches = n.anyOf as unknown[];
+  let best: { i: number; changes: Change[]; cost: number } | undefined;
   branches.forEach((b, i) => {
-    const alone = ctx.new.unwrapSingleBranch({ ...ns, anyOf: [b] }, "anyOf");
+    const alone = ctx.new.unwrapSingleBranch({ ...n, anyOf: [b] }, "anyOf");
     if (alone === undefined) return;
-    const r = ctx.compare(os, alone);
+    const r = ctx.compare(o, alone);
     if (hasMajor(r)) return;
     const cost = r.filter((c) => !keepsValues(c)).length;
-    if (!best || cost < best.changes.filter((c) => !keepsValues(c)).length) {
-      best = { i, changes: r };
-    }
+    if (!best || cost < best.cost) best = { i, changes: r, cost };
   });
   if (!best) return undefined;
   const { i, changes } = best;
-  out.push(...under([kw, i], changes));
+  const out = under([kw, i], changes);
   branches.forEach((_, j) => {
     if (j === i) return;
     out.push(change(
@@ -424,8 +433,9 @@ function pairwiseDisjoint(side: CompareContext["old"], branches: unknown[]): boo
   return true;
 }
 
-/** Changes whose path starts at `anyOf`, moved to `kw` (the keyword the new schema uses). */
-function renamed(changes: Change[], kw: string): Change[] {
-  if (kw === "anyOf") return changes;
-  return changes.map((c) => c.segs[0] === "anyOf" ? { ...c, segs: [kw, ...c.segs.slice(1)] } : c);
+/** Changes under `anyOf` moved under `oneOf`, the keyword the new schema uses. */
+function atOneOf(changes: Change[]): Change[] {
+  return changes.map((c) =>
+    c.segs[0] === "anyOf" ? { ...c, segs: ["oneOf", ...c.segs.slice(1)] } : c
+  );
 }
