@@ -1234,3 +1234,151 @@ Deno.test("classifySchemaChange() past its step budget is undecidable, saying so
     /budget was exceeded/,
   );
 });
+
+// --- issue 23: wrapping in anyOf, oneOf → anyOf --------------------------------------------
+
+const code = { type: "string", maxLength: 5 };
+const count = { type: "integer" };
+
+Deno.test("classifySchemaChange() calls wrapping a subschema as anyOf: [X, Y] minor", () => {
+  const r = classify(tool({ a: code }), tool({ a: { anyOf: [code, count] } }));
+  assert.equal(r.bump, "minor");
+  assert.deepEqual(lines(r), ["$.properties.a.anyOf[1] branch-added minor"]);
+  // The wrapped schema may come second, reached through a $ref, with an annotation moved out.
+  const moved = classify(
+    tool({ a: { ...code, description: "A code." } }),
+    {
+      ...tool({ a: { description: "A code.", anyOf: [count, { $ref: "#/$defs/code" }] } }),
+      $defs: { code },
+    },
+  );
+  assert.equal(moved.bump, "minor");
+  assert.deepEqual(lines(moved), ["$.properties.a.anyOf[0] branch-added minor"]);
+});
+
+Deno.test("classifySchemaChange() calls wrapping the root object as anyOf minor", () => {
+  const r = classify(payment, { anyOf: [payment, { type: "null" }] });
+  assert.equal(r.bump, "minor");
+});
+
+Deno.test("classifySchemaChange() calls anyOf: [X] and oneOf: [X] → X patch", () => {
+  assert.equal(classify(tool({ a: code }), tool({ a: { anyOf: [code] } })).bump, "patch");
+  assert.equal(classify(tool({ a: { oneOf: [code] } }), tool({ a: code })).bump, "patch");
+});
+
+Deno.test("classifySchemaChange() calls wrapping a branch that accepts less major", () => {
+  const r = classify(tool({ a: code }), tool({ a: { anyOf: [{ ...code, maxLength: 3 }, count] } }));
+  assert.equal(r.bump, "major");
+  const sibling = classify(tool({ a: code }), tool({ a: { minLength: 1, anyOf: [code, count] } }));
+  assert.equal(sibling.bump, "major");
+});
+
+Deno.test("classifySchemaChange() calls wrapping as disjoint oneOf: [X, Y] minor, overlapping major", () => {
+  const disjoint = classify(tool({ a: code }), tool({ a: { oneOf: [code, count] } }));
+  assert.equal(disjoint.bump, "minor");
+  assert.deepEqual(lines(disjoint), [
+    "$.properties.a.oneOf rewritten patch",
+    "$.properties.a.oneOf[1] branch-added minor",
+  ]);
+  const overlapping = classify(
+    tool({ a: code }),
+    tool({ a: { oneOf: [code, { type: "string" }] } }),
+  );
+  assert.equal(overlapping.bump, "major");
+});
+
+Deno.test("classifySchemaChange() calls oneOf → anyOf patch over disjoint branches, minor over overlapping ones", () => {
+  const disjoint = classify(
+    tool({ a: { oneOf: [code, count] } }),
+    tool({ a: { anyOf: [code, count] } }),
+  );
+  assert.equal(disjoint.bump, "patch");
+  assert.deepEqual(lines(disjoint), ["$.properties.a.oneOf rewritten patch"]);
+  const overlap = [{ type: "string" }, { maxLength: 3 }];
+  const r = classify({ oneOf: overlap }, { anyOf: overlap });
+  assert.equal(r.bump, "minor");
+  assert.deepEqual(lines(r), ["$.oneOf constraint-removed minor"]);
+  // Widened branches on top of the rewrite stay minor; a narrowed one is major.
+  assert.equal(classify({ oneOf: overlap }, { anyOf: [{ type: "string" }, {}] }).bump, "minor");
+  assert.equal(
+    classify({ oneOf: overlap }, { anyOf: [{ type: "string" }, { maxLength: 2 }] }).bump,
+    "major",
+  );
+});
+
+Deno.test("classifySchemaChange() calls anyOf → oneOf patch over disjoint branches, major over overlapping ones", () => {
+  assert.equal(classify({ anyOf: [code, count] }, { oneOf: [code, count] }).bump, "patch");
+  const overlap = [{ type: "string" }, { maxLength: 3 }];
+  assert.equal(classify({ anyOf: overlap }, { oneOf: overlap }).bump, "major");
+});
+
+Deno.test("classifySchemaChange() keeps wrapping and oneOf → anyOf major in negative places", () => {
+  const overlap = [{ type: "string" }, { maxLength: 3 }];
+  const cases: [string, Obj, Obj][] = [
+    ["under not", { not: code }, { not: { anyOf: [code, count] } }],
+    ["oneOf → anyOf under not", { not: { oneOf: overlap } }, { not: { anyOf: overlap } }],
+    ["in if", { if: code, then: { minLength: 2 } }, {
+      if: { anyOf: [code, count] },
+      then: { minLength: 2 },
+    }],
+    ["oneOf → anyOf in if", { if: { oneOf: overlap }, then: count }, {
+      if: { anyOf: overlap },
+      then: count,
+    }],
+    ["in a oneOf branch it now overlaps", { oneOf: [code, { type: "number" }] }, {
+      oneOf: [{ anyOf: [code, count] }, { type: "number" }],
+    }],
+    ["under contains with maxContains", { type: "array", contains: code, maxContains: 1 }, {
+      type: "array",
+      contains: { anyOf: [code, count] },
+      maxContains: 1,
+    }],
+  ];
+  for (const [name, before, after] of cases) {
+    const r = classify(before, after);
+    assert.equal(r.bump, "major", name);
+    assert.ok(r.changes.some((c) => c.kind === "undecidable"), name);
+  }
+  // The same edits in positive places, for contrast.
+  assert.equal(
+    classify({ type: "array", contains: code }, {
+      type: "array",
+      contains: { anyOf: [code, count] },
+    }).bump,
+    "minor",
+  );
+  assert.equal(
+    classify({ oneOf: [code, { type: "number" }] }, {
+      oneOf: [{ anyOf: [code, { type: "boolean" }] }, { type: "number" }],
+    }).bump,
+    "minor",
+  );
+  // A oneOf → anyOf over disjoint branches keeps the values, so it is patch even under not.
+  assert.equal(
+    classify({ not: { oneOf: [code, count] } }, { not: { anyOf: [code, count] } }).bump,
+    "patch",
+  );
+});
+
+Deno.test("classifySchemaChange() keeps wrapping beside unevaluatedProperties undecidable", () => {
+  const r = classify(
+    { type: "object", properties: { a: code }, unevaluatedProperties: false },
+    { anyOf: [{ type: "object", properties: { a: code } }, count], unevaluatedProperties: false },
+  );
+  assert.equal(r.bump, "major");
+  assert.deepEqual(lines(r), ["$ undecidable major"]);
+});
+
+Deno.test("classifyOutputSchemaChange() calls wrapping and oneOf → anyOf major, anyOf → oneOf minor", () => {
+  const overlap = [{ type: "string" }, { maxLength: 3 }];
+  assert.equal(
+    classifyOutputSchemaChange(tool({ a: code }), tool({ a: { anyOf: [code, count] } })).bump,
+    "major",
+  );
+  assert.equal(classifyOutputSchemaChange({ oneOf: overlap }, { anyOf: overlap }).bump, "major");
+  assert.equal(classifyOutputSchemaChange({ anyOf: overlap }, { oneOf: overlap }).bump, "minor");
+  assert.equal(
+    classifyOutputSchemaChange({ oneOf: [code, count] }, { anyOf: [code, count] }).bump,
+    "patch",
+  );
+});

@@ -16,7 +16,7 @@ import type { JsonSchema, PathSegment } from "../schema/types.ts";
 import { isValid } from "../schema/validate.ts";
 import { type Change, change, downgrade, show } from "./_change.ts";
 import { type Budget, CycleMemo } from "./_memo.ts";
-import { compareApplicators } from "./_compare_applicator.ts";
+import { compareApplicators, compareRewrapped } from "./_compare_applicator.ts";
 import { compareArray } from "./_compare_array.ts";
 import { compareObject } from "./_compare_object.ts";
 import { compareUnevaluated } from "./_compare_unevaluated.ts";
@@ -127,7 +127,8 @@ export class Comparer implements CompareContext {
         else ns = this.new.unwrapSingleBranch(ns, kw) ?? ns;
       }
     }
-    return cap(this.#compareResolved(os, ns));
+    const rewrapped = isObject(os) && isObject(ns) ? compareRewrapped(this, os, ns) : undefined;
+    return cap(rewrapped ?? this.#compareResolved(os, ns));
   }
 
   /** Whether every `$ref` under two equal subschemas leads to equal targets on both sides. */

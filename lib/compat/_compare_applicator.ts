@@ -305,3 +305,137 @@ function compareConditional(ctx: CompareContext, o: Obj, n: Obj): Change[] {
     "if changed: the classifier does not decide which values now take the then or else branch, so callers may be affected",
   )];
 }
+
+/**
+ * Rewrites between combinators that a keyword-by-keyword comparison would call major although
+ * they only widen, or keep the accepted values:
+ *
+ * - `oneOf` → `anyOf` (old side): a value that matches exactly one branch matches at least one,
+ *   so the old schema with its `oneOf` read as `anyOf` accepts at least as much. Comparing that
+ *   reading with the new schema is sound; it is exact (`patch`) when the old branches are
+ *   provably pairwise disjoint, else the rewrite itself is `minor`.
+ * - `oneOf` whose branches are provably pairwise disjoint (new side): it accepts exactly what the
+ *   same branches under `anyOf` accept, so it is compared as that `anyOf`.
+ * - wrapping (`X` → `anyOf: [X, Y]`): the new schema is its siblings and one of its branches; if
+ *   the old schema is included in (siblings ∧ branch i) for some `i`, it is included in the new
+ *   schema. The other branches are `branch-added` (`minor`).
+ *
+ * Every result that accepts more is `minor`, never `patch`, so the callers in non-monotone places
+ * (`not`, `if`, a `oneOf` branch, `contains` with `maxContains`) turn it into `undecidable` through
+ * {@linkcode nonMonotone}. With `unevaluatedProperties`/`unevaluatedItems` beside the combinator
+ * the rewrite changes which members count as evaluated: it stays `undecidable` there.
+ *
+ * @returns The changes, or undefined when no such rewrite applies.
+ */
+export function compareRewrapped(
+  ctx: CompareContext,
+  o: Obj,
+  n: Obj,
+): Change[] | undefined {
+  const wraps = Array.isArray(n.anyOf) && !Object.hasOwn(o, "anyOf");
+  const oneToAny = Array.isArray(o.oneOf) && !Object.hasOwn(o, "anyOf") &&
+    Array.isArray(n.anyOf) && !Object.hasOwn(n, "oneOf");
+  const disjointNew = Array.isArray(n.oneOf) && !Object.hasOwn(n, "anyOf") &&
+    !Object.hasOwn(o, "oneOf") && pairwiseDisjoint(ctx.new, n.oneOf as unknown[]);
+  if (!wraps && !oneToAny && !disjointNew) return undefined;
+  if (UNEVALUATED.some((k) => Object.hasOwn(o, k) || Object.hasOwn(n, k))) {
+    return [change(
+      [],
+      "undecidable",
+      "major",
+      "anyOf/oneOf rewritten beside unevaluatedProperties or unevaluatedItems, which then see other members as evaluated: callers may be affected",
+    )];
+  }
+  const out: Change[] = [];
+  let ns = n;
+  if (disjointNew) {
+    out.push(change(
+      ["oneOf"],
+      "rewritten",
+      "patch",
+      "oneOf branches are provably disjoint, so it accepts what anyOf over them accepts",
+    ));
+    ns = { ...n, anyOf: n.oneOf };
+    delete ns.oneOf;
+  }
+  // The new keyword's name, for paths into its branches.
+  const kw = disjointNew ? "oneOf" : "anyOf";
+  if (!Object.hasOwn(o, "anyOf")) {
+    const wrapped = compareWrapped(ctx, o, ns, kw);
+    if (wrapped) return [...out, ...wrapped];
+  }
+  if (Object.hasOwn(o, "anyOf") && disjointNew) {
+    // anyOf → oneOf over disjoint branches: anyOf against anyOf, reported at the new oneOf.
+    return [...out, ...atOneOf(ctx.compare(o, ns))];
+  }
+  if (!oneToAny) return undefined;
+  const exact = pairwiseDisjoint(ctx.old, o.oneOf as unknown[]);
+  out.push(
+    exact
+      ? change(
+        ["oneOf"],
+        "rewritten",
+        "patch",
+        "oneOf became anyOf; its branches are provably disjoint, so no value matched several and the same values are accepted",
+      )
+      : change(
+        ["oneOf"],
+        "constraint-removed",
+        "minor",
+        "oneOf became anyOf: callers may now send values that match several branches",
+      ),
+  );
+  const os: Obj = { ...o, anyOf: o.oneOf };
+  delete os.oneOf;
+  return [...out, ...ctx.compare(os, ns)];
+}
+
+/**
+ * `o` against `n` = siblings ∧ anyOf(branches): the changes against the branch (merged with the
+ * siblings) that covers `o` with the fewest changes of values, and every other branch as added;
+ * undefined when no branch covers `o`.
+ */
+function compareWrapped(ctx: CompareContext, o: Obj, n: Obj, kw: string): Change[] | undefined {
+  const branches = n.anyOf as unknown[];
+  let best: { i: number; changes: Change[]; cost: number } | undefined;
+  branches.forEach((b, i) => {
+    const alone = ctx.new.unwrapSingleBranch({ ...n, anyOf: [b] }, "anyOf");
+    if (alone === undefined) return;
+    const r = ctx.compare(o, alone);
+    if (hasMajor(r)) return;
+    const cost = r.filter((c) => !keepsValues(c)).length;
+    if (!best || cost < best.cost) best = { i, changes: r, cost };
+  });
+  if (!best) return undefined;
+  const { i, changes } = best;
+  const out = under([kw, i], changes);
+  branches.forEach((_, j) => {
+    if (j === i) return;
+    out.push(change(
+      [kw, j],
+      "branch-added",
+      "minor",
+      `${kw} added around the old schema (now branch ${i}) with branch ${j}: callers may now send values branch ${j} accepts`,
+    ));
+  });
+  return out;
+}
+
+const UNEVALUATED = ["unevaluatedProperties", "unevaluatedItems"];
+
+/** Whether every two of `branches` provably accept no common value. */
+function pairwiseDisjoint(side: CompareContext["old"], branches: unknown[]): boolean {
+  for (let i = 0; i < branches.length; i++) {
+    for (let j = i + 1; j < branches.length; j++) {
+      if (!provablyDisjoint(side, branches[i], branches[j])) return false;
+    }
+  }
+  return true;
+}
+
+/** Changes under `anyOf` moved under `oneOf`, the keyword the new schema uses. */
+function atOneOf(changes: Change[]): Change[] {
+  return changes.map((c) =>
+    c.segs[0] === "anyOf" ? { ...c, segs: ["oneOf", ...c.segs.slice(1)] } : c
+  );
+}

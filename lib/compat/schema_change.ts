@@ -43,10 +43,10 @@ export type SchemaBump = "major" | "minor" | "patch";
  * | `additional-properties-widened` | minor | properties the schema does not name are accepted where they were rejected |
  * | `schema-closed` | major | a subschema became `false` |
  * | `schema-opened` | minor | a `false` subschema now accepts values |
- * | `branch-added` | minor | an `anyOf` branch, or a provably disjoint `oneOf` branch, was added |
+ * | `branch-added` | minor | an `anyOf` branch, or a provably disjoint `oneOf` branch, was added (also around a schema that had none: `X` → `anyOf: [X, Y]`) |
  * | `branch-removed` | major | an `anyOf`/`oneOf` branch was removed |
  * | `constraint-added` | major | `anyOf`, `oneOf`, `not`, `if` or `contains` added |
- * | `constraint-removed` | minor | one of those removed |
+ * | `constraint-removed` | minor | one of those removed, or a `oneOf` relaxed to `anyOf` over overlapping branches |
  * | `default-changed` | minor | `default` added, removed or changed: callers that omit the field get another value |
  * | `annotation-changed` | patch | `description`, `title`, `examples`, `$comment`, `deprecated`, ... changed |
  * | `definition-changed` | patch | a `$defs`/`definitions` entry nothing references changed |

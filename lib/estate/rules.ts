@@ -443,7 +443,7 @@ const CHANGE_RULES: Rule[] = [
   change(
     "branch-added",
     "minor",
-    "an `anyOf` branch, or a provably disjoint `oneOf` branch, was added",
+    "an `anyOf` branch, or a provably disjoint `oneOf` branch, was added (also around a schema that had none: `X` → `anyOf: [X, Y]`)",
     `One more alternative is accepted. ${MINOR_CALLERS}`,
     {
       before: obj({ id: { anyOf: [{ type: "string" }] } }),
@@ -477,7 +477,7 @@ const CHANGE_RULES: Rule[] = [
   change(
     "constraint-removed",
     "minor",
-    "one of those removed",
+    "one of those removed, or a `oneOf` relaxed to `anyOf` over overlapping branches",
     `An applicator no longer constrains values. ${MINOR_CALLERS}`,
     {
       before: obj({ reference: { type: "string", not: { const: "" } } }),
