@@ -1382,3 +1382,11 @@ Deno.test("classifyOutputSchemaChange() calls wrapping and oneOf → anyOf major
     "patch",
   );
 });
+
+Deno.test("classifySchemaChange() unwraps nested single-branch allOf on one side: same values, no major", () => {
+  const x = { type: "object", properties: { a: { type: "string" } } };
+  assert.notEqual(classifySchemaChange(x, { allOf: [{ allOf: [x] }] }).bump, "major");
+  assert.notEqual(classifySchemaChange({ allOf: [{ allOf: [x] }] }, x).bump, "major");
+  const narrowed = { type: "object", properties: { a: { type: "string", maxLength: 2 } } };
+  assert.equal(classifySchemaChange(x, { allOf: [{ allOf: [narrowed] }] }).bump, "major");
+});

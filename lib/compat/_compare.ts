@@ -120,12 +120,17 @@ export class Comparer implements CompareContext {
       )];
     }
     let os = ro.schema, ns = rn.schema;
-    // A single-branch combinator on one side only compares as its branch.
-    for (const kw of ["allOf", "anyOf", "oneOf"]) {
-      if (isObject(os) && isObject(ns) && Object.hasOwn(os, kw) !== Object.hasOwn(ns, kw)) {
-        if (Object.hasOwn(os, kw)) os = this.old.unwrapSingleBranch(os, kw) ?? os;
-        else ns = this.new.unwrapSingleBranch(ns, kw) ?? ns;
+    // A single-branch combinator on one side only compares as its branch, nested ones too
+    // (`allOf: [{ allOf: [X] }]` is X): unwrapped until nothing changes, a few levels at most.
+    for (let level = 0; level < 8; level++) {
+      const before = [os, ns];
+      for (const kw of ["allOf", "anyOf", "oneOf"]) {
+        if (isObject(os) && isObject(ns) && Object.hasOwn(os, kw) !== Object.hasOwn(ns, kw)) {
+          if (Object.hasOwn(os, kw)) os = this.old.unwrapSingleBranch(os, kw) ?? os;
+          else ns = this.new.unwrapSingleBranch(ns, kw) ?? ns;
+        }
       }
+      if (before[0] === os && before[1] === ns) break;
     }
     const rewrapped = isObject(os) && isObject(ns) ? compareRewrapped(this, os, ns) : undefined;
     return cap(rewrapped ?? this.#compareResolved(os, ns));
