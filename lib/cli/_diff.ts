@@ -181,28 +181,16 @@ export function breakingCallFindings(
   fields: { input?: "inputSchema"; output?: "outputSchema" } = {},
 ): Finding[] {
   const what = fields.input ? "version" : "schema";
-  const major = {
-    input: changes.input.some((c) => c.bump === "major"),
-    output: changes.output.some((c) => c.bump === "major"),
-  };
-  if (!major.input && !major.output) return [];
   const b = breakingCall({
     mode: "backward",
     old: schemas.old,
     draft: schemas.now,
-    major,
-    at: {
-      input: changes.input.filter((c) => c.bump === "major").map((c) => c.path),
-      output: changes.output.filter((c) => c.bump === "major").map((c) => c.path),
-    },
+    changes,
     names: { old: `the old ${what}`, draft: `the new ${what}` },
   });
   if (!b) return [];
-  const input = b.field === "inputSchema";
-  const path = b.direction === "old-accepts" && input
-    ? b.rejection.schemaPath
-    : (input ? changes.input : changes.output).find((c) => c.bump === "major")?.path ?? "$";
-  return [placed(doc, { field: input ? fields.input : fields.output, path }, {
+  const field = b.field === "inputSchema" ? fields.input : fields.output;
+  return [placed(doc, { field, path: b.path }, {
     rule: "breaking-call",
     severity: "info",
     message: b.message,

@@ -11,6 +11,7 @@ import { type CompatibilityMode, compatibilityRule } from "../compat/compatibili
 import { findWitness } from "../compat/witness.ts";
 import { shortenText } from "../schema/issue_limit.ts";
 import type { JsonSchema, SchemaIssue } from "../schema/types.ts";
+import type { SchemaChange } from "../compat/schema_change.ts";
 import type { StoredCall } from "./replay.ts";
 
 /** A value that shows a major change breaks someone, with why. */
@@ -26,6 +27,11 @@ export interface BreakingCall {
   direction: "old-accepts" | "new-accepts";
   /** Why the rejecting schema rejects it: its first issue (path and schema path in that schema). */
   rejection: SchemaIssue;
+  /**
+   * Where in `field` of the draft to show it: the node that rejects it when that is the draft's,
+   * else the first major change.
+   */
+  path: string;
   /** The stored call it is, when it is one. */
   call?: { principal: string; at: string; version: string };
   /** One sentence saying all of it. */
@@ -40,10 +46,11 @@ export interface BreakingCallSubject {
   old: { inputSchema: JsonSchema; outputSchema?: JsonSchema };
   /** The draft's schemas. */
   draft: { inputSchema: JsonSchema; outputSchema?: JsonSchema };
-  /** Whether the input change and the output change are major. */
-  major: { input: boolean; output: boolean };
-  /** Where the major changes are (`$`-paths), to make values there first. */
-  at?: { input?: readonly string[]; output?: readonly string[] };
+  /**
+   * The classified changes of the input and the output schema: evidence is sought for a side
+   * with a major change, made first at the major changes' nodes.
+   */
+  changes: { input: readonly SchemaChange[]; output: readonly SchemaChange[] };
   /** The tool's stored calls (of the line being compared), tried first as input witnesses. */
   calls?: () => Iterable<StoredCall>;
   /**
@@ -61,7 +68,7 @@ function shown(value: unknown): string {
  * A breaking call (or result) for a major change, or `undefined` when none was found within the
  * search's bounds.
  *
- * @param subject The mode, both versions' schemas, which side is major, the stored calls.
+ * @param subject The mode, both versions' schemas, their changes, the stored calls.
  * @returns The evidence, checked by the validator, with its sentence.
  */
 export function breakingCall(
@@ -70,12 +77,21 @@ export function breakingCall(
   const rule = compatibilityRule(subject.mode);
   const { old, draft } = subject;
   const name = subject.names ?? { old: "the published version", draft: "the draft" };
-  if (subject.major.input) {
+  const majorPaths = (changes: readonly SchemaChange[]) =>
+    changes.filter((c) => c.bump === "major").map((c) => c.path);
+  const at = {
+    input: majorPaths(subject.changes.input),
+    output: majorPaths(subject.changes.output),
+  };
+  // A rejection by the draft's schema is shown where it rejects; else at the first major change.
+  const where = (field: "input" | "output", byDraft: SchemaIssue | undefined) =>
+    byDraft?.schemaPath ?? at[field][0] ?? "$";
+  if (at.input.length) {
     if (rule.backward) {
       const w = findWitness<StoredCall>(old.inputSchema, draft.inputSchema, {
         candidates: subject.calls?.() ?? [],
         valueOf: (c) => c.arguments,
-        at: subject.at?.input,
+        at: at.input,
       });
       if (w) {
         const why = `${w.rejection.path} ${w.rejection.message}`;
@@ -91,6 +107,7 @@ export function breakingCall(
           value: w.value,
           direction: "old-accepts",
           rejection: w.rejection,
+          path: where("input", w.rejection),
           ...(call ? { call } : {}),
           message: call
             ? `the call of ${call.at.slice(0, 10)} by ${call.principal} (to ${call.version}) with ${
@@ -101,13 +118,14 @@ export function breakingCall(
       }
     }
     if (rule.forward) {
-      const w = findWitness(draft.inputSchema, old.inputSchema, { at: subject.at?.input });
+      const w = findWitness(draft.inputSchema, old.inputSchema, { at: at.input });
       if (w) {
         return {
           field: "inputSchema",
           value: w.value,
           direction: "new-accepts",
           rejection: w.rejection,
+          path: where("input", undefined),
           message: `a call ${name.draft} accepts, ${
             shown(w.value)
           }, fails after a rollback to ${name.old}: ${w.rejection.path} ${w.rejection.message}`,
@@ -116,17 +134,18 @@ export function breakingCall(
     }
   }
   if (
-    subject.major.output && old.outputSchema !== undefined &&
+    at.output.length && old.outputSchema !== undefined &&
     draft.outputSchema !== undefined
   ) {
     if (rule.backward) {
-      const w = findWitness(draft.outputSchema, old.outputSchema, { at: subject.at?.output });
+      const w = findWitness(draft.outputSchema, old.outputSchema, { at: at.output });
       if (w) {
         return {
           field: "outputSchema",
           value: w.value,
           direction: "new-accepts",
           rejection: w.rejection,
+          path: where("output", undefined),
           message: `${name.draft} may return ${
             shown(w.value)
           }, which ${name.old}'s output schema rules out: ${w.rejection.path} ${w.rejection.message}`,
@@ -134,13 +153,14 @@ export function breakingCall(
       }
     }
     if (rule.forward) {
-      const w = findWitness(old.outputSchema, draft.outputSchema, { at: subject.at?.output });
+      const w = findWitness(old.outputSchema, draft.outputSchema, { at: at.output });
       if (w) {
         return {
           field: "outputSchema",
           value: w.value,
           direction: "old-accepts",
           rejection: w.rejection,
+          path: where("output", undefined),
           message: `after a rollback ${name.old} may return ${
             shown(w.value)
           }, which ${name.draft}'s output schema rules out: ${w.rejection.path} ${w.rejection.message}`,

@@ -260,14 +260,10 @@ export function checkDraft(
   }
   if (plan.breakingCall) {
     const b = plan.breakingCall;
-    const changes = b.field === "inputSchema" ? plan.changes : plan.outputChanges;
-    const at = b.direction === "old-accepts" && b.field === "inputSchema"
-      ? b.rejection.schemaPath
-      : changes.find((c) => c.bump === "major")?.path ?? "$";
     findings.push({
       severity: "information",
       code: "breaking-call",
-      target: { field: b.field, path: at },
+      target: { field: b.field, path: b.path },
       message: `${b.field === "outputSchema" ? "outputSchema: " : ""}${b.message}`,
     });
   }

@@ -342,11 +342,7 @@ export function publishPlan(subject: PublishSubject): PublishPlan {
         mode,
         old: baseline.spec,
         draft: spec,
-        major: { input: c.bump === "major", output: out.bump === "major" },
-        at: {
-          input: c.changes.filter((x) => x.bump === "major").map((x) => x.path),
-          output: out.changes.filter((x) => x.bump === "major").map((x) => x.path),
-        },
+        changes: { input: c.changes, output: out.changes },
         ...(calls
           ? {
             calls: function* () {
