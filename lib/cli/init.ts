@@ -25,6 +25,7 @@ import { ESTATE_CONFIG_FILE } from "../estate/estate_config.ts";
 import { RULES_FILE } from "../estate/estate_files.ts";
 import { isToolName, parseToolSpec } from "../estate/spec.ts";
 import { UsageError } from "./_args.ts";
+import { tokenSha256 } from "../mcp/transports/bearer_tokens.ts";
 import { PACKAGE_NAME, TOOL_SCHEMA_URL } from "./_package.ts";
 
 /** Where a CI job is written for: GitHub Actions, GitLab CI/CD, or none. */
@@ -263,6 +264,8 @@ export interface InitResult {
   root: string;
   /** The files it wrote, relative. */
   created: string[];
+  /** What each file it meant to write is for, by its relative path. */
+  purposes: Record<string, string>;
   /** The files that were there already and were left as they are, relative. */
   kept: string[];
   /** Whether it installed `.git/hooks/pre-commit` (it does when the repository has none). */
@@ -273,15 +276,6 @@ export interface InitResult {
   notes: string[];
   /** The example principal's token, when `principals.json` was created (shown once). */
   token?: string;
-}
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest(
-    "SHA-256",
-    new TextEncoder().encode(text),
-  );
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0"))
-    .join("");
 }
 
 /** A random bearer token: `te_` and 32 random bytes, base64url. */
@@ -328,10 +322,11 @@ export async function runInit(
   const files = initFiles({
     ...options,
     token,
-    tokenSha256: await sha256Hex(token),
+    tokenSha256: tokenSha256(token),
   });
   const result: InitResult = {
     root,
+    purposes: Object.fromEntries(files.map((f) => [f.path, f.purpose])),
     created: [],
     kept: [],
     hookInstalled: false,
@@ -394,15 +389,13 @@ export async function runInit(
  * What `estate init` prints: what it created and kept, the token once, what to run next.
  *
  * @param r What it did.
- * @param files The files it meant to write (for their purposes).
  * @returns The text.
  */
-export function initText(r: InitResult, files: readonly InitFile[]): string {
-  const purpose = new Map(files.map((f) => [f.path, f.purpose]));
+export function initText(r: InitResult): string {
   const width = Math.max(0, ...[...r.created, ...r.kept].map((p) => p.length));
   const lines = [`estate init: a tool estate in ${r.root}`];
   for (const p of r.created) {
-    lines.push(`  created ${p.padEnd(width)}  ${purpose.get(p) ?? ""}`);
+    lines.push(`  created ${p.padEnd(width)}  ${r.purposes[p] ?? ""}`);
   }
   for (const p of r.kept) {
     lines.push(`  kept    ${p.padEnd(width)}  (it exists: not overwritten)`);

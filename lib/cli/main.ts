@@ -71,7 +71,7 @@ import { type Rule, RULES } from "../estate/rules.ts";
 import { ESTATE_FILES, isEstateFileName } from "../estate/estate_files.ts";
 import type { PgEstateStore } from "../store/pg/pg_store.ts";
 import { PACKAGE_NAME, PACKAGE_VERSION } from "./_package.ts";
-import { INIT_CI, type InitCi, initFiles, initText, runInit } from "./init.ts";
+import { INIT_CI, type InitCi, initText, runInit } from "./init.ts";
 
 /** The version SARIF reports name. */
 const TOOL_VERSION: string = PACKAGE_VERSION;
@@ -451,12 +451,7 @@ async function runCommand(
       };
       const root = path.resolve(io.cwd, args.positionals[0] ?? ".");
       const result = await runInit(root, options);
-      const files = initFiles({
-        ...options,
-        token: "",
-        tokenSha256: "0".repeat(64),
-      });
-      out(initText(result, files), { status: "initialized", ...result });
+      out(initText(result), { status: "initialized", ...result });
       return EXIT.ok;
     }
     case "check": {
