@@ -314,10 +314,10 @@ exec "$(git rev-parse --show-toplevel)/${HOOK_FILE}" "$@"
  * @returns What was created and kept.
  * @throws {UsageError} When a file cannot be written, or an option is not valid.
  */
-export async function runInit(
+export function runInit(
   root: string,
   options: Omit<InitOptions, "token" | "tokenSha256">,
-): Promise<InitResult> {
+): InitResult {
   const token = randomToken();
   const files = initFiles({
     ...options,

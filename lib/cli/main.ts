@@ -450,7 +450,7 @@ async function runCommand(
           : {}),
       };
       const root = path.resolve(io.cwd, args.positionals[0] ?? ".");
-      const result = await runInit(root, options);
+      const result = runInit(root, options);
       out(initText(result), { status: "initialized", ...result });
       return EXIT.ok;
     }
