@@ -1,39 +1,31 @@
 /**
- * The classifier's cost on recursive schemas: `$defs` nodes of growing number (depth) that each
- * refer to several others (width), through `properties` and an `anyOf` of references, with one
+ * The classifier's cost on recursive schemas (`tests/_recursive_schemas.ts`): `$defs` nodes of
+ * growing number (depth) that each refer to several others (width), through `properties` and an
+ * `anyOf` of references (under properties of its own, or as `additionalProperties`), with one
  * bound loosened in the last node (so the change sits inside every cycle) — the shape that took
- * seconds before the memo and the step budget. For each size: the schema's size in bytes, the
- * verdict, and the median and spread (the farthest run from the median) of `--runs` runs of
- * `classifySchemaChange` and `classifyOutputSchemaChange`.
+ * seconds before the memo, the cycle rounds and the step budget. For each size: the schema's size
+ * in bytes, the verdict (`(budget)`: the step budget decided it), and the median and spread (the
+ * farthest run from the median) of `--runs` runs of `classifySchemaChange` and
+ * `classifyOutputSchemaChange`.
  *
  *   deno task run bench/classify_cost_bench.ts [--runs 9]
  *
  * @module
  */
-import { classifyOutputSchemaChange, classifySchemaChange, type JsonSchema } from "../mod.ts";
+import { classifyOutputSchemaChange, classifySchemaChange } from "../mod.ts";
 import { flag, markdownTable, median } from "./_stats.ts";
-
-/** A recursive schema: `depth` nodes, each referring to `width` others. */
-export function recursiveSchema(depth: number, width: number, variant: number): JsonSchema {
-  const defs: Record<string, unknown> = {};
-  for (let i = 0; i < depth; i++) {
-    const refs = Array.from({ length: width }, (_, j) => ({
-      $ref: `#/$defs/n${(i + j + 1) % depth}`,
-    }));
-    defs[`n${i}`] = {
-      type: "object",
-      properties: Object.fromEntries(refs.map((r, j) => [`p${j}`, r])),
-      anyOf: refs.map((r) => ({ ...r })),
-      ...(i === depth - 1 ? { maxProperties: 5 + variant } : {}),
-    };
-  }
-  return { type: "object", properties: { root: { $ref: "#/$defs/n0" } }, $defs: defs };
-}
+import { recursiveSchema } from "../tests/_recursive_schemas.ts";
 
 const runs = flag(Deno.args, "runs", 9);
 const rows: string[][] = [];
-for (const [depth, width] of [[1, 1], [2, 2], [3, 2], [4, 3], [6, 3], [6, 4], [8, 4], [10, 5]]) {
-  const before = recursiveSchema(depth, width, 0), after = recursiveSchema(depth, width, 1);
+const sizes = [[1, 1], [2, 2], [3, 2], [4, 3], [6, 3], [6, 4], [8, 4], [10, 5]];
+for (
+  const [shape, [depth, width]] of (["members", "additional"] as const).flatMap((s) =>
+    sizes.map((d) => [s, d] as const)
+  )
+) {
+  const before = recursiveSchema(depth, width, 0, shape);
+  const after = recursiveSchema(depth, width, 1, shape);
   for (
     const [name, classify] of [["input", classifySchemaChange], [
       "output",
@@ -54,6 +46,7 @@ for (const [depth, width] of [[1, 1], [2, 2], [3, 2], [4, 3], [6, 3], [6, 4], [8
     const m = median(times);
     const spread = Math.max(...times.map((t) => Math.abs(t - m)));
     rows.push([
+      shape,
       `${depth}×${width}`,
       String(JSON.stringify(before).length),
       name,
@@ -64,5 +57,8 @@ for (const [depth, width] of [[1, 1], [2, 2], [3, 2], [4, 3], [6, 3], [6, 4], [8
   }
 }
 console.log(
-  markdownTable(["depth×width", "bytes", "classify", "verdict", "median ms", "spread ms"], rows),
+  markdownTable(
+    ["anyOf", "depth×width", "bytes", "classify", "verdict", "median ms", "spread ms"],
+    rows,
+  ),
 );

@@ -17,6 +17,7 @@
 import fc from "fast-check";
 import { generateSync } from "json-schema-faker";
 import {
+  classifyForMode,
   classifyOutputSchemaChange,
   classifySchemaChange,
   type JsonSchema,
@@ -455,16 +456,13 @@ function mutate(v: unknown, pool: unknown[], names: string[], random: () => numb
 
 /** How the values for one schema were found, for the run's figures. */
 export interface ValueCounts {
+  /** Values the caller gave (the test suite's instances). */
+  given?: number;
   faker: number;
   arbitrary: number;
   mutated: number;
 }
 
-/**
- * Values `schema` accepts, from json-schema-faker, `arbitraryForSchema`, literals of `schema` and
- * `other`, and mutations of those: at most `n` of each source, deduplicated. With `strict`,
- * members the schema does not name are kept; otherwise values must use named members only.
- */
 /** Whether a schema accepts a value: this library's validator unless a test sets another. */
 let accepts = (schema: JsonSchema, value: unknown): boolean =>
   validateSchema(schema, value).length === 0;
@@ -479,10 +477,22 @@ export function useOracle(oracle: (schema: JsonSchema, value: unknown) => boolea
   accepts = oracle;
 }
 
+/**
+ * Values `schema` accepts, from `extra` (values given by the caller, such as the test suite's
+ * instances), json-schema-faker, `arbitraryForSchema`, literals of `schema` and `other`, and
+ * mutations of those: at most `n` of each generated source, deduplicated. With `strict`, members
+ * the schema does not name are kept; otherwise values must use named members only.
+ */
 export function acceptedValues(
   schema: Obj,
   other: Obj,
-  options: { seed: number; n: number; strict?: boolean; counts?: ValueCounts },
+  options: {
+    seed: number;
+    n: number;
+    strict?: boolean;
+    counts?: ValueCounts;
+    extra?: readonly unknown[];
+  },
 ): unknown[] {
   const { seed, n } = options;
   const valid = (v: unknown): boolean =>
@@ -496,8 +506,9 @@ export function acceptedValues(
     if (seen.has(key)) return;
     seen.add(key);
     out.push(v);
-    if (options.counts) options.counts[source]++;
+    if (options.counts) options.counts[source] = (options.counts[source] ?? 0) + 1;
   };
+  for (const v of options.extra ?? []) add(v, "given");
   for (let i = 0; i < n; i++) {
     try {
       add(
@@ -551,11 +562,13 @@ export interface Unsound {
 
 /**
  * Checks one classification against values: returns the first value that disproves it, or
- * undefined, and adds to `stats` how many values were tried. For inputs
- * (`classifySchemaChange`), a `minor` or `patch` bump claims every value `before` accepts is
- * accepted by `after`; for outputs (`classifyOutputSchemaChange`, `output: true`), it claims every
- * value `after` allows was allowed by `before`, members it does not name included. A `patch`
- * claims both directions.
+ * undefined, and adds to `stats` how many values were tried. The claim is `classifyForMode`'s
+ * under `mode` (default `backward`). For inputs, `backward` claims every value `before` accepts
+ * (naming only members it names) is accepted by `after`, and `forward` the same from `after` to
+ * `before`; for outputs (`output: true`), `backward` claims every value `after` allows was allowed
+ * by `before`, members it does not name included, and `forward` the mirror. `full` claims both, and
+ * a `patch` claims both under any mode. `extra` values (the test suite's instances) are tried
+ * first, wherever the sending schema accepts them.
  */
 export function checkClaim(
   before: Obj,
@@ -564,43 +577,52 @@ export function checkClaim(
     seed: number;
     n: number;
     output?: boolean;
+    mode?: "backward" | "forward" | "full";
+    extra?: readonly unknown[];
     stats?: { checked: number; counts: ValueCounts };
+    /** Called with the verdict, before any value is tried. */
+    onBump?: (bump: "patch" | "minor" | "major") => void;
   },
 ): Unsound | undefined {
   const output = options.output ?? false;
-  const { bump } = output
-    ? classifyOutputSchemaChange(before as JsonSchema, after as JsonSchema)
-    : classifySchemaChange(before as JsonSchema, after as JsonSchema);
+  const mode = options.mode ?? "backward";
+  const { bump } = mode === "backward"
+    ? (output
+      ? classifyOutputSchemaChange(before as JsonSchema, after as JsonSchema)
+      : classifySchemaChange(before as JsonSchema, after as JsonSchema))
+    : classifyForMode(before as JsonSchema, after as JsonSchema, { mode, output });
+  options.onBump?.(bump);
   if (bump === "major") return undefined;
   const counts = options.stats?.counts;
-  // Inputs: what old callers send must still pass. Outputs: what the new tool returns must be
-  // something the old contract allowed.
-  const [from, to] = output ? [after, before] : [before, after];
-  const sent = acceptedValues(from, to, {
-    seed: options.seed,
-    n: options.n,
-    strict: output,
-    counts,
-  });
-  if (options.stats) options.stats.checked += sent.length;
-  for (const value of sent) {
-    if (!accepts(to as JsonSchema, value)) {
-      return { bump, value, how: output ? "accepted" : "rejected" };
-    }
-  }
-  if (bump !== "patch") return undefined;
-  // A patch keeps exactly the same values: the other direction holds too.
-  const back = acceptedValues(to, from, {
-    seed: options.seed + 1,
-    n: options.n,
-    strict: output,
-    counts,
-  })
-    .filter((v) => output || usesNamedMembersOnly(before, v));
-  if (options.stats) options.stats.checked += back.length;
-  for (const value of back) {
-    if (!accepts(from as JsonSchema, value)) {
-      return { bump, value, how: output ? "rejected" : "accepted" };
+  // The directions the claim covers: values the first schema accepts, the second must accept.
+  // Inputs: what old callers send must still pass (backward). Outputs: what the new tool returns
+  // must be something the old contract allowed (backward).
+  const backward: [Obj, Obj, "rejected" | "accepted"] = output
+    ? [after, before, "accepted"]
+    : [before, after, "rejected"];
+  const forward: [Obj, Obj, "rejected" | "accepted"] = output
+    ? [before, after, "rejected"]
+    : [after, before, "accepted"];
+  const directions = bump === "patch" || mode === "full"
+    ? [backward, forward]
+    : mode === "forward"
+    ? [forward]
+    : [backward];
+  let seed = options.seed;
+  for (const [from, to, how] of directions) {
+    // A backward patch claims the way back for inputs only for members both schemas name: a
+    // caller of the old contract never sent the others.
+    const namedInBoth = !output && mode === "backward" && from === after;
+    const sent = acceptedValues(from, to, {
+      seed: seed++,
+      n: options.n,
+      strict: output,
+      counts,
+      extra: options.extra,
+    }).filter((v) => !namedInBoth || usesNamedMembersOnly(before, v));
+    if (options.stats) options.stats.checked += sent.length;
+    for (const value of sent) {
+      if (!accepts(to as JsonSchema, value)) return { bump, value, how };
     }
   }
   return undefined;

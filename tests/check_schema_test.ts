@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { checkSchema, type SchemaIssue } from "../mod.ts";
+import { checkSchema, isValid, type SchemaIssue, validateSchema } from "../mod.ts";
 
 const brief = (issues: SchemaIssue[]): string[] => issues.map((i) => `${i.path} ${i.keyword}`);
 
@@ -117,4 +117,51 @@ Deno.test("checkSchema() reports keyword values of the wrong shape", () => {
     "$.required required",
   ]);
   assert.match(issues[0].message, /draft-04/);
+});
+
+Deno.test("a $ref cycle that never moves in the value: checkSchema reports it, and the compiled schema accepts nothing, at once", () => {
+  // Each level of `a` tries two branches that both lead back to `a` on the same value: without
+  // the rule, testing a number doubles its work at every level.
+  const loop = {
+    type: "object",
+    properties: { n: { $ref: "#/$defs/a" } },
+    $defs: {
+      a: { anyOf: [{ type: "string" }, { $ref: "#/$defs/b" }, { $ref: "#/$defs/a" }] },
+      b: { allOf: [{ $ref: "#/$defs/a" }] },
+    },
+  };
+  const issues = checkSchema(loop);
+  assert.deepEqual(brief(issues), ["$.$defs.b.allOf[0].$ref $ref"]);
+  assert.match(issues[0].message, /refers back to \$\.\$defs\.a without moving/);
+  assert.match(issues[0].message, /\$\.\$defs\.a → \$\.\$defs\.a\.anyOf\[1\] → \$\.\$defs\.b/);
+  for (const value of [{ n: 1 }, { n: "x" }, {}, 1]) {
+    assert.equal(isValid(loop, value), false);
+    assert.deepEqual(
+      validateSchema(loop, value).map((i) => `${i.path} ${i.keyword} ${i.schemaPath}`),
+      ["$ $ref $.$defs.b.allOf[0].$ref"],
+    );
+  }
+  // `not`, `if`/`then`/`else` and `dependentSchemas` test the same value too; a bare `$ref: "#"`
+  // at the root is the shortest cycle.
+  for (
+    const s of [
+      { $ref: "#" },
+      { $defs: { a: { not: { $ref: "#/$defs/a" } } }, properties: { x: { $ref: "#/$defs/a" } } },
+      { if: true, then: { $ref: "#" } },
+      { dependentSchemas: { a: { $ref: "#" } } },
+    ]
+  ) {
+    assert.equal(checkSchema(s, { toolInput: false }).length, 1, JSON.stringify(s));
+    assert.equal(isValid(s, {}), false, JSON.stringify(s));
+  }
+  // Recursion through a member or an item ends with the value: no issue.
+  const tree = {
+    type: "object",
+    properties: {
+      children: { type: "array", items: { $ref: "#" } },
+      parent: { anyOf: [{ type: "null" }, { $ref: "#" }] },
+    },
+  };
+  assert.deepEqual(checkSchema(tree), []);
+  assert.equal(isValid(tree, { children: [{ parent: null }, { parent: { children: [] } }] }), true);
 });

@@ -9,8 +9,11 @@
 import assert from "node:assert/strict";
 import {
   type CallOutcome,
+  checkSchema,
   classifyDrift,
+  classifySchemaChange,
   createLinkedTransports,
+  DEFAULT_CLASSIFY_BUDGET,
   type DescriptionSignal,
   type DriftEvent,
   Gateway,
@@ -30,6 +33,7 @@ import {
   type VerifiedTransport,
 } from "../mod.ts";
 import { serveHttp } from "../lib/mcp/transports/http.ts";
+import { recursiveSchema } from "./_recursive_schemas.ts";
 import { StreamableHttpClientTransport } from "../lib/mcp/transports/http_client.ts";
 
 const GATEWAY: Principal = {
@@ -892,6 +896,67 @@ Deno.test("Gateway: drift — a compatible change is logged, a breaking one quar
       note: "x",
     });
     assert.equal(now.kind, "ok");
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("Gateway: a pathological schema's drift is classified within the budget while every caller is answered", async () => {
+  // Recursive $refs in which the change sits inside every cycle: deciding it takes more steps
+  // than the default budget allows (with a hundred times the budget it is decided: minor), which
+  // the gateway never spends.
+  const v0 = recursiveSchema(6, 4, 0, "additional"), v1 = recursiveSchema(6, 4, 1, "additional");
+  assert.deepEqual(checkSchema(v0), []);
+  assert.equal(
+    classifySchemaChange(v0, v1, { budget: 100 * DEFAULT_CLASSIFY_BUDGET }).bump,
+    "minor",
+  );
+
+  const registered = spec("payments.tree", "1.0.0", { inputSchema: v0 });
+  const status = spec("payments.status", "1.0.0");
+  const up = new Upstream([registered, status]);
+  const h = harness({
+    records: [record("payments-mcp", ["payments.tree", "payments.status"])],
+    upstreams: { "payments-mcp": up },
+    estate: [registered, status],
+  });
+  try {
+    const client = await h.client();
+    await h.gateway.start();
+    assert.equal(h.drift.length, 0);
+    // The upstream changes the recursive contract; callers keep asking meanwhile.
+    up.registry.publish({ ...registered, version: "2.0.0", inputSchema: v1 });
+    const answers = await Promise.all([
+      client.request("ping"),
+      client.request("tools/list"),
+      h.call("payments.status", { reference: "PMT-000001" }),
+      client.request("ping"),
+      h.call("payments.status", { reference: "PMT-000002" }),
+    ]);
+    assert.deepEqual(answers[0], {});
+    assert.deepEqual(
+      (answers[1] as { tools: { name: string }[] }).tools.map((t) => t.name).sort(),
+      ["payments.status", "payments.tree"],
+    );
+    assert.equal((answers[2] as CallOutcome).kind, "ok");
+    assert.equal((answers[4] as CallOutcome).kind, "ok");
+    await until("a quarantined event", () => h.drift.length === 1);
+    const [event] = h.drift;
+    assert.equal(event.kind, "quarantined");
+    assert.equal(event.input?.bump, "major");
+    assert.ok(
+      event.input!.changes.some((c) =>
+        c.kind === "undecidable" && /budget was exceeded/.test(c.message)
+      ),
+      JSON.stringify(event.input),
+    );
+    // The other tool is served on; the quarantined one keeps its registered contract.
+    assert.equal(
+      (await h.call("payments.status", { reference: "PMT-000003" })).kind,
+      "ok",
+    );
+    const tools = Object.fromEntries(h.gateway.status()[0].tools.map((t) => [t.tool, t.state]));
+    assert.deepEqual(tools, { "payments.status": "ok", "payments.tree": "quarantined" });
   } finally {
     await h.close();
   }

@@ -24,6 +24,12 @@ export interface Change {
    * Any other change that rejects no old value may still accept new ones: `minor`.
    */
   narrows?: boolean;
+  /**
+   * A change assumed again where a `$ref` cycle comes back to a pair still being compared: the
+   * pair's own changes, found where the cycle began. It carries their bump to whatever leans on
+   * the cycle, and is left out of the result where the changes it repeats already decide the bump.
+   */
+  echo?: true;
 }
 
 const RANK: Record<SchemaBump, number> = { patch: 0, minor: 1, major: 2 };
@@ -59,6 +65,7 @@ export function under(
     kind: c.kind,
     bump: c.bump,
     message: c.message,
+    ...(c.echo ? { echo: true as const } : {}),
   }));
 }
 

@@ -14,7 +14,7 @@ import {
 } from "../schema/keywords.ts";
 import type { JsonSchema, PathSegment } from "../schema/types.ts";
 import { isValid } from "../schema/validate.ts";
-import { type Change, change, downgrade, show } from "./_change.ts";
+import { type Change, change, downgrade, keepsValues, show } from "./_change.ts";
 import { type Budget, CycleMemo } from "./_memo.ts";
 import { compareApplicators, compareRewrapped } from "./_compare_applicator.ts";
 import { compareArray } from "./_compare_array.ts";
@@ -55,6 +55,8 @@ export class Comparer implements CompareContext {
   readonly #ids = new WeakMap<object, number>();
   #nextId = 1;
   readonly #budget: Budget;
+  /** How many changes were handed back so far. */
+  #copied = 0;
   readonly #changes: CycleMemo<Change[]>;
   readonly #stable: CycleMemo<boolean>;
 
@@ -66,8 +68,13 @@ export class Comparer implements CompareContext {
     this.#places = new Places(this.old);
     this.#place = this.#places.root;
     this.#budget = options.budget;
-    this.#changes = new CycleMemo<Change[]>([], (r) => r.length === 0, options.budget);
-    this.#stable = new CycleMemo(true, (r) => r, options.budget);
+    this.#changes = new CycleMemo<Change[]>(
+      [],
+      (r, assumed) => bumpOf(r) === bumpOf(assumed),
+      echoes,
+      options.budget,
+    );
+    this.#stable = new CycleMemo(true, (r, assumed) => r === assumed, (r) => r, options.budget);
   }
 
   relies(name: string): boolean {
@@ -98,8 +105,12 @@ export class Comparer implements CompareContext {
     const key = `${this.#id(o)}:${this.#id(n)}@${place.key}`;
     this.#place = place;
     try {
-      const found = this.#changes.run(key, () => this.#comparePair(o, n));
+      let found = this.#changes.run(key, () => this.#comparePair(o, n));
+      // A subschema reached along very many paths (`$ref`s into `$ref`s) would list its changes
+      // again at each: past COPY_LIMIT changes handed back, only echoes that carry the bump.
+      if (this.#copied > COPY_LIMIT && found.length > 3) found = echoes(found);
       // Each change handed back is copied by the caller: that is the work to count.
+      this.#copied += found.length;
       this.#budget.spend(found.length);
       return found;
     } finally {
@@ -334,6 +345,35 @@ function unknownKeywords(o: Obj, n: Obj): Change[] {
         ? `keyword ${k} ${what}; it is not enforced by this library's validator and the classifier cannot tell which callers it affects`
         : `unknown keyword ${k} ${what}: the classifier cannot tell which callers it affects`,
     ));
+  }
+  return out;
+}
+
+/** The largest bump of a list of changes, `none` for no change (which a `patch` is not). */
+function bumpOf(changes: readonly Change[]): string {
+  let bump = changes.length ? "patch" : "none";
+  for (const c of changes) {
+    if (c.bump === "major") return "major";
+    if (c.bump === "minor") bump = "minor";
+  }
+  return bump;
+}
+
+/** Changes handed back in full, per classification, before a long list is cut to its echoes. */
+const COPY_LIMIT = 5_000;
+
+/**
+ * What a `$ref` cycle's pair is assumed to be where the cycle comes back to it, once its first
+ * result refuted "unchanged": the first of its changes of each bump, marked as echoes — enough to
+ * carry the bump (a change handed up is copied at every level, so not all of them).
+ */
+function echoes(changes: readonly Change[]): Change[] {
+  const out: Change[] = [];
+  for (const bump of ["major", "minor", "patch"] as const) {
+    // One that changes values where there is one: what a negative place (`not`) asks of them.
+    const c = changes.find((x) => x.bump === bump && !keepsValues(x)) ??
+      changes.find((x) => x.bump === bump);
+    if (c) out.push({ segs: c.segs, kind: c.kind, bump: c.bump, message: c.message, echo: true });
   }
   return out;
 }

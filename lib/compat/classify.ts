@@ -129,7 +129,7 @@ function withinBudget(
       [],
       "undecidable",
       "major",
-      `the classifier's budget was exceeded (more than ${e.budget} comparison steps, option budget): callers may be affected`,
+      `the classifier's budget was exceeded (${e.reason}): callers may be affected`,
     )]);
   }
 }
@@ -378,8 +378,14 @@ function unusedDefinitions(comparer: Comparer, o: JsonSchema, n: JsonSchema): Ch
   return out;
 }
 
-/** Formats paths, merges duplicates (keeping the larger bump), sorts, and takes the largest bump. */
-function finish(found: Change[]): SchemaChangeClassification {
+/**
+ * Formats paths, merges duplicates (keeping the larger bump), sorts, and takes the largest bump.
+ * Echoes of a `$ref` cycle's changes are left out where the changes they repeat decide the bump.
+ */
+function finish(all: Change[]): SchemaChangeClassification {
+  const own = all.filter((c) => !c.echo);
+  const top = (cs: Change[]) => cs.reduce<SchemaBump>((b, c) => maxBump(b, c.bump), "patch");
+  const found = own.length && top(own) === top(all) ? own : all;
   const byKey = new Map<string, { segs: PathSegment[]; change: SchemaChange }>();
   for (const c of found) {
     const path = formatPath(c.segs);

@@ -7,7 +7,11 @@
 
 export { bumpFor, compareVersions, isValidConstraint, satisfies, Version } from "./semver.ts";
 export type { ReleaseType, VersionParts } from "./semver.ts";
-export { classifyOutputSchemaChange, classifySchemaChange } from "./classify.ts";
+export {
+  classifyOutputSchemaChange,
+  classifySchemaChange,
+  DEFAULT_CLASSIFY_BUDGET,
+} from "./classify.ts";
 export type { ClassifySchemaChangeOptions } from "./classify.ts";
 export { SCHEMA_CHANGE_KINDS } from "./schema_change.ts";
 export type {

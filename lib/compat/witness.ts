@@ -94,14 +94,28 @@ export function findWitness<T = unknown>(
   const targeted = function* (): Generator<unknown> {
     for (const at of options.at ?? []) yield* made.at(accepting, at);
   };
-  for (const value of chain(targeted(), made.of(accepting, 0))) {
-    if (made.exhausted()) break;
-    if (accepts.isValid(value) && !rejects.isValid(value)) {
-      return { value, source: "generated", rejection: rejects(value)[0] };
+  try {
+    for (const value of chain(targeted(), made.of(accepting, 0))) {
+      if (made.exhausted()) break;
+      if (accepts.isValid(value) && !rejects.isValid(value)) {
+        return { value, source: "generated", rejection: rejects(value)[0] };
+      }
     }
+  } catch (e) {
+    // Making values for a deeply recursive schema can take long: past its work, no evidence.
+    if (!(e instanceof OutOfWork)) throw e;
   }
   return undefined;
 }
+
+/** Thrown when making values took more steps than {@linkcode MAX_WORK}. */
+class OutOfWork extends Error {}
+
+/**
+ * The most steps (values made at any depth, inner ones included) one search may take: made values
+ * of a recursive schema nest, so counting only the values tried would not bound the work.
+ */
+const MAX_WORK = 200_000;
 
 const UNSUPPORTED = new Set(UNSUPPORTED_KEYWORDS);
 
@@ -136,6 +150,8 @@ class Values {
   readonly #resolve: RefResolver;
   readonly #max: number;
   #count = 0;
+  #work = 0;
+  readonly #firsts = new Map<JsonSchema, Map<number, unknown>>();
 
   readonly #root: JsonSchema;
 
@@ -149,8 +165,20 @@ class Values {
     return this.#count++ >= this.#max;
   }
 
+  /** Counts one step of work; throws {@linkcode OutOfWork} past {@linkcode MAX_WORK}. */
+  #step(): void {
+    if (++this.#work > MAX_WORK) throw new OutOfWork();
+  }
+
   /** Every value to try for a subschema: its own literals first, then by type. */
   *of(schema0: JsonSchema, depth: number): Generator<unknown> {
+    for (const v of this.#of(schema0, depth)) {
+      this.#step();
+      yield v;
+    }
+  }
+
+  *#of(schema0: JsonSchema, depth: number): Generator<unknown> {
     const schema = this.#resolve(schema0);
     if (schema === true || schema === undefined) {
       yield* ["x", 0, true, null, {}, []];
@@ -254,8 +282,20 @@ class Values {
     }
   }
 
-  /** The first value a subschema's generator gives that it accepts (`null` when none does). */
+  /**
+   * The first value a subschema's generator gives that it accepts (`null` when none does); made
+   * once per subschema and depth.
+   */
   first(schema: JsonSchema, depth: number): unknown {
+    let byDepth = this.#firsts.get(schema);
+    if (!byDepth) this.#firsts.set(schema, byDepth = new Map());
+    if (byDepth.has(depth)) return structuredClone(byDepth.get(depth));
+    const found = this.#first(schema, depth);
+    byDepth.set(depth, found);
+    return structuredClone(found);
+  }
+
+  #first(schema: JsonSchema, depth: number): unknown {
     let fallback: unknown = null, n = 0;
     for (const v of this.of(schema, depth + 1)) {
       if (n++ === 0) fallback = v;

@@ -1,3 +1,4 @@
+import { inPlaceCycle, inPlaceCycleMessage } from "./_cycles.ts";
 import { compilePattern } from "./_regex.ts";
 import { DEFAULT_BASE, type Location, RefIndex } from "./_refs.ts";
 import { isObject } from "../_object.ts";
@@ -116,6 +117,8 @@ export function checkSchema(
     schema,
     index.locationOf(schema) ?? { base: DEFAULT_BASE, segments: [] },
   );
+  const cycle = inPlaceCycle(schema);
+  if (cycle) add(cycle.path, "$ref", inPlaceCycleMessage(cycle));
   return sortIssues(issues);
 }
 

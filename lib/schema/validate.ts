@@ -1,3 +1,4 @@
+import { inPlaceCycle, inPlaceCycleMessage } from "./_cycles.ts";
 import { Compiler } from "./_compile.ts";
 import type { Check, CheckRun, RawIssue } from "./_compile_context.ts";
 import { generateValidator } from "./_codegen.ts";
@@ -110,6 +111,19 @@ function build(
   formats: boolean,
   maxDepth: number,
 ): CompiledSchema {
+  const cycle = inPlaceCycle(schema);
+  if (cycle) {
+    // Fail closed, before any value is tested: such a schema's tests may never end.
+    const issue: SchemaIssue = Object.freeze({
+      path: "$",
+      keyword: "$ref",
+      message: inPlaceCycleMessage(cycle),
+      schemaPath: cycle.path,
+    });
+    const refuse = ((_value: unknown): SchemaIssue[] => [issue]) as CompiledSchema;
+    refuse.isValid = () => false;
+    return refuse;
+  }
   const closures = (): Check => (forms.closures ??= new Compiler(schema).root(schema));
   const fast = generateValidator(schema, { formats, maxDepth }) ??
     ((value: unknown) =>
