@@ -27,8 +27,9 @@ export interface ClassifySchemaChangeOptions {
    */
   compatibility?: CompatibilityMode;
   /**
-   * The most comparison steps (pairs of subschemas compared) the classification may take, default
-   * {@linkcode DEFAULT_CLASSIFY_BUDGET}. Past it the verdict is `major`, with one `undecidable`
+   * The most comparison steps (pairs of subschemas compared, changes handed back) the
+   * classification may take; default {@linkcode defaultClassifyBudget}, which grows with the two
+   * schemas. Past it the verdict is `major`, with one `undecidable`
    * change saying the budget was exceeded: a schema whose recursive `$ref`s would take long to
    * compare cannot stall a caller. Counted in steps, not time, so the verdict is deterministic.
    */
@@ -36,10 +37,38 @@ export interface ClassifySchemaChangeOptions {
 }
 
 /**
- * The default step budget of one classification: far above what real tool schemas need (a few
- * thousand), and spent within about 50 ms.
+ * The base of the default step budget of one classification. The default budget is this plus
+ * {@linkcode CLASSIFY_BUDGET_PER_NODE} for every object and array in the two schemas, so it grows
+ * with the schemas, linearly: random and MCP-style tool schemas with edits need at most about a
+ * thousand steps (`p99` about 200), and a pathological 1.5 KB schema is cut off within tens of
+ * milliseconds.
  */
-export const DEFAULT_CLASSIFY_BUDGET = 50_000;
+export const DEFAULT_CLASSIFY_BUDGET = 10_000;
+
+/** What the default step budget adds per object or array in the old and the new schema. */
+export const CLASSIFY_BUDGET_PER_NODE = 20;
+
+/** The default step budget for a pair of schemas (see {@linkcode DEFAULT_CLASSIFY_BUDGET}). */
+export function defaultClassifyBudget(oldSchema: unknown, newSchema: unknown): number {
+  return DEFAULT_CLASSIFY_BUDGET + CLASSIFY_BUDGET_PER_NODE * (nodes(oldSchema) + nodes(newSchema));
+}
+
+/** How many objects and arrays a JSON value holds (itself included). */
+function nodes(root: unknown): number {
+  let count = 0;
+  const stack: unknown[] = [root];
+  const seen = new Set<object>();
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v !== "object" || v === null || seen.has(v)) continue;
+    seen.add(v);
+    count++;
+    for (const x of Array.isArray(v) ? v : Object.values(v)) {
+      if (typeof x === "object" && x !== null) stack.push(x);
+    }
+  }
+  return count;
+}
 
 /**
  * Classifies the change from one JSON Schema to the next by who breaks: a caller may rely on
@@ -98,7 +127,7 @@ export function classifySchemaChange(
   const rule = compatibilityRule(options.compatibility ?? "backward");
   const run: Run = {
     descriptionBump: options.descriptionBump ?? "patch",
-    budget: new Budget(options.budget ?? DEFAULT_CLASSIFY_BUDGET),
+    budget: new Budget(options.budget ?? defaultClassifyBudget(oldSchema, newSchema)),
   };
   // Backward: does the new schema accept every value the old one did (widening is safe)?
   const backward = () => compareSchemas(oldSchema, newSchema, run, false);
@@ -230,7 +259,7 @@ export function classifyOutputSchemaChange(
   if (jsonEqual(oldSchema, newSchema)) return { bump: "patch", changes: [] };
   const run: Run = {
     descriptionBump: options.descriptionBump ?? "patch",
-    budget: new Budget(options.budget ?? DEFAULT_CLASSIFY_BUDGET),
+    budget: new Budget(options.budget ?? defaultClassifyBudget(oldSchema, newSchema)),
   };
   // Backward for outputs: does the old output schema allow every value the new one does?
   const backward = () => narrowingSafe(oldSchema, newSchema, run, true, CONSUMERS);

@@ -8,9 +8,11 @@
 export { bumpFor, compareVersions, isValidConstraint, satisfies, Version } from "./semver.ts";
 export type { ReleaseType, VersionParts } from "./semver.ts";
 export {
+  CLASSIFY_BUDGET_PER_NODE,
   classifyOutputSchemaChange,
   classifySchemaChange,
   DEFAULT_CLASSIFY_BUDGET,
+  defaultClassifyBudget,
 } from "./classify.ts";
 export type { ClassifySchemaChangeOptions } from "./classify.ts";
 export { SCHEMA_CHANGE_KINDS } from "./schema_change.ts";
