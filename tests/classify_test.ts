@@ -1,11 +1,17 @@
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import {
+  CLASSIFY_BUDGET_PER_NODE,
   classifyOutputSchemaChange,
   classifySchemaChange,
+  DEFAULT_CLASSIFY_BUDGET,
+  defaultClassifyBudget,
   type JsonSchema,
   SCHEMA_CHANGE_KINDS,
   type SchemaChangeClassification,
 } from "../mod.ts";
+import { applyEdits, editArb, toolSchema } from "./_random_schemas.ts";
+import { recursiveSchema } from "./_recursive_schemas.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -1202,28 +1208,16 @@ Deno.test("classifySchemaChange() calls an anyOf branch narrowed beside unevalua
 
 // --- cost ---------------------------------------------------------------------------------------
 
-/** `depth` `$defs` nodes, each referring to `width` others through properties and an anyOf. */
+/** `recursiveSchema` with the "additional" anyOf, and its last node's `maxProperties`. */
 function recursive(depth: number, width: number, maxProperties: number): Obj {
-  const defs: Obj = {};
-  for (let i = 0; i < depth; i++) {
-    const refs = Array.from({ length: width }, (_, j) => ({
-      $ref: `#/$defs/n${(i + j + 1) % depth}`,
-    }));
-    defs[`n${i}`] = {
-      type: "object",
-      properties: Object.fromEntries(refs.map((r, j) => [`p${j}`, r])),
-      anyOf: refs.map((r) => ({ ...r })),
-      ...(i === depth - 1 ? { maxProperties } : {}),
-    };
-  }
-  return { type: "object", properties: { root: { $ref: "#/$defs/n0" } }, $defs: defs };
+  return recursiveSchema(depth, width, maxProperties - 5, "additional") as Obj;
 }
 
 Deno.test("classifySchemaChange() past its step budget is undecidable, saying so", () => {
   const r = classifySchemaChange(recursive(6, 4, 5), recursive(6, 4, 6));
   assert.equal(r.bump, "major");
   assert.deepEqual(r.changes.map((c) => `${c.path} ${c.kind}`), ["$ undecidable"]);
-  assert.match(r.changes[0].message, /budget was exceeded/);
+  assert.match(r.changes[0].message, /budget was exceeded \(more than \d+ comparison steps/);
   // Deterministic: the same inputs, the same verdict; a small budget reached on a small schema.
   assert.deepEqual(classifySchemaChange(recursive(6, 4, 5), recursive(6, 4, 6)), r);
   const small = classifySchemaChange(recursive(2, 1, 5), recursive(2, 1, 6), { budget: 3 });
@@ -1233,6 +1227,52 @@ Deno.test("classifySchemaChange() past its step budget is undecidable, saying so
     classifyOutputSchemaChange(recursive(6, 4, 5), recursive(6, 4, 6)).changes[0].message,
     /budget was exceeded/,
   );
+  // With a larger budget the same change is decided: the cycle rounds find it minor.
+  assert.equal(
+    classifySchemaChange(recursive(6, 4, 5), recursive(6, 4, 6), { budget: 1_000_000 }).bump,
+    "minor",
+  );
+});
+
+Deno.test("the default step budget grows with the schemas, and ordinary schemas never reach it", () => {
+  const one = { type: "object", properties: { a: { type: "string" } } };
+  // Three objects each: the root, its properties, a.
+  assert.equal(
+    defaultClassifyBudget(one, one),
+    DEFAULT_CLASSIFY_BUDGET + CLASSIFY_BUDGET_PER_NODE * 6,
+  );
+  const wide = {
+    type: "object",
+    properties: Object.fromEntries(
+      Array.from({ length: 500 }, (_, i) => [`p${i}`, { type: "string" }]),
+    ),
+  };
+  assert.ok(defaultClassifyBudget(wide, wide) > DEFAULT_CLASSIFY_BUDGET + 20 * 1000);
+  // 500 properties, each narrowed: decided (major), not cut off by the budget (at most 200
+  // changes are listed per subschema).
+  const narrowed = structuredClone(wide);
+  for (const p of Object.values(narrowed.properties)) (p as Obj).maxLength = 3;
+  const r = classifySchemaChange(wide, narrowed);
+  assert.equal(r.bump, "major");
+  assert.equal(r.changes.length, 200);
+  assert.ok(r.changes.every((c) => c.kind === "bound-tightened"), JSON.stringify(r.changes[0]));
+  // The random tool schemas of the property tests, with edits: none reaches the budget.
+  for (
+    const [before, edits] of fc.sample(
+      fc.tuple(toolSchema, fc.array(editArb, { minLength: 1, maxLength: 3 })),
+      { numRuns: 300, seed: 23 },
+    )
+  ) {
+    const after = applyEdits(before, edits).schema;
+    for (
+      const c of [classifySchemaChange(before, after), classifyOutputSchemaChange(before, after)]
+    ) {
+      assert.ok(
+        !c.changes.some((x) => /budget was exceeded/.test(x.message)),
+        JSON.stringify(before),
+      );
+    }
+  }
 });
 
 // --- issue 23: wrapping in anyOf, oneOf → anyOf --------------------------------------------
