@@ -36,6 +36,7 @@ import {
   useOracle,
   type ValueCounts,
 } from "../tests/_schema_pairs.ts";
+import { suitePairs } from "../tests/_suite_pairs.ts";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { Validator } from "@cfworker/json-schema";
@@ -55,7 +56,7 @@ const pairs = flag("pairs", 3000);
 const seed = flag("seed", 1);
 const n = flag("values", 4);
 const suite = Deno.args.includes("--suite");
-const suitePairs = flag("suite-pairs", 20_000);
+const suitePairs_ = flag("suite-pairs", 20_000);
 const ours = (v: unknown, schema: JsonSchema): boolean => validateSchema(schema, v).length === 0;
 
 /** ajv's verdicts, per schema text; null where ajv refuses the schema. */
@@ -155,97 +156,8 @@ const generators: [string, () => Iterable<Pair>, number][] = [
   ],
 ];
 
-/** The official suite's schemas, by file, each with the instances its tests give. */
-function suiteSchemas(): Map<string, { schema: unknown; data: unknown[] }[]> {
-  const dir = new URL("../../shared/JSON-Schema-Test-Suite/tests/draft2020-12/", import.meta.url);
-  const files: string[] = [];
-  const walk = (rel: string): void => {
-    for (const e of Deno.readDirSync(new URL(rel, dir))) {
-      if (e.isDirectory) walk(`${rel}${e.name}/`);
-      else if (e.name.endsWith(".json")) files.push(`${rel}${e.name}`);
-    }
-  };
-  walk("");
-  const out = new Map<string, { schema: unknown; data: unknown[] }[]>();
-  for (const file of files.sort()) {
-    const groups = JSON.parse(Deno.readTextFileSync(new URL(file, dir))) as {
-      schema: unknown;
-      tests: { data: unknown }[];
-    }[];
-    out.set(file, groups.map((g) => ({ schema: g.schema, data: g.tests.map((t) => t.data) })));
-  }
-  return out;
-}
-
-/** The schema without its root `$schema` (the dialect, which a subschema may not name). */
-function dialectless(schema: unknown): unknown {
-  if (typeof schema !== "object" || schema === null) return schema;
-  const { $schema: _, ...rest } = schema as Obj;
-  return rest;
-}
-
-/** Whether a schema may be placed below a root: no references, ids or anchors that need the root. */
-function placeable(schema: unknown): boolean {
-  return !/"\$(ref|id|anchor|dynamicRef|dynamicAnchor|recursiveRef|recursiveAnchor|schema)"/.test(
-    JSON.stringify(schema),
-  );
-}
-
-/** Where an independent pair's schemas are put, and its instances with them. */
-const PLACES: { name: string; schema: (s: unknown) => unknown; value: (v: unknown) => unknown }[] =
-  [
-    { name: "root", schema: (s) => s, value: (v) => v },
-    {
-      name: "property",
-      schema: (s) => ({ type: "object", properties: { p: s }, required: ["p"] }),
-      value: (v) => ({ p: v }),
-    },
-    { name: "items", schema: (s) => ({ type: "array", items: s }), value: (v) => [v, v] },
-    { name: "not", schema: (s) => ({ not: s }), value: (v) => v },
-    {
-      name: "anyOf beside null",
-      schema: (s) => ({ anyOf: [s, { type: "null" }] }),
-      value: (v) => v,
-    },
-    {
-      name: "additionalProperties",
-      schema: (s) => ({ properties: { a: { type: "integer" } }, additionalProperties: s }),
-      value: (v) => ({ a: 1, x: v }),
-    },
-  ];
-
-/** Pairs of the official suite's schemas from one file, at the places above, shuffled by seed. */
-function suitePairList(): Pair[] {
-  const all: Pair[] = [];
-  for (const [file, groups] of suiteSchemas()) {
-    for (const a of groups) {
-      for (const b of groups) {
-        for (const place of PLACES) {
-          const [sa, sb] = place.name === "root"
-            ? [a.schema, b.schema]
-            : [dialectless(a.schema), dialectless(b.schema)];
-          if (place.name !== "root" && !(placeable(sa) && placeable(sb))) continue;
-          all.push({
-            before: place.schema(structuredClone(sa)),
-            after: place.schema(structuredClone(sb)),
-            ops: [`${file} at ${place.name}`],
-            values: [...a.data, ...b.data].map(place.value),
-          });
-        }
-      }
-    }
-  }
-  let x = seed >>> 0 || 1;
-  const random = () => ((x = (x * 1_103_515_245 + 12_345) >>> 0) / 2 ** 32);
-  for (let i = all.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [all[i], all[j]] = [all[j], all[i]];
-  }
-  return all.slice(0, suitePairs);
-}
-
 if (suite) {
-  const list = suitePairList();
+  const list = suitePairs(seed, suitePairs_);
   generators.push([
     "JSON-Schema-Test-Suite pairs (independent)",
     () => list,
@@ -260,7 +172,7 @@ let disagreements = 0;
 const started = performance.now();
 console.log(
   `classifier soundness: ${pairs} pairs per generator${
-    suite ? `, ${suitePairs} from the test suite` : ""
+    suite ? `, ${suitePairs_} from the test suite` : ""
   }, seed ${seed}, ${n} values per source, ${
     useAjv ? "ajv 2020-12 with ajv-formats decides acceptance" : "this library's validator decides"
   }`,

@@ -492,11 +492,14 @@ export function acceptedValues(
     strict?: boolean;
     counts?: ValueCounts;
     extra?: readonly unknown[];
+    /** Decides acceptance instead of the validator set by `useOracle`. */
+    oracle?: (schema: JsonSchema, value: unknown) => boolean;
   },
 ): unknown[] {
   const { seed, n } = options;
+  const test = options.oracle ?? accepts;
   const valid = (v: unknown): boolean =>
-    v !== undefined && accepts(schema as JsonSchema, v) &&
+    v !== undefined && test(schema as JsonSchema, v) &&
     (options.strict || usesNamedMembersOnly(schema, v));
   const seen = new Set<string>();
   const out: unknown[] = [];
@@ -582,8 +585,11 @@ export function checkClaim(
     stats?: { checked: number; counts: ValueCounts };
     /** Called with the verdict, before any value is tried. */
     onBump?: (bump: "patch" | "minor" | "major") => void;
+    /** Decides acceptance instead of the validator set by `useOracle`. */
+    oracle?: (schema: JsonSchema, value: unknown) => boolean;
   },
 ): Unsound | undefined {
+  const test = options.oracle ?? accepts;
   const output = options.output ?? false;
   const mode = options.mode ?? "backward";
   const { bump } = mode === "backward"
@@ -619,10 +625,11 @@ export function checkClaim(
       strict: output,
       counts,
       extra: options.extra,
+      oracle: options.oracle,
     }).filter((v) => !namedInBoth || usesNamedMembersOnly(before, v));
     if (options.stats) options.stats.checked += sent.length;
     for (const value of sent) {
-      if (!accepts(to as JsonSchema, value)) return { bump, value, how };
+      if (!test(to as JsonSchema, value)) return { bump, value, how };
     }
   }
   return undefined;
