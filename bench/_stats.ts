@@ -79,11 +79,24 @@ export function markdownTable(
   return [line(header), rule, ...rows.map(line)].join("\n");
 }
 
-/** The value of `--name N` or `--name=N` in `args`, else `fallback`. */
+/**
+ * The value of `--name N` or `--name=N` in `args`, else `fallback`.
+ *
+ * @throws {RangeError} When the value given is not a positive number.
+ */
 export function flag(args: readonly string[], name: string, fallback: number): number {
   for (let i = 0; i < args.length; i++) {
-    if (args[i] === `--${name}`) return Number(args[i + 1]);
-    if (args[i].startsWith(`--${name}=`)) return Number(args[i].slice(name.length + 3));
+    const given = args[i] === `--${name}`
+      ? args[i + 1]
+      : args[i].startsWith(`--${name}=`)
+      ? args[i].slice(name.length + 3)
+      : undefined;
+    if (given === undefined) continue;
+    const v = Number(given);
+    if (!Number.isFinite(v) || v <= 0) {
+      throw new RangeError(`--${name} needs a positive number, got ${JSON.stringify(given ?? "")}`);
+    }
+    return v;
   }
   return fallback;
 }

@@ -8,16 +8,10 @@
  */
 import { baseSchemas, falseMajorTable, runFalseMajors } from "./_false_majors.ts";
 import type { Obj } from "../tests/_nonbreaking_edits.ts";
+import { flag as parseFlag } from "./_stats.ts";
 
 function flag(name: string, fallback: number): number {
-  const i = Deno.args.indexOf(`--${name}`);
-  if (i === -1) return fallback;
-  const v = Number(Deno.args[i + 1]);
-  if (!Number.isInteger(v) || v <= 0) {
-    console.error(`--${name} needs a positive integer, got ${Deno.args[i + 1]}`);
-    Deno.exit(2);
-  }
-  return v;
+  return parseFlag(Deno.args, name, fallback);
 }
 
 const pairs = flag("pairs", 1000);

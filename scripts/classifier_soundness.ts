@@ -40,16 +40,10 @@ import { suitePairs } from "../tests/_suite_pairs.ts";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { Validator } from "@cfworker/json-schema";
+import { flag as parseFlag } from "../bench/_stats.ts";
 
 function flag(name: string, fallback: number): number {
-  const i = Deno.args.indexOf(`--${name}`);
-  if (i === -1) return fallback;
-  const v = Number(Deno.args[i + 1]);
-  if (!Number.isInteger(v) || v <= 0) {
-    console.error(`--${name} needs a positive integer, got ${Deno.args[i + 1]}`);
-    Deno.exit(2);
-  }
-  return v;
+  return parseFlag(Deno.args, name, fallback);
 }
 
 const pairs = flag("pairs", 3000);
