@@ -9,16 +9,9 @@ import { keywordsWhere } from "../schema/keywords.ts";
 import type { JsonSchema } from "../schema/types.ts";
 import { isValid } from "../schema/validate.ts";
 import { isAnnotation, type Side } from "./_side.ts";
+import type { ValueKind } from "./_value_kind.ts";
 
-/** A kind of JSON value; numbers split into integers and the rest so `integer` is exact. */
-export type ValueKind =
-  | "null"
-  | "boolean"
-  | "integer"
-  | "fraction"
-  | "string"
-  | "array"
-  | "object";
+export type { ValueKind } from "./_value_kind.ts";
 
 /** Every kind of JSON value. */
 export const ALL_KINDS: readonly ValueKind[] = [

@@ -6,7 +6,7 @@ import { ANNOTATION_KEYWORDS, KEYWORDS } from "../schema/keywords.ts";
 import { DEFAULT_BASE, RefIndex } from "../schema/_refs.ts";
 import { isObject } from "../_object.ts";
 import type { JsonSchema, PathSegment } from "../schema/types.ts";
-import type { ValueKind } from "./_schema_facts.ts";
+import type { ValueKind } from "./_value_kind.ts";
 
 const ANNOTATIONS = new Set(ANNOTATION_KEYWORDS);
 

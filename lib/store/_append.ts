@@ -9,7 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fsyncDir } from "./_atomic.ts";
 import { openNoFollow } from "./_no_follow.ts";
-import type { TornLine } from "./read_calls.ts";
+import type { TornLine } from "./_jsonl.ts";
 import { isStoredCallText } from "./_stored_call.ts";
 
 /** The two system calls an append makes that can fail half-way; replaceable in tests. */

@@ -8,7 +8,24 @@
 import { CorpusError } from "./corpus_error.ts";
 import { locateJsonError } from "./_json.ts";
 import { DEFAULT_BUFFER_SIZE, readLines } from "./_lines.ts";
-import type { TornLine } from "./read_calls.ts";
+
+/**
+ * A torn last line of `calls.jsonl`: bytes after the last newline that are not a whole stored call.
+ * An append writes whole lines and acknowledges them only after fsync, and truncates the file back
+ * when a write fails; what remains is a write that never finished (a crash, a process killed
+ * mid-write) and so was never acknowledged. Readers skip it and report it; the next append removes
+ * it.
+ */
+export interface TornLine {
+  /** The `calls.jsonl` file. */
+  file: string;
+  /** Its line number, counting from 1. */
+  line: number;
+  /** How many bytes it has. */
+  bytes: number;
+  /** False when a reader skipped it; true when an append removed it. */
+  removed: boolean;
+}
 
 /** One record line: its number (from 1), its text without the line end, and its record. */
 export interface RecordLine<T> {

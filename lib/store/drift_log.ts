@@ -12,7 +12,7 @@ export type { DriftKind, DriftRecord } from "../estate/drift.ts";
 import { appendToCallsFile } from "./_append.ts";
 import { readRecordLines, type RecordLine } from "./_jsonl.ts";
 import { type LockOptions, withLock } from "./_lock.ts";
-import type { TornLine } from "./read_calls.ts";
+import type { TornLine } from "./_jsonl.ts";
 
 /** The drift log's file name in the estate folder. */
 export const DRIFT_FILE = "drift.jsonl";

@@ -4,26 +4,10 @@
  * @module
  */
 import type { StoredCall } from "../estate/replay.ts";
-import { readRecordLines, type RecordLine } from "./_jsonl.ts";
+import { readRecordLines, type RecordLine, type TornLine } from "./_jsonl.ts";
 import { storedCallProblems } from "./_stored_call.ts";
 
-/**
- * A torn last line of `calls.jsonl`: bytes after the last newline that are not a whole stored call.
- * An append writes whole lines and acknowledges them only after fsync, and truncates the file back
- * when a write fails; what remains is a write that never finished (a crash, a process killed
- * mid-write) and so was never acknowledged. Readers skip it and report it; the next append removes
- * it.
- */
-export interface TornLine {
-  /** The `calls.jsonl` file. */
-  file: string;
-  /** Its line number, counting from 1. */
-  line: number;
-  /** How many bytes it has. */
-  bytes: number;
-  /** False when a reader skipped it; true when an append removed it. */
-  removed: boolean;
-}
+export type { TornLine } from "./_jsonl.ts";
 
 /** Options for {@linkcode readCallsFile}. */
 export interface ReadCallsOptions {
