@@ -4,7 +4,7 @@
 
 import { ERROR_CODES, JsonRpcError } from "./errors.ts";
 import { makeError, makeNotification, makeResult } from "./messages.ts";
-import type { ProtocolErrorReport, RequestContext, RequestHandler } from "./peer.ts";
+import type { ProtocolErrorReport, RequestContext, RequestHandler } from "./peer_types.ts";
 import type { TransportSendOptions } from "./transport.ts";
 import type { JsonRpcId, JsonRpcMessage, JsonRpcRequest } from "./types.ts";
 import { isObject } from "../_object.ts";

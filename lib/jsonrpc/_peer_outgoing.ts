@@ -4,7 +4,7 @@
 import { JsonRpcError } from "./errors.ts";
 import { makeNotification, makeRequest } from "./messages.ts";
 import { PeerError } from "./peer_error.ts";
-import type { PeerCall, PeerRequestOptions, PeerTimers, Progress } from "./peer.ts";
+import type { PeerCall, PeerRequestOptions, PeerTimers, Progress } from "./peer_types.ts";
 import type { Transport, TransportSendOptions } from "./transport.ts";
 import type { JsonRpcId, JsonRpcMessage, JsonRpcParams, JsonRpcResponse } from "./types.ts";
 import { isObject } from "../_object.ts";
