@@ -9,14 +9,14 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { bearerChallenge, parseChallenges } from "../lib/mcp/_oauth_challenge.ts";
+import { bearerChallenge, parseChallenges } from "../lib/oauth/_oauth_challenge.ts";
 import {
   authorizationServerMetadataUrls,
   canonicalResource,
   resourceCovers,
   resourceMetadataUrls,
   secureEnough,
-} from "../lib/mcp/_oauth_discovery.ts";
+} from "../lib/oauth/_oauth_discovery.ts";
 import {
   type AuthorizationResponse,
   type HttpChallenge,

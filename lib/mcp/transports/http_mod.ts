@@ -87,11 +87,11 @@ export {
   parseAuthorizationResponse,
   type PreRegisteredClient,
   type TokenEndpointAuthMethod,
-} from "../oauth_client.ts";
-export { OAuthError, type OAuthErrorOptions, type OAuthFailure } from "../oauth_error.ts";
+} from "../../oauth/oauth_client.ts";
+export { OAuthError, type OAuthErrorOptions, type OAuthFailure } from "../../oauth/oauth_error.ts";
 export {
   type ClientRegistration,
   InMemoryTokenStore,
   type StoredTokens,
   type TokenStore,
-} from "../oauth_token_store.ts";
+} from "../../oauth/oauth_token_store.ts";

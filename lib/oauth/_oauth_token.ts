@@ -4,7 +4,7 @@
 // redacted before it reaches a message.
 import { isObject } from "../_object.ts";
 import { clientAssertion } from "./_oauth_crypto.ts";
-import type { AssertionAlgorithm, TokenEndpointAuthMethod } from "./oauth_client.ts";
+import type { AssertionAlgorithm, TokenEndpointAuthMethod } from "./oauth_options.ts";
 import { readJsonObject, strings } from "./_oauth_discovery.ts";
 import { OAuthError } from "./oauth_error.ts";
 import type { ClientRegistration } from "./oauth_token_store.ts";

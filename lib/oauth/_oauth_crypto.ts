@@ -26,7 +26,7 @@ export async function s256(verifier: string): Promise<string> {
   return base64url(new Uint8Array(digest));
 }
 
-import type { AssertionAlgorithm } from "./oauth_client.ts";
+import type { AssertionAlgorithm } from "./oauth_options.ts";
 
 const ALGORITHMS: Record<
   AssertionAlgorithm,

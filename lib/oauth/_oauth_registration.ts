@@ -8,7 +8,7 @@ import type {
   OAuthClientOptions,
   PreRegisteredClient,
   TokenEndpointAuthMethod,
-} from "./oauth_client.ts";
+} from "./oauth_options.ts";
 import { OAuthError } from "./oauth_error.ts";
 import type { ClientRegistration, TokenStore } from "./oauth_token_store.ts";
 
