@@ -64,7 +64,8 @@ function newAjv(): { compile(schema: unknown): (v: unknown) => boolean } {
   (addFormats as any)(ajv);
   return ajv;
 }
-const shared = newAjv();
+/** The ajv for schemas without an `$id`; replaced with the cache, since ajv keeps what it compiled. */
+let shared = newAjv();
 function ajvTest(schema: JsonSchema): ((v: unknown) => boolean) | null {
   if (typeof schema === "boolean") return () => schema;
   const key = JSON.stringify(schema);
@@ -78,7 +79,10 @@ function ajvTest(schema: JsonSchema): ((v: unknown) => boolean) | null {
       test = null;
     }
     // Compiled validators are large: a bounded cache keeps the run's memory flat.
-    if (ajvTests.size >= 2_000) ajvTests.clear();
+    if (ajvTests.size >= 2_000) {
+      ajvTests.clear();
+      shared = newAjv();
+    }
     ajvTests.set(key, test);
   }
   return test;
