@@ -130,6 +130,18 @@ Deno.test("arbitraryForSchema() adds unnamed properties only when asked and allo
   assert.ok(closedValues.every((v) => Object.keys(v).every((k) => k === "a")));
 });
 
+Deno.test("arbitraryForSchema() makes no unnamed property where a pattern covers every name, and ends", () => {
+  // `a*` matches the empty string anywhere, so every name is covered: there is no extra member to
+  // make (the name filter used to search for one forever).
+  const covered = { patternProperties: { "a*": { type: "integer" }, "aaa*": { maximum: 20 } } };
+  const values = assertAllValid(covered, 100, { extraProperties: true }) as Obj[];
+  assert.equal(values.length, 100);
+  // Where some names are free, extra members still come.
+  const anchored = { type: "object", patternProperties: { "^a": { type: "integer" } } };
+  const more = assertAllValid(anchored, 200, { extraProperties: true }) as Obj[];
+  assert.ok(more.some((v) => Object.keys(v).some((k) => !k.startsWith("a"))));
+});
+
 Deno.test("arbitraryForSchema() generates every asserted format", () => {
   for (
     const format of [

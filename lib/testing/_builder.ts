@@ -22,6 +22,12 @@ import { SchemaGenerationError } from "./generation_error.ts";
 type Obj = Record<string, unknown>;
 type Arb = fc.Arbitrary<unknown>;
 
+/**
+ * Names tried before extra members are generated: when none of them is free of the schema's
+ * properties and patterns, no extra member is made.
+ */
+const EXTRA_NAME_PROBES: readonly string[] = ["x", "zz", "k9", "Extra", "_q", "-", "é", "0"];
+
 /** The builder's settings, with defaults applied. */
 export interface BuildSettings {
   maxRefDepth: number;
@@ -494,17 +500,26 @@ export class Builder {
           [...path, "additionalProperties"],
           depth,
         );
-        const key = fc.string({ minLength: 1, maxLength: 8 }).filter((k) =>
+        const unnamed = (k: string): boolean =>
           !names.includes(k) && k !== "__proto__" &&
           Object.keys(pats).every((p) => {
             const c = compilePattern(p);
             return c.ok && !c.pattern.test(k);
-          })
-        );
-        extras = fc.uniqueArray(fc.tuple(key, value), {
-          maxLength: 2,
-          selector: ([k]) => k,
-        });
+          });
+        // A pattern may match every name (`a*` matches the empty string anywhere): then there is
+        // no extra member to make, and a filter would search for one forever.
+        if (EXTRA_NAME_PROBES.some(unnamed)) {
+          const key = this.filter(
+            fc.string({ minLength: 1, maxLength: 8 }),
+            (k) => unnamed(k as string),
+            path,
+            "to be a name no property or pattern of the schema covers",
+          ) as fc.Arbitrary<string>;
+          extras = fc.uniqueArray(fc.tuple(key, value), {
+            maxLength: 2,
+            selector: ([k]) => k,
+          });
+        }
       } catch (e) {
         if (!(e instanceof SchemaGenerationError)) throw e;
       }
