@@ -10,7 +10,7 @@ import {
 import type { Caller, ServerCore } from "../lib/mcp/_server_core.ts";
 import { PeerExchange } from "../lib/jsonrpc/_exchange.ts";
 import { RequestStateSeal } from "../lib/mcp/_request_state.ts";
-import type { RequestContext } from "../lib/jsonrpc/peer.ts";
+import type { RequestContext } from "../lib/jsonrpc/peer_types.ts";
 import type { CallToolResult } from "../lib/mcp/protocol.ts";
 import {
   type CallRecord,

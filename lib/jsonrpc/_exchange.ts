@@ -5,7 +5,8 @@
 // request it belongs to. Ids in use, cancellation (`notifications/cancelled`), progress, the
 // requests this side sends and their timeouts are the peer's, as on any transport.
 
-import { JsonRpcPeer, type PeerOptions, type RequestHandler } from "./peer.ts";
+import { JsonRpcPeer } from "./peer.ts";
+import type { PeerOptions, RequestHandler } from "./peer_types.ts";
 import type { Transport } from "./transport.ts";
 import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from "./types.ts";
 import { isObject } from "../_object.ts";

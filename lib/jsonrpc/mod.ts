@@ -41,6 +41,6 @@ export type {
   ProtocolErrorReport,
   RequestContext,
   RequestHandler,
-} from "./peer.ts";
+} from "./peer_types.ts";
 export { PeerError } from "./peer_error.ts";
 export type { PeerErrorKind, PeerErrorOptions } from "./peer_error.ts";

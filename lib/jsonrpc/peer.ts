@@ -26,17 +26,6 @@ import { isObject } from "../_object.ts";
 import { OutgoingRequests } from "./_peer_outgoing.ts";
 import { IncomingRequests } from "./_peer_incoming.ts";
 
-export type {
-  NotificationHandler,
-  PeerCall,
-  PeerOptions,
-  PeerRequestOptions,
-  PeerTimers,
-  Progress,
-  ProtocolErrorReport,
-  RequestContext,
-  RequestHandler,
-} from "./peer_types.ts";
 import type {
   NotificationHandler,
   PeerCall,

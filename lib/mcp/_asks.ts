@@ -16,7 +16,7 @@
  * @module
  */
 import { ERROR_CODES } from "../jsonrpc/errors.ts";
-import type { RequestContext } from "../jsonrpc/peer.ts";
+import type { RequestContext } from "../jsonrpc/peer_types.ts";
 import { isObject } from "../_object.ts";
 import type { ClientDirection } from "../estate/spec.ts";
 import { argumentsDigest, randomNonce, type RequestState } from "./_request_state.ts";

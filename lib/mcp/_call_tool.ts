@@ -18,7 +18,7 @@ import { isValidConstraint } from "../compat/semver.ts";
 import { canSee, META_VERSION_KEY, type Principal, type ToolSpec } from "../estate/spec.ts";
 import { type LimitedIssues, limitIssues, shortenText } from "../schema/issue_limit.ts";
 import { validateSchema } from "../schema/validate.ts";
-import type { Progress, RequestContext } from "../jsonrpc/peer.ts";
+import type { Progress, RequestContext } from "../jsonrpc/peer_types.ts";
 import { type Caller, logProbe, protocolError, type ServerCore } from "./_server_core.ts";
 import { type CallToolResult, invalidArgumentsAsToolError } from "./protocol.ts";
 import { ISSUES_META_KEY } from "./_client_outcome.ts";

@@ -3,7 +3,7 @@
 // their `_meta`), and ending one — by the client (cancelling the listen request) or by the server
 // (its `notifications/cancelled`, or its answer to the listen request).
 
-import type { PeerCall } from "../jsonrpc/peer.ts";
+import type { PeerCall } from "../jsonrpc/peer_types.ts";
 import { PeerError } from "../jsonrpc/peer_error.ts";
 import type { JsonRpcId } from "../jsonrpc/types.ts";
 import { isObject } from "../_object.ts";

@@ -11,7 +11,7 @@
 import { ERROR_CODES, MCP_ERROR_CODES } from "../jsonrpc/errors.ts";
 import { isObject } from "../_object.ts";
 import type { JsonRpcId } from "../jsonrpc/types.ts";
-import type { RequestContext } from "../jsonrpc/peer.ts";
+import type { RequestContext } from "../jsonrpc/peer_types.ts";
 import type { ToolRegistry } from "../estate/registry.ts";
 import { admitsEveryone, everyoneMeets, meetsRequirement } from "../estate/requirement.ts";
 import { toMcpTool, type ToolSpec } from "../estate/spec.ts";

@@ -12,7 +12,7 @@ import { ERROR_CODES, JsonRpcError } from "../jsonrpc/errors.ts";
 import { validateEnvelope } from "../jsonrpc/envelope.ts";
 import { makeError, makeNotification } from "../jsonrpc/messages.ts";
 import { PeerExchange } from "../jsonrpc/_exchange.ts";
-import type { RequestHandler } from "../jsonrpc/peer.ts";
+import type { RequestHandler } from "../jsonrpc/peer_types.ts";
 import type { Principal } from "../estate/spec.ts";
 import { isObject } from "../_object.ts";
 import type { JsonRpcResponse } from "../jsonrpc/types.ts";

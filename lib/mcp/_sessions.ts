@@ -7,7 +7,7 @@
  */
 import type { McpTool, Principal } from "../estate/spec.ts";
 import { PeerExchange } from "../jsonrpc/_exchange.ts";
-import type { RequestContext } from "../jsonrpc/peer.ts";
+import type { RequestContext } from "../jsonrpc/peer_types.ts";
 import type { JsonRpcParams } from "../jsonrpc/types.ts";
 import type { Caller } from "./_server_core.ts";
 import type { Implementation } from "./protocol.ts";

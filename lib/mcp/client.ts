@@ -17,12 +17,8 @@
  * @module
  */
 import { ERROR_CODES, JsonRpcError, MCP_ERROR_CODES } from "../jsonrpc/errors.ts";
-import {
-  JsonRpcPeer,
-  type PeerCall,
-  type Progress,
-  type ProtocolErrorReport,
-} from "../jsonrpc/peer.ts";
+import { JsonRpcPeer } from "../jsonrpc/peer.ts";
+import type { PeerCall, Progress, ProtocolErrorReport } from "../jsonrpc/peer_types.ts";
 import { isObject } from "../_object.ts";
 import { META_VERSION_KEY } from "../estate/spec.ts";
 import type {

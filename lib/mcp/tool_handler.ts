@@ -7,7 +7,7 @@
  */
 import type { JsonRpcId, JsonRpcNotification } from "../jsonrpc/types.ts";
 import type { Principal, ToolSpec } from "../estate/spec.ts";
-import type { Progress } from "../jsonrpc/peer.ts";
+import type { Progress } from "../jsonrpc/peer_types.ts";
 import type {
   AskOptions,
   ElicitationRequest,
