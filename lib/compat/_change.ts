@@ -39,6 +39,11 @@ export function maxBump(a: SchemaBump, b: SchemaBump): SchemaBump {
   return RANK[a] >= RANK[b] ? a : b;
 }
 
+/** The largest bump of a list of changes (`patch` for none). */
+export function topBump(changes: readonly { bump: SchemaBump }[]): SchemaBump {
+  return changes.reduce<SchemaBump>((b, c) => maxBump(b, c.bump), "patch");
+}
+
 /** Whether a list holds a major change. */
 export function hasMajor(changes: readonly Change[]): boolean {
   return changes.some((c) => c.bump === "major");

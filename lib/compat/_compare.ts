@@ -14,7 +14,7 @@ import {
 } from "../schema/keywords.ts";
 import type { JsonSchema, PathSegment } from "../schema/types.ts";
 import { isValid } from "../schema/validate.ts";
-import { type Change, change, downgrade, keepsValues, show } from "./_change.ts";
+import { type Change, change, downgrade, keepsValues, show, topBump } from "./_change.ts";
 import { type Budget, CycleMemo } from "./_memo.ts";
 import { compareApplicators, compareRewrapped } from "./_compare_applicator.ts";
 import { compareArray } from "./_compare_array.ts";
@@ -351,12 +351,7 @@ function unknownKeywords(o: Obj, n: Obj): Change[] {
 
 /** The largest bump of a list of changes, `none` for no change (which a `patch` is not). */
 function bumpOf(changes: readonly Change[]): string {
-  let bump = changes.length ? "patch" : "none";
-  for (const c of changes) {
-    if (c.bump === "major") return "major";
-    if (c.bump === "minor") bump = "minor";
-  }
-  return bump;
+  return changes.length ? topBump(changes) : "none";
 }
 
 /** Changes handed back in full, per classification, before a long list is cut to its echoes. */

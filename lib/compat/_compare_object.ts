@@ -9,12 +9,11 @@ import { compilePattern } from "../schema/_regex.ts";
 import { isObject } from "../_object.ts";
 import type { PathSegment } from "../schema/types.ts";
 import { compareStrings } from "../schema/path.ts";
-import { type Change, change, hasMajor, maxBump, show, showList, under } from "./_change.ts";
+import { type Change, change, hasMajor, show, showList, topBump, under } from "./_change.ts";
 import { compareCounts } from "./_compare_scalar.ts";
 import type { CompareContext } from "./_context.ts";
 import type { Step } from "./_places.ts";
 import { isTriviallyTrue } from "./_schema_facts.ts";
-import type { SchemaBump } from "./schema_change.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -254,10 +253,7 @@ function propertyRemoved(
     const inner = compareConjunction(ctx, governing(o, name), nowGoverning, {
       member: name,
     });
-    const bump = inner.reduce<SchemaBump>(
-      (b, c) => maxBump(b, c.bump),
-      "patch",
-    );
+    const bump = topBump(inner);
     const out = [
       change(
         at,
@@ -297,7 +293,7 @@ function propertyAddedWhereRelied(
   name: string,
   inner: Change[],
 ): Change {
-  const bump = inner.reduce<SchemaBump>((b, c) => maxBump(b, c.bump), "patch");
+  const bump = topBump(inner);
   const what = ctx.strict()
     ? `added property ${name}`
     : `added property ${name}, which another subschema at the same place already names`;

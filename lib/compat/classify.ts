@@ -2,7 +2,7 @@ import { jsonEqual } from "../schema/_equal.ts";
 import { isObject } from "../_object.ts";
 import { comparePathSegments, compareStrings, formatPath } from "../schema/path.ts";
 import type { JsonSchema, PathSegment } from "../schema/types.ts";
-import { type Change, change, keepsValues, maxBump } from "./_change.ts";
+import { type Change, change, keepsValues, maxBump, topBump } from "./_change.ts";
 import { Comparer } from "./_compare.ts";
 import { Budget, BudgetExceeded } from "./_memo.ts";
 import { type CompatibilityMode, compatibilityRule } from "./compatibility_mode.ts";
@@ -316,10 +316,7 @@ function narrowingSafe(
 ): Change[] {
   // Does the old schema accept every value the new one does? That decides the bump.
   const back = compareSchemas(n, o, run, strict);
-  const proven = back.filter((c) => !keepsValues(c)).reduce<SchemaBump>(
-    (b, c) => maxBump(b, c.bump),
-    "patch",
-  );
+  const proven = topBump(back.filter((c) => !keepsValues(c)));
   // The edits as made (old to new) are what a reader wants listed.
   const edits = compareSchemas(o, n, run, strict);
   let mapped = edits.map((c) => mirror(c, proven, words));
@@ -413,8 +410,7 @@ function unusedDefinitions(comparer: Comparer, o: JsonSchema, n: JsonSchema): Ch
  */
 function finish(all: Change[]): SchemaChangeClassification {
   const own = all.filter((c) => !c.echo);
-  const top = (cs: Change[]) => cs.reduce<SchemaBump>((b, c) => maxBump(b, c.bump), "patch");
-  const found = own.length && top(own) === top(all) ? own : all;
+  const found = own.length && topBump(own) === topBump(all) ? own : all;
   const byKey = new Map<string, { segs: PathSegment[]; change: SchemaChange }>();
   for (const c of found) {
     const path = formatPath(c.segs);
@@ -431,6 +427,5 @@ function finish(all: Change[]): SchemaChangeClassification {
     compareStrings(x.change.message, y.change.message)
   );
   const changes = sorted.map((s) => s.change);
-  const bump = changes.reduce<SchemaBump>((b, c) => maxBump(b, c.bump), "patch");
-  return { bump, changes };
+  return { bump: topBump(changes), changes };
 }
