@@ -36,11 +36,14 @@ export interface InPlaceCycle {
  * `undefined` when there is none.
  *
  * @param root The schema document.
+ * @param index Its references, when the caller has indexed them already.
  * @returns The cycle, or undefined.
  */
-export function inPlaceCycle(root: JsonSchema): InPlaceCycle | undefined {
+export function inPlaceCycle(
+  root: JsonSchema,
+  index: RefIndex = new RefIndex(root),
+): InPlaceCycle | undefined {
   if (!isObject(root)) return undefined;
-  const index = new RefIndex(root);
   const rootLocation: Location = index.locationOf(root) ?? { base: DEFAULT_BASE, segments: [] };
   /** 0: not reached, 1: on the current way, 2: done (no cycle through it). */
   const state = new Map<object, 1 | 2>();

@@ -117,7 +117,7 @@ export function checkSchema(
     schema,
     index.locationOf(schema) ?? { base: DEFAULT_BASE, segments: [] },
   );
-  const cycle = inPlaceCycle(schema);
+  const cycle = inPlaceCycle(schema, index);
   if (cycle) add(cycle.path, "$ref", inPlaceCycleMessage(cycle));
   return sortIssues(issues);
 }
