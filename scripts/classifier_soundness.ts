@@ -29,7 +29,14 @@
  */
 import fc from "fast-check";
 import { type JsonSchema, validateSchema } from "../mod.ts";
-import { applyEdits, editArb, type Obj, soupChange, toolSchema } from "../tests/_random_schemas.ts";
+import {
+  applyEdits,
+  type Edit,
+  editArb,
+  type Obj,
+  soupChange,
+  toolSchema,
+} from "../tests/_random_schemas.ts";
 import {
   applyPositionedEdits,
   checkClaim,
@@ -38,9 +45,7 @@ import {
   type ValueCounts,
 } from "../tests/_schema_pairs.ts";
 import { suitePairs } from "../tests/_suite_pairs.ts";
-import Ajv2020 from "ajv/dist/2020.js";
-import addFormats from "ajv-formats";
-import { Validator } from "@cfworker/json-schema";
+import { ajvTest, cfworkerAccepts as cfworker } from "../tests/_ajv_oracle.ts";
 import { flag as parseFlag } from "../bench/_stats.ts";
 
 function flag(name: string, fallback: number): number {
@@ -53,48 +58,6 @@ const n = flag("values", 4);
 const suite = Deno.args.includes("--suite");
 const suitePairs_ = flag("suite-pairs", 20_000);
 const ours = (v: unknown, schema: JsonSchema): boolean => validateSchema(schema, v).length === 0;
-
-/** ajv's verdicts, per schema text; null where ajv refuses the schema. */
-const ajvTests = new Map<string, ((v: unknown) => boolean) | null>();
-function newAjv(): { compile(schema: unknown): (v: unknown) => boolean } {
-  // ajv's CommonJS default exports have no construct or call signature under Deno's types.
-  // deno-lint-ignore no-explicit-any
-  const ajv = new (Ajv2020 as any)({ strict: false, allowUnionTypes: true, logger: false });
-  // deno-lint-ignore no-explicit-any
-  (addFormats as any)(ajv);
-  return ajv;
-}
-/** The ajv for schemas without an `$id`; replaced with the cache, since ajv keeps what it compiled. */
-let shared = newAjv();
-function ajvTest(schema: JsonSchema): ((v: unknown) => boolean) | null {
-  if (typeof schema === "boolean") return () => schema;
-  const key = JSON.stringify(schema);
-  let test = ajvTests.get(key);
-  if (test === undefined) {
-    try {
-      // A schema with an $id gets its own ajv: two schemas may share an $id.
-      const validate = (key.includes('"$id"') ? newAjv() : shared).compile(schema);
-      test = (v) => validate(v);
-    } catch {
-      test = null;
-    }
-    // Compiled validators are large: a bounded cache keeps the run's memory flat.
-    if (ajvTests.size >= 2_000) {
-      ajvTests.clear();
-      shared = newAjv();
-    }
-    ajvTests.set(key, test);
-  }
-  return test;
-}
-/** @cfworker/json-schema's verdict (draft 2020-12, formats not asserted); undefined where it throws. */
-function cfworker(schema: JsonSchema, value: unknown): boolean | undefined {
-  try {
-    return new Validator(schema as object, "2020-12", false).validate(value).valid;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Whether ajv decides the current pair (it takes both schemas), and whether it failed on a value. */
 let ajvDecides = false;
@@ -127,33 +90,30 @@ function* chunked<T>(arb: fc.Arbitrary<T>): Generator<T> {
   }
 }
 
+/** Schemas from `schemas`, each with one to three edits applied by `apply`. */
+function edited(
+  schemas: fc.Arbitrary<Obj>,
+  apply: (schema: Obj, edits: readonly Edit[]) => { schema: unknown; ops: string[] },
+): fc.Arbitrary<Pair> {
+  return fc.tuple(schemas, fc.array(editArb, { minLength: 1, maxLength: 3 })).map((
+    [before, edits],
+  ) => {
+    const r = apply(before, edits);
+    return { before, after: r.schema, ops: r.ops };
+  });
+}
+
 type Pair = { before: unknown; after: unknown; ops: string[]; values?: unknown[] };
 
 const generators: [string, () => Iterable<Pair>, number][] = [
   [
     "tool schemas, ordinary edits",
-    () =>
-      chunked(
-        fc.tuple(toolSchema, fc.array(editArb, { minLength: 1, maxLength: 3 })).map((
-          [before, edits],
-        ) => {
-          const r = applyEdits(before, edits);
-          return { before, after: r.schema, ops: r.ops };
-        }),
-      ),
+    () => chunked(edited(toolSchema, applyEdits)),
     pairs,
   ],
   [
     "negative and co-located places",
-    () =>
-      chunked(
-        fc.tuple(positionedSchema, fc.array(editArb, { minLength: 1, maxLength: 3 })).map((
-          [before, edits],
-        ) => {
-          const r = applyPositionedEdits(before, edits);
-          return { before, after: r.schema, ops: r.ops };
-        }),
-      ),
+    () => chunked(edited(positionedSchema, applyPositionedEdits)),
     pairs,
   ],
   [
