@@ -88,3 +88,19 @@ Deno.test("every import under lib/ follows the layer table of docs/architecture.
   }
   assert.deepEqual(broken, []);
 });
+
+Deno.test("a module whose name starts with _ is private to its folder: no other folder of lib/ imports it", () => {
+  const crossing: string[] = [];
+  for (const m of modules()) {
+    const text = fs.readFileSync(path.join(ROOT, m), "utf8");
+    for (const [, spec] of text.matchAll(/(?:import|export)\b[^;]*?\bfrom\s+"(\.{1,2}\/[^"]+)"/g)) {
+      const target = path.posix.normalize(`${path.posix.dirname(m)}/${spec}`);
+      if (!path.posix.basename(target).startsWith("_") || target === "lib/_object.ts") continue;
+      // A folder's private modules are its own and its subfolders' (lib/mcp/transports/ may use
+      // lib/mcp/_x.ts); another folder imports only what is public.
+      const home = path.posix.dirname(target), at = path.posix.dirname(m);
+      if (at !== home && !at.startsWith(`${home}/`)) crossing.push(`${m} imports ${target}`);
+    }
+  }
+  assert.deepEqual(crossing, []);
+});

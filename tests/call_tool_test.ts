@@ -8,7 +8,7 @@ import {
   visibleTool,
 } from "../lib/mcp/_call_tool.ts";
 import type { Caller, ServerCore } from "../lib/mcp/_server_core.ts";
-import { PeerExchange } from "../lib/jsonrpc/_exchange.ts";
+import { PeerExchange } from "../lib/jsonrpc/exchange.ts";
 import { RequestStateSeal } from "../lib/mcp/_request_state.ts";
 import type { RequestContext } from "../lib/jsonrpc/peer_types.ts";
 import type { CallToolResult } from "../lib/mcp/protocol.ts";

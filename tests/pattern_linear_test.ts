@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { compilePattern } from "../lib/schema/_regex.ts";
+import { compilePattern } from "../lib/schema/safe_pattern.ts";
 import { atomRanges, linearOnBacktracker } from "../lib/schema/_regex_ambiguity.ts";
 import {
   ALPHABET,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { compileLinear, compilePattern } from "../lib/schema/_regex.ts";
+import { compileLinear, compilePattern } from "../lib/schema/safe_pattern.ts";
 import { ALPHABET, arbitraryPattern, render } from "./_regex_model.ts";
 
 Deno.test("compilePattern() runs provably unambiguous patterns natively and the rest in linear time", () => {

@@ -13,7 +13,7 @@ import type {
 } from "../compat/schema_change.ts";
 import { bumpFor, compareVersions } from "../compat/semver.ts";
 import { TOOL_SPEC_FIELDS, type ToolSpec } from "../estate/spec.ts";
-import { jsonEqual } from "../schema/_equal.ts";
+import { jsonEqual } from "../schema/json_equal.ts";
 
 /** Bumps in order, for comparing them. */
 export const BUMP_RANK: Readonly<Record<SchemaBump, number>> = {

@@ -19,7 +19,7 @@ import {
 } from "../../mod.ts";
 import type { EstateStore, StoreChange } from "../store/mod.ts";
 import { serveStdio } from "../mcp/transports/stdio.ts";
-import { HTTP_LIMITS } from "../mcp/transports/_http_limits.ts";
+import { HTTP_LIMITS } from "../mcp/transports/http_limits.ts";
 import { type Args, parseArgs, UsageError } from "./_args.ts";
 import { type OpenedStore, openStore, STORE_FLAGS } from "./_open_store.ts";
 import { CallRecorder } from "./_call_recorder.ts";

@@ -13,7 +13,7 @@ import {
   tokenSha256,
 } from "../mcp/transports/http_mod.ts";
 import type { OidcSettings } from "./_auth_config.ts";
-import { HTTP_LIMITS } from "../mcp/transports/_http_limits.ts";
+import { HTTP_LIMITS } from "../mcp/transports/http_limits.ts";
 import type { EstatePrincipal, EstateStore } from "../store/mod.ts";
 import { DEMO_TOKENS } from "./demo_tokens.ts";
 import type { CliIO } from "./main.ts";

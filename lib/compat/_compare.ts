@@ -3,9 +3,9 @@
  * the changes they hold are reported where the reference sits. A pair already being compared
  * (a reference cycle) is assumed unchanged: the cycle's own changes are found on its first visit.
  */
-import { jsonEqual } from "../schema/_equal.ts";
+import { jsonEqual } from "../schema/json_equal.ts";
 import { isObject } from "../_object.ts";
-import { forEachSubschema } from "../schema/_walk.ts";
+import { forEachSubschema } from "../schema/subschemas.ts";
 import {
   ANNOTATION_KEYWORDS,
   type CompareFamily,

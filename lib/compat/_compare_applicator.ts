@@ -7,7 +7,7 @@
  *   others, since a value matching two branches is rejected.
  * - `not` and a changed `if` are not decided: any change there is major.
  */
-import { jsonEqual } from "../schema/_equal.ts";
+import { jsonEqual } from "../schema/json_equal.ts";
 import { type Change, change, hasMajor, keepsValues, nonMonotone, under } from "./_change.ts";
 import type { CompareContext } from "./_context.ts";
 import { isTriviallyTrue, provablyDisjoint } from "./_schema_facts.ts";

@@ -4,8 +4,8 @@
  * one minor. Properties the schema does not name are governed by `patternProperties` and
  * `additionalProperties`; rejecting them where they were accepted is major.
  */
-import { jsonEqual } from "../schema/_equal.ts";
-import { compilePattern } from "../schema/_regex.ts";
+import { jsonEqual } from "../schema/json_equal.ts";
+import { compilePattern } from "../schema/safe_pattern.ts";
 import { isObject } from "../_object.ts";
 import type { PathSegment } from "../schema/types.ts";
 import { compareStrings } from "../schema/path.ts";

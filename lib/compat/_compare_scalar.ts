@@ -2,8 +2,8 @@
  * Compares the value keywords of two subschemas: `type`, `enum`/`const`, numeric bounds and
  * `multipleOf`, and the string keywords. Paths are relative to the subschema (e.g. `["maximum"]`).
  */
-import { jsonEqual } from "../schema/_equal.ts";
-import { integerStep, isMultipleOf } from "../schema/_decimal.ts";
+import { jsonEqual } from "../schema/json_equal.ts";
+import { integerStep, isMultipleOf } from "../schema/decimal.ts";
 import type { JsonSchema } from "../schema/types.ts";
 import { type Change, change, show, showList } from "./_change.ts";
 import type { OldFacts } from "./_context.ts";

@@ -13,7 +13,7 @@
  * `not`, in `if` or in an overlapping `oneOf` branch the changes go through `nonMonotone()` as
  * every other change does.
  */
-import { jsonEqual } from "../schema/_equal.ts";
+import { jsonEqual } from "../schema/json_equal.ts";
 import { type Change, change, hasMajor, keepsValues, under } from "./_change.ts";
 import type { CompareContext } from "./_context.ts";
 import type { Step } from "./_places.ts";

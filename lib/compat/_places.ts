@@ -15,7 +15,7 @@
  * never fewer). Under `contains` every name counts: `contains` tests items that callers built for
  * `items`, so it names nothing on their behalf.
  */
-import { compilePattern } from "../schema/_regex.ts";
+import { compilePattern } from "../schema/safe_pattern.ts";
 import { isObject } from "../_object.ts";
 import type { Side } from "./_side.ts";
 

@@ -3,7 +3,7 @@
  * accept (an over-approximation), the finite set of values an `enum`/`const` allows, and whether
  * two subschemas provably accept no common value.
  */
-import { jsonEqual } from "../schema/_equal.ts";
+import { jsonEqual } from "../schema/json_equal.ts";
 import { isObject } from "../_object.ts";
 import { keywordsWhere } from "../schema/keywords.ts";
 import type { JsonSchema } from "../schema/types.ts";

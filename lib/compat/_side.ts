@@ -3,7 +3,7 @@
  * resolution of a subschema's `$ref` into one schema with the reference's siblings applied.
  */
 import { ANNOTATION_KEYWORDS, KEYWORDS } from "../schema/keywords.ts";
-import { DEFAULT_BASE, RefIndex } from "../schema/_refs.ts";
+import { DEFAULT_BASE, RefIndex } from "../schema/refs.ts";
 import { isObject } from "../_object.ts";
 import type { JsonSchema, PathSegment } from "../schema/types.ts";
 import type { ValueKind } from "./_value_kind.ts";

@@ -1,4 +1,4 @@
-import { jsonEqual } from "../schema/_equal.ts";
+import { jsonEqual } from "../schema/json_equal.ts";
 import { isObject } from "../_object.ts";
 import { comparePathSegments, compareStrings, formatPath } from "../schema/path.ts";
 import type { JsonSchema, PathSegment } from "../schema/types.ts";

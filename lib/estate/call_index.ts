@@ -9,7 +9,7 @@
  */
 import { isObject } from "../_object.ts";
 import { Version } from "../compat/semver.ts";
-import { canonicalJson } from "../schema/_equal.ts";
+import { canonicalJson } from "../schema/json_equal.ts";
 import { sortIssues } from "../schema/path.ts";
 import type { JsonSchema, SchemaIssue } from "../schema/types.ts";
 import { isValid, validateSchema } from "../schema/validate.ts";

@@ -16,7 +16,7 @@
  * @module
  */
 import { formatPath } from "../schema/path.ts";
-import { forEachSubschema } from "../schema/_walk.ts";
+import { forEachSubschema } from "../schema/subschemas.ts";
 import type { JsonSchema, PathSegment } from "../schema/types.ts";
 import type { ToolSpec } from "./spec.ts";
 

@@ -19,7 +19,7 @@ import {
 } from "../compat/compatibility_mode.ts";
 import type { SchemaBump, SchemaChange } from "../compat/schema_change.ts";
 import { bumpFor, compareVersions, Version } from "../compat/semver.ts";
-import { canonicalJson } from "../schema/_equal.ts";
+import { canonicalJson } from "../schema/json_equal.ts";
 import { limitIssues, shortenIssue } from "../schema/issue_limit.ts";
 import { checkSchema } from "../schema/check.ts";
 import type { SchemaIssue } from "../schema/types.ts";

@@ -14,7 +14,7 @@ import {
   DEFAULT_COMPATIBILITY,
   isCompatibilityMode,
 } from "../compat/compatibility_mode.ts";
-import { frozenJsonCopy } from "../schema/_json_value.ts";
+import { frozenJsonCopy } from "../schema/json_value.ts";
 import {
   copyRecord,
   type DeprecateVersionOptions,

@@ -1,5 +1,5 @@
 import { isObject } from "../_object.ts";
-import { jsonProblems } from "../schema/_json_value.ts";
+import { jsonProblems } from "../schema/json_value.ts";
 import { createRefResolver, type RefResolver } from "../schema/resolve.ts";
 import { comparePathSegments, compareStrings, formatPath } from "../schema/path.ts";
 import { patternTest } from "../schema/pattern.ts";

@@ -7,8 +7,8 @@
  *
  * @module
  */
-import { canonicalJson } from "../schema/_equal.ts";
-import { frozenJsonCopy } from "../schema/_json_value.ts";
+import { canonicalJson } from "../schema/json_equal.ts";
+import { frozenJsonCopy } from "../schema/json_value.ts";
 import { parseServerRecord, type ServerRecord } from "./server_record.ts";
 
 /** Why a server registration was refused. */

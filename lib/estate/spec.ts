@@ -11,7 +11,7 @@ import {
   type CompatibilityMode,
   isCompatibilityMode,
 } from "../compat/compatibility_mode.ts";
-import { jsonProblems } from "../schema/_json_value.ts";
+import { jsonProblems } from "../schema/json_value.ts";
 import { formatPath } from "../schema/path.ts";
 import type { JsonSchema } from "../schema/types.ts";
 

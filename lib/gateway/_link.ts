@@ -15,7 +15,7 @@ import { McpClient, type McpClientOptions } from "../mcp/client.ts";
 import type { ListedTool } from "../mcp/protocol.ts";
 import type { ServerTimers } from "../mcp/server_options.ts";
 import type { Transport } from "../jsonrpc/transport.ts";
-import { canonicalJson } from "../schema/_equal.ts";
+import { canonicalJson } from "../schema/json_equal.ts";
 import { CircuitBreaker } from "./_breaker.ts";
 import { deadline, formatDuration, raceAbort } from "./_signals.ts";
 import { classifyDrift, type DescriptionLint, type DriftAssessment } from "./drift.ts";

@@ -25,7 +25,7 @@ import { McpClientError, UnsupportedResultError } from "../mcp/client_errors.ts"
 import type { CallToolResult } from "../mcp/protocol.ts";
 import type { ServerTimers } from "../mcp/server_options.ts";
 import type { ToolContext, ToolHandler } from "../mcp/tool_handler.ts";
-import { canonicalJson } from "../schema/_equal.ts";
+import { canonicalJson } from "../schema/json_equal.ts";
 import { limitIssues, shortenText } from "../schema/issue_limit.ts";
 import type { SchemaIssue } from "../schema/types.ts";
 import { type CompiledSchema, compileSchema } from "../schema/validate.ts";

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { PeerExchange } from "../jsonrpc/_exchange.ts";
+import { PeerExchange } from "../jsonrpc/exchange.ts";
 import { validateEnvelope } from "../jsonrpc/envelope.ts";
 import { JsonRpcError } from "../jsonrpc/errors.ts";
 import { makeError } from "../jsonrpc/messages.ts";

@@ -11,7 +11,7 @@
 import { ERROR_CODES, JsonRpcError } from "../jsonrpc/errors.ts";
 import { validateEnvelope } from "../jsonrpc/envelope.ts";
 import { makeError, makeNotification } from "../jsonrpc/messages.ts";
-import { PeerExchange } from "../jsonrpc/_exchange.ts";
+import { PeerExchange } from "../jsonrpc/exchange.ts";
 import type { RequestHandler } from "../jsonrpc/peer_types.ts";
 import type { Principal } from "../estate/spec.ts";
 import { isObject } from "../_object.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import type { McpTool, Principal } from "../estate/spec.ts";
-import { PeerExchange } from "../jsonrpc/_exchange.ts";
+import { PeerExchange } from "../jsonrpc/exchange.ts";
 import type { RequestContext } from "../jsonrpc/peer_types.ts";
 import type { JsonRpcParams } from "../jsonrpc/types.ts";
 import type { Caller } from "./_server_core.ts";

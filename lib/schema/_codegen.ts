@@ -7,11 +7,11 @@
  * Where the runtime forbids generated code (a Content-Security-Policy without `unsafe-eval`),
  * `generateValidator` returns undefined and the closures serve both purposes.
  */
-import { jsonEqual } from "./_equal.ts";
+import { jsonEqual } from "./json_equal.ts";
 import { codePoints, findDuplicate } from "./_values.ts";
-import { multipleOfTest } from "./_decimal.ts";
-import { compilePattern } from "./_regex.ts";
-import { type Location, RefIndex } from "./_refs.ts";
+import { multipleOfTest } from "./decimal.ts";
+import { compilePattern } from "./safe_pattern.ts";
+import { type Location, RefIndex } from "./refs.ts";
 import { isObject } from "../_object.ts";
 import { FORMAT_CHECKS } from "./formats.ts";
 import type { JsonSchema, PathSegment } from "./types.ts";

@@ -16,8 +16,8 @@
  * `_collect_object.ts`); this module names the functions, reaches subschemas and writes the program.
  */
 import { codePoints, findDuplicate } from "./_values.ts";
-import { jsonEqual } from "./_equal.ts";
-import { type Location, RefIndex } from "./_refs.ts";
+import { jsonEqual } from "./json_equal.ts";
+import { type Location, RefIndex } from "./refs.ts";
 import { isObject } from "../_object.ts";
 import { Generator } from "./_codegen.ts";
 import { type RawIssue, show, typeName } from "./_compile_context.ts";

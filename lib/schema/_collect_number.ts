@@ -1,5 +1,5 @@
 /** The collector's code for the number keywords (run only on a number). */
-import { multipleOfTest } from "./_decimal.ts";
+import { multipleOfTest } from "./decimal.ts";
 import { type CollectSite, q } from "./_collect_context.ts";
 
 /** The lines for `minimum`, `maximum`, their exclusive forms and `multipleOf`. */

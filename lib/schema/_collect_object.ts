@@ -5,7 +5,7 @@
  * `minProperties` and `maxProperties`.
  */
 import { isObject } from "../_object.ts";
-import { compilePattern } from "./_regex.ts";
+import { compilePattern } from "./safe_pattern.ts";
 import { formatSegment } from "./path.ts";
 import { plural, show } from "./_compile_context.ts";
 import { type CollectSite, q } from "./_collect_context.ts";

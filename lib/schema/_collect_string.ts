@@ -1,5 +1,5 @@
 /** The collector's code for the string keywords (run only on a string). */
-import { compilePattern } from "./_regex.ts";
+import { compilePattern } from "./safe_pattern.ts";
 import { FORMAT_CHECKS } from "./formats.ts";
 import { plural } from "./_compile_context.ts";
 import { type CollectSite, q } from "./_collect_context.ts";

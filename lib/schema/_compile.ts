@@ -7,7 +7,7 @@
  * puts one schema's checks together.
  */
 import { isObject } from "../_object.ts";
-import { type Location, RefIndex } from "./_refs.ts";
+import { type Location, RefIndex } from "./refs.ts";
 import { formatPath, formatSegment } from "./path.ts";
 import type { JsonSchema } from "./types.ts";
 import {

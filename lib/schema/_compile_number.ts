@@ -1,5 +1,5 @@
 /** The closures for the number keywords: `minimum`, `maximum`, their exclusive forms, `multipleOf`. */
-import { multipleOfTest } from "./_decimal.ts";
+import { multipleOfTest } from "./decimal.ts";
 import { type Check, report, type SchemaSite } from "./_compile_context.ts";
 
 /** Compiles the number keywords; each check is run only on a number. */

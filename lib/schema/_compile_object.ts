@@ -5,7 +5,7 @@
  * `dependentSchemas`, draft-07 `dependencies`), `minProperties` and `maxProperties`.
  */
 import { isObject } from "../_object.ts";
-import { compilePattern } from "./_regex.ts";
+import { compilePattern } from "./safe_pattern.ts";
 import { formatSegment } from "./path.ts";
 import { type Check, plural, probe, report, type SchemaSite, show } from "./_compile_context.ts";
 

@@ -1,6 +1,6 @@
 /** The closures for the string keywords: `minLength`, `maxLength`, `pattern`, `format`. */
 import { codePoints } from "./_values.ts";
-import { compilePattern, type SafePattern } from "./_regex.ts";
+import { compilePattern, type SafePattern } from "./safe_pattern.ts";
 import { FORMAT_CHECKS } from "./formats.ts";
 import { type Check, plural, report, type SchemaSite } from "./_compile_context.ts";
 

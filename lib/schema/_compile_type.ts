@@ -1,6 +1,6 @@
 /** The closures for `type`, `enum` and `const`: what a value may be. */
 import { isObject } from "../_object.ts";
-import { jsonEqual } from "./_equal.ts";
+import { jsonEqual } from "./json_equal.ts";
 import { type Check, report, type SchemaSite, show } from "./_compile_context.ts";
 
 const TYPE_TESTS: Record<string, (v: unknown) => boolean> = {

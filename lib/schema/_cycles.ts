@@ -14,8 +14,8 @@
  */
 import { isObject } from "../_object.ts";
 import { formatPath } from "./path.ts";
-import { forEachSubschema } from "./_walk.ts";
-import { DEFAULT_BASE, type Location, RefIndex } from "./_refs.ts";
+import { forEachSubschema } from "./subschemas.ts";
+import { DEFAULT_BASE, type Location, RefIndex } from "./refs.ts";
 import type { JsonSchema, PathSegment } from "./types.ts";
 
 /** The applicators whose subschemas test the same value, by the shape of their value. */

@@ -1,6 +1,6 @@
 /**
  * The proof that a pattern with unbounded repetition (`+`, `*`, `{n,}`) runs in time linear in the
- * input on a backtracking engine such as V8's. `_regex.ts` sends a pattern to the native engine
+ * input on a backtracking engine such as V8's. `safe_pattern.ts` sends a pattern to the native engine
  * when this proof succeeds; any pattern it cannot prove goes to re2js.
  *
  * ## Why a backtracking search can blow up, and when it cannot

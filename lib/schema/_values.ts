@@ -1,5 +1,5 @@
 /** Small facts about JSON values shared by the two validators (`_compile.ts`, `_codegen.ts`). */
-import { canonicalJson } from "./_equal.ts";
+import { canonicalJson } from "./json_equal.ts";
 
 /** Length in Unicode code points. */
 export function codePoints(s: string): number {

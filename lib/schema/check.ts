@@ -1,8 +1,8 @@
 import { inPlaceCycle, inPlaceCycleMessage } from "./_cycles.ts";
-import { compilePattern } from "./_regex.ts";
-import { DEFAULT_BASE, type Location, RefIndex } from "./_refs.ts";
+import { compilePattern } from "./safe_pattern.ts";
+import { DEFAULT_BASE, type Location, RefIndex } from "./refs.ts";
 import { isObject } from "../_object.ts";
-import { forEachSubschema, isSchema } from "./_walk.ts";
+import { forEachSubschema, isSchema } from "./subschemas.ts";
 import { ANNOTATION_KEYWORDS, ENFORCED_KEYWORDS, UNSUPPORTED_KEYWORDS } from "./keywords.ts";
 import { formatPath, formatSegment, sortIssues } from "./path.ts";
 import type { JsonSchema, SchemaIssue } from "./types.ts";

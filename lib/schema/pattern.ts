@@ -1,4 +1,4 @@
-import { compilePattern } from "./_regex.ts";
+import { compilePattern } from "./safe_pattern.ts";
 
 /**
  * Compiles a JSON Schema `pattern` for use outside the validator, with the validator's guarantees:

@@ -1,4 +1,4 @@
-import { DEFAULT_BASE, type Location, RefIndex } from "./_refs.ts";
+import { DEFAULT_BASE, type Location, RefIndex } from "./refs.ts";
 import { isObject } from "../_object.ts";
 import type { JsonSchema } from "./types.ts";
 

@@ -4,11 +4,11 @@
  * elsewhere it generates from an approximation and filters against the schema, within a budget.
  */
 import fc from "fast-check";
-import { canonicalJson } from "../schema/_equal.ts";
-import { DEFAULT_BASE, RefIndex } from "../schema/_refs.ts";
-import { compilePattern } from "../schema/_regex.ts";
+import { canonicalJson } from "../schema/json_equal.ts";
+import { DEFAULT_BASE, RefIndex } from "../schema/refs.ts";
+import { compilePattern } from "../schema/safe_pattern.ts";
 import { isObject } from "../_object.ts";
-import { forEachSubschema } from "../schema/_walk.ts";
+import { forEachSubschema } from "../schema/subschemas.ts";
 import { formatPath } from "../schema/path.ts";
 import type { JsonSchema, PathSegment } from "../schema/types.ts";
 import { isValid } from "../schema/validate.ts";

@@ -4,8 +4,8 @@
  * in ways it cannot combine (two patterns, two `anyOf`s, ...) it keeps the first, and the caller
  * filters generated values against the original schema.
  */
-import { jsonEqual } from "../schema/_equal.ts";
-import { isMultipleOf } from "../schema/_decimal.ts";
+import { jsonEqual } from "../schema/json_equal.ts";
+import { isMultipleOf } from "../schema/decimal.ts";
 import { isObject } from "../_object.ts";
 
 type Obj = Record<string, unknown>;

@@ -1,6 +1,6 @@
 /** Generation of strings: formats, patterns (through `fc.stringMatching`) and lengths. */
 import fc from "fast-check";
-import { compilePattern } from "../schema/_regex.ts";
+import { compilePattern } from "../schema/safe_pattern.ts";
 import { FORMAT_ARBITRARIES } from "./_formats.ts";
 import type { ScalarContext } from "./_scalar_context.ts";
 

@@ -29,7 +29,7 @@ import type { McpServer } from "../server.ts";
 import type { Authenticate, HttpRequestInfo } from "./bearer_tokens.ts";
 import { accepts, isJsonContentType, readBody } from "./_http_body.ts";
 import { ConnectionGuard } from "./_http_connections.ts";
-import { HTTP_LIMITS } from "./_http_limits.ts";
+import { HTTP_LIMITS } from "./http_limits.ts";
 import {
   corsHeaders,
   type Guard,

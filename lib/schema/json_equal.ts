@@ -1,3 +1,9 @@
+/**
+ * JSON equality and canonical text, one definition for the validator (`const`, `enum`,
+ * `uniqueItems`), the classifier, the estate's digests and the gateway.
+ *
+ * @module
+ */
 /** Deep JSON equality: key order ignored, `0` and `false` distinct, arrays by position. */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

@@ -5,6 +5,8 @@
  * than a fixed number of ways (`_regex_ambiguity.ts`, which covers `^[a-z0-9-]+$`, `^[^/]+/[^/]+$`,
  * `^[a-z]+(-[a-z]+)*$`). Any other pattern goes to re2js, a linear-time engine. This module is the
  * only one that imports re2js.
+ *
+ * @module
  */
 import { RE2JS } from "re2js";
 import { linearOnBacktracker } from "./_regex_ambiguity.ts";

@@ -1,3 +1,9 @@
+/**
+ * Exact decimal arithmetic for `multipleOf`: a double is taken as the decimal it prints as, so
+ * `0.3` is a multiple of `0.1`. Used by the validator, the classifier and the value generators.
+ *
+ * @module
+ */
 /** An exact decimal: `mantissa × 10^exponent`. */
 interface Decimal {
   mantissa: bigint;

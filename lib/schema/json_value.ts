@@ -4,6 +4,8 @@
  * `Date`/`Map`/class instance, a getter, a cycle) instead of letting `JSON.stringify` turn it into
  * something that looks valid; `frozenJsonCopy` makes the deep, frozen copy the registry keeps.
  * Both walk with an explicit stack: a deeply nested value never overflows the call stack.
+ *
+ * @module
  */
 import type { PathSegment } from "./types.ts";
 

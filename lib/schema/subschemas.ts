@@ -1,3 +1,9 @@
+/**
+ * Every subschema a schema holds, by the keyword table (`keywords.ts`): one walk for `$ref`
+ * indexing, the classifier, the poisoning scan and the value generators.
+ *
+ * @module
+ */
 import {
   ARRAY_SUBSCHEMA_KEYWORDS,
   MAP_SUBSCHEMA_KEYWORDS,

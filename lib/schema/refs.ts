@@ -1,9 +1,11 @@
 /**
  * `$ref` resolution inside one schema document: JSON pointers, `$id` base URIs and `$anchor`s.
  * Nothing is ever fetched: a reference outside the document is reported as unresolved.
+ *
+ * @module
  */
 import { isObject } from "../_object.ts";
-import { forEachSubschema } from "./_walk.ts";
+import { forEachSubschema } from "./subschemas.ts";
 import type { JsonSchema, PathSegment } from "./types.ts";
 
 /** The base URI given to a document without its own `$id`. */
