@@ -104,3 +104,30 @@ Deno.test("a module whose name starts with _ is private to its folder: no other 
   }
   assert.deepEqual(crossing, []);
 });
+
+Deno.test("the modules of lib/ import each other without a cycle, type-only imports included", () => {
+  const graph = new Map<string, string[]>();
+  for (const m of modules()) {
+    // Code only: a JSDoc example's import is not the module's.
+    const text = fs.readFileSync(path.join(ROOT, m), "utf8").split("\n")
+      .filter((line) => !/^\s*(\*|\/\/)/.test(line)).join("\n");
+    const targets = [
+      ...text.matchAll(/(?:import|export)\b[^;]*?\bfrom\s+"(\.{1,2}\/[^"]+\.ts)"/g),
+    ].map(([, spec]) => path.posix.normalize(`${path.posix.dirname(m)}/${spec}`));
+    graph.set(m, [...new Set(targets)]);
+  }
+  // Depth-first search; a module met again while still on the stack closes a cycle.
+  const state = new Map<string, "open" | "done">();
+  const cycles: string[] = [];
+  const visit = (m: string, stack: string[]): void => {
+    state.set(m, "open");
+    for (const t of graph.get(m) ?? []) {
+      if (state.get(t) === "open") {
+        cycles.push([...stack.slice(stack.indexOf(t)), m, t].join(" → "));
+      } else if (!state.has(t)) visit(t, [...stack, m]);
+    }
+    state.set(m, "done");
+  };
+  for (const m of graph.keys()) if (!state.has(m)) visit(m, []);
+  assert.deepEqual(cycles, []);
+});

@@ -1,9 +1,13 @@
-// A JsonRpcPeer driven one message at a time: `exchange(message)` hands the peer one message
-// and resolves with the peer's answer to it — for a server whose callers pass it messages and
-// want the response back (`McpServer.handle`), rather than a transport it owns. Everything else
-// the peer sends (notifications, its own requests to the other side) goes to `send`, with the
-// request it belongs to. Ids in use, cancellation (`notifications/cancelled`), progress, the
-// requests this side sends and their timeouts are the peer's, as on any transport.
+/**
+ * A JsonRpcPeer driven one message at a time: `exchange(message)` hands the peer one message
+ * and resolves with the peer's answer to it — for a server whose callers pass it messages and
+ * want the response back (`McpServer.handle`), rather than a transport it owns. Everything else
+ * the peer sends (notifications, its own requests to the other side) goes to `send`, with the
+ * request it belongs to. Ids in use, cancellation (`notifications/cancelled`), progress, the
+ * requests this side sends and their timeouts are the peer's, as on any transport.
+ *
+ * @module
+ */
 
 import { JsonRpcPeer } from "./peer.ts";
 import type { PeerOptions, RequestHandler } from "./peer_types.ts";
