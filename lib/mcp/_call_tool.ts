@@ -11,6 +11,7 @@
  *
  * @module
  */
+import type { ScopeChallenge } from "./outcome.ts";
 import { ERROR_CODES, type JsonRpcError, MCP_ERROR_CODES } from "../jsonrpc/errors.ts";
 import { makeNotification } from "../jsonrpc/messages.ts";
 import { isObject } from "../_object.ts";
@@ -167,21 +168,6 @@ export function missingCallScopes(
   return (spec.callScopes ?? []).filter((s) => !principal.scopes.includes(s));
 }
 
-/** The step-up a call needs: the version it reached and the scopes its credential lacks. */
-export interface ScopeChallenge {
-  /** The tool's name. */
-  tool: string;
-  /** The version the call reached. */
-  version: string;
-  /** The action scopes the credential lacks (`callScopes` it does not carry). */
-  missing: string[];
-  /**
-   * Every scope the call needs: the version's `requiredScopes` (to see it) and `callScopes` (to
-   * run it), so that a token asked for with just these still sees the tool.
-   */
-  needed: string[];
-}
-
 /**
  * The step-up a `tools/call` needs, decided as the call's own steps decide it but without logging
  * anything: undefined when the params are malformed, the tool (or the pinned version) is one the
@@ -209,7 +195,11 @@ export function scopeChallengeFor(
   const spec = request.pin === undefined ? visible : registry.resolve(request.name, request.pin);
   if (!spec || !canSee(spec, call.principal)) return undefined;
   const missing = missingCallScopes(spec, call.principal);
-  if (!missing.length) return undefined;
+  return missing.length ? challengeOf(spec, missing) : undefined;
+}
+
+/** The challenge for a version whose action scopes a credential lacks. */
+function challengeOf(spec: ToolSpec, missing: string[]): ScopeChallenge {
   return {
     tool: spec.name,
     version: spec.version,
@@ -563,6 +553,11 @@ export async function callTool(
   const missing = missingCallScopes(spec, caller.principal);
   if (missing.length) {
     record("insufficient-scope");
+    // A transport with a step-up answer of its own gives it instead of this result.
+    caller.outcomes.set(call.context.id, {
+      kind: "step-up",
+      challenge: challengeOf(spec, missing),
+    });
     return insufficientScopeResult(spec, missing);
   }
   const verdict = checkArguments(spec, {

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import type { OutcomeNotes } from "./outcome.ts";
 import { PeerExchange } from "../jsonrpc/exchange.ts";
 import { validateEnvelope } from "../jsonrpc/envelope.ts";
 import { JsonRpcError } from "../jsonrpc/errors.ts";
@@ -40,6 +41,8 @@ export class ServerConnection {
   /** The `subscriptions/listen` requests running statelessly: they end when the connection stops. */
   readonly #listens = new Set<JsonRpcId>();
   readonly #bothEras: boolean;
+  /** What the stateless requests' steps noted (stdio has no answer but the response). */
+  readonly #outcomes: OutcomeNotes = new Map();
 
   /**
    * Opens the connection's session.
@@ -65,6 +68,7 @@ export class ServerConnection {
       handler: statelessRequests(core, {
         principal: () => this.session.principal,
         notify: (m) => send(m),
+        outcomes: this.#outcomes,
       }),
     });
   }
@@ -102,14 +106,13 @@ export class ServerConnection {
         notify: (m) => this.#send(m),
       });
     }
-    if (request.method !== "subscriptions/listen") {
-      return await stateless.exchange(request);
-    }
-    this.#listens.add(request.id);
+    const listen = request.method === "subscriptions/listen";
+    if (listen) this.#listens.add(request.id);
     try {
       return await stateless.exchange(request);
     } finally {
-      this.#listens.delete(request.id);
+      if (listen) this.#listens.delete(request.id);
+      this.#outcomes.delete(request.id); // stdio answers with the response alone
     }
   }
 

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { OutcomeNotes } from "./outcome.ts";
 import { JsonRpcError } from "../jsonrpc/errors.ts";
 import type { JsonRpcId } from "../jsonrpc/types.ts";
 import type { ToolRegistry } from "../estate/registry.ts";
@@ -42,6 +43,8 @@ export interface Caller {
   tools: McpTool[] | undefined;
   /** Whether requests can be sent to the client (a session whose transport carries them). */
   readonly canRequest?: boolean;
+  /** The outcomes its requests' steps decided while they are served, by request id. */
+  readonly outcomes: OutcomeNotes;
 }
 
 /** An open `subscriptions/listen` (2026-07-28): what it asked for, and what it last saw. */

@@ -9,13 +9,14 @@
  * @module
  */
 import { ERROR_CODES, JsonRpcError } from "../jsonrpc/errors.ts";
-import { validateEnvelope } from "../jsonrpc/envelope.ts";
+import { type ClassifiedMessage, validateEnvelope } from "../jsonrpc/envelope.ts";
 import { makeError } from "../jsonrpc/messages.ts";
 import { isObject } from "../_object.ts";
 import type { JsonRpcResponse } from "../jsonrpc/types.ts";
 import type { SessionImpl, SessionRequestHandler } from "./_sessions.ts";
 import { type MethodCall, SHARED_METHODS } from "./_methods.ts";
 import { protocolError, type ServerCore, serverInfo, visibleSignature } from "./_server_core.ts";
+import { answeredOutcome, type Served } from "./outcome.ts";
 import type { Implementation } from "./protocol.ts";
 import { negotiateProtocolVersion } from "./rev2025_11_25.ts";
 import { LOG_LEVELS, type LogLevel } from "./tool_handler.ts";
@@ -75,10 +76,7 @@ const SESSION_METHODS: ReadonlyMap<string, SessionMethod> = new Map<
 ]);
 
 /**
- * Handles one parsed message from a session's client: a request is served by the session's peer
- * (which keeps the ids in use, cancellation and progress) and answered here; a response answers
- * one of the server's own requests to the client; a notification ends the handshake or is the
- * peer's (`notifications/cancelled`, `notifications/progress`).
+ * Handles one parsed message from a session's client (see {@linkcode serveInSession}).
  *
  * @param core The server.
  * @param options The message (anything: invalid messages get the right error) and the session.
@@ -89,7 +87,6 @@ export async function handleInSession(
   core: ServerCore,
   options: { message: unknown; session: SessionImpl },
 ): Promise<JsonRpcResponse | undefined> {
-  const s = options.session;
   let classified;
   try {
     classified = validateEnvelope(options.message);
@@ -97,6 +94,26 @@ export async function handleInSession(
     if (e instanceof JsonRpcError) return makeError(e.requestId, e);
     throw e;
   }
+  return (await serveInSession(core, { classified, session: options.session })).response;
+}
+
+/**
+ * Serves one message from a session's client, its envelope already checked: a request is served
+ * by the session's peer (which keeps the ids in use, cancellation and progress) and answered here;
+ * a response answers one of the server's own requests to the client; a notification ends the
+ * handshake or is the peer's (`notifications/cancelled`, `notifications/progress`).
+ *
+ * @param core The server.
+ * @param options The message, as `validateEnvelope` classified it, and the session.
+ * @returns The response (none for a notification, a response, or a request the client
+ *   cancelled) and what happened.
+ */
+export async function serveInSession(
+  core: ServerCore,
+  options: { classified: ClassifiedMessage; session: SessionImpl },
+): Promise<Served> {
+  const s = options.session;
+  const classified = options.classified;
   if (classified.kind === "notification") {
     const n = classified.message;
     if (
@@ -108,28 +125,27 @@ export async function handleInSession(
     // Any other notification (roots/list_changed, ...) needs nothing from this server.
   }
   if (classified.kind !== "request") {
-    return await s.exchange.exchange(classified.message);
+    await s.exchange.exchange(classified.message);
+    return { response: undefined, outcome: { kind: "accepted" } };
   }
   const request = classified.message;
-  if (s.state === "closed") {
-    return makeError(
-      request.id,
-      protocolError(
-        ERROR_CODES.INVALID_REQUEST,
-        "Invalid Request: the session is closed",
-      ),
-    );
+  const refused = s.state === "closed"
+    ? "Invalid Request: the session is closed"
+    : s.exchange.busy(request.id)
+    ? `Invalid Request: id ${JSON.stringify(request.id)} is already in use`
+    : undefined;
+  if (refused !== undefined) {
+    return {
+      response: makeError(request.id, protocolError(ERROR_CODES.INVALID_REQUEST, refused)),
+      outcome: { kind: "invalid" },
+    };
   }
-  if (s.exchange.busy(request.id)) {
-    return makeError(
-      request.id,
-      protocolError(
-        ERROR_CODES.INVALID_REQUEST,
-        `Invalid Request: id ${JSON.stringify(request.id)} is already in use`,
-      ),
-    );
+  try {
+    const response = await s.exchange.exchange(request);
+    return { response, outcome: s.outcomes.get(request.id) ?? answeredOutcome(response) };
+  } finally {
+    s.outcomes.delete(request.id);
   }
-  return await s.exchange.exchange(request);
 }
 
 /**

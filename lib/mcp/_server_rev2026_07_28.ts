@@ -8,14 +8,14 @@
  *
  * @module
  */
-import { ERROR_CODES, JsonRpcError } from "../jsonrpc/errors.ts";
-import { validateEnvelope } from "../jsonrpc/envelope.ts";
+import { ERROR_CODES, JsonRpcError, MCP_ERROR_CODES } from "../jsonrpc/errors.ts";
+import { type ClassifiedMessage, validateEnvelope } from "../jsonrpc/envelope.ts";
 import { makeError, makeNotification } from "../jsonrpc/messages.ts";
 import { PeerExchange } from "../jsonrpc/exchange.ts";
 import type { RequestHandler } from "../jsonrpc/peer_types.ts";
 import type { Principal } from "../estate/spec.ts";
 import { isObject } from "../_object.ts";
-import type { JsonRpcResponse } from "../jsonrpc/types.ts";
+import type { JsonRpcId, JsonRpcResponse } from "../jsonrpc/types.ts";
 import { type Answer, type MethodCall, SHARED_METHODS } from "./_methods.ts";
 import {
   type Caller,
@@ -26,7 +26,20 @@ import {
   visibleSignature,
 } from "./_server_core.ts";
 import type { CacheScope } from "./_surfaces.ts";
-import { checkModernRequest, MODERN_META, MODERN_PROTOCOL_VERSIONS } from "./rev2026_07_28.ts";
+import {
+  type HeaderCheckedRequest,
+  MODERN_META,
+  MODERN_PROTOCOL_VERSIONS,
+  type ModernEnvelope,
+  readModernEnvelope,
+} from "./rev2026_07_28.ts";
+import {
+  answeredOutcome,
+  type Outcome,
+  type OutcomeKind,
+  type OutcomeNotes,
+  type Served,
+} from "./outcome.ts";
 import type { StatelessOptions } from "./server_options.ts";
 import { LOG_LEVELS, type LogLevel, type Notify } from "./tool_handler.ts";
 
@@ -116,6 +129,47 @@ export interface StatelessCaller {
   readonly principal: () => Principal;
   /** Sends a notification related to the request (progress, logs, a listen stream's news). */
   readonly notify: Notify;
+  /** Where the steps of its requests note the outcome they decide, by request id. */
+  readonly outcomes: OutcomeNotes;
+  /** The transport's own check of a request against its headers (see `StatelessOptions`). */
+  readonly checkHeaders?: (request: HeaderCheckedRequest) => string | undefined;
+}
+
+/**
+ * A stateless request's checks, in this order, each noting its outcome: a malformed envelope
+ * (`-32602`, `invalid`); the transport's headers against the body (`-32020`, `header-mismatch`);
+ * a revision not served (`-32022`, `unsupported-version`); a method this revision does not have
+ * (`-32601`, `not-found`).
+ */
+function checkRequest(
+  who: StatelessCaller,
+  request: { method: string; id: JsonRpcId; params: unknown },
+): ModernEnvelope {
+  const refuse = (kind: OutcomeKind, error: JsonRpcError): never => {
+    who.outcomes.set(request.id, { kind } as Outcome);
+    throw error;
+  };
+  let envelope: ModernEnvelope | undefined;
+  let unsupported: JsonRpcError | undefined;
+  try {
+    envelope = readModernEnvelope(request.params);
+  } catch (e) {
+    if (!(e instanceof JsonRpcError)) throw e;
+    if (e.code !== MCP_ERROR_CODES.UNSUPPORTED_PROTOCOL_VERSION) refuse("invalid", e);
+    unsupported = e;
+  }
+  const mismatch = who.checkHeaders?.(request);
+  if (mismatch !== undefined) {
+    refuse("header-mismatch", new JsonRpcError(MCP_ERROR_CODES.HEADER_MISMATCH, mismatch));
+  }
+  if (unsupported) refuse("unsupported-version", unsupported);
+  if (!STATELESS_METHODS.has(request.method) && !SHARED_METHODS.has(request.method)) {
+    refuse(
+      "not-found",
+      protocolError(ERROR_CODES.METHOD_NOT_FOUND, `Method not found: ${request.method}`),
+    );
+  }
+  return envelope!;
 }
 
 /**
@@ -132,14 +186,9 @@ export function statelessRequests(
   who: StatelessCaller,
 ): RequestHandler {
   return async (raw, context) => {
-    const params = raw === undefined ? {} : raw;
-    if (!isObject(params)) {
-      throw protocolError(
-        ERROR_CODES.INVALID_PARAMS,
-        `Invalid params: ${context.method} takes named params (an object)`,
-      );
-    }
-    const envelope = checkModernRequest(context.method, params);
+    // The envelope first: a valid one means params is an object.
+    const envelope = checkRequest(who, { method: context.method, id: context.id, params: raw });
+    const params = isObject(raw) ? raw : {};
     const level = envelope.logLevel as LogLevel | undefined;
     const caller: Caller = {
       principal: who.principal(),
@@ -148,16 +197,11 @@ export function statelessRequests(
       notify: who.notify,
       logLevel: level !== undefined && LOG_LEVELS.includes(level) ? level : undefined,
       tools: undefined,
+      outcomes: who.outcomes,
     };
     const method = STATELESS_METHODS.get(context.method) ??
       SHARED_METHODS.get(context.method);
-    if (!method) {
-      throw protocolError(
-        ERROR_CODES.METHOD_NOT_FOUND,
-        `Method not found: ${context.method}`,
-      );
-    }
-    const answer = await method(core, {
+    const answer = await method!(core, {
       caller,
       id: context.id,
       params,
@@ -170,8 +214,7 @@ export function statelessRequests(
 }
 
 /**
- * Handles one parsed message of the stateless revision (see `McpServer.handleStateless`): a
- * request is served by a peer of its own, which its signal cancels.
+ * Handles one parsed message of the stateless revision (see {@linkcode serveStateless}).
  *
  * @param core The server.
  * @param options The message, and who sent it with what channel and signal.
@@ -188,10 +231,30 @@ export async function handleStateless(
     if (e instanceof JsonRpcError) return makeError(e.requestId, e);
     throw e;
   }
+  return (await serveStateless(core, { ...options, classified })).response;
+}
+
+/**
+ * Serves one message of the stateless revision, its envelope already checked (see
+ * `McpServer.serveStateless`): a request is served by a peer of its own, which its signal
+ * cancels.
+ *
+ * @param core The server.
+ * @param options The message as `validateEnvelope` classified it, and who sent it with what
+ *   channel, signal and header check.
+ * @returns The response (none for a notification, a response, or a cancelled request) and what
+ *   happened.
+ */
+export async function serveStateless(
+  core: ServerCore,
+  options: StatelessOptions & { classified: ClassifiedMessage },
+): Promise<Served> {
+  const classified = options.classified;
   // Notifications (cancellation included) belong to the transport, which owns the signals.
-  if (classified.kind !== "request") return undefined;
+  if (classified.kind !== "request") return { response: undefined, outcome: { kind: "accepted" } };
   const request = classified.message;
   const notify = options.notify ?? (() => {});
+  const outcomes: OutcomeNotes = new Map();
   const exchange = new PeerExchange({
     send: (message, related) => {
       if ("method" in message && !("id" in message)) notify(message, related);
@@ -199,6 +262,8 @@ export async function handleStateless(
     handler: statelessRequests(core, {
       principal: () => options.principal,
       notify,
+      outcomes,
+      checkHeaders: options.checkHeaders,
     }),
   });
   const signal = options.signal;
@@ -207,7 +272,8 @@ export async function handleStateless(
   try {
     const answered = exchange.exchange(request);
     if (signal?.aborted) cancel();
-    return await answered;
+    const response = await answered;
+    return { response, outcome: outcomes.get(request.id) ?? answeredOutcome(response) };
   } finally {
     signal?.removeEventListener("abort", cancel);
   }

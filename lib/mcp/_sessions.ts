@@ -89,6 +89,7 @@ export class SessionTable {
         peer: { requestTimeoutMs: options.requestTimeoutMs },
       }),
       canRequest: options.request !== undefined,
+      outcomes: new Map(),
     };
     this.#own.set(s, s);
     this.#open.add(s);

@@ -58,6 +58,7 @@ export {
   type ToolContext,
   type ToolHandler,
 } from "./server.ts";
+export { answeredOutcome, type Outcome, type OutcomeKind, type Served } from "./outcome.ts";
 export {
   type CallOutcome,
   type InitializeResult,

@@ -18,18 +18,20 @@ import type { EstateEvent } from "../estate/registry.ts";
 import { canSee, type Principal } from "../estate/spec.ts";
 import { RetirementTimer } from "./_retirement_timer.ts";
 import { RequestStateSeal } from "./_request_state.ts";
-import { handleInSession, sessionRequests } from "./_server_rev2025_11_25.ts";
-import { handleStateless } from "./_server_rev2026_07_28.ts";
+import { handleInSession, serveInSession, sessionRequests } from "./_server_rev2025_11_25.ts";
+import { handleStateless, serveStateless } from "./_server_rev2026_07_28.ts";
 import { CORES, type Listener, type ServerCore, visibleSignature } from "./_server_core.ts";
 import { type SessionRequestHandler, SessionTable } from "./_sessions.ts";
 import { mayRead } from "./_surfaces.ts";
 import { MODERN_META } from "./rev2026_07_28.ts";
-import { type ScopeChallenge, scopeChallengeFor } from "./_call_tool.ts";
+import { scopeChallengeFor } from "./_call_tool.ts";
+import type { ScopeChallenge, Served } from "./outcome.ts";
+import type { ClassifiedMessage } from "../jsonrpc/envelope.ts";
 import { isObject } from "../_object.ts";
 import type { McpServerOptions, ServerTimers, StatelessOptions } from "./server_options.ts";
 import type { OpenSessionOptions, Session } from "./session.ts";
 
-export type { ScopeChallenge } from "./_call_tool.ts";
+export type { ScopeChallenge } from "./outcome.ts";
 export type {
   CallRecord,
   ConfirmationRecord,
@@ -402,6 +404,47 @@ export class McpServer {
     options: StatelessOptions,
   ): Promise<JsonRpcResponse | undefined> {
     return await handleStateless(this.#core, { ...options, message });
+  }
+
+  /**
+   * Serves one message of the stateless revision whose envelope the transport already checked
+   * (`validateEnvelope`), as {@linkcode McpServer.handleStateless} does, and says what happened:
+   * the outcome a transport maps to its own answer (the HTTP transport: status and headers) without
+   * deciding the message again.
+   *
+   * @param message The message, as `validateEnvelope` classified it.
+   * @param options The authenticated principal, the notification channel, the cancel signal, the
+   *   transport's header check.
+   * @returns The response (none for a notification, a response or a cancelled request) and the
+   *   outcome.
+   */
+  async serveStateless(
+    message: ClassifiedMessage,
+    options: StatelessOptions,
+  ): Promise<Served> {
+    return await serveStateless(this.#core, { ...options, classified: message });
+  }
+
+  /**
+   * Serves one message from a session's client whose envelope the transport already checked
+   * (`validateEnvelope`), as {@linkcode McpServer.handle} does, and says what happened: the
+   * outcome a transport maps to its own answer (a `step-up` outcome: HTTP answers 403 with the
+   * challenge instead of the response).
+   *
+   * @param message The message, as `validateEnvelope` classified it.
+   * @param session The connection's session, from this server's `openSession()`.
+   * @returns The response (none for a notification, a response or a cancelled request) and the
+   *   outcome.
+   * @throws {TypeError} When the session is not one this server opened.
+   */
+  async serve(message: ClassifiedMessage, session: Session): Promise<Served> {
+    const s = this.#sessions.get(session);
+    if (!s) {
+      throw new TypeError(
+        "serve() needs a session from this server's openSession()",
+      );
+    }
+    return await serveInSession(this.#core, { classified: message, session: s });
   }
 
   /**

@@ -7,6 +7,7 @@
 import type { ToolRegistry } from "../estate/registry.ts";
 import type { Principal, ToolSpec } from "../estate/spec.ts";
 import type { Implementation } from "./protocol.ts";
+import type { HeaderCheckedRequest } from "./rev2026_07_28.ts";
 import type { PromptProvider, ResourceProvider } from "./providers.ts";
 import type { Notify, ToolHandler } from "./tool_handler.ts";
 
@@ -148,4 +149,11 @@ export interface StatelessOptions {
   notify?: Notify;
   /** Aborted when the caller cancels (closes the HTTP stream, sends `notifications/cancelled`). */
   signal?: AbortSignal;
+  /**
+   * The transport's own check of the request against what came with it (Streamable HTTP: the
+   * `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers, `modernHeaderProblem`). Run
+   * after the envelope is read and before the revision and the method are checked; a message
+   * refuses the request with `-32020` (outcome `header-mismatch`). Default: no check.
+   */
+  checkHeaders?: (request: HeaderCheckedRequest) => string | undefined;
 }

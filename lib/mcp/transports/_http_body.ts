@@ -9,7 +9,7 @@ import type { IncomingMessage } from "node:http";
 /** A body read, or why it could not be. */
 export type BodyResult =
   | { ok: true; text: string }
-  | { ok: false; status: 400 | 408 | 413; message: string };
+  | { ok: false; refusal: "body-unreadable" | "body-timeout" | "body-too-large"; message: string };
 
 /** Limits on one body. */
 export interface BodyLimits {
@@ -45,7 +45,7 @@ export function readBody(
     };
     const tooBig = (): BodyResult => ({
       ok: false,
-      status: 413,
+      refusal: "body-too-large",
       message: `Content Too Large: the request body exceeds ${limits.maxBytes} bytes`,
     });
     const timer = setTimeout(() => {
@@ -55,7 +55,7 @@ export function readBody(
       }
       settle({
         ok: false,
-        status: 408,
+        refusal: "body-timeout",
         message: `Request Timeout: the request body did not arrive within ${limits.timeoutMs} ms`,
       });
     }, limits.timeoutMs);
@@ -88,7 +88,7 @@ export function readBody(
       } catch {
         settle({
           ok: false,
-          status: 400,
+          refusal: "body-unreadable",
           message: "Bad Request: the body is not valid UTF-8",
         });
       }
@@ -97,7 +97,7 @@ export function readBody(
       stop();
       settle({
         ok: false,
-        status: 400,
+        refusal: "body-unreadable",
         message: "Bad Request: the request was aborted",
       });
     });

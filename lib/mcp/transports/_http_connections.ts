@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { statusLine } from "./_http_status.ts";
 import type { Socket } from "node:net";
 
 /** The limits a {@linkcode ConnectionGuard} enforces. */
@@ -97,7 +98,7 @@ export class ConnectionGuard {
     if (refusal !== undefined) {
       this.#refused.add(socket);
       socket.on("error", () => {});
-      answerAndClose(socket, "503 Service Unavailable", refusal);
+      answerAndClose(socket, statusLine("connections-full"), refusal);
       return false;
     }
     const held: Held = { active: 0, fresh: true, deadline: undefined };
@@ -169,7 +170,7 @@ export class ConnectionGuard {
       if (held.fresh) {
         answerAndClose(
           socket,
-          "408 Request Timeout",
+          statusLine("headers-timeout"),
           `Request Timeout: the request's headers did not arrive within ${ms} ms (headersTimeoutMs)`,
         );
       } else socket.destroy(); // a kept-alive connection nobody used again
