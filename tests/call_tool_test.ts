@@ -68,6 +68,7 @@ function caller(
     notify: (message, related) => sent.push({ message, related }),
     logLevel: "debug",
     tools: undefined,
+    outcomes: new Map(),
     ...options,
     sent,
   };
