@@ -26,7 +26,7 @@ import { CallRecorder } from "./_call_recorder.ts";
 import { OIDC_FLAGS, type OidcSettings, oidcSettings } from "./_auth_config.ts";
 import { principalOnly, type PrincipalWatch } from "./_principal_watch.ts";
 import { type ServedGateway, startGateway } from "./_serve_gateway.ts";
-import type { CliIO } from "./main.ts";
+import type { CliIO } from "./_cli_io.ts";
 
 const USAGE =
   "usage: estate serve [--http HOST:PORT (default 127.0.0.1:3000) | --stdio --principal ID] [--estate DIR] [--record-calls] [--tls-cert FILE --tls-key FILE --tls-ca FILE] [--auth tokens | --auth oidc --issuer URL [--resource URL] [--audience A,B] [--scopes 'S T'] [--principal-claim C] [--tenant-claim C] [--clearance-claim C] [--auth-config FILE]]";

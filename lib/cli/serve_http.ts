@@ -16,7 +16,7 @@ import type { OidcSettings } from "./_auth_config.ts";
 import { HTTP_LIMITS } from "../mcp/transports/http_limits.ts";
 import type { EstatePrincipal, EstateStore } from "../store/mod.ts";
 import { DEMO_TOKENS } from "./demo_tokens.ts";
-import type { CliIO } from "./main.ts";
+import type { CliIO } from "./_cli_io.ts";
 import { principalOnly, type PrincipalWatch } from "./_principal_watch.ts";
 
 /** What `bearerTokens` needs of a principal: the principal and its credential, no description. */

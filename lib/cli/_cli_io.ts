@@ -1,0 +1,19 @@
+/** Where the CLI writes, and what it knows of its terminal: `runCli`'s one handle on the world. */
+
+/** Where the CLI writes, and what it knows of its terminal. */
+export interface CliIO {
+  /** Standard output (results). */
+  stdout(text: string): void;
+  /** Standard error (errors, progress). */
+  stderr(text: string): void;
+  /** Whether stderr is a terminal: progress is shown only then. */
+  isTerminal: boolean;
+  /** The working directory relative paths resolve against. */
+  cwd: string;
+  /**
+   * The clock: lifecycle timestamps, whether a retire-after date is in the future or has passed
+   * (a deprecated version past its date is retired), and what counts as a recent call.
+   * Default: `new Date()`.
+   */
+  now?: () => Date;
+}
