@@ -45,6 +45,7 @@ import {
   type EstateConfig,
   estateConfigProblems,
 } from "../estate/estate_config.ts";
+import { isEstateFileName } from "../estate/estate_files.ts";
 import { CorpusError } from "./corpus_error.ts";
 import { parseJsonFile } from "./_json.ts";
 import { type EstatePrincipal, parsePrincipals } from "./principals.ts";
@@ -303,6 +304,39 @@ export class EstateDir implements EstateStore {
     }
     this.#principals = principals;
     return true;
+  }
+
+  /**
+   * A settings file's text, as it is on disk now: `<dir>/<name>`.
+   *
+   * @param name `estate.json` or `rules.json`.
+   * @returns The text; undefined when there is no such file (or `name` is not a settings file's).
+   * @throws {Error} When the file exists but cannot be read.
+   *
+   * @example
+   * ```ts
+   * import { EstateDir } from "@tool-estate/core/store";
+   * import assert from "node:assert/strict";
+   * import fs from "node:fs";
+   * import os from "node:os";
+   * import path from "node:path";
+   *
+   * const dir = fs.mkdtempSync(path.join(os.tmpdir(), "estate-"));
+   * fs.writeFileSync(path.join(dir, "rules.json"), '{"rules": {}}\n');
+   * const estate = EstateDir.open(dir);
+   * assert.equal(estate.estateFile("rules.json"), '{"rules": {}}\n');
+   * assert.equal(estate.estateFile("estate.json"), undefined);
+   * fs.rmSync(dir, { recursive: true });
+   * ```
+   */
+  estateFile(name: string): string | undefined {
+    if (!isEstateFileName(name)) return undefined;
+    try {
+      return fs.readFileSync(path.join(this.dir, name), "utf8");
+    } catch (e) {
+      if ((e as { code?: string }).code === "ENOENT") return undefined;
+      throw e;
+    }
   }
 
   /** `estate.json`: the estate's settings; none when there is no file. */

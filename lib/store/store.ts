@@ -140,6 +140,16 @@ export interface EstateStore {
   readDrift(): Stream<DriftRecord>;
   /** Tells `listener` when the store changes (by any writer); it then reloads what it needs. */
   watch(listener: (change: StoreChange) => void): Awaitable<StoreWatch>;
+  /**
+   * A settings file's text (`estate.json`, `rules.json`: `ESTATE_FILES`), exactly as the estate
+   * keeps it: the folder store's file `<dir>/<name>`, a database store's as `estate settings set`
+   * stored it. For readers that take a setting in themselves, such as `estate check` its rules.
+   *
+   * @param name The file's name.
+   * @returns The text; undefined when the estate has no such file, or `name` is not a settings
+   *   file's.
+   */
+  estateFile(name: string): Awaitable<string | undefined>;
   /** Releases what the store holds (connections, watchers). */
   close(): Awaitable<void>;
 }

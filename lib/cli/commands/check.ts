@@ -22,7 +22,6 @@ import { readRulesFile } from "../../store/read_rules.ts";
 import { driftNotices } from "../../estate/drift_notices.ts";
 import type { DriftRecord } from "../../estate/drift.ts";
 import { RULES_FILE } from "../../estate/estate_files.ts";
-import type { PgEstateStore } from "../../store/pg/pg_store.ts";
 import { EXIT, UsageError } from "../_args.ts";
 import type { CliIO } from "../_cli_io.ts";
 import type { CliCommand, CommandContext } from "../_command.ts";
@@ -100,7 +99,7 @@ export const checkCommand: CliCommand = {
     const estate = await ctx.openEstate();
     // A database estate's own rules.json is in the database.
     const stored = rulesFlag === undefined && args.flags.has("store")
-      ? (estate as PgEstateStore).estateFile(RULES_FILE)
+      ? await estate.estateFile(RULES_FILE)
       : undefined;
     const rules = stored !== undefined
       ? asUsage(() => parseRulesFile(stored, RULES_FILE))
