@@ -1,4 +1,5 @@
 /** Where the CLI writes, and what it knows of its terminal: `runCli`'s one handle on the world. */
+import type { PublishTrace } from "../estate/publish_trace.ts";
 
 /** Where the CLI writes, and what it knows of its terminal. */
 export interface CliIO {
@@ -16,4 +17,10 @@ export interface CliIO {
    * Default: `new Date()`.
    */
   now?: () => Date;
+  /**
+   * Told what a publish does on its way to its decision: the candidate parsed, its schemas
+   * classified (`estate publish` parses once and the store plans once; a test counts them).
+   * Default: none.
+   */
+  trace?: PublishTrace;
 }

@@ -12,6 +12,7 @@ import { EstateDir, type EstateStore, tornLineMessage } from "../store/mod.ts";
 import { findEstateDir } from "../store/find_estate.ts";
 import { UsageError } from "./_args.ts";
 import type { PgEstateStore } from "../store/pg/pg_store.ts";
+import type { PublishTrace } from "../estate/publish_trace.ts";
 
 /** The flags that name the store; both commands and `estate serve` take them. */
 export const STORE_FLAGS = ["estate", "store"] as const;
@@ -24,6 +25,16 @@ export interface OpenStoreOptions {
   now?: () => Date;
   /** Told once per distinct note (a torn last line of a calls file). */
   note: (message: string) => void;
+  /** Told what a publish does on its way to its decision. Default: none. */
+  trace?: PublishTrace;
+}
+
+/** What {@linkcode openPostgres} needs besides the URL. */
+export interface OpenPostgresOptions {
+  /** The clock. */
+  now?: () => Date;
+  /** Told what a publish does on its way to its decision. Default: none. */
+  trace?: PublishTrace;
 }
 
 /** A store, and how to say where it is (a folder path, or the database URL without password). */
@@ -111,7 +122,7 @@ export async function openStore(
       );
     }
     return {
-      store: await openPostgres(url, options.now),
+      store: await openPostgres(url, { now: options.now, trace: options.trace }),
       where: redactUrl(url),
       database: true,
     };
@@ -121,6 +132,7 @@ export async function openStore(
   const told = new Set<string>();
   const store = EstateDir.open(dir, {
     now: options.now,
+    ...(options.trace ? { trace: options.trace } : {}),
     onTornLine: (torn) => {
       const message = tornLineMessage(torn);
       if (told.has(message)) return;
@@ -135,13 +147,13 @@ export async function openStore(
  * Opens an estate in PostgreSQL (the driver is loaded now, not before).
  *
  * @param url A `postgres://` URL.
- * @param now The clock.
+ * @param options The clock, and a trace of publishes.
  * @returns The store; close it when done.
  * @throws {UsageError} When the URL is not a PostgreSQL URL or the database cannot be reached.
  */
 export async function openPostgres(
   url: string,
-  now?: () => Date,
+  options: OpenPostgresOptions = {},
 ): Promise<PgEstateStore> {
   if (!isPostgresUrl(url)) {
     throw new UsageError(
@@ -150,7 +162,10 @@ export async function openPostgres(
   }
   const { PgEstateStore } = await import("../store/pg/pg_store.ts");
   try {
-    return await PgEstateStore.open(url, { now });
+    return await PgEstateStore.open(url, {
+      now: options.now,
+      ...(options.trace ? { trace: options.trace } : {}),
+    });
   } catch (e) {
     throw new UsageError(
       `cannot open the estate at ${redactUrl(url)}: ${(e as Error).message}`,

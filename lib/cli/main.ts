@@ -143,6 +143,7 @@ async function run(argv: string[], io: CliIO, json: boolean): Promise<number> {
         cwd: io.cwd,
         now,
         note: (message) => io.stderr(`estate: note: ${message}\n`),
+        ...(io.trace ? { trace: io.trace } : {}),
       })).store;
       return opened;
     },

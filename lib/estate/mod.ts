@@ -15,6 +15,8 @@ export {
   type DataClassification,
   isServerId,
   isToolName,
+  keepToolSpec,
+  type KeepToolSpecOptions,
   lintDescription,
   type McpTool,
   META_PREFIX,
@@ -46,6 +48,7 @@ export {
   type PublishResult,
   type ReplayLine,
 } from "./publish_plan.ts";
+export { type PublishTrace, type TracedSchema } from "./publish_trace.ts";
 export {
   type CallSource,
   type RejectedCall,

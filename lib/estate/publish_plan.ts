@@ -30,6 +30,7 @@ import type { ToolSpec } from "./spec.ts";
 import { type ToolMention, toolMentionMessage } from "./tool_mentions.ts";
 import { specPoisoning, type SpecPoisoningSignal } from "./poisoning.ts";
 import type { ServerLookup } from "./servers.ts";
+import type { PublishTrace } from "./publish_trace.ts";
 
 /** Why a publish was refused. */
 export type PublishRefusal =
@@ -256,6 +257,8 @@ export interface PublishSubject {
   compatibility?: CompatibilityMode;
   /** The estate's servers: a server the candidate names must be registered and list it. */
   servers: ServerLookup;
+  /** Told of each schema classified. Default: none. */
+  trace?: PublishTrace;
 }
 
 /** Where in a spec a poisoning signal is, for a message: `description`, `inputSchema $.a.title`. */
@@ -312,15 +315,23 @@ export function publishPlan(subject: PublishSubject): PublishPlan {
     const earlier = (
       pick: (s: ToolSpec) => EarlierSchema["schema"],
     ): EarlierSchema[] => others.map((r) => ({ version: r.spec.version, schema: pick(r.spec) }));
+    subject.trace?.classified?.("input", id);
     const c = classifyForMode(baseline.spec.inputSchema, spec.inputSchema, {
       mode,
       earlier: earlier((s) => s.inputSchema),
     });
-    const out = classifyForMode(baseline.spec.outputSchema, spec.outputSchema, {
-      mode,
-      output: true,
-      earlier: earlier((s) => s.outputSchema),
-    });
+    // With no output schema on either side (nor on an earlier version), nothing to classify.
+    const outputs = [spec, baseline.spec, ...others.map((r) => r.spec)].some((s) =>
+      s.outputSchema !== undefined
+    );
+    if (outputs) subject.trace?.classified?.("output", id);
+    const out = outputs
+      ? classifyForMode(baseline.spec.outputSchema, spec.outputSchema, {
+        mode,
+        output: true,
+        earlier: earlier((s) => s.outputSchema),
+      })
+      : { bump: "patch" as const, changes: [] as SchemaChange[], breaksAgainst: [] as string[] };
     plan.changes = c.changes;
     plan.outputBump = out.bump;
     plan.outputChanges = out.changes;
@@ -445,29 +456,49 @@ export function publishPlan(subject: PublishSubject): PublishPlan {
       compatibilityRule(mode).backward
     ) {
       const major = Version.parse(spec.version).major;
-      plan.rejected = subject.replay(spec.inputSchema, {
-        major,
-        sample: subject.sample,
-      });
-      if (plan.rejected.count > 0) {
-        const first = plan.rejected.first.map((r) => {
-          // A call's issues cut as every answer is: 92,000 of them make no message.
-          const { issues, omitted } = limitIssues(r.issues);
-          return `call ${r.index} (${r.call.principal}, ${r.call.at}): ${
-            issues.map((i) => `${i.path} ${i.message}`).join(", ")
-          }${omitted ? `, and ${omitted} more issue${omitted === 1 ? "" : "s"}` : ""}`;
-        }).join("; ");
-        refusals.push({
-          refusal: "corpus-rejected",
-          message:
-            `Cannot publish ${id}: the new schema rejects ${plan.rejected.count} stored call${
-              plan.rejected.count === 1 ? "" : "s"
-            } that ${major}.x callers made (first: ${first}); accept them, or publish ${
-              bumpFor(baseline.spec.version, "major")
-            }`,
-        });
-      }
+      takeReplay(plan, subject.replay(spec.inputSchema, { major, sample: subject.sample }));
     }
   }
   return plan;
+}
+
+/**
+ * A plan with the stored-call replay's answer taken in, as {@linkcode publishPlan} takes in what
+ * `PublishSubject.replay` answers: `rejected`, and the `corpus-rejected` refusal (the last) when a
+ * call was rejected. For a store whose calls are elsewhere (a database): it plans once with a
+ * replay that notes what it asks, answers that, and takes the answer in — the decision is made
+ * once, not planned again.
+ *
+ * @param plan A plan whose replay answered no rejections (the replay it asked for, not yet run).
+ * @param rejected The replay's answer, for the line the plan asked for.
+ * @returns A new plan, the same but for `rejected` and the refusal.
+ */
+export function withReplay(plan: PublishPlan, rejected: Rejections): PublishPlan {
+  const taken = { ...plan, refusals: [...plan.refusals] };
+  takeReplay(taken, rejected);
+  return taken;
+}
+
+/** Sets a plan's `rejected` and, when a call was rejected, adds the `corpus-rejected` refusal. */
+function takeReplay(plan: PublishPlan, rejected: Rejections): void {
+  plan.rejected = rejected;
+  if (rejected.count === 0 || !plan.baseline) return;
+  const { spec, baseline } = plan;
+  const id = `${spec.name}@${spec.version}`;
+  const major = Version.parse(spec.version).major;
+  const first = rejected.first.map((r) => {
+    // A call's issues cut as every answer is: 92,000 of them make no message.
+    const { issues, omitted } = limitIssues(r.issues);
+    return `call ${r.index} (${r.call.principal}, ${r.call.at}): ${
+      issues.map((i) => `${i.path} ${i.message}`).join(", ")
+    }${omitted ? `, and ${omitted} more issue${omitted === 1 ? "" : "s"}` : ""}`;
+  }).join("; ");
+  plan.refusals.push({
+    refusal: "corpus-rejected",
+    message: `Cannot publish ${id}: the new schema rejects ${rejected.count} stored call${
+      rejected.count === 1 ? "" : "s"
+    } that ${major}.x callers made (first: ${first}); accept them, or publish ${
+      bumpFor(baseline.spec.version, "major")
+    }`,
+  });
 }

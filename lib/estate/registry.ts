@@ -14,7 +14,6 @@ import {
   DEFAULT_COMPATIBILITY,
   isCompatibilityMode,
 } from "../compat/compatibility_mode.ts";
-import { frozenJsonCopy } from "../schema/json_value.ts";
 import {
   copyRecord,
   type DeprecateVersionOptions,
@@ -50,14 +49,8 @@ import {
   ServerDirectory,
   type ServerLookup,
 } from "./servers.ts";
-import {
-  canSee,
-  classificationRank,
-  parseToolSpec,
-  type Principal,
-  specSubject,
-  type ToolSpec,
-} from "./spec.ts";
+import { canSee, classificationRank, keepToolSpec, type Principal, type ToolSpec } from "./spec.ts";
+import type { PublishTrace } from "./publish_trace.ts";
 
 /** A change to the estate, for subscribers such as an MCP server's list_changed. */
 export interface EstateEvent {
@@ -93,6 +86,11 @@ export interface RegistryOptions {
    * what publish, `plan` and the gateway's drift check hold its changes to. Default `backward`.
    */
   compatibility?: CompatibilityMode;
+  /**
+   * Told what `plan`, `publish` and `adopt` do on their way: each candidate checked, each schema
+   * classified (see {@linkcode PublishTrace}). Default: none.
+   */
+  trace?: PublishTrace;
 }
 
 /** A version as it was reviewed and stored, for {@linkcode ToolRegistry.restore}. */
@@ -122,18 +120,13 @@ interface Entry {
   records: VersionRecord[]; // ascending by version
 }
 
-/** The specs this module copied and froze: checked already, and safe to keep as they are. */
-const KEPT = new WeakSet<ToolSpec>();
-
 /**
- * The registry's own copy of a candidate spec: checked with `parseToolSpec`, then copied deep and
- * frozen, so nothing the caller does to its object afterwards reaches a published version.
+ * The registry's own copy of a candidate spec (`keepToolSpec`): checked with `parseToolSpec`, then
+ * copied deep and frozen, so nothing the caller does to its object afterwards reaches a published
+ * version; a spec kept already (parsed once, at the edge) is taken as it is.
  */
-function keep(candidate: unknown): ToolSpec {
-  if (KEPT.has(candidate as ToolSpec)) return candidate as ToolSpec;
-  const spec = frozenJsonCopy(parseToolSpec(candidate, specSubject(candidate)));
-  KEPT.add(spec);
-  return spec;
+function keep(candidate: unknown, trace?: PublishTrace): ToolSpec {
+  return keepToolSpec(candidate, { trace });
 }
 
 /**
@@ -174,6 +167,7 @@ export class ToolRegistry implements ServerLookup {
   readonly #now: () => Date;
   readonly #sample: number;
   #compatibility: CompatibilityMode;
+  readonly #trace: PublishTrace | undefined;
   /** Sorted names with their active versions newest first; rebuilt lazily after a change. */
   #discoveryIndex: IndexEntry[] | undefined;
   /** The earliest retirement scheduled and not yet applied (ms); undefined: to compute; null: none. */
@@ -189,6 +183,7 @@ export class ToolRegistry implements ServerLookup {
     this.#now = options.now ?? (() => new Date());
     this.#sample = options.rejectedSample ?? 3;
     this.#compatibility = options.compatibility ?? DEFAULT_COMPATIBILITY;
+    this.#trace = options.trace;
   }
 
   /**
@@ -244,7 +239,7 @@ export class ToolRegistry implements ServerLookup {
    * @throws {ToolSpecError} When the candidate is not a valid spec.
    */
   plan(candidate: ToolSpec | unknown, options: PlanOptions = {}): PublishPlan {
-    const spec = keep(candidate);
+    const spec = keep(candidate, this.#trace);
     this.#settle();
     return publishPlan({
       spec,
@@ -257,6 +252,7 @@ export class ToolRegistry implements ServerLookup {
       compatibility: this.#compatibility,
       servers: this.#servers,
       calls: () => this.#storedCalls(spec.name),
+      trace: this.#trace,
     });
   }
 
@@ -294,6 +290,57 @@ export class ToolRegistry implements ServerLookup {
       name: plan.spec.name,
       version: plan.spec.version,
     });
+    return { status: "published", plan };
+  }
+
+  /**
+   * Publishes a version as a plan already decided it: a store plans once, against the estate as
+   * stored (`plan`, on this registry or on one loaded from the same store), writes the version,
+   * and this registry, which mirrors the store, adopts that decision instead of making it again.
+   * The version is inserted (its first lifecycle entry `active`, now) and subscribers hear of it,
+   * as for {@linkcode ToolRegistry.publish}.
+   *
+   * @param plan The plan the store followed.
+   * @returns What happened, with the plan: `already-published` for a plan that found the version
+   *   published with the same content, or when this registry holds it already with that content.
+   * @throws {PublishError} When the plan has refusals (the error `publish` would throw), or this
+   *   registry holds the version with different content.
+   *
+   * @example
+   * ```ts
+   * import { ToolRegistry, type ToolSpec } from "@tool-estate/core";
+   * import assert from "node:assert/strict";
+   *
+   * const v1: ToolSpec = {
+   *   name: "fx.quote", version: "1.0.0", title: "Quote", description: "Quotes a currency rate.",
+   *   inputSchema: { type: "object" }, sideEffect: "read", requiredScopes: ["fx:read"],
+   *   dataClassification: "internal", tenants: ["wholesale"], owner: "fx-desk",
+   * };
+   * const decided = new ToolRegistry().plan(v1);
+   * const mirror = new ToolRegistry();
+   * assert.equal(mirror.adopt(decided).status, "published");
+   * assert.equal(mirror.latest("fx.quote")?.version, "1.0.0");
+   * ```
+   */
+  adopt(plan: PublishPlan): PublishResult {
+    const spec = keep(plan.spec, this.#trace);
+    this.#settle();
+    if (plan.alreadyPublished) return { status: "already-published", plan };
+    if (plan.refusals.length) throw publishError(plan);
+    const existing = this.#find(spec.name, spec.version);
+    if (existing) {
+      if (sameContent(existing.spec, spec)) return { status: "already-published", plan };
+      throw new PublishError(
+        "republish",
+        `Cannot publish ${spec.name}@${spec.version}: ${spec.version} is already published with different content, and published versions are immutable`,
+      );
+    }
+    this.#insert({
+      spec,
+      state: "active",
+      history: [{ state: "active", at: this.#now().toISOString() }],
+    });
+    this.#emit({ type: "published", name: spec.name, version: spec.version });
     return { status: "published", plan };
   }
 

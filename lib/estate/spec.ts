@@ -11,7 +11,8 @@ import {
   type CompatibilityMode,
   isCompatibilityMode,
 } from "../compat/compatibility_mode.ts";
-import { jsonProblems } from "../schema/json_value.ts";
+import { frozenJsonCopy, jsonProblems } from "../schema/json_value.ts";
+import type { PublishTrace } from "./publish_trace.ts";
 import { formatPath } from "../schema/path.ts";
 import type { JsonSchema } from "../schema/types.ts";
 
@@ -314,6 +315,53 @@ export function specSubject(candidate: unknown): string {
     }
   }
   return "";
+}
+
+/** Options for {@linkcode keepToolSpec}. */
+export interface KeepToolSpecOptions {
+  /** What the value was read from, for messages (a file). Default: its `name@version`. */
+  subject?: string;
+  /** Told when the value is checked (not when it was kept already). */
+  trace?: PublishTrace;
+}
+
+/** The specs {@linkcode keepToolSpec} made: checked already, and safe to keep as they are. */
+const KEPT = new WeakSet<ToolSpec>();
+
+/**
+ * A candidate as the registry keeps it: checked with {@linkcode parseToolSpec}, then copied deep
+ * and frozen, so nothing done to the value afterwards reaches a published version. A spec this
+ * function returned is returned as it is, not checked again: parse a candidate once, at the edge,
+ * and the registry and the stores take it as it is.
+ *
+ * @param value The candidate (e.g. a parsed `*.tool.json`), or a spec kept already.
+ * @param options What it was read from, and a trace told of the check.
+ * @returns The deep, frozen, checked spec.
+ * @throws {ToolSpecError} Listing every problem, when the value is not a valid spec.
+ *
+ * @example
+ * ```ts
+ * import { keepToolSpec } from "@tool-estate/core";
+ * import assert from "node:assert/strict";
+ *
+ * let checks = 0;
+ * const spec = keepToolSpec({
+ *   name: "fx.quote", version: "1.0.0", title: "Quote", description: "Quotes a currency rate.",
+ *   inputSchema: { type: "object" }, sideEffect: "read", requiredScopes: ["fx:read"],
+ *   dataClassification: "internal", tenants: ["wholesale"], owner: "fx-desk",
+ * }, { trace: { parsed: () => checks++ } });
+ * assert.ok(Object.isFrozen(spec.inputSchema));
+ * assert.equal(keepToolSpec(spec, { trace: { parsed: () => checks++ } }), spec);
+ * assert.equal(checks, 1);
+ * ```
+ */
+export function keepToolSpec(value: unknown, options: KeepToolSpecOptions = {}): ToolSpec {
+  if (KEPT.has(value as ToolSpec)) return value as ToolSpec;
+  const subject = options.subject ?? specSubject(value);
+  options.trace?.parsed?.(subject);
+  const spec = frozenJsonCopy(parseToolSpec(value, subject));
+  KEPT.add(spec);
+  return spec;
 }
 
 /**

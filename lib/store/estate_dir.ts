@@ -39,7 +39,8 @@ import type {
   RetirementPlan,
   RetirementRules,
 } from "../estate/retirement_plan.ts";
-import { parseToolSpec, specSubject, type ToolSpec } from "../estate/spec.ts";
+import { keepToolSpec, type ToolSpec } from "../estate/spec.ts";
+import type { PublishTrace } from "../estate/publish_trace.ts";
 import {
   ESTATE_CONFIG_FILE,
   type EstateConfig,
@@ -87,6 +88,8 @@ export interface EstateDirOptions {
    * it, and when an append removes it. Default: ignored.
    */
   onTornLine?: (torn: TornLine) => void;
+  /** Told what a publish does on its way to its decision (see `PublishTrace`). Default: none. */
+  trace?: PublishTrace;
 }
 
 /** Options for {@linkcode EstateDir.deprecate}. */
@@ -197,6 +200,7 @@ export class EstateDir implements EstateStore {
   readonly #now: () => Date;
   readonly #lock: LockOptions;
   readonly #onTornLine: ((torn: TornLine) => void) | undefined;
+  readonly #trace: PublishTrace | undefined;
   #registry: ToolRegistry;
   #principals: EstatePrincipal[];
   /**
@@ -212,6 +216,7 @@ export class EstateDir implements EstateStore {
     this.#now = options.now ?? (() => new Date());
     this.#lock = { timeoutMs: options.lockTimeoutMs ?? 5000, staleMs: 30_000 };
     this.#onTornLine = options.onTornLine;
+    this.#trace = options.trace;
     this.#registry = new ToolRegistry();
     this.#principals = [];
   }
@@ -265,6 +270,7 @@ export class EstateDir implements EstateStore {
       storedCalls: (name) => this.#replay ? this.readCalls(name) : [],
       now: () => this.#pinned ? this.#pinned() : this.#now(),
       ...(config.compatibility ? { compatibility: config.compatibility } : {}),
+      ...(this.#trace ? { trace: this.#trace } : {}),
     });
     registry.restoreServers(this.#readServers().map((s) => s.record));
     const tools = path.join(this.dir, TOOLS_DIR);
@@ -398,7 +404,13 @@ export class EstateDir implements EstateStore {
    * lifecycle entry, left by a publish that crashed between its two writes, and retirements whose
    * date has passed). Any publish records those retirements in `lifecycle.json`.
    *
-   * @param specOrFile The spec, or the path of a JSON file holding it.
+   * The decision is made once, under the lock, against the tool as it is on disk (for a new tool,
+   * the plan made before its folder is adopted when the folder is still empty of versions); the
+   * registry then adopts that plan (`ToolRegistry.adopt`) instead of planning again.
+   *
+   * @param spec The spec: parse it once, at the edge, with `keepToolSpec` (a value not kept yet is
+   *   checked here). A string is the path of a JSON file holding it, read here — deprecated: read
+   *   the file and pass the spec.
    * @returns The registry's result, with the version file.
    * @throws {PublishError} As `ToolRegistry.publish` refuses: a republish with different content,
    *   a version not newer than the newest, a bump smaller than the change, an unsafe schema, or
@@ -408,19 +420,25 @@ export class EstateDir implements EstateStore {
    *   on disk is bad (a bad line of `calls.jsonl` surfaces here, during replay).
    * @throws {Error} When the tool's lock is not obtained in time, naming who holds it.
    */
-  publish(specOrFile: ToolSpec | string): EstatePublishResult {
-    const spec = typeof specOrFile === "string"
-      ? parseVersionFile(fs.readFileSync(specOrFile, "utf8"), specOrFile)
-      : parseToolSpec(specOrFile, specSubject(specOrFile));
+  publish(spec: ToolSpec | string): EstatePublishResult {
+    const candidate = typeof spec === "string"
+      ? parseVersionFile(fs.readFileSync(spec, "utf8"), spec)
+      : keepToolSpec(spec, { trace: this.#trace });
+    return this.#publish(candidate);
+  }
+
+  #publish(spec: ToolSpec): EstatePublishResult {
     // The servers a spec names are checked as they are on disk now.
     if (spec.server !== undefined) this.#syncServers();
     const dir = this.#writableToolDir(spec.name);
     const file = path.join(dir, `${spec.version}.json`);
+    /** A new tool's plan, made before its folder: the rules depend on the spec alone. */
+    let planned: PublishPlan | undefined;
     if (!fs.existsSync(dir)) {
-      // A new tool: the rules depend on the spec alone, so refuse before making its folder.
-      const plan = this.#registry.plan(spec);
-      if (!plan.alreadyPublished && plan.refusals.length) {
-        throw publishError(plan);
+      // A new tool: refuse before making its folder.
+      planned = this.#registry.plan(spec);
+      if (!planned.alreadyPublished && planned.refusals.length) {
+        throw publishError(planned);
       }
       ensureDir(dir);
     }
@@ -436,7 +454,11 @@ export class EstateDir implements EstateStore {
             removeLeftovers(dir);
             let synced = this.#sync(dir, spec.name);
             catchUp = synced.catchUp;
-            let plan = this.#registry.plan(spec);
+            // The plan made before the folder stands while no writer has put a version in it.
+            let plan = planned && !planned.baseline &&
+                this.#registry.versions(spec.name).length === 0
+              ? planned
+              : this.#registry.plan(spec);
             if (!plan.alreadyPublished && plan.refusals.length === 0) {
               if (
                 createExclusive(file, JSON.stringify(plan.spec, null, 2) + "\n")
@@ -474,9 +496,9 @@ export class EstateDir implements EstateStore {
       catchUp();
     }
     if (!done.at) return { status: "already-published", plan: done.plan, file };
-    // Mirror in memory: the same rules pass (the registry now matches the disk), the stored calls
-    // were just replayed, and the timestamp is the one on disk. Subscribers hear of it here.
-    this.#mirror(done.at, () => this.#registry.publish(done.plan.spec));
+    // Mirror in memory: the registry adopts the decision made against the disk (it matches the
+    // disk), with the timestamp on disk. Subscribers hear of it here.
+    this.#mirror(done.at, () => this.#registry.adopt(done.plan));
     return { status: "published", plan: done.plan, file };
   }
 

@@ -95,8 +95,11 @@ export interface EstateStore {
    * Publishes a version: every guard (classification, replay of the major line's stored calls,
    * immutability) decided against the store as it is now, atomically. An identical republish is
    * `already-published`; of two writers publishing the same version at once exactly one wins.
+   * The decision is made once: the store plans against itself and its registry adopts that plan
+   * (`ToolRegistry.adopt`). Parse the candidate once, at the edge, with `keepToolSpec`: a spec
+   * kept already is not checked again.
    */
-  publish(specOrFile: ToolSpec | string): Awaitable<PublishResult>;
+  publish(spec: ToolSpec): Awaitable<PublishResult>;
   /** Deprecates an active version. */
   deprecate(
     name: string,

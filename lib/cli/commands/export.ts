@@ -25,7 +25,7 @@ export const exportCommand: CliCommand = {
         `export writes a database estate out as a folder: it needs --store URL; ${usage}`,
       );
     }
-    const store = await openPostgres(url, ctx.now);
+    const store = await openPostgres(url, { now: ctx.now });
     try {
       const dir = path.resolve(io.cwd, to);
       // The database modules are loaded only when a database is named.

@@ -56,7 +56,7 @@ async function migrate(
   if (!fs.statSync(from, { throwIfNoEntry: false })?.isDirectory()) {
     throw new UsageError(`estate folder ${from} does not exist (--from DIR)`);
   }
-  const store = await openPostgres(to, ctx.now);
+  const store = await openPostgres(to, { now: ctx.now });
   const { migrateToPostgres } = await import("../../store/pg/transfer.ts");
   try {
     const result = await migrateToPostgres(from, store, {

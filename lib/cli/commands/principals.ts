@@ -28,7 +28,7 @@ export const principalsCommand: CliCommand = {
       }
       const file = path.resolve(io.cwd, files[0]);
       const text = readText(file);
-      const store = await openPostgres(url, ctx.now);
+      const store = await openPostgres(url, { now: ctx.now });
       try {
         await store.setPrincipalsText(text);
         const ids = store.principals().map((p) => p.id);

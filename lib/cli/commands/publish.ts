@@ -1,6 +1,6 @@
 /** `estate publish FILE`: publish a tool file. */
 import path from "node:path";
-import { parseToolSpec, PublishError, type ToolSpec } from "../../../mod.ts";
+import { keepToolSpec, PublishError, type PublishTrace, type ToolSpec } from "../../../mod.ts";
 import { EXIT, UsageError } from "../_args.ts";
 import type { CliCommand, CommandContext } from "../_command.ts";
 import { readText } from "../_read_text.ts";
@@ -17,7 +17,8 @@ export const publishCommand: CliCommand = {
     const file = path.resolve(io.cwd, args.positionals[0]);
     const estate = await ctx.openEstate();
     try {
-      const result = await estate.publish(readSpecFile(file));
+      // Parsed once, here at the edge: the store and its registry take the kept spec as it is.
+      const result = await estate.publish(readSpecFile(file, io.trace));
       const plan = result.plan;
       const id = `${plan.spec.name}@${plan.spec.version}`;
       out(
@@ -50,18 +51,17 @@ export const publishCommand: CliCommand = {
   },
 };
 
-/** Reads a tool file: JSON errors and spec problems are input errors naming the file. */
-function readSpecFile(file: string): ToolSpec {
-  return parseSpecText(readText(file), file);
-}
-
-/** A tool file's text as a spec: JSON errors and spec problems are input errors naming the file. */
-function parseSpecText(text: string, file: string): ToolSpec {
+/**
+ * Reads a tool file as a kept spec (`keepToolSpec`): JSON errors and spec problems are input
+ * errors naming the file.
+ */
+function readSpecFile(file: string, trace: PublishTrace | undefined): ToolSpec {
+  const text = readText(file);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (e) {
     throw new UsageError(`${file} is not valid JSON: ${(e as Error).message}`);
   }
-  return parseToolSpec(value, file);
+  return keepToolSpec(value, { subject: file, ...(trace ? { trace } : {}) });
 }

@@ -43,7 +43,7 @@ export const settingsCommand: CliCommand = {
       }
       const file = path.resolve(io.cwd, files[0]);
       const text = readText(file);
-      const store = await openPostgres(url, ctx.now);
+      const store = await openPostgres(url, { now: ctx.now });
       try {
         try {
           await store.setEstateFile(name, text);
@@ -63,7 +63,7 @@ export const settingsCommand: CliCommand = {
           "--store and --estate exclude each other: the estate is in one place",
         );
       }
-      const store = await openPostgres(url, ctx.now);
+      const store = await openPostgres(url, { now: ctx.now });
       try {
         const set = new Set<string>(
           ESTATE_FILES.filter((n) => store.estateFile(n) !== undefined),

@@ -9,7 +9,8 @@
 import fs from "node:fs";
 import postgres, { type Sql, type TransactionSql } from "postgres";
 import type { LifecycleEntry, VersionRecord } from "../../estate/lifecycle.ts";
-import { publishError, type ReplayLine } from "../../estate/publish_plan.ts";
+import { publishError, type ReplayLine, withReplay } from "../../estate/publish_plan.ts";
+import type { PublishTrace } from "../../estate/publish_trace.ts";
 import { ToolRegistry } from "../../estate/registry.ts";
 import { type CompatibilityMode, DEFAULT_COMPATIBILITY } from "../../compat/compatibility_mode.ts";
 import type { EstateConfig } from "../../estate/estate_config.ts";
@@ -33,7 +34,7 @@ import {
   type StoredCall,
 } from "../../estate/replay.ts";
 import type { RetirementOptions, RetirementPlan } from "../../estate/retirement_plan.ts";
-import { parseToolSpec, specSubject, type ToolSpec } from "../../estate/spec.ts";
+import { keepToolSpec, type ToolSpec } from "../../estate/spec.ts";
 import type { PlanOptions, PublishResult } from "../../estate/publish_plan.ts";
 import { CorpusError } from "../corpus_error.ts";
 import { type EstatePrincipal, parsePrincipals } from "../principals.ts";
@@ -63,6 +64,8 @@ export interface PgStoreOptions {
   migrate?: boolean;
   /** The connection pool's size. Default 4. */
   max?: number;
+  /** Told what a publish does on its way to its decision (see `PublishTrace`). Default: none. */
+  trace?: PublishTrace;
 }
 
 /** A version as stored: its spec and lifecycle. */
@@ -110,6 +113,7 @@ export class PgEstateStore implements EstateStore {
   /** The connection pool. */
   readonly sql: Sql;
   readonly #now: () => Date;
+  readonly #trace: PublishTrace | undefined;
   /** The settings files as read last (name → text). */
   #files = new Map<EstateFileName, string>();
   #registry: ToolRegistry;
@@ -119,6 +123,7 @@ export class PgEstateStore implements EstateStore {
   private constructor(sql: Sql, options: PgStoreOptions) {
     this.sql = sql;
     this.#now = options.now ?? (() => new Date());
+    this.#trace = options.trace;
     this.#registry = this.#newRegistry();
   }
 
@@ -163,6 +168,7 @@ export class PgEstateStore implements EstateStore {
     return new ToolRegistry({
       now: () => this.#pinned ? this.#pinned() : this.#now(),
       compatibility: this.#modeOf(files),
+      ...(this.#trace ? { trace: this.#trace } : {}),
     });
   }
 
@@ -330,14 +336,20 @@ export class PgEstateStore implements EstateStore {
    * the second waits for the lock and then finds the first's row: `already-published` for the
    * same content, the republish refusal for different content.
    *
-   * @param specOrFile The spec, or the path of a JSON file holding it.
+   * The decision is made once: one plan, whose stored-call replay is noted and then answered from
+   * the database and taken in (`withReplay`), not planned again; the registry adopts it
+   * (`ToolRegistry.adopt`).
+   *
+   * @param spec The spec: parse it once, at the edge, with `keepToolSpec` (a value not kept yet is
+   *   checked here). A string is the path of a JSON file holding it, read here — deprecated: read
+   *   the file and pass the spec.
    * @returns The registry's result.
    * @throws {PublishError} As `ToolRegistry.publish` refuses.
    */
-  async publish(specOrFile: ToolSpec | string): Promise<PublishResult> {
-    const spec = typeof specOrFile === "string"
-      ? parseVersionFile(fs.readFileSync(specOrFile, "utf8"), specOrFile)
-      : parseToolSpec(specOrFile, specSubject(specOrFile));
+  async publish(candidate: ToolSpec | string): Promise<PublishResult> {
+    const spec = typeof candidate === "string"
+      ? parseVersionFile(fs.readFileSync(candidate, "utf8"), candidate)
+      : keepToolSpec(candidate, { trace: this.#trace });
     const at = this.#now();
     let files: Map<EstateFileName, string> | undefined;
     const done = await this.sql.begin(async (tx) => {
@@ -349,7 +361,11 @@ export class PgEstateStore implements EstateStore {
       // decides as every other does.
       files = await this.#readFiles(tx);
       const compatibility = this.#modeOf(files);
-      const scratch = new ToolRegistry({ now: () => at, compatibility });
+      const scratch = new ToolRegistry({
+        now: () => at,
+        compatibility,
+        ...(this.#trace ? { trace: this.#trace } : {}),
+      });
       scratch.restoreServers(servers);
       for (const v of tool.versions) scratch.restore(v);
       let wanted:
@@ -368,7 +384,7 @@ export class PgEstateStore implements EstateStore {
           wanted.schema,
           wanted.line,
         );
-        plan = scratch.plan(spec, { replay: () => rejections });
+        plan = withReplay(plan, rejections);
       }
       await this.#writeSettled(tx, spec.name, tool, scratch);
       if (plan.alreadyPublished) return { plan, tool };
@@ -386,7 +402,7 @@ export class PgEstateStore implements EstateStore {
     if (files) this.#takeFiles(files);
     this.#sync(spec.name, done.tool, false);
     if (!done.at) return { status: "already-published", plan: done.plan };
-    this.#mirror(done.at, () => this.#registry.publish(done.plan.spec));
+    this.#mirror(done.at, () => this.#registry.adopt(done.plan));
     return { status: "published", plan: done.plan };
   }
 
