@@ -36,6 +36,7 @@ import {
 } from "./providers.ts";
 import { MissingClientCapabilityError } from "./tool_handler.ts";
 import { MODERN_PROTOCOL_VERSIONS } from "./rev2026_07_28.ts";
+import { isMcpMethod, type McpMethodName } from "./methods.ts";
 
 /** One request to a method: who asks, its id and params, and its cancel signal. */
 export interface MethodCall {
@@ -354,17 +355,35 @@ const complete: Method = (core, { caller, params }) => {
   };
 };
 
+/**
+ * Handlers by method name: only a method of the table (`methods.ts`) can have one (another name
+ * is a type error); `tests/method_table_test.ts` checks that each era has a handler for exactly
+ * the table's methods of that era.
+ */
+export type MethodHandlers<H> = { readonly [K in McpMethodName]?: H };
+
+/**
+ * The handler for a method, if it has one.
+ *
+ * @param handlers The handlers.
+ * @param method The request's method (any string).
+ * @returns The handler; undefined for a method without one or outside the table.
+ */
+export function handlerOf<H>(
+  handlers: MethodHandlers<H>,
+  method: string,
+): H | undefined {
+  return isMcpMethod(method) ? handlers[method] : undefined;
+}
+
 /** The methods both eras serve, by name. */
-export const SHARED_METHODS: ReadonlyMap<string, Method> = new Map<
-  string,
-  Method
->([
-  ["tools/list", listTools],
-  ["tools/call", callToolMethod],
-  ["resources/list", listMethod("resources", listResources)],
-  ["resources/templates/list", listMethod("resourceTemplates", listTemplates)],
-  ["resources/read", readResource],
-  ["prompts/list", listMethod("prompts", listPrompts)],
-  ["prompts/get", getPrompt],
-  ["completion/complete", complete],
-]);
+export const SHARED_METHODS: MethodHandlers<Method> = {
+  "tools/list": listTools,
+  "tools/call": callToolMethod,
+  "resources/list": listMethod("resources", listResources),
+  "resources/templates/list": listMethod("resourceTemplates", listTemplates),
+  "resources/read": readResource,
+  "prompts/list": listMethod("prompts", listPrompts),
+  "prompts/get": getPrompt,
+  "completion/complete": complete,
+};

@@ -14,21 +14,13 @@ import { makeError } from "../jsonrpc/messages.ts";
 import { isObject } from "../_object.ts";
 import type { JsonRpcResponse } from "../jsonrpc/types.ts";
 import type { SessionImpl, SessionRequestHandler } from "./_sessions.ts";
-import { type MethodCall, SHARED_METHODS } from "./_methods.ts";
+import { handlerOf, type MethodCall, type MethodHandlers, SHARED_METHODS } from "./_methods.ts";
+import { MCP_METHODS, methodsOf, serverCapabilitiesOf } from "./methods.ts";
 import { protocolError, type ServerCore, serverInfo, visibleSignature } from "./_server_core.ts";
 import { answeredOutcome, type Served } from "./outcome.ts";
 import type { Implementation } from "./protocol.ts";
 import { negotiateProtocolVersion } from "./rev2025_11_25.ts";
 import { LOG_LEVELS, type LogLevel } from "./tool_handler.ts";
-
-/** What the server declares in `initialize`. */
-const CAPABILITIES = {
-  tools: { listChanged: true },
-  resources: { subscribe: true },
-  prompts: {},
-  logging: {},
-  completions: {},
-};
 
 /** A method only this era has: it may change the session. */
 type SessionMethod = (
@@ -36,8 +28,10 @@ type SessionMethod = (
   call: MethodCall & { readonly session: SessionImpl; readonly method: string },
 ) => Record<string, unknown>;
 
-/** The methods served before the session is ready. */
-const BEFORE_READY: ReadonlySet<string> = new Set(["ping", "initialize"]);
+/** The methods served before the session is ready (the table's `beforeReady`). */
+export const BEFORE_READY: ReadonlySet<string> = new Set(
+  methodsOf("handshake").filter((name) => MCP_METHODS[name].beforeReady === true),
+);
 
 const subscription: SessionMethod = (_core, { session, method, params }) => {
   if (typeof params.uri !== "string") {
@@ -52,16 +46,10 @@ const subscription: SessionMethod = (_core, { session, method, params }) => {
 };
 
 /** The methods only the handshake era has. */
-const SESSION_METHODS: ReadonlyMap<string, SessionMethod> = new Map<
-  string,
-  SessionMethod
->([
-  ["ping", () => ({})],
-  [
-    "initialize",
-    (core, { session, params }) => initialize(core, { session, params }),
-  ],
-  ["logging/setLevel", (_core, { session, params }) => {
+export const SESSION_METHODS: MethodHandlers<SessionMethod> = {
+  "ping": () => ({}),
+  "initialize": (core, { session, params }) => initialize(core, { session, params }),
+  "logging/setLevel": (_core, { session, params }) => {
     if (!LOG_LEVELS.includes(params.level as LogLevel)) {
       throw protocolError(
         ERROR_CODES.INVALID_PARAMS,
@@ -70,10 +58,10 @@ const SESSION_METHODS: ReadonlyMap<string, SessionMethod> = new Map<
     }
     session.logLevel = params.level as LogLevel;
     return {};
-  }],
-  ["resources/subscribe", subscription],
-  ["resources/unsubscribe", subscription],
-]);
+  },
+  "resources/subscribe": subscription,
+  "resources/unsubscribe": subscription,
+};
 
 /**
  * Handles one parsed message from a session's client (see {@linkcode serveInSession}).
@@ -180,9 +168,9 @@ export function sessionRequests(core: ServerCore): SessionRequestHandler {
         `Invalid Request: ${method} before initialization; send initialize, then notifications/initialized`,
       );
     }
-    const own = SESSION_METHODS.get(method);
+    const own = handlerOf(SESSION_METHODS, method);
     if (own) return own(core, call);
-    const shared = SHARED_METHODS.get(method);
+    const shared = handlerOf(SHARED_METHODS, method);
     if (shared) return (await shared(core, call)).result;
     throw protocolError(
       ERROR_CODES.METHOD_NOT_FOUND,
@@ -223,7 +211,7 @@ function initialize(
   s.state = "initializing";
   const result: Record<string, unknown> = {
     protocolVersion: s.protocolVersion,
-    capabilities: structuredClone(CAPABILITIES),
+    capabilities: serverCapabilitiesOf("handshake"),
     serverInfo: serverInfo(core.options),
   };
   if (core.options.instructions) {

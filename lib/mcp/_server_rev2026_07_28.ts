@@ -16,7 +16,14 @@ import type { RequestHandler } from "../jsonrpc/peer_types.ts";
 import type { Principal } from "../estate/spec.ts";
 import { isObject } from "../_object.ts";
 import type { JsonRpcId, JsonRpcResponse } from "../jsonrpc/types.ts";
-import { type Answer, type MethodCall, SHARED_METHODS } from "./_methods.ts";
+import {
+  type Answer,
+  handlerOf,
+  type MethodCall,
+  type MethodHandlers,
+  SHARED_METHODS,
+} from "./_methods.ts";
+import { serverCapabilitiesOf } from "./methods.ts";
 import {
   type Caller,
   type Listener,
@@ -43,16 +50,6 @@ import {
 import type { StatelessOptions } from "./server_options.ts";
 import { LOG_LEVELS, type LogLevel, type Notify } from "./tool_handler.ts";
 
-/** What the server declares in `server/discover`. */
-function capabilities(): Record<string, unknown> {
-  return {
-    tools: { listChanged: true },
-    resources: {},
-    prompts: {},
-    completions: {},
-  };
-}
-
 /** A method only this revision has; undefined: no response (the request was cancelled). */
 type StatelessMethod = (
   core: ServerCore,
@@ -63,7 +60,7 @@ type StatelessMethod = (
 const discover: StatelessMethod = (core) => {
   const result: Record<string, unknown> = {
     supportedVersions: [...MODERN_PROTOCOL_VERSIONS],
-    capabilities: capabilities(),
+    capabilities: serverCapabilitiesOf("stateless"),
   };
   if (core.options.instructions) {
     result.instructions = core.options.instructions;
@@ -118,10 +115,10 @@ const listen: StatelessMethod = async (
 };
 
 /** The methods only the stateless revision has. */
-const STATELESS_METHODS: ReadonlyMap<string, StatelessMethod> = new Map([
-  ["server/discover", discover],
-  ["subscriptions/listen", listen],
-]);
+export const STATELESS_ONLY_METHODS: MethodHandlers<StatelessMethod> = {
+  "server/discover": discover,
+  "subscriptions/listen": listen,
+};
 
 /** Who a stateless request is served for, and where its notifications go. */
 export interface StatelessCaller {
@@ -163,7 +160,10 @@ function checkRequest(
     refuse("header-mismatch", new JsonRpcError(MCP_ERROR_CODES.HEADER_MISMATCH, mismatch));
   }
   if (unsupported) refuse("unsupported-version", unsupported);
-  if (!STATELESS_METHODS.has(request.method) && !SHARED_METHODS.has(request.method)) {
+  if (
+    handlerOf(STATELESS_ONLY_METHODS, request.method) === undefined &&
+    handlerOf(SHARED_METHODS, request.method) === undefined
+  ) {
     refuse(
       "not-found",
       protocolError(ERROR_CODES.METHOD_NOT_FOUND, `Method not found: ${request.method}`),
@@ -199,8 +199,9 @@ export function statelessRequests(
       tools: undefined,
       outcomes: who.outcomes,
     };
-    const method = STATELESS_METHODS.get(context.method) ??
-      SHARED_METHODS.get(context.method);
+    const method = handlerOf(STATELESS_ONLY_METHODS, context.method) ??
+      handlerOf(SHARED_METHODS, context.method);
+    // checkRequest refused a method this revision does not have.
     const answer = await method!(core, {
       caller,
       id: context.id,

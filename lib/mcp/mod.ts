@@ -30,6 +30,20 @@ export {
   modernHeaderProblem,
   readModernEnvelope,
 } from "./rev2026_07_28.ts";
+export {
+  type ClientCapabilityName,
+  isMcpMethod,
+  MCP_METHODS,
+  type McpMethodName,
+  type MethodFacts,
+  type MethodSender,
+  methodsOf,
+  type MethodsOfOptions,
+  PROTOCOL_ERAS,
+  type ProtocolEra,
+  serverCapabilitiesOf,
+  type ServerCapabilityName,
+} from "./methods.ts";
 export { classifyEra, type ClassifyEraOptions, isModernMessage, type MessageEra } from "./era.ts";
 export {
   type CallRecord,

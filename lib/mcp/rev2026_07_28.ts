@@ -10,6 +10,7 @@
 import { ERROR_CODES, JsonRpcError, MCP_ERROR_CODES } from "../jsonrpc/errors.ts";
 import { isObject } from "../_object.ts";
 import type { Implementation } from "./protocol.ts";
+import { MCP_METHODS, type McpMethodName, methodsOf } from "./methods.ts";
 
 /** The stateless revisions this library serves, newest first. */
 export const MODERN_PROTOCOL_VERSIONS: readonly string[] = ["2026-07-28"];
@@ -37,26 +38,16 @@ export const MODERN_META: {
   subscriptionId: "io.modelcontextprotocol/subscriptionId",
 } as const;
 
-/** The requests the stateless revision serves. */
-export const MODERN_METHODS: readonly string[] = [
-  "server/discover",
-  "tools/list",
-  "tools/call",
-  "resources/list",
-  "resources/templates/list",
-  "resources/read",
-  "prompts/list",
-  "prompts/get",
-  "completion/complete",
-  "subscriptions/listen",
-];
+/** The requests the stateless revision serves (the table's client-to-server methods of the era). */
+export const MODERN_METHODS: readonly string[] = methodsOf("stateless", { sentBy: "client" });
 
-/** The requests whose `Mcp-Name` header names `params.name` or `params.uri`. */
-const NAMED: Record<string, "name" | "uri"> = {
-  "tools/call": "name",
-  "prompts/get": "name",
-  "resources/read": "uri",
-};
+/** The requests whose `Mcp-Name` header names `params.name` or `params.uri` (the table's `named`). */
+const NAMED: Readonly<Record<string, "name" | "uri">> = Object.fromEntries(
+  MODERN_METHODS.flatMap((name) => {
+    const named = MCP_METHODS[name as McpMethodName].named;
+    return named === undefined ? [] : [[name, named]];
+  }),
+);
 
 /** What a stateless request says about its client. */
 export interface ModernEnvelope {
@@ -216,7 +207,7 @@ export function modernHeaderProblem(
       JSON.stringify(request.method)
     }`;
   }
-  const key = NAMED[request.method];
+  const key = Object.hasOwn(NAMED, request.method) ? NAMED[request.method] : undefined;
   if (key !== undefined) {
     const expected = isObject(request.params) ? request.params[key] : undefined;
     const raw = headers["mcp-name"];
