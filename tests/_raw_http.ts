@@ -3,7 +3,7 @@
  * 2026-07-28 `subscriptions/listen` stream, and the messages of an SSE response as they arrive.
  */
 import assert from "node:assert/strict";
-import { MODERN_META } from "../mod.ts";
+import { STATELESS_META } from "../mod.ts";
 import { SseDecoder } from "../lib/mcp/transports/_sse_parser.ts";
 
 const ACCEPT = "application/json, text/event-stream";
@@ -13,8 +13,8 @@ export const MODERN = "2026-07-28";
 
 /** The `_meta` every 2026-07-28 request carries. */
 export const ENVELOPE: Record<string, unknown> = {
-  [MODERN_META.protocolVersion]: MODERN,
-  [MODERN_META.clientCapabilities]: {},
+  [STATELESS_META.protocolVersion]: MODERN,
+  [STATELESS_META.clientCapabilities]: {},
 };
 
 /** A JSON-RPC POST with a bearer token (and more headers). */

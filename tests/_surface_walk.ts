@@ -6,7 +6,7 @@
  * SSE streams — with the names the request itself carried (an echo tells the client nothing).
  */
 import { PassThrough } from "node:stream";
-import { type McpServer, MODERN_META, type Principal } from "../mod.ts";
+import { type McpServer, type Principal, STATELESS_META } from "../mod.ts";
 import { serveStdio } from "../lib/mcp/transports/stdio.ts";
 import type { McpHttpServer } from "../lib/mcp/transports/http_mod.ts";
 import { SseDecoder } from "../lib/mcp/transports/_sse_parser.ts";
@@ -47,9 +47,9 @@ export interface Connection {
 }
 
 const ENVELOPE = {
-  [MODERN_META.protocolVersion]: "2026-07-28",
-  [MODERN_META.clientCapabilities]: {},
-  [MODERN_META.logLevel]: "debug",
+  [STATELESS_META.protocolVersion]: "2026-07-28",
+  [STATELESS_META.clientCapabilities]: {},
+  [STATELESS_META.logLevel]: "debug",
 };
 
 /** The names a request carries: `params.name`, `params.uri`, `params.ref.name`/`uri`. */

@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { classifyEra, isModernMessage, MODERN_META } from "../mod.ts";
+import * as core from "../mod.ts";
+import { classifyEra, isModernMessage, STATELESS_META } from "../mod.ts";
+import * as modernModule from "../lib/mcp/modern.ts";
 
-const VERSION = MODERN_META.protocolVersion;
-const CAPABILITIES = MODERN_META.clientCapabilities;
+const VERSION = STATELESS_META.protocolVersion;
+const CAPABILITIES = STATELESS_META.clientCapabilities;
 
 const request = (params?: unknown) =>
   params === undefined
@@ -174,4 +176,27 @@ Deno.test("property: adding the envelope to any request makes it stateless; taki
       },
     ),
   );
+});
+
+Deno.test("the old words for the eras stay exported as deprecated aliases of the new ones", () => {
+  const aliases: [unknown, unknown][] = [
+    [core.MODERN_PROTOCOL_VERSIONS, core.STATELESS_PROTOCOL_VERSIONS],
+    [core.MODERN_META, core.STATELESS_META],
+    [core.MODERN_METHODS, core.STATELESS_METHODS],
+    [core.readModernEnvelope, core.readStatelessEnvelope],
+    [core.checkModernRequest, core.checkStatelessRequest],
+    [core.modernHeaderProblem, core.statelessHeaderProblem],
+    [core.LEGACY_PROTOCOL_VERSIONS, core.HANDSHAKE_PROTOCOL_VERSIONS],
+    [core.LATEST_LEGACY_PROTOCOL_VERSION, core.LATEST_HANDSHAKE_PROTOCOL_VERSION],
+    [modernModule.MODERN_META, core.STATELESS_META],
+    [modernModule.checkModernRequest, core.checkStatelessRequest],
+  ];
+  for (const [old, current] of aliases) assert.equal(old, current);
+  const era: core.MessageEra = "handshake" satisfies core.ProtocolEra;
+  const envelope: core.ModernEnvelope = {
+    protocolVersion: "2026-07-28",
+    clientCapabilities: {},
+  } satisfies core.StatelessEnvelope;
+  assert.equal(classifyEra({ jsonrpc: "2.0", id: 1, method: "ping" }), era);
+  assert.equal(envelope.protocolVersion, core.STATELESS_PROTOCOL_VERSIONS[0]);
 });

@@ -15,7 +15,7 @@ import {
 
 const URL_ = "http://mcp.test/mcp";
 const PV = "io.modelcontextprotocol/protocolVersion";
-const MODERN_META = {
+const STATELESS_META = {
   [PV]: "2026-07-28",
   "io.modelcontextprotocol/clientCapabilities": {},
 };
@@ -242,7 +242,7 @@ Deno.test("2026-07-28: MCP-Protocol-Version, Mcp-Method and Mcp-Name (base64 whe
       jsonrpc: "2.0",
       id: 1,
       method,
-      params: { ...params, _meta: MODERN_META },
+      params: { ...params, _meta: STATELESS_META },
     });
   }
   const b64 = (s: string) =>
@@ -294,7 +294,7 @@ Deno.test("2026-07-28 refusals: a JSON-RPC error for the request in a 4xx body i
       jsonrpc: "2.0",
       id: 3,
       method: "tools/call",
-      params: { name, _meta: MODERN_META },
+      params: { name, _meta: STATELESS_META },
     });
   await call("rpc");
   assert.deepEqual(got, [{
@@ -393,7 +393,7 @@ Deno.test("cancel(id) closes a 2026-07-28 request's SSE answer; a handshake-era 
     jsonrpc: "2.0",
     id: 1,
     method: "subscriptions/listen",
-    params: { _meta: MODERN_META },
+    params: { _meta: STATELESS_META },
   });
   await t.send({
     jsonrpc: "2.0",
@@ -431,7 +431,7 @@ Deno.test("close() ends an SSE answer whose body does not stop when its fetch is
     jsonrpc: "2.0",
     id: 1,
     method: "subscriptions/listen",
-    params: { _meta: MODERN_META },
+    params: { _meta: STATELESS_META },
   });
   await t.close();
   assert.equal(cancelled, true);
@@ -558,11 +558,11 @@ Deno.test("under a JsonRpcPeer: a 2026-07-28 cancel closes the stream and sends 
     new StreamableHttpClientTransport(URL_, { fetch, listen: false }),
   );
   const updates: Progress[] = [];
-  const work = peer.request("tools/call", { name: "a", _meta: MODERN_META }, {
+  const work = peer.request("tools/call", { name: "a", _meta: STATELESS_META }, {
     onProgress: (p) => updates.push(p),
   });
   const controller = new AbortController();
-  const doomed = peer.request("tools/call", { name: "b", _meta: MODERN_META }, {
+  const doomed = peer.request("tools/call", { name: "b", _meta: STATELESS_META }, {
     signal: controller.signal,
   });
   await delay(5);

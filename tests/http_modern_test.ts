@@ -4,7 +4,7 @@
  * closing a stream as cancellation, and the handshake era beside it.
  */
 import assert from "node:assert/strict";
-import { McpServer, MODERN_META, type ToolRegistry } from "../mod.ts";
+import { McpServer, STATELESS_META, type ToolRegistry } from "../mod.ts";
 import { bearerTokens, type McpHttpServer, serveHttp } from "../lib/mcp/transports/http_mod.ts";
 import { SseDecoder } from "../lib/mcp/transports/_sse_parser.ts";
 import { estate, OPERATOR, RETAIL, spec } from "./_mcp_fixtures.ts";
@@ -12,8 +12,8 @@ import { estate, OPERATOR, RETAIL, spec } from "./_mcp_fixtures.ts";
 const TOKENS = { retail: "tok-retail-0001", operator: "tok-operator-0002" };
 const VERSION = "2026-07-28";
 const ENVELOPE = {
-  [MODERN_META.protocolVersion]: VERSION,
-  [MODERN_META.clientCapabilities]: {},
+  [STATELESS_META.protocolVersion]: VERSION,
+  [STATELESS_META.clientCapabilities]: {},
 };
 
 interface Fixture {
@@ -168,7 +168,7 @@ Deno.test("http modern: header/body mismatches get 400 with -32020 and the reque
     // Header and body disagree on the revision: the mismatch (-32020) is what is reported, even
     // when the body's revision is also unsupported.
     const other = req(4, "tools/list", {
-      _meta: { [MODERN_META.protocolVersion]: "v999.0.0" },
+      _meta: { [STATELESS_META.protocolVersion]: "v999.0.0" },
     });
     assert.deepEqual(await errorOf(await post(f.http.url, other)), {
       status: 400,
@@ -201,7 +201,7 @@ Deno.test("http modern: unknown or removed method 404 -32601; bad version 400 -3
       }, method);
     }
     const old = req(6, "tools/list", {
-      _meta: { [MODERN_META.protocolVersion]: "1999-01-01" },
+      _meta: { [STATELESS_META.protocolVersion]: "1999-01-01" },
     });
     const r = await post(f.http.url, old, {
       "mcp-protocol-version": "1999-01-01",
@@ -217,7 +217,7 @@ Deno.test("http modern: unknown or removed method 404 -32601; bad version 400 -3
       jsonrpc: "2.0",
       id: 7,
       method: "tools/list",
-      params: { _meta: { [MODERN_META.protocolVersion]: VERSION } },
+      params: { _meta: { [STATELESS_META.protocolVersion]: VERSION } },
     };
     assert.deepEqual(await errorOf(await post(f.http.url, noCaps)), {
       status: 400,
@@ -292,7 +292,7 @@ Deno.test("http modern: subscriptions/listen streams the ack, then the principal
     await events(reader, 1, got);
     assert.equal(got[0].method, "notifications/subscriptions/acknowledged");
     assert.deepEqual(got[0].params, {
-      _meta: { [MODERN_META.subscriptionId]: "L1" },
+      _meta: { [STATELESS_META.subscriptionId]: "L1" },
       notifications: { toolsListChanged: true },
     });
     // Invisible to RETAIL: nothing; visible: a tagged list_changed.
@@ -309,7 +309,7 @@ Deno.test("http modern: subscriptions/listen streams the ack, then the principal
     assert.equal(got.length, 2);
     assert.equal(got[1].method, "notifications/tools/list_changed");
     assert.deepEqual(got[1].params, {
-      _meta: { [MODERN_META.subscriptionId]: "L1" },
+      _meta: { [STATELESS_META.subscriptionId]: "L1" },
     });
     assert.equal(f.server.listenerCount, 1);
     controller.abort();
@@ -356,7 +356,7 @@ Deno.test("http modern: reauthenticate() closes a revoked token's listen stream 
     assert.deepEqual(operator.got[1], {
       jsonrpc: "2.0",
       method: "notifications/tools/list_changed",
-      params: { _meta: { [MODERN_META.subscriptionId]: "O" } },
+      params: { _meta: { [STATELESS_META.subscriptionId]: "O" } },
     });
     const old = await post(f.http.url, req(3, "tools/list"), {
       authorization: `Bearer ${TOKENS.retail}`,

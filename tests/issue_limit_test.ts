@@ -13,10 +13,10 @@ import {
   MAX_ISSUES_BYTES,
   MAX_ISSUES_IN_RESPONSE,
   McpClient,
-  MODERN_META,
   repairArguments,
   type SchemaIssue,
   serveTransport,
+  STATELESS_META,
   validateSchema,
 } from "../mod.ts";
 import { bearerTokens, serveHttp } from "../lib/mcp/transports/http_mod.ts";
@@ -101,8 +101,8 @@ Deno.test("an isError result (2025-11-25 and 2026-07-28) carries the first 100 s
     params: {
       ...call.params,
       _meta: {
-        [MODERN_META.protocolVersion]: "2026-07-28",
-        [MODERN_META.clientCapabilities]: {},
+        [STATELESS_META.protocolVersion]: "2026-07-28",
+        [STATELESS_META.clientCapabilities]: {},
       },
     },
   }, { principal: OPERATOR });
@@ -208,8 +208,8 @@ Deno.test("over HTTP, both eras: the answer to the 1 MB request stays under the 
       params: {
         ...call.params,
         _meta: {
-          [MODERN_META.protocolVersion]: "2026-07-28",
-          [MODERN_META.clientCapabilities]: {},
+          [STATELESS_META.protocolVersion]: "2026-07-28",
+          [STATELESS_META.clientCapabilities]: {},
         },
       },
     }, {

@@ -5,16 +5,16 @@ import {
   type JsonRpcResponse,
   META_VERSION_KEY,
   MissingClientCapabilityError,
-  MODERN_META,
-  modernHeaderProblem,
-  readModernEnvelope,
+  readStatelessEnvelope,
+  STATELESS_META,
+  statelessHeaderProblem,
 } from "../mod.ts";
 import { serveStdio } from "../lib/mcp/transports/stdio.ts";
 import { estate, OPERATOR, ready, RETAIL, server, spec } from "./_mcp_fixtures.ts";
 
 const ENVELOPE = {
-  [MODERN_META.protocolVersion]: "2026-07-28",
-  [MODERN_META.clientCapabilities]: {},
+  [STATELESS_META.protocolVersion]: "2026-07-28",
+  [STATELESS_META.clientCapabilities]: {},
 };
 const req = (
   id: number | string,
@@ -65,7 +65,7 @@ Deno.test("isModernMessage() decides the era by the _meta envelope alone", () =>
       jsonrpc: "2.0",
       id: 1,
       method: "tools/list",
-      params: { _meta: { [MODERN_META.clientCapabilities]: {} } },
+      params: { _meta: { [STATELESS_META.clientCapabilities]: {} } },
     }),
     true,
   );
@@ -85,33 +85,33 @@ Deno.test("isModernMessage() decides the era by the _meta envelope alone", () =>
   assert.equal(isModernMessage(null), false);
 });
 
-Deno.test("readModernEnvelope() needs a string version and object capabilities (-32602), a served version (-32022)", () => {
-  assert.deepEqual(readModernEnvelope({ _meta: ENVELOPE }), {
+Deno.test("readStatelessEnvelope() needs a string version and object capabilities (-32602), a served version (-32022)", () => {
+  assert.deepEqual(readStatelessEnvelope({ _meta: ENVELOPE }), {
     protocolVersion: "2026-07-28",
     clientCapabilities: {},
   });
   assert.throws(
-    () => readModernEnvelope({ _meta: { [MODERN_META.clientCapabilities]: {} } }),
+    () => readStatelessEnvelope({ _meta: { [STATELESS_META.clientCapabilities]: {} } }),
     { code: -32602 },
   );
   assert.throws(
     () =>
-      readModernEnvelope({
-        _meta: { [MODERN_META.protocolVersion]: "2026-07-28" },
+      readStatelessEnvelope({
+        _meta: { [STATELESS_META.protocolVersion]: "2026-07-28" },
       }),
     { code: -32602 },
   );
   assert.throws(
     () =>
-      readModernEnvelope({
-        _meta: { ...ENVELOPE, [MODERN_META.clientCapabilities]: [] },
+      readStatelessEnvelope({
+        _meta: { ...ENVELOPE, [STATELESS_META.clientCapabilities]: [] },
       }),
     { code: -32602 },
   );
   assert.throws(
     () =>
-      readModernEnvelope({
-        _meta: { ...ENVELOPE, [MODERN_META.protocolVersion]: "2025-11-25" },
+      readStatelessEnvelope({
+        _meta: { ...ENVELOPE, [STATELESS_META.protocolVersion]: "2025-11-25" },
       }),
     {
       code: -32022,
@@ -127,14 +127,14 @@ Deno.test("handleStateless(): envelope errors, unsupported version with data, re
       jsonrpc: "2.0",
       id: 1,
       method: "tools/list",
-      params: { _meta: { [MODERN_META.protocolVersion]: "2026-07-28" } },
+      params: { _meta: { [STATELESS_META.protocolVersion]: "2026-07-28" } },
     },
     { principal: RETAIL },
   );
   assert.equal(errorOf(bad).code, -32602);
   const old = await s.handleStateless(
     req(2, "tools/list", {
-      _meta: { [MODERN_META.protocolVersion]: "1999-01-01" },
+      _meta: { [STATELESS_META.protocolVersion]: "1999-01-01" },
     }),
     { principal: RETAIL },
   );
@@ -186,7 +186,7 @@ Deno.test("server/discover names versions, capabilities, serverInfo, cache field
     ttlMs: 60_000,
     cacheScope: "public",
     resultType: "complete",
-    _meta: { [MODERN_META.serverInfo]: { name: "estate", version: "9.9.9" } },
+    _meta: { [STATELESS_META.serverInfo]: { name: "estate", version: "9.9.9" } },
   });
 });
 
@@ -367,8 +367,8 @@ Deno.test("stateless tools/call sends log messages only at the requested logLeve
     ).then(() => notes.length);
   };
   assert.equal(await call({}), 0);
-  assert.equal(await call({ [MODERN_META.logLevel]: "error" }), 1);
-  assert.equal(await call({ [MODERN_META.logLevel]: "debug" }), 2);
+  assert.equal(await call({ [STATELESS_META.logLevel]: "error" }), 1);
+  assert.equal(await call({ [STATELESS_META.logLevel]: "debug" }), 2);
 });
 
 Deno.test("a cancelled stateless request gets no response and its handler sees the abort", async () => {
@@ -415,7 +415,7 @@ Deno.test("subscriptions/listen: ack first, then list_changed only when the prin
     jsonrpc: "2.0",
     method: "notifications/subscriptions/acknowledged",
     params: {
-      _meta: { [MODERN_META.subscriptionId]: "sub-1" },
+      _meta: { [STATELESS_META.subscriptionId]: "sub-1" },
       notifications: { toolsListChanged: true },
     },
   }]);
@@ -435,7 +435,7 @@ Deno.test("subscriptions/listen: ack first, then list_changed only when the prin
   assert.equal(notes.length, 2);
   assert.equal(notes[1].method, "notifications/tools/list_changed");
   assert.deepEqual(notes[1].params, {
-    _meta: { [MODERN_META.subscriptionId]: "sub-1" },
+    _meta: { [STATELESS_META.subscriptionId]: "sub-1" },
   });
   controller.abort();
   assert.equal(await listening, undefined); // cancelled: no response
@@ -490,7 +490,7 @@ Deno.test("updatePrincipal(): that principal's sessions and listen streams see t
   assert.deepEqual(listenNotes[1], {
     jsonrpc: "2.0",
     method: "notifications/tools/list_changed",
-    params: { _meta: { [MODERN_META.subscriptionId]: "L" } },
+    params: { _meta: { [STATELESS_META.subscriptionId]: "L" } },
   });
   assert.deepEqual(await names(operator), ["payments.lookup", "policy.search"]);
   const call = await s.handle({
@@ -539,7 +539,7 @@ Deno.test("subscriptions/listen without toolsListChanged gets an ack but no list
   const r = resultOf(await listening);
   assert.equal(r.resultType, "complete");
   assert.deepEqual(
-    (r._meta as Record<string, unknown>)[MODERN_META.subscriptionId],
+    (r._meta as Record<string, unknown>)[STATELESS_META.subscriptionId],
     7,
   );
   const bad = await s.handleStateless(req(8, "subscriptions/listen"), {
@@ -548,7 +548,7 @@ Deno.test("subscriptions/listen without toolsListChanged gets an ack but no list
   assert.equal(errorOf(bad).code, -32602);
 });
 
-Deno.test("modernHeaderProblem() checks version, method and name (base64 sentinel decoded)", () => {
+Deno.test("statelessHeaderProblem() checks version, method and name (base64 sentinel decoded)", () => {
   const body = req(1, "tools/call", { name: "fx.café" });
   const ok = {
     "mcp-protocol-version": "2026-07-28",
@@ -557,26 +557,26 @@ Deno.test("modernHeaderProblem() checks version, method and name (base64 sentine
       btoa(String.fromCharCode(...new TextEncoder().encode("fx.café"))) +
       "?=",
   };
-  assert.equal(modernHeaderProblem(ok, body), undefined);
+  assert.equal(statelessHeaderProblem(ok, body), undefined);
   assert.match(
-    modernHeaderProblem({ ...ok, "mcp-protocol-version": "2025-11-25" }, body)!,
+    statelessHeaderProblem({ ...ok, "mcp-protocol-version": "2025-11-25" }, body)!,
     /MCP-Protocol-Version/,
   );
   assert.match(
-    modernHeaderProblem({ ...ok, "mcp-method": "tools/list" }, body)!,
+    statelessHeaderProblem({ ...ok, "mcp-method": "tools/list" }, body)!,
     /Mcp-Method/,
   );
   assert.match(
-    modernHeaderProblem({ ...ok, "mcp-name": "fx.cafe" }, body)!,
+    statelessHeaderProblem({ ...ok, "mcp-name": "fx.cafe" }, body)!,
     /Mcp-Name/,
   );
   assert.match(
-    modernHeaderProblem({ ...ok, "mcp-name": undefined }, body)!,
+    statelessHeaderProblem({ ...ok, "mcp-name": undefined }, body)!,
     /Mcp-Name/,
   );
   // Names are needed only for tools/call, resources/read, prompts/get.
   assert.equal(
-    modernHeaderProblem(
+    statelessHeaderProblem(
       { ...ok, "mcp-method": "tools/list", "mcp-name": undefined },
       req(1, "tools/list"),
     ),
@@ -640,7 +640,7 @@ Deno.test("stdio: a modern line is served statelessly beside the legacy session;
   assert.equal(changed.length, 2);
   assert.deepEqual(
     changed.map((l) => (l.params as { _meta?: Record<string, unknown> } | undefined)?._meta),
-    [{ [MODERN_META.subscriptionId]: "sub" }, undefined],
+    [{ [STATELESS_META.subscriptionId]: "sub" }, undefined],
   );
   send({
     jsonrpc: "2.0",
@@ -668,7 +668,7 @@ Deno.test("a tool needing a capability the client did not declare: -32021 in 202
       req(1, "tools/call", {
         name: "policy.search",
         arguments: { reference: "PMT-000001" },
-        _meta: { [MODERN_META.clientCapabilities]: caps },
+        _meta: { [STATELESS_META.clientCapabilities]: caps },
       }),
       { principal: OPERATOR },
     );

@@ -8,11 +8,11 @@ import { BankSystem } from "../examples/bank_system.ts";
 import {
   type JsonRpcResponse,
   type McpServer,
-  MODERN_META,
   type Principal,
   type ProbeRecord,
   type PromptProvider,
   type ResourceProvider,
+  STATELESS_META,
   ToolRegistry,
 } from "../mod.ts";
 import { estate, OPERATOR, ready, RETAIL, server, spec } from "./_mcp_fixtures.ts";
@@ -21,8 +21,8 @@ type Era = "2025-11-25" | "2026-07-28";
 const ERAS: Era[] = ["2025-11-25", "2026-07-28"];
 
 const ENVELOPE = {
-  [MODERN_META.protocolVersion]: "2026-07-28",
-  [MODERN_META.clientCapabilities]: {},
+  [STATELESS_META.protocolVersion]: "2026-07-28",
+  [STATELESS_META.clientCapabilities]: {},
 };
 
 const resultOf = (r: JsonRpcResponse | undefined) =>

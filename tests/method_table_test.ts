@@ -7,12 +7,12 @@ import {
   MCP_METHODS,
   type McpMethodName,
   methodsOf,
-  MODERN_META,
-  MODERN_METHODS,
-  modernHeaderProblem,
   PROTOCOL_ERAS,
   type ProtocolEra,
   serverCapabilitiesOf,
+  STATELESS_META,
+  STATELESS_METHODS,
+  statelessHeaderProblem,
 } from "../mod.ts";
 import { SHARED_METHODS } from "../lib/mcp/_methods.ts";
 import { BEFORE_READY, SESSION_METHODS } from "../lib/mcp/_server_rev2025_11_25.ts";
@@ -44,7 +44,7 @@ Deno.test("methodsOf() is the table filtered by era and sender, in the table's o
 });
 
 Deno.test("the stateless methods list is the table's client-to-server methods of the stateless era", () => {
-  assert.deepEqual([...MODERN_METHODS], servedIn("stateless"));
+  assert.deepEqual([...STATELESS_METHODS], servedIn("stateless"));
 });
 
 Deno.test("the session gate lets through exactly the table's beforeReady methods", () => {
@@ -74,9 +74,9 @@ Deno.test("each era has a handler for exactly the table's client-to-server metho
 
 Deno.test("Mcp-Name is checked for exactly the stateless methods the table names a param of", () => {
   for (const method of servedIn("stateless")) {
-    const params = { _meta: { [MODERN_META.protocolVersion]: "2026-07-28" } };
+    const params = { _meta: { [STATELESS_META.protocolVersion]: "2026-07-28" } };
     const headers = { "mcp-protocol-version": "2026-07-28", "mcp-method": method };
-    const problem = modernHeaderProblem(headers, { method, params });
+    const problem = statelessHeaderProblem(headers, { method, params });
     const named = MCP_METHODS[method].named;
     assert.equal(problem !== undefined, named !== undefined, method);
     if (named !== undefined) assert.match(problem ?? "", new RegExp(`params\\.${named}`));
@@ -123,8 +123,8 @@ Deno.test("the servers announce the table's capabilities: initialize and server/
     method: "server/discover",
     params: {
       _meta: {
-        [MODERN_META.protocolVersion]: "2026-07-28",
-        [MODERN_META.clientCapabilities]: {},
+        [STATELESS_META.protocolVersion]: "2026-07-28",
+        [STATELESS_META.clientCapabilities]: {},
       },
     },
   }, { principal: RETAIL });
@@ -171,8 +171,8 @@ Deno.test("the stateless server answers exactly the table's stateless methods (o
       method,
       params: {
         _meta: {
-          [MODERN_META.protocolVersion]: "2026-07-28",
-          [MODERN_META.clientCapabilities]: {},
+          [STATELESS_META.protocolVersion]: "2026-07-28",
+          [STATELESS_META.clientCapabilities]: {},
         },
       },
     }, { principal: RETAIL, signal: controller.signal });

@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { DEMO_TOKENS } from "../lib/cli/demo_tokens.ts";
-import { MODERN_META } from "../mod.ts";
+import { STATELESS_META } from "../mod.ts";
 import { ENVELOPE, Events, listen, MODERN, post } from "./_raw_http.ts";
 import { ROOT, SEES, serveArgs, startHttpServe, withEstate } from "./_serve.ts";
 
@@ -213,7 +213,7 @@ Deno.test("estate serve --http: a rotated token is refused and its sessions end;
       assert.deepEqual(operatorListen.messages[1], {
         jsonrpc: "2.0",
         method: LIST_CHANGED,
-        params: { _meta: { [MODERN_META.subscriptionId]: "listen-1" } },
+        params: { _meta: { [STATELESS_META.subscriptionId]: "listen-1" } },
       });
       const shrunk = ["fx.quote", "payments.lookup", "policy.search"];
       assert.deepEqual(

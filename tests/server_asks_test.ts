@@ -23,7 +23,7 @@ import {
   serveHttp,
   StreamableHttpClientTransport,
 } from "../lib/mcp/transports/http_mod.ts";
-import { MODERN_META } from "../lib/mcp/rev2026_07_28.ts";
+import { STATELESS_META } from "../lib/mcp/rev2026_07_28.ts";
 import { OPERATOR, spec } from "./_mcp_fixtures.ts";
 
 const RELEASE = spec("payments.release", "1.0.1", {
@@ -485,8 +485,8 @@ function modern(
       arguments: args,
       ...extra,
       _meta: {
-        [MODERN_META.protocolVersion]: "2026-07-28",
-        [MODERN_META.clientCapabilities]: caps,
+        [STATELESS_META.protocolVersion]: "2026-07-28",
+        [STATELESS_META.clientCapabilities]: caps,
       },
     },
   };
@@ -857,8 +857,8 @@ Deno.test("prompts/get may ask: over the session in the handshake era, as an inp
         name,
         ...extra,
         _meta: {
-          [MODERN_META.protocolVersion]: "2026-07-28",
-          [MODERN_META.clientCapabilities]: caps,
+          [STATELESS_META.protocolVersion]: "2026-07-28",
+          [STATELESS_META.clientCapabilities]: caps,
         },
       },
     }, { principal: OPERATOR }) as Promise<Wire>;

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { PassThrough } from "node:stream";
-import { McpServer, MODERN_META, type ToolContext, ToolRegistry } from "../mod.ts";
+import { McpServer, STATELESS_META, type ToolContext, ToolRegistry } from "../mod.ts";
 import { serveStdio } from "../lib/mcp/transports/stdio.ts";
 import { OPERATOR, spec } from "./_mcp_fixtures.ts";
 
 const ENVELOPE = {
-  [MODERN_META.protocolVersion]: "2026-07-28",
-  [MODERN_META.clientCapabilities]: {},
+  [STATELESS_META.protocolVersion]: "2026-07-28",
+  [STATELESS_META.clientCapabilities]: {},
 };
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

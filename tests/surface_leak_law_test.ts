@@ -18,7 +18,7 @@ import { DEMO_TOKENS } from "../lib/cli/demo_tokens.ts";
 import { estateServer } from "../lib/cli/serve.ts";
 import { EstateDir } from "../lib/store/mod.ts";
 import { bearerTokens, serveHttp } from "../lib/mcp/transports/http_mod.ts";
-import { type JsonRpcResponse, type McpServer, MODERN_META, type Principal } from "../mod.ts";
+import { type JsonRpcResponse, type McpServer, type Principal, STATELESS_META } from "../mod.ts";
 import {
   type Connection,
   type Era,
@@ -487,8 +487,8 @@ function probeRequest(
 }
 
 const ENVELOPE = {
-  [MODERN_META.protocolVersion]: "2026-07-28",
-  [MODERN_META.clientCapabilities]: {},
+  [STATELESS_META.protocolVersion]: "2026-07-28",
+  [STATELESS_META.clientCapabilities]: {},
 };
 
 Deno.test("probe law: a hidden name gets the bytes a nonexistent one gets, in both eras, and both are logged as probes with the principal", async () => {

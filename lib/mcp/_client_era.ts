@@ -9,11 +9,11 @@
 import { JsonRpcError, MCP_ERROR_CODES } from "../jsonrpc/errors.ts";
 import { isObject } from "../_object.ts";
 import { checkResultType, McpClientError } from "./client_errors.ts";
-import { MODERN_META, MODERN_PROTOCOL_VERSIONS } from "./rev2026_07_28.ts";
+import { STATELESS_META, STATELESS_PROTOCOL_VERSIONS } from "./rev2026_07_28.ts";
 import {
+  HANDSHAKE_PROTOCOL_VERSIONS,
   type Implementation,
-  LATEST_LEGACY_PROTOCOL_VERSION,
-  LEGACY_PROTOCOL_VERSIONS,
+  LATEST_HANDSHAKE_PROTOCOL_VERSION,
 } from "./protocol.ts";
 
 /** Which generation of MCP a connection speaks: the `initialize` handshake, or stateless 2026-07-28. */
@@ -32,10 +32,10 @@ export interface InitializeResult {
 }
 
 /** The stateless revisions this client speaks, newest first. */
-export const MODERN_VERSIONS: readonly string[] = MODERN_PROTOCOL_VERSIONS;
+export const MODERN_VERSIONS: readonly string[] = STATELESS_PROTOCOL_VERSIONS;
 
 /** The reserved `_meta` keys of the 2026-07-28 envelope. */
-export const META: typeof MODERN_META = MODERN_META;
+export const META: typeof STATELESS_META = STATELESS_META;
 
 /** What a `server/discover` attempt tells the client. */
 export type DiscoverVerdict =
@@ -183,11 +183,11 @@ export async function negotiateEra(
     }
   }
   const result = await host.request("initialize", {
-    protocolVersion: options.protocolVersion ?? LATEST_LEGACY_PROTOCOL_VERSION,
+    protocolVersion: options.protocolVersion ?? LATEST_HANDSHAKE_PROTOCOL_VERSION,
     capabilities: options.legacyCapabilities ?? options.capabilities,
     clientInfo: options.clientInfo,
   }, {}) as InitializeResult;
-  if (!LEGACY_PROTOCOL_VERSIONS.includes(result.protocolVersion)) {
+  if (!HANDSHAKE_PROTOCOL_VERSIONS.includes(result.protocolVersion)) {
     await host.close();
     throw new McpClientError(
       "unsupported-revision",
@@ -229,7 +229,7 @@ async function discover(
       const verdict = e instanceof JsonRpcError
         ? verdictFromError(e.code, e.data, {
           asked: version,
-          legacy: LEGACY_PROTOCOL_VERSIONS,
+          legacy: HANDSHAKE_PROTOCOL_VERSIONS,
         })
         : { kind: "legacy" as const };
       if (verdict.kind === "retry") {
@@ -272,7 +272,7 @@ async function discover(
         continue;
       }
       if (
-        required || !supported.some((v) => LEGACY_PROTOCOL_VERSIONS.includes(v))
+        required || !supported.some((v) => HANDSHAKE_PROTOCOL_VERSIONS.includes(v))
       ) {
         throw new McpClientError(
           "unsupported-revision",

@@ -35,7 +35,7 @@ import {
   type PromptResult,
 } from "./providers.ts";
 import { MissingClientCapabilityError } from "./tool_handler.ts";
-import { MODERN_PROTOCOL_VERSIONS } from "./rev2026_07_28.ts";
+import { STATELESS_PROTOCOL_VERSIONS } from "./rev2026_07_28.ts";
 import { isMcpMethod, type McpMethodName } from "./methods.ts";
 
 /** One request to a method: who asks, its id and params, and its cancel signal. */
@@ -161,7 +161,7 @@ const readResource: Method = (core, { caller, params }) => {
       probe: { method: "resources/read", name: uri, hidden },
     });
     // 2026-07-28 answers an unknown resource with -32602 (it must not emit -32002).
-    const stateless = MODERN_PROTOCOL_VERSIONS.includes(
+    const stateless = STATELESS_PROTOCOL_VERSIONS.includes(
       caller.protocolVersion ?? "",
     );
     throw protocolError(
@@ -231,7 +231,7 @@ const getPrompt: Method = async (core, { caller, params, context }) => {
   const hidden = promptStanding(core.options, { name, principal: caller.principal }) ===
     "hidden";
   const bound = `prompts/get ${name}`;
-  const stateless = MODERN_PROTOCOL_VERSIONS.includes(
+  const stateless = STATELESS_PROTOCOL_VERSIONS.includes(
     caller.protocolVersion ?? "",
   );
   // Opened whether or not the prompt is there for the caller: a hidden prompt and a missing one

@@ -35,10 +35,10 @@ import {
 import type { CacheScope } from "./_surfaces.ts";
 import {
   type HeaderCheckedRequest,
-  MODERN_META,
-  MODERN_PROTOCOL_VERSIONS,
-  type ModernEnvelope,
-  readModernEnvelope,
+  readStatelessEnvelope,
+  STATELESS_META,
+  STATELESS_PROTOCOL_VERSIONS,
+  type StatelessEnvelope,
 } from "./rev2026_07_28.ts";
 import {
   answeredOutcome,
@@ -59,7 +59,7 @@ type StatelessMethod = (
 /** `server/discover`: the revisions, the capabilities, the instructions; the same for everyone. */
 const discover: StatelessMethod = (core) => {
   const result: Record<string, unknown> = {
-    supportedVersions: [...MODERN_PROTOCOL_VERSIONS],
+    supportedVersions: [...STATELESS_PROTOCOL_VERSIONS],
     capabilities: serverCapabilitiesOf("stateless"),
   };
   if (core.options.instructions) {
@@ -86,7 +86,7 @@ const listen: StatelessMethod = async (
   }
   const accepted: Record<string, unknown> = {};
   if (asked.toolsListChanged === true) accepted.toolsListChanged = true;
-  const tag = { [MODERN_META.subscriptionId]: id };
+  const tag = { [STATELESS_META.subscriptionId]: id };
   caller.notify(
     makeNotification("notifications/subscriptions/acknowledged", {
       _meta: tag,
@@ -141,15 +141,15 @@ export interface StatelessCaller {
 function checkRequest(
   who: StatelessCaller,
   request: { method: string; id: JsonRpcId; params: unknown },
-): ModernEnvelope {
+): StatelessEnvelope {
   const refuse = (kind: OutcomeKind, error: JsonRpcError): never => {
     who.outcomes.set(request.id, { kind } as Outcome);
     throw error;
   };
-  let envelope: ModernEnvelope | undefined;
+  let envelope: StatelessEnvelope | undefined;
   let unsupported: JsonRpcError | undefined;
   try {
-    envelope = readModernEnvelope(request.params);
+    envelope = readStatelessEnvelope(request.params);
   } catch (e) {
     if (!(e instanceof JsonRpcError)) throw e;
     if (e.code !== MCP_ERROR_CODES.UNSUPPORTED_PROTOCOL_VERSION) refuse("invalid", e);
@@ -294,7 +294,7 @@ function shape(core: ServerCore, answer: Answer): Record<string, unknown> {
   return {
     ...result,
     resultType: answer.resultType ?? "complete",
-    _meta: { ...meta, [MODERN_META.serverInfo]: serverInfo(core.options) },
+    _meta: { ...meta, [STATELESS_META.serverInfo]: serverInfo(core.options) },
   };
 }
 

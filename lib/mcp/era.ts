@@ -8,13 +8,11 @@
  */
 import { isObject } from "../_object.ts";
 import type { JsonRpcId } from "../jsonrpc/types.ts";
-import { MODERN_META, MODERN_PROTOCOL_VERSIONS } from "./rev2026_07_28.ts";
+import type { ProtocolEra } from "./methods.ts";
+import { STATELESS_META, STATELESS_PROTOCOL_VERSIONS } from "./rev2026_07_28.ts";
 
-/**
- * An inbound message's era: `handshake` for the revisions that open a session with
- * `initialize` (2024-11-05 to 2025-11-25), `stateless` for revision 2026-07-28.
- */
-export type MessageEra = "handshake" | "stateless";
+/** @deprecated Use {@linkcode ProtocolEra}: an inbound message's era is one of the two eras. */
+export type MessageEra = ProtocolEra;
 
 /** Options for {@linkcode classifyEra}: what the transport knows beside the message. */
 export interface ClassifyEraOptions {
@@ -64,10 +62,10 @@ export interface ClassifyEraOptions {
 export function classifyEra(
   message: unknown,
   options: ClassifyEraOptions = {},
-): MessageEra {
+): ProtocolEra {
   if (carriesEnvelope(message)) return "stateless";
   const header = options.protocolVersionHeader?.trim();
-  if (header !== undefined && MODERN_PROTOCOL_VERSIONS.includes(header)) {
+  if (header !== undefined && STATELESS_PROTOCOL_VERSIONS.includes(header)) {
     return "stateless";
   }
   if (options.isStatelessRequest) {
@@ -104,8 +102,8 @@ function carriesEnvelope(message: unknown): boolean {
   if (!isObject(message) || !isObject(message.params)) return false;
   const meta = message.params._meta;
   return isObject(meta) &&
-    (Object.hasOwn(meta, MODERN_META.protocolVersion) ||
-      Object.hasOwn(meta, MODERN_META.clientCapabilities));
+    (Object.hasOwn(meta, STATELESS_META.protocolVersion) ||
+      Object.hasOwn(meta, STATELESS_META.clientCapabilities));
 }
 
 /** The request a `notifications/cancelled` names, when the message is one. */

@@ -7,8 +7,10 @@
 export {
   type CallToolResult,
   type ContentBlock,
+  HANDSHAKE_PROTOCOL_VERSIONS,
   type Implementation,
   invalidArgumentsAsToolError,
+  LATEST_HANDSHAKE_PROTOCOL_VERSION,
   LATEST_LEGACY_PROTOCOL_VERSION,
   LEGACY_PROTOCOL_VERSIONS,
   type ListedTool,
@@ -21,6 +23,7 @@ export {
 } from "./protocol.ts";
 export {
   checkModernRequest,
+  checkStatelessRequest,
   decodeHeaderValue,
   type HeaderCheckedRequest,
   MODERN_META,
@@ -29,6 +32,12 @@ export {
   type ModernEnvelope,
   modernHeaderProblem,
   readModernEnvelope,
+  readStatelessEnvelope,
+  STATELESS_META,
+  STATELESS_METHODS,
+  STATELESS_PROTOCOL_VERSIONS,
+  type StatelessEnvelope,
+  statelessHeaderProblem,
 } from "./rev2026_07_28.ts";
 export {
   type ClientCapabilityName,

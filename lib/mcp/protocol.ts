@@ -9,7 +9,9 @@ import type { JsonSchema } from "../schema/types.ts";
 import type { ToolAnnotations } from "../estate/spec.ts";
 
 export {
+  HANDSHAKE_PROTOCOL_VERSIONS,
   invalidArgumentsAsToolError,
+  LATEST_HANDSHAKE_PROTOCOL_VERSION,
   LATEST_LEGACY_PROTOCOL_VERSION,
   LEGACY_PROTOCOL_VERSIONS,
   negotiateProtocolVersion,

@@ -8,7 +8,7 @@
  */
 
 /** The handshake-era revisions, newest first. */
-export const LEGACY_PROTOCOL_VERSIONS: readonly string[] = [
+export const HANDSHAKE_PROTOCOL_VERSIONS: readonly string[] = [
   "2025-11-25",
   "2025-06-18",
   "2025-03-26",
@@ -16,7 +16,7 @@ export const LEGACY_PROTOCOL_VERSIONS: readonly string[] = [
 ];
 
 /** The newest handshake-era revision: what an unknown requested revision is offered instead. */
-export const LATEST_LEGACY_PROTOCOL_VERSION = "2025-11-25";
+export const LATEST_HANDSHAKE_PROTOCOL_VERSION = "2025-11-25";
 
 /**
  * The revision an `initialize` negotiates: the requested one when supported, else the newest
@@ -34,7 +34,9 @@ export const LATEST_LEGACY_PROTOCOL_VERSION = "2025-11-25";
  * ```
  */
 export function negotiateProtocolVersion(requested: string): string {
-  return LEGACY_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_LEGACY_PROTOCOL_VERSION;
+  return HANDSHAKE_PROTOCOL_VERSIONS.includes(requested)
+    ? requested
+    : LATEST_HANDSHAKE_PROTOCOL_VERSION;
 }
 
 /**
@@ -47,3 +49,10 @@ export function negotiateProtocolVersion(requested: string): string {
 export function invalidArgumentsAsToolError(version: string): boolean {
   return version >= "2025-11-25";
 }
+
+/** @deprecated Use {@linkcode HANDSHAKE_PROTOCOL_VERSIONS}. */
+export const LEGACY_PROTOCOL_VERSIONS: readonly string[] = HANDSHAKE_PROTOCOL_VERSIONS;
+
+/** @deprecated Use {@linkcode LATEST_HANDSHAKE_PROTOCOL_VERSION}. */
+export const LATEST_LEGACY_PROTOCOL_VERSION: typeof LATEST_HANDSHAKE_PROTOCOL_VERSION =
+  LATEST_HANDSHAKE_PROTOCOL_VERSION;

@@ -13,10 +13,10 @@ import type { Implementation } from "./protocol.ts";
 import { MCP_METHODS, type McpMethodName, methodsOf } from "./methods.ts";
 
 /** The stateless revisions this library serves, newest first. */
-export const MODERN_PROTOCOL_VERSIONS: readonly string[] = ["2026-07-28"];
+export const STATELESS_PROTOCOL_VERSIONS: readonly string[] = ["2026-07-28"];
 
 /** The reserved `_meta` keys of the 2026-07-28 revision. */
-export const MODERN_META: {
+export const STATELESS_META: {
   /** The request's revision (required on every request). */
   readonly protocolVersion: "io.modelcontextprotocol/protocolVersion";
   /** The client's capabilities (required on every request). */
@@ -39,19 +39,19 @@ export const MODERN_META: {
 } as const;
 
 /** The requests the stateless revision serves (the table's client-to-server methods of the era). */
-export const MODERN_METHODS: readonly string[] = methodsOf("stateless", { sentBy: "client" });
+export const STATELESS_METHODS: readonly string[] = methodsOf("stateless", { sentBy: "client" });
 
 /** The requests whose `Mcp-Name` header names `params.name` or `params.uri` (the table's `named`). */
 const NAMED: Readonly<Record<string, "name" | "uri">> = Object.fromEntries(
-  MODERN_METHODS.flatMap((name) => {
+  STATELESS_METHODS.flatMap((name) => {
     const named = MCP_METHODS[name as McpMethodName].named;
     return named === undefined ? [] : [[name, named]];
   }),
 );
 
 /** What a stateless request says about its client. */
-export interface ModernEnvelope {
-  /** The revision the request is written in (one of {@linkcode MODERN_PROTOCOL_VERSIONS}). */
+export interface StatelessEnvelope {
+  /** The revision the request is written in (one of {@linkcode STATELESS_PROTOCOL_VERSIONS}). */
   protocolVersion: string;
   /** The client's declared capabilities. */
   clientCapabilities: Record<string, unknown>;
@@ -77,46 +77,46 @@ function metaOf(message: unknown): Record<string, unknown> | undefined {
  *
  * @example
  * ```ts
- * import { readModernEnvelope } from "@tool-estate/core";
+ * import { readStatelessEnvelope } from "@tool-estate/core";
  * import assert from "node:assert/strict";
  * const params = { _meta: { "io.modelcontextprotocol/protocolVersion": "1999-01-01", "io.modelcontextprotocol/clientCapabilities": {} } };
- * assert.throws(() => readModernEnvelope(params), { code: -32022 });
+ * assert.throws(() => readStatelessEnvelope(params), { code: -32022 });
  * ```
  */
-export function readModernEnvelope(params: unknown): ModernEnvelope {
+export function readStatelessEnvelope(params: unknown): StatelessEnvelope {
   const meta = isObject(params) && isObject(params._meta) ? params._meta : {};
-  const version = meta[MODERN_META.protocolVersion];
+  const version = meta[STATELESS_META.protocolVersion];
   if (typeof version !== "string") {
     throw new JsonRpcError(
       ERROR_CODES.INVALID_PARAMS,
-      `Invalid params: _meta["${MODERN_META.protocolVersion}"] must be a string`,
+      `Invalid params: _meta["${STATELESS_META.protocolVersion}"] must be a string`,
     );
   }
-  const capabilities = meta[MODERN_META.clientCapabilities];
+  const capabilities = meta[STATELESS_META.clientCapabilities];
   if (!isObject(capabilities)) {
     throw new JsonRpcError(
       ERROR_CODES.INVALID_PARAMS,
-      `Invalid params: _meta["${MODERN_META.clientCapabilities}"] must be an object`,
+      `Invalid params: _meta["${STATELESS_META.clientCapabilities}"] must be an object`,
     );
   }
-  if (!MODERN_PROTOCOL_VERSIONS.includes(version)) {
+  if (!STATELESS_PROTOCOL_VERSIONS.includes(version)) {
     throw new JsonRpcError(
       MCP_ERROR_CODES.UNSUPPORTED_PROTOCOL_VERSION,
       `Unsupported protocol version ${JSON.stringify(version)}; this server speaks ${
-        MODERN_PROTOCOL_VERSIONS.join(", ")
+        STATELESS_PROTOCOL_VERSIONS.join(", ")
       }`,
       {
-        data: { supported: [...MODERN_PROTOCOL_VERSIONS], requested: version },
+        data: { supported: [...STATELESS_PROTOCOL_VERSIONS], requested: version },
       },
     );
   }
-  const envelope: ModernEnvelope = {
+  const envelope: StatelessEnvelope = {
     protocolVersion: version,
     clientCapabilities: capabilities,
   };
-  const info = meta[MODERN_META.clientInfo];
+  const info = meta[STATELESS_META.clientInfo];
   if (isObject(info)) envelope.clientInfo = info as unknown as Implementation;
-  const level = meta[MODERN_META.logLevel];
+  const level = meta[STATELESS_META.logLevel];
   if (typeof level === "string") envelope.logLevel = level;
   return envelope;
 }
@@ -127,15 +127,15 @@ export function readModernEnvelope(params: unknown): ModernEnvelope {
  * @param method The request's method.
  * @param params The request's params.
  * @returns The envelope.
- * @throws {JsonRpcError} As {@linkcode readModernEnvelope}; `-32601` for a method the stateless
+ * @throws {JsonRpcError} As {@linkcode readStatelessEnvelope}; `-32601` for a method the stateless
  *   revision does not have (`initialize`, `ping`, `logging/setLevel`, `resources/subscribe`, ...).
  */
-export function checkModernRequest(
+export function checkStatelessRequest(
   method: string,
   params: unknown,
-): ModernEnvelope {
-  const envelope = readModernEnvelope(params);
-  if (!MODERN_METHODS.includes(method)) {
+): StatelessEnvelope {
+  const envelope = readStatelessEnvelope(params);
+  if (!STATELESS_METHODS.includes(method)) {
     throw new JsonRpcError(
       ERROR_CODES.METHOD_NOT_FOUND,
       `Method not found: ${method}`,
@@ -170,7 +170,7 @@ export function decodeHeaderValue(value: string): string | undefined {
   }
 }
 
-/** The part of a request {@linkcode modernHeaderProblem} checks the headers against. */
+/** The part of a request {@linkcode statelessHeaderProblem} checks the headers against. */
 export interface HeaderCheckedRequest {
   /** The request's method. */
   method: string;
@@ -187,7 +187,7 @@ export interface HeaderCheckedRequest {
  * @param request The request's method and params.
  * @returns A message naming the first mismatch (answer 400 with `-32020`), or undefined.
  */
-export function modernHeaderProblem(
+export function statelessHeaderProblem(
   headers: Record<string, string | undefined>,
   request: HeaderCheckedRequest,
 ): string | undefined {
@@ -195,11 +195,11 @@ export function modernHeaderProblem(
   const version = headers["mcp-protocol-version"];
   if (
     version === undefined ||
-    version.trim() !== meta[MODERN_META.protocolVersion]
+    version.trim() !== meta[STATELESS_META.protocolVersion]
   ) {
     return `Header mismatch: MCP-Protocol-Version (${
       JSON.stringify(version ?? null)
-    }) must equal _meta["${MODERN_META.protocolVersion}"]`;
+    }) must equal _meta["${STATELESS_META.protocolVersion}"]`;
   }
   const method = headers["mcp-method"];
   if (method === undefined || method.trim() !== request.method) {
@@ -218,3 +218,24 @@ export function modernHeaderProblem(
   }
   return undefined;
 }
+
+/** @deprecated Use {@linkcode STATELESS_PROTOCOL_VERSIONS}. */
+export const MODERN_PROTOCOL_VERSIONS: readonly string[] = STATELESS_PROTOCOL_VERSIONS;
+
+/** @deprecated Use {@linkcode STATELESS_META}. */
+export const MODERN_META: typeof STATELESS_META = STATELESS_META;
+
+/** @deprecated Use {@linkcode STATELESS_METHODS}. */
+export const MODERN_METHODS: readonly string[] = STATELESS_METHODS;
+
+/** @deprecated Use {@linkcode StatelessEnvelope}. */
+export type ModernEnvelope = StatelessEnvelope;
+
+/** @deprecated Use {@linkcode readStatelessEnvelope}. */
+export const readModernEnvelope: typeof readStatelessEnvelope = readStatelessEnvelope;
+
+/** @deprecated Use {@linkcode checkStatelessRequest}. */
+export const checkModernRequest: typeof checkStatelessRequest = checkStatelessRequest;
+
+/** @deprecated Use {@linkcode statelessHeaderProblem}. */
+export const modernHeaderProblem: typeof statelessHeaderProblem = statelessHeaderProblem;
