@@ -28,7 +28,7 @@ export async function everythingTools(): Promise<WorkloadTool[]> {
     {
       clientInfo: { name: "tool-estate-bench", version: "0.1.0" },
       capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: false } },
-      era: "legacy",
+      era: "handshake",
       requestTimeoutMs: 30_000,
     },
   );

@@ -97,7 +97,7 @@ const TRADER: Principal = {
   clearance: "restricted",
 };
 
-type Era = "legacy" | "modern";
+type Era = "handshake" | "stateless";
 
 /** Serves an `McpServer` over HTTP on 127.0.0.1 and prints `URL <url>` on stdout. */
 async function serveAndPrint(server: McpServer): Promise<void> {
@@ -244,7 +244,7 @@ async function main(roundMs: number, rounds: number): Promise<void> {
   const paths: { key: string; era: Era; via: "direct" | "relay" | "gateway"; client: McpClient }[] =
     [];
   try {
-    for (const era of ["legacy", "modern"] as const) {
+    for (const era of ["handshake", "stateless"] as const) {
       const via = [`--upstream=${upstream.url}`, `--era=${era}`];
       const relay = await spawn(["--serve=relay", ...via]);
       const gateway = await spawn(["--serve=gateway", ...via]);
@@ -269,12 +269,12 @@ async function main(roundMs: number, rounds: number): Promise<void> {
       }
     }
     const label = {
-      "direct legacy": "direct: client → upstream",
-      "relay legacy": "bare forwarder: client → relay → upstream",
-      "gateway legacy": "gateway: client → gateway → upstream",
-      "direct modern": "direct, stateless 2026-07-28",
-      "relay modern": "bare forwarder, stateless 2026-07-28",
-      "gateway modern": "gateway, stateless 2026-07-28",
+      "direct handshake": "direct: client → upstream",
+      "relay handshake": "bare forwarder: client → relay → upstream",
+      "gateway handshake": "gateway: client → gateway → upstream",
+      "direct stateless": "direct, stateless 2026-07-28",
+      "relay stateless": "bare forwarder, stateless 2026-07-28",
+      "gateway stateless": "gateway, stateless 2026-07-28",
     } as Record<string, string>;
     const us = (x: number) => `${x.toFixed(0)} µs`;
     const rows = paths.map((p) => {
@@ -310,11 +310,13 @@ async function main(roundMs: number, rounds: number): Promise<void> {
       ],
       rows,
     ));
-    for (const era of ["legacy", "modern"] as const) {
+    for (const era of ["handshake", "stateless"] as const) {
       const xs = times.get(`gateway ${era} 1`)!;
       const ys = times.get(`relay ${era} 1`)!;
       console.log(
-        `\n${era === "legacy" ? "handshake era" : "stateless 2026-07-28"}: the gateway over the ` +
+        `\n${
+          era === "handshake" ? "handshake era" : "stateless 2026-07-28"
+        }: the gateway over the ` +
           `bare forwarder, one call in flight: ${ratio(roundRatio(xs, ys))}, ` +
           `${median(xs.map((x, r) => x - ys[r])).toFixed(0)} µs per call`,
       );

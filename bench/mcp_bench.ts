@@ -196,7 +196,7 @@ async function connect(kind: string): Promise<McpClient> {
       cwd: ROOT,
       stderr: "inherit",
     }),
-    { era: modern ? "modern" : "legacy", requestTimeoutMs: 120_000 },
+    { era: modern ? "stateless" : "handshake", requestTimeoutMs: 120_000 },
   );
   await client.connect();
   return client;

@@ -596,7 +596,7 @@ async function startServe(place: Place, extra: string[] = []): Promise<Served> {
 async function connectAs(url: string, principal: string): Promise<McpClient> {
   const client = new McpClient(
     new StreamableHttpClientTransport(url, { token: DEMO_TOKENS[principal] }),
-    { era: "legacy", requestTimeoutMs: 60_000 },
+    { era: "handshake", requestTimeoutMs: 60_000 },
   );
   await client.connect();
   return client;

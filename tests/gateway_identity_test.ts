@@ -193,7 +193,7 @@ function gatewayTls(pki: TestPki, client: Pem = pki.gateway): GatewayTls {
 function mcpClient(transport: Transport): McpClient {
   return new McpClient(transport, {
     clientInfo: { name: "gateway-identity-test", version: "0.1.0" },
-    era: "legacy",
+    era: "handshake",
     requestTimeoutMs: 10_000,
   });
 }

@@ -179,7 +179,7 @@ function harness(options: HarnessOptions): Harness {
     },
     onLog: (e) => logs.push(e),
     onDrift: (e) => drift.push(e),
-    client: { era: "legacy" },
+    client: { era: "handshake" },
     relistIntervalMs: 0,
     ...options.gateway,
   });
@@ -191,7 +191,7 @@ function harness(options: HarnessOptions): Harness {
   const client = async (): Promise<McpClient> => {
     const [near, far] = createLinkedTransports();
     serveTransport({ server, transport: far, principal: DESK });
-    const c = new McpClient(near, { era: "legacy" });
+    const c = new McpClient(near, { era: "handshake" });
     await c.connect();
     clients.push(c);
     return c;
@@ -674,7 +674,7 @@ Deno.test("Gateway: a tool listed by a server whose record does not allow it is 
     const before = JSON.stringify(await client.request("tools/list"));
     await h.gateway.start();
     // What the CRM server listed, read directly, to hash.
-    const direct = new McpClient(crm.connect(), { era: "legacy" });
+    const direct = new McpClient(crm.connect(), { era: "handshake" });
     await direct.connect();
     const listed = await direct.listTools();
     await direct.close();

@@ -442,7 +442,7 @@ Deno.test("client: a call whose stream our server loses mid-call is answered aft
       reconnectDelayMs: 10,
       fetch: dropping,
     });
-    const client = new McpClient(transport, { era: "legacy" });
+    const client = new McpClient(transport, { era: "handshake" });
     await client.connect();
     try {
       const progress: Progress[] = [];
@@ -547,7 +547,7 @@ Deno.test("client: a stream the server closes after `retry` is resumed by GET wi
     reconnectDelayMs: 60_000,
   });
   const messages: unknown[] = [];
-  const client = new McpClient(transport, { era: "legacy" });
+  const client = new McpClient(transport, { era: "handshake" });
   try {
     await client.connect();
     const onmessage = transport.onmessage!;
@@ -593,7 +593,7 @@ Deno.test("client: resuming gives up after maxReconnects attempts in a row that 
     reconnectDelayMs: 1,
     onerror: (e) => gaveUp.resolve(e),
   });
-  const client = new McpClient(transport, { era: "legacy" });
+  const client = new McpClient(transport, { era: "handshake" });
   try {
     await client.connect();
     const failed = assert.rejects(

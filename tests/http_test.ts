@@ -117,7 +117,7 @@ async function connect(
     token,
     reconnectDelayMs: 20,
   });
-  const client = new McpClient(transport, { era: "legacy" });
+  const client = new McpClient(transport, { era: "handshake" });
   await client.connect();
   return { client, transport };
 }
@@ -366,7 +366,7 @@ Deno.test("http: a notification sent while no GET stream is open waits for the s
       token: TOKENS.operator,
       listen: false,
     });
-    const client = new McpClient(transport, { era: "legacy" });
+    const client = new McpClient(transport, { era: "handshake" });
     await client.connect();
     await client.listTools();
     f.registry.publish(
@@ -395,7 +395,7 @@ Deno.test("http: when the server ends the session, the client's next request fai
       token: TOKENS.operator,
       onerror: (e) => errors.push(e),
     });
-    const client = new McpClient(transport, { era: "legacy" });
+    const client = new McpClient(transport, { era: "handshake" });
     await client.connect();
     const closed = new Promise<void>((resolve) => {
       const previous = transport.onclose;
@@ -1411,7 +1411,7 @@ Deno.test("http: close() ends open streams and sessions and resolves once the so
     closeTimeoutMs: 200,
     onerror: (e) => errors.push(e),
   });
-  const client = new McpClient(transport, { era: "legacy" });
+  const client = new McpClient(transport, { era: "handshake" });
   await client.connect();
   await delay(50);
   await f.close();

@@ -240,7 +240,7 @@ Deno.test("the repair loop still fixes the issues it is told about: callTool, re
     serveTransport(s, far, OPERATOR);
     const client = new McpClient(near, {
       protocolVersion: version,
-      era: "legacy",
+      era: "handshake",
     });
     await client.connect();
     const bad = await client.callTool(TOOL, ARGS);

@@ -32,7 +32,7 @@ async function connected(
     capabilities: { tools: {} },
     serverInfo: { name: "double", version: "1.0.0" },
   }));
-  const client = new McpClient(near, { era: "legacy", ...options });
+  const client = new McpClient(near, { era: "handshake", ...options });
   await client.connect();
   return { client, server };
 }
@@ -271,16 +271,16 @@ Deno.test("McpClientError kinds: unsupported-revision, page-limit, malformed-res
     serverInfo: { name: "odd", version: "0" },
   }));
   await assert.rejects(
-    new McpClient(near, { era: "legacy" }).connect(),
+    new McpClient(near, { era: "handshake" }).connect(),
     kind(
       "unsupported-revision",
       /offered protocol 1999-01-01, which this client does not speak/,
     ),
   );
-  // era: "modern" against a server without server/discover.
+  // era: "stateless" against a server without server/discover.
   const [near2, far2] = createLinkedTransports();
   new JsonRpcPeer(far2);
-  const modernOnly = new McpClient(near2, { era: "modern" });
+  const modernOnly = new McpClient(near2, { era: "stateless" });
   await assert.rejects(modernOnly.connect(), (e) => {
     kind(
       "unsupported-revision",
@@ -329,7 +329,7 @@ Deno.test("listen(): not acknowledged in time is PeerError timeout, and the list
     }));
   const client = new McpClient(near, { requestTimeoutMs: 20 });
   await client.connect();
-  assert.equal(client.era, "modern");
+  assert.equal(client.era, "stateless");
   await assert.rejects(client.listen({ toolsListChanged: true }), (e) => {
     assert.ok(e instanceof PeerError);
     assert.deepEqual([e.kind, e.message], [

@@ -103,7 +103,7 @@ Deno.test("connect() picks the modern era on a discover result and sends no init
     "tools/list": tools(["a"]),
   });
   const init = await client.connect();
-  assert.equal(client.era, "modern");
+  assert.equal(client.era, "stateless");
   assert.equal(client.protocolVersion, "2026-07-28");
   assert.deepEqual(init.serverInfo, { name: "double", version: "1.0.0" });
   await client.listTools();
@@ -143,7 +143,7 @@ for (
       initialize: INITIALIZED,
     });
     const init = await client.connect();
-    assert.equal(client.era, "legacy");
+    assert.equal(client.era, "handshake");
     assert.equal(init.protocolVersion, "2025-11-25");
     assert.deepEqual(received.map((r) => r.method), [
       "server/discover",
@@ -162,7 +162,7 @@ Deno.test("connect() falls back to initialize when discover times out", async ()
     discoverTimeoutMs: 30,
   });
   await client.connect();
-  assert.equal(client.era, "legacy");
+  assert.equal(client.era, "handshake");
   assert.deepEqual(received.map((r) => r.method).slice(0, 2), [
     "server/discover",
     "initialize",
@@ -186,7 +186,7 @@ Deno.test("connect() only ever asks for a modern version it speaks, and accepts 
         },
   }, { protocolVersion: "2026-01-01" });
   await client.connect();
-  assert.equal(client.era, "modern");
+  assert.equal(client.era, "stateless");
   assert.equal(client.protocolVersion, "2026-07-28");
   assert.deepEqual(
     received.map((r) => (r.params._meta as Record<string, unknown>)[PV]),
@@ -214,18 +214,37 @@ Deno.test("connect() gives up when -32022 names no version in common (and does n
   await client.close();
 });
 
-Deno.test("era: legacy never sends server/discover; era: modern refuses a legacy server", async () => {
-  const legacy = double({ initialize: INITIALIZED }, { era: "legacy" });
+Deno.test("era: handshake never sends server/discover; era: stateless refuses a handshake-era server", async () => {
+  const legacy = double({ initialize: INITIALIZED }, { era: "handshake" });
   await legacy.client.connect();
   assert.deepEqual(legacy.received.map((r) => r.method), [
     "initialize",
     "notifications/initialized",
   ]);
   await legacy.client.close();
-  const modern = double({ initialize: INITIALIZED }, { era: "modern" });
+  const modern = double({ initialize: INITIALIZED }, { era: "stateless" });
   await assert.rejects(modern.client.connect(), /not a 2026-07-28 server/);
   assert.deepEqual(modern.received.map((r) => r.method), ["server/discover"]);
   await modern.client.close();
+});
+
+Deno.test("era: the deprecated legacy and modern still mean handshake and stateless; era reports the new word", async () => {
+  const legacy = double({ initialize: INITIALIZED }, { era: "legacy" });
+  await legacy.client.connect();
+  assert.deepEqual(legacy.received.map((r) => r.method), [
+    "initialize",
+    "notifications/initialized",
+  ]);
+  assert.equal(legacy.client.era, "handshake");
+  await legacy.client.close();
+  const modern = double({ "server/discover": DISCOVERED }, { era: "modern" });
+  await modern.client.connect();
+  assert.deepEqual(modern.received.map((r) => r.method), ["server/discover"]);
+  assert.equal(modern.client.era, "stateless");
+  await modern.client.close();
+  const refused = double({ initialize: INITIALIZED }, { era: "modern" });
+  await assert.rejects(refused.client.connect(), /not a 2026-07-28 server/);
+  await refused.client.close();
 });
 
 Deno.test("modern tools/list cache: fresh for ttlMs, then re-listed; ttlMs 0 re-lists every time", async () => {
@@ -434,7 +453,7 @@ Deno.test("listen() ends when the server answers the listen request, and is refu
   await sub.closed;
   await client.close();
 
-  const legacy = double({ initialize: INITIALIZED }, { era: "legacy" });
+  const legacy = double({ initialize: INITIALIZED }, { era: "handshake" });
   await legacy.client.connect();
   await assert.rejects(
     legacy.client.listen({ toolsListChanged: true }),
@@ -544,7 +563,7 @@ Deno.test("over Streamable HTTP: modern headers, JSON-RPC errors in 4xx bodies, 
   });
   try {
     await client.connect();
-    assert.equal(client.era, "modern");
+    assert.equal(client.era, "stateless");
     await client.listTools();
     await assert.rejects(
       client.request("foo/bar"),
@@ -668,7 +687,7 @@ Deno.test("connect(): only a DiscoverResult is modern — a server answering ser
     initialize: INITIALIZED,
   });
   const init = await client.connect();
-  assert.equal(client.era, "legacy");
+  assert.equal(client.era, "handshake");
   assert.equal(init.protocolVersion, "2025-11-25");
   assert.deepEqual(received.map((r) => r.method), [
     "server/discover",
@@ -677,7 +696,7 @@ Deno.test("connect(): only a DiscoverResult is modern — a server answering ser
   ]);
   // Required modern: the same answer is refused, naming why.
   const strict = double({ "server/discover": () => ({ result: {} }) }, {
-    era: "modern",
+    era: "stateless",
   });
   await assert.rejects(strict.client.connect(), /not a DiscoverResult/);
 });

@@ -36,7 +36,7 @@ async function served(id: string, names: string[]): Promise<Served> {
     calls.push({ name: p.name, args: p.arguments, meta: p._meta ?? {} });
     return { content: [{ type: "text", text: `${id}:${p.name}` }] };
   });
-  const client = new McpClient(near, { era: "legacy" });
+  const client = new McpClient(near, { era: "handshake" });
   await client.connect();
   return { client, calls };
 }

@@ -295,7 +295,7 @@ Deno.test("OAuthClient against oidc-provider: 401 → resource metadata → DCR 
     const oauth = oauthClient({ store });
     const client = mcpClient(w.url, oauth, errors);
     await client.connect();
-    assert.equal(client.era, "modern");
+    assert.equal(client.era, "stateless");
     const tools = (await client.listTools()).map((t) => t.name).sort();
     // The token's scopes are the resource metadata's scopes_supported: what the principal sees.
     assert.deepEqual(tools, ["payments.lookup", "policy.search"]);

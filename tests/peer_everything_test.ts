@@ -63,7 +63,7 @@ function text(content: unknown): string {
 Deno.test("McpClient and server-everything: handshake, tools on every page, a call, the scrubbed environment", async () => {
   await withEverything(async (client, transport, home) => {
     const init = await client.connect();
-    assert.equal(client.era, "legacy");
+    assert.equal(client.era, "handshake");
     assert.equal(init.protocolVersion, "2025-11-25");
     assert.equal(init.serverInfo.name, "mcp-servers/everything");
     assert.deepEqual(Object.keys(init.capabilities).sort(), [

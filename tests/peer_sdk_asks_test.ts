@@ -604,7 +604,7 @@ Deno.test("v2 SDK client, 2026-07-28 over stdio: input_required rounds confirm, 
 // 3. Our McpClient, both eras: it answers only through its host's policy, and declares only what
 //    the policy allows.
 
-type Era = "legacy" | "modern";
+type Era = "handshake" | "stateless";
 
 async function ourConnect(
   served: Served,
@@ -664,7 +664,7 @@ async function ourProves(served: Served, era: Era): Promise<void> {
       SEES[OPERATOR],
     );
     const refused = await bare.callTool("payments.release", HELD);
-    if (era === "legacy") {
+    if (era === "handshake") {
       assert.equal(refused.kind, "tool-error", outcomeText(refused));
       assert.match(
         outcomeText(refused),
@@ -751,9 +751,9 @@ async function ourProves(served: Served, era: Era): Promise<void> {
       records.map((r) => `${r.method} ${r.via} ${r.outcome}`),
       [
         ...Array(3).fill(
-          `elicitation/create ${era === "legacy" ? "request" : "input-required"} served`,
+          `elicitation/create ${era === "handshake" ? "request" : "input-required"} served`,
         ),
-        `sampling/createMessage ${era === "legacy" ? "request" : "input-required"} served`,
+        `sampling/createMessage ${era === "handshake" ? "request" : "input-required"} served`,
       ],
     );
   } finally {
@@ -761,8 +761,8 @@ async function ourProves(served: Served, era: Era): Promise<void> {
   }
 }
 
-for (const era of ["legacy", "modern"] as const) {
-  const expected = era === "legacy" ? HANDSHAKE_ERA_LOG : STATELESS_LOG;
+for (const era of ["handshake", "stateless"] as const) {
+  const expected = era === "handshake" ? HANDSHAKE_ERA_LOG : STATELESS_LOG;
   for (const via of ["stdio", "http"] as const) {
     Deno.test(`McpClient (${era}) over ${via}: confirmed and declined releases and sampling under a policy; refused by default`, async () => {
       await withServed(via, (served) => ourProves(served, era), (log) => {

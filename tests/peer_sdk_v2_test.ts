@@ -57,7 +57,7 @@ Deno.test("McpClient and the v2 SDK server: auto picks 2026-07-28; tools, calls,
     });
     try {
       const init = await client.connect();
-      assert.equal(client.era, "modern");
+      assert.equal(client.era, "stateless");
       assert.equal(client.protocolVersion, "2026-07-28");
       assert.equal(init.serverInfo.name, "v2-peer");
       assert.deepEqual((await client.listTools()).map((t) => t.name), ["echo"]);
@@ -88,12 +88,12 @@ Deno.test("McpClient and the v2 SDK server: era legacy still gets the 2025-11-25
     const client = new McpClient(
       new StreamableHttpClientTransport(url, { listen: false }),
       {
-        era: "legacy",
+        era: "handshake",
       },
     );
     try {
       const init = await client.connect();
-      assert.equal(client.era, "legacy");
+      assert.equal(client.era, "handshake");
       assert.equal(init.protocolVersion, "2025-11-25");
       assert.deepEqual((await client.listTools()).map((t) => t.name), ["echo"]);
     } finally {
@@ -109,7 +109,7 @@ Deno.test("McpClient and the v2 SDK over stdio: auto picks 2026-07-28 on a dual-
   });
   try {
     await client.connect();
-    assert.equal(client.era, "modern");
+    assert.equal(client.era, "stateless");
     assert.equal(client.protocolVersion, "2026-07-28");
     const ok = await client.callTool("echo", { message: "over stdio" });
     assert.equal(
@@ -123,12 +123,12 @@ Deno.test("McpClient and the v2 SDK over stdio: auto picks 2026-07-28 on a dual-
 
 Deno.test("McpClient and the v2 SDK over stdio: era legacy is served the handshake", async () => {
   const client = new McpClient(v2Stdio(), {
-    era: "legacy",
+    era: "handshake",
     requestTimeoutMs: 15_000,
   });
   try {
     const init = await client.connect();
-    assert.equal(client.era, "legacy");
+    assert.equal(client.era, "handshake");
     assert.equal(init.protocolVersion, "2025-11-25");
     assert.deepEqual((await client.listTools()).map((t) => t.name), ["echo"]);
   } finally {
@@ -143,13 +143,13 @@ Deno.test("McpClient and a modern-only v2 server over stdio: auto is modern; a h
   });
   try {
     await auto.connect();
-    assert.equal(auto.era, "modern");
+    assert.equal(auto.era, "stateless");
     assert.deepEqual((await auto.listTools()).map((t) => t.name), ["echo"]);
   } finally {
     await auto.close();
   }
   const legacy = new McpClient(v2Stdio("reject"), {
-    era: "legacy",
+    era: "handshake",
     requestTimeoutMs: 15_000,
   });
   try {

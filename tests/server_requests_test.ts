@@ -81,7 +81,7 @@ async function legacy(
   });
   server.onOtherNotification((_params, context) => void out.notifications.push(context.method));
   setup(server);
-  const client = new McpClient(near, { era: "legacy", ...options });
+  const client = new McpClient(near, { era: "handshake", ...options });
   await client.connect();
   return { ...out, client };
 }
@@ -749,7 +749,7 @@ async function modern(
       ...reply(params as Record<string, unknown>, calls.length - 1),
     };
   });
-  const client = new McpClient(near, { era: "modern", ...options });
+  const client = new McpClient(near, { era: "stateless", ...options });
   await client.connect();
   return { client, server, calls };
 }
@@ -964,7 +964,7 @@ Deno.test("input_required on prompts/get and resources/read; request() still ref
     () => ({ resultType: "input_required", requestState: "x" }),
   );
   const client = new McpClient(near, {
-    era: "modern",
+    era: "stateless",
     serverRequests: { roots: { list: () => [{ uri: "file:///srv" }] } },
   });
   await client.connect();
@@ -1030,7 +1030,7 @@ Deno.test("McpHost: a policy per server id, refuse-all for the rest, one log und
     });
     server.onOtherNotification((_p, c) => void fake.notified.push(c.method));
     fakes[id] = fake;
-    return await host.connect(id, near, { era: "legacy" });
+    return await host.connect(id, near, { era: "handshake" });
   };
   await connect("notes");
   await connect("thirdparty");
@@ -1059,7 +1059,7 @@ Deno.test("McpHost: a policy per server id, refuse-all for the rest, one log und
     capabilities: {},
     serverInfo: { name: "self-named", version: "1" },
   }));
-  const added = new McpClient(near, { era: "legacy" });
+  const added = new McpClient(near, { era: "handshake" });
   await added.connect();
   host.add("added", added);
   await assert.rejects(addedServer.request("roots/list"), rpcError(-32601));
@@ -1102,7 +1102,10 @@ Deno.test("serverRequestCapabilities() declares only what the policy allows, per
     elicitation: { form: {}, url: {} },
     roots: { listChanged: true },
   });
+  assert.deepEqual(serverRequestCapabilities(all, { era: "stateless" }).roots, {});
+  // The deprecated words still select the eras.
   assert.deepEqual(serverRequestCapabilities(all, { era: "modern" }).roots, {});
+  assert.deepEqual(serverRequestCapabilities(all, { era: "legacy" }).roots, { listChanged: true });
   assert.deepEqual(
     serverRequestCapabilities({ elicitation: {} }),
     {},

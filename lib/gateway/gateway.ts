@@ -149,12 +149,12 @@ const MISSING_STRUCTURED: SchemaIssue = Object.freeze({
  *     const identity = { server: "pricing", check: "spiffe" as const, expected: "spiffe://bank.example/pricing", observed: "spiffe://bank.example/pricing" };
  *     return Promise.resolve({ transport: near, identity });
  *   },
- *   client: { era: "legacy" },
+ *   client: { era: "handshake" },
  * });
  * const server = new McpServer({ registry: estate, handlerFor: (spec) => gateway.handlerFor(spec) });
  * const [near, far] = createLinkedTransports();
  * serveTransport({ server, transport: far, principal: { id: "desk", scopes: [], tenant: "group", clearance: "internal" } });
- * const client = new McpClient(near, { era: "legacy" });
+ * const client = new McpClient(near, { era: "handshake" });
  * await client.connect();
  * const outcome = await client.callTool("fx.quote", { pair: "EURUSD" });
  * assert.equal(outcome.kind, "ok");

@@ -10,14 +10,37 @@ import { JsonRpcError, MCP_ERROR_CODES } from "../jsonrpc/errors.ts";
 import { isObject } from "../_object.ts";
 import { checkResultType, McpClientError } from "./client_errors.ts";
 import { STATELESS_META, STATELESS_PROTOCOL_VERSIONS } from "./rev2026_07_28.ts";
+import type { ProtocolEra } from "./methods.ts";
 import {
   HANDSHAKE_PROTOCOL_VERSIONS,
   type Implementation,
   LATEST_HANDSHAKE_PROTOCOL_VERSION,
 } from "./protocol.ts";
 
-/** Which generation of MCP a connection speaks: the `initialize` handshake, or stateless 2026-07-28. */
+/**
+ * The client's old words for the eras: `legacy` for `handshake`, `modern` for `stateless`.
+ *
+ * @deprecated Use {@linkcode ProtocolEra}. `McpClientOptions.era` still accepts these words.
+ */
 export type McpClientEra = "legacy" | "modern";
+
+/**
+ * The era a client is asked to speak, as its options may say it: `auto`, an era, or one of the
+ * deprecated words (`legacy`, `modern`).
+ */
+export type McpClientEraOption = "auto" | ProtocolEra | McpClientEra;
+
+/**
+ * The era option in the library's words: `legacy` is `handshake`, `modern` is `stateless`.
+ *
+ * @param era The option as given (default `auto`).
+ * @returns `auto` or an era.
+ */
+export function eraOption(era: McpClientEraOption | undefined): "auto" | ProtocolEra {
+  if (era === "legacy") return "handshake";
+  if (era === "modern") return "stateless";
+  return era ?? "auto";
+}
 
 /** The server's answer to `initialize`. */
 export interface InitializeResult {
@@ -31,26 +54,23 @@ export interface InitializeResult {
   instructions?: string;
 }
 
-/** The stateless revisions this client speaks, newest first. */
-export const MODERN_VERSIONS: readonly string[] = STATELESS_PROTOCOL_VERSIONS;
-
 /** The reserved `_meta` keys of the 2026-07-28 envelope. */
 export const META: typeof STATELESS_META = STATELESS_META;
 
 /** What a `server/discover` attempt tells the client. */
 export type DiscoverVerdict =
-  /** The server answered: it is modern and speaks the version asked for. */
-  | { kind: "modern"; version: string }
-  /** The server is modern but not at this version: retry with `version`. */
+  /** The server answered: it is stateless and speaks the version asked for. */
+  | { kind: "stateless"; version: string }
+  /** The server is stateless but not at this version: retry with `version`. */
   | { kind: "retry"; version: string }
-  /** The server is modern but shares no version with this client. */
+  /** The server is stateless but shares no version with this client. */
   | { kind: "no-common-version"; supported: string[] }
   /** Anything else: the server is (treated as) a handshake-era one. */
-  | { kind: "legacy" };
+  | { kind: "handshake" };
 
 /**
- * Decides the era from a `server/discover` error. Only a recognized modern error makes the server
- * modern; any other error (whatever its code) means a handshake-era server.
+ * Decides the era from a `server/discover` error. Only a recognized 2026-07-28 error makes the
+ * server stateless; any other error (whatever its code) means a handshake-era server.
  *
  * @param code The JSON-RPC error code.
  * @param data The error's data.
@@ -60,23 +80,23 @@ export type DiscoverVerdict =
 export function verdictFromError(
   code: number,
   data: unknown,
-  options: { asked: string; legacy: readonly string[] },
+  options: { asked: string; handshake: readonly string[] },
 ): DiscoverVerdict {
-  const { asked, legacy } = options;
+  const { asked, handshake } = options;
   if (
     code !== MCP_ERROR_CODES.UNSUPPORTED_PROTOCOL_VERSION || !isObject(data)
   ) {
-    return { kind: "legacy" };
+    return { kind: "handshake" };
   }
   const supported = Array.isArray(data.supported)
     ? data.supported.filter((v): v is string => typeof v === "string")
     : [];
-  const common = MODERN_VERSIONS.find((v) => v !== asked && supported.includes(v));
+  const common = STATELESS_PROTOCOL_VERSIONS.find((v) => v !== asked && supported.includes(v));
   if (common !== undefined) return { kind: "retry", version: common };
   // A server naming a handshake-era version this client speaks serves `initialize`: fall back.
   // Otherwise there is nothing in common.
-  return supported.some((v) => legacy.includes(v))
-    ? { kind: "legacy" }
+  return supported.some((v) => handshake.includes(v))
+    ? { kind: "handshake" }
     : { kind: "no-common-version", supported };
 }
 
@@ -145,46 +165,46 @@ export interface NegotiationHost {
 /** How to negotiate (from the client's options). */
 export interface NegotiationOptions extends ClientSelf {
   /** Which era to speak. */
-  era: "auto" | McpClientEra;
+  era: "auto" | ProtocolEra;
   /** The revision asked for, if any. */
   protocolVersion?: string;
   /** How long `server/discover` may take before the server counts as handshake-era. */
   discoverTimeoutMs: number;
   /** The capabilities `initialize` declares, when they differ from the envelope's. */
-  legacyCapabilities?: Record<string, unknown>;
+  handshakeCapabilities?: Record<string, unknown>;
 }
 
 /**
- * Negotiates the era: `server/discover` first (unless `era` is `"legacy"`); a discover result
- * means modern; an unsupported-version error naming a modern version this client speaks means
- * modern at that version; any other error, or no answer in time, means a handshake-era server,
- * which gets `initialize` (unless `era` is `"modern"`).
+ * Negotiates the era: `server/discover` first (unless `era` is `"handshake"`); a discover result
+ * means stateless; an unsupported-version error naming a stateless version this client speaks
+ * means stateless at that version; any other error, or no answer in time, means a handshake-era
+ * server, which gets `initialize` (unless `era` is `"stateless"`).
  *
  * @param host How to send.
  * @param options The era, the revision, what the client says about itself, the discover timeout.
  * @param onEra Called with the era and the server's answer as soon as they are known — before
  *   `notifications/initialized` goes out in the handshake era.
  * @returns The server's answer.
- * @throws {JsonRpcError} When the server refuses (a modern server that needs a capability this
- *   client did not declare, or a refused `initialize`).
+ * @throws {JsonRpcError} When the server refuses (a stateless server that needs a capability
+ *   this client did not declare, or a refused `initialize`).
  * @throws {McpClientError} Of kind `unsupported-revision` when the server speaks no revision
- *   this client does (or, with `era: "modern"`, is not modern).
+ *   this client does (or, with `era: "stateless"`, is not stateless).
  */
 export async function negotiateEra(
   host: NegotiationHost,
   options: NegotiationOptions,
-  onEra: (era: McpClientEra, server: InitializeResult) => void,
+  onEra: (era: ProtocolEra, server: InitializeResult) => void,
 ): Promise<InitializeResult> {
-  if (options.era !== "legacy") {
-    const modern = await discover(host, options, options.era === "modern");
-    if (modern) {
-      onEra("modern", modern);
-      return modern;
+  if (options.era !== "handshake") {
+    const stateless = await discover(host, options, options.era === "stateless");
+    if (stateless) {
+      onEra("stateless", stateless);
+      return stateless;
     }
   }
   const result = await host.request("initialize", {
     protocolVersion: options.protocolVersion ?? LATEST_HANDSHAKE_PROTOCOL_VERSION,
-    capabilities: options.legacyCapabilities ?? options.capabilities,
+    capabilities: options.handshakeCapabilities ?? options.capabilities,
     clientInfo: options.clientInfo,
   }, {}) as InitializeResult;
   if (!HANDSHAKE_PROTOCOL_VERSIONS.includes(result.protocolVersion)) {
@@ -194,7 +214,7 @@ export async function negotiateEra(
       `the server offered protocol ${result.protocolVersion}, which this client does not speak`,
     );
   }
-  onEra("legacy", result);
+  onEra("handshake", result);
   await host.notify("notifications/initialized");
   return result;
 }
@@ -209,15 +229,16 @@ function refusedAuthorization(e: unknown): boolean {
   return e.status === 401 || e.status === 403;
 }
 
-/** Tries the modern era; undefined means "fall back to the handshake". */
+/** Tries the stateless era; undefined means "fall back to the handshake". */
 async function discover(
   host: NegotiationHost,
   options: NegotiationOptions,
   required: boolean,
 ): Promise<InitializeResult | undefined> {
   const asked = options.protocolVersion;
-  let version = asked !== undefined && MODERN_VERSIONS.includes(asked) ? asked : MODERN_VERSIONS[0];
-  for (let attempt = 0; attempt < MODERN_VERSIONS.length + 1; attempt++) {
+  const versions = STATELESS_PROTOCOL_VERSIONS;
+  let version = asked !== undefined && versions.includes(asked) ? asked : versions[0];
+  for (let attempt = 0; attempt < versions.length + 1; attempt++) {
     let result: unknown;
     try {
       result = await host.request("server/discover", {}, {
@@ -229,9 +250,9 @@ async function discover(
       const verdict = e instanceof JsonRpcError
         ? verdictFromError(e.code, e.data, {
           asked: version,
-          legacy: HANDSHAKE_PROTOCOL_VERSIONS,
+          handshake: HANDSHAKE_PROTOCOL_VERSIONS,
         })
-        : { kind: "legacy" as const };
+        : { kind: "handshake" as const };
       if (verdict.kind === "retry") {
         version = verdict.version;
         continue;
@@ -239,7 +260,7 @@ async function discover(
       if (
         e instanceof JsonRpcError &&
         e.code === MCP_ERROR_CODES.MISSING_REQUIRED_CLIENT_CAPABILITY
-      ) throw e; // a modern server that needs more than this client declared
+      ) throw e; // a stateless server that needs more than this client declared
       if (required || verdict.kind === "no-common-version") {
         throw new McpClientError(
           "unsupported-revision",
@@ -251,7 +272,7 @@ async function discover(
       }
       return undefined;
     }
-    // Only a DiscoverResult makes the server modern: one that names the versions it supports. A
+    // Only a DiscoverResult makes the server stateless: one that names the versions it supports. A
     // handshake-era server answering every method with `{}` is not one.
     const supported = isObject(result) && Array.isArray(result.supportedVersions)
       ? result.supportedVersions.filter((v): v is string => typeof v === "string")
@@ -266,7 +287,7 @@ async function discover(
       return undefined;
     }
     if (!supported.includes(version)) {
-      const common = MODERN_VERSIONS.find((v) => supported.includes(v));
+      const common = versions.find((v) => supported.includes(v));
       if (common !== undefined && common !== version) {
         version = common;
         continue;

@@ -7,6 +7,7 @@
 import { ERROR_CODES, JsonRpcError } from "../jsonrpc/errors.ts";
 import { isObject } from "../_object.ts";
 import { checkElicitationContent, checkElicitationSchema } from "./elicitation_schema.ts";
+import type { ProtocolEra } from "./methods.ts";
 import type { ServerRequestRecord, ServerRequestVia } from "./server_request_log.ts";
 import {
   DEFAULT_SAMPLING_MAX_TOKENS,
@@ -35,7 +36,7 @@ export interface GovernorHost {
   /** The server's name for logs and callbacks. */
   server(): string;
   /** The era the connection speaks, once known. */
-  era(): "legacy" | "modern" | undefined;
+  era(): ProtocolEra | undefined;
   /** The clock, in milliseconds. */
   now(): number;
   /** Records one request. */
@@ -221,7 +222,7 @@ export class ServerRequestGovernor {
         "not a server-initiated request this client serves",
       );
     }
-    if (options.via === "request" && this.#host.era() === "modern") {
+    if (options.via === "request" && this.#host.era() === "stateless") {
       throw notFound(
         method,
         "a 2026-07-28 server asks through input_required results, not through requests",

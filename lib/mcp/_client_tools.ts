@@ -5,7 +5,7 @@
 // says the list changed. One walk of the pages at a time: concurrent callers share it.
 
 import type { Implementation, ListedTool } from "./protocol.ts";
-import type { McpClientEra } from "./_client_era.ts";
+import type { ProtocolEra } from "./methods.ts";
 import type { Walked } from "./_client_pages.ts";
 import {
   type CacheScope,
@@ -17,7 +17,7 @@ import {
 /** What the cache needs from its client. */
 export interface ToolsCacheHost {
   /** The era the connection speaks (undefined before it connects). */
-  era(): McpClientEra | undefined;
+  era(): ProtocolEra | undefined;
   /** The server's `serverInfo`, which names it in the shared store by default. */
   serverInfo(): Implementation | undefined;
   /** Walks every page of `tools/list`. */
@@ -74,7 +74,7 @@ export class ToolsCache {
     this.#tools = undefined;
     this.#fresh = undefined;
     this.#listing = undefined;
-    if (this.#host.era() === "modern") {
+    if (this.#host.era() === "stateless") {
       for (const scope of SCOPES) {
         const key = this.#storeKey(scope);
         if (key !== undefined) this.#host.store!.delete(key);
@@ -92,7 +92,7 @@ export class ToolsCache {
   }
 
   #cached(): ListedTool[] | undefined {
-    if (this.#host.era() !== "modern") return this.#tools;
+    if (this.#host.era() !== "stateless") return this.#tools;
     const now = this.#host.now();
     if (this.#tools && this.#fresh && now < this.#fresh.expiresAt) {
       return this.#tools;
@@ -110,7 +110,7 @@ export class ToolsCache {
   }
 
   #keep(tools: ListedTool[], freshness: Freshness | undefined): void {
-    if (this.#host.era() !== "modern" || !freshness) {
+    if (this.#host.era() !== "stateless" || !freshness) {
       this.#tools = tools;
       return;
     }

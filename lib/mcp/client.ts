@@ -1,8 +1,8 @@
 /**
  * The MCP client: one per connection (host, client, server). It is dual-era: it first asks
  * `server/discover` (the stateless 2026-07-28 revision) and falls back to the `initialize`
- * handshake when the server does not answer as a modern one. It caches `tools/list` (walking
- * every page) until the server says the list changed or, in the modern era, until its `ttlMs`
+ * handshake when the server does not answer as a stateless one. It caches `tools/list` (walking
+ * every page) until the server says the list changed or, in the stateless era, until its `ttlMs`
  * runs out, and returns typed call outcomes that separate tool errors, rejected arguments and
  * protocol errors — what a host needs to run the repair loop.
  *
@@ -33,7 +33,14 @@ import type {
 import type { Transport } from "./transport.ts";
 import type { ListCacheStore } from "./list_cache.ts";
 import { checkResultType, McpClientError, ResourceNotFoundError } from "./client_errors.ts";
-import { envelope, type InitializeResult, type McpClientEra, negotiateEra } from "./_client_era.ts";
+import {
+  envelope,
+  eraOption,
+  type InitializeResult,
+  type McpClientEraOption,
+  negotiateEra,
+} from "./_client_era.ts";
+import type { ProtocolEra } from "./methods.ts";
 import { type Walked, walkPages } from "./_client_pages.ts";
 import { ToolsCache } from "./_client_tools.ts";
 import { type ListenFilter, type Subscription, Subscriptions } from "./_client_subscriptions.ts";
@@ -53,7 +60,7 @@ export {
   type ResourceNotFoundErrorOptions,
   UnsupportedResultError,
 } from "./client_errors.ts";
-export type { InitializeResult, McpClientEra } from "./_client_era.ts";
+export type { InitializeResult, McpClientEra, McpClientEraOption } from "./_client_era.ts";
 export type { ListenFilter, Subscription } from "./_client_subscriptions.ts";
 export type { CallOutcome } from "./_client_outcome.ts";
 
@@ -93,10 +100,11 @@ export interface McpClientOptions {
   maxPages?: number;
   /**
    * Which era to speak. `"auto"` asks `server/discover` first and falls back to `initialize` on
-   * any error that is not a recognized 2026-07-28 one, or on a timeout (the default); `"legacy"`
-   * only does the handshake; `"modern"` only speaks 2026-07-28 (fails otherwise).
+   * any error that is not a recognized 2026-07-28 one, or on a timeout (the default);
+   * `"handshake"` only does the handshake; `"stateless"` only speaks 2026-07-28 (fails
+   * otherwise). The deprecated `"legacy"` and `"modern"` mean `"handshake"` and `"stateless"`.
    */
-  era?: "auto" | McpClientEra;
+  era?: McpClientEraOption;
   /** How long `server/discover` may take before the server counts as handshake-era. Default 3 s. */
   discoverTimeoutMs?: number;
   /**
@@ -105,7 +113,7 @@ export interface McpClientOptions {
    * results stay in this client.
    */
   cachePartition?: string;
-  /** A store shared by the clients of one host for cached list results (modern era). */
+  /** A store shared by the clients of one host for cached list results (stateless era). */
   cacheStore?: ListCacheStore;
   /** The server's identity within the shared store. Default its `serverInfo` name and version. */
   cacheKey?: string;
@@ -168,8 +176,8 @@ export class McpClient {
   readonly #log: ServerRequestLog;
   readonly #closing = new AbortController();
   #init: InitializeResult | undefined;
-  #era: McpClientEra | undefined;
-  #modernVersion: string | undefined;
+  #era: ProtocolEra | undefined;
+  #statelessVersion: string | undefined;
 
   /**
    * Makes a client on a transport (not yet connected).
@@ -215,7 +223,7 @@ export class McpClient {
     this.#peer.onNotification(
       "notifications/subscriptions/acknowledged",
       (params) => {
-        if (this.#era === "modern") {
+        if (this.#era === "stateless") {
           this.#subscriptions.acknowledged(
             isObject(params) ? params : {},
           );
@@ -223,7 +231,7 @@ export class McpClient {
       },
     );
     this.#peer.onNotification("notifications/cancelled", (params) => {
-      if (this.#era === "modern") {
+      if (this.#era === "stateless") {
         this.#subscriptions.cancelled(isObject(params) ? params : {});
       }
     });
@@ -247,18 +255,18 @@ export class McpClient {
   }
 
   /**
-   * Connects. With `era: "legacy"` it does `initialize` then
+   * Connects. With `era: "handshake"` it does `initialize` then
    * `notifications/initialized`. With `era: "auto"` (the default) it first sends
-   * `server/discover` under the 2026-07-28 envelope: a discover result means modern; an
-   * unsupported-version error naming a modern version this client speaks means modern at that
-   * version; any other error, or no answer within `discoverTimeoutMs`, means a handshake-era
-   * server, and it does `initialize` then `notifications/initialized`.
+   * `server/discover` under the 2026-07-28 envelope: a discover result means stateless; an
+   * unsupported-version error naming a stateless version this client speaks means stateless at
+   * that version; any other error, or no answer within `discoverTimeoutMs`, means a
+   * handshake-era server, and it does `initialize` then `notifications/initialized`.
    *
-   * @returns The server's answer (for a modern server, its discover result in the same shape).
+   * @returns The server's answer (for a stateless server, its discover result in the same shape).
    * @throws {JsonRpcError} When the server refuses.
    * @throws {PeerError} When the connection closes first, or `initialize` times out.
    * @throws {McpClientError} Of kind `unsupported-revision` when the server speaks no revision
-   *   this client does (or, with `era: "modern"`, is not modern).
+   *   this client does (or, with `era: "stateless"`, is not stateless).
    */
   connect(): Promise<InitializeResult> {
     const options = this.#options;
@@ -268,16 +276,16 @@ export class McpClient {
       closed: () => this.#peer.closed,
       close: () => this.close(),
     }, {
-      era: options.era ?? "auto",
+      era: eraOption(options.era),
       protocolVersion: options.protocolVersion,
-      capabilities: this.#capabilities("modern"),
-      legacyCapabilities: this.#capabilities("legacy"),
+      capabilities: this.#capabilities("stateless"),
+      handshakeCapabilities: this.#capabilities("handshake"),
       clientInfo: this.#clientInfo(),
       discoverTimeoutMs: options.discoverTimeoutMs ?? 3000,
     }, (era, server) => {
       this.#era = era;
       this.#init = server;
-      if (era === "modern") this.#modernVersion = server.protocolVersion;
+      if (era === "stateless") this.#statelessVersion = server.protocolVersion;
     });
   }
 
@@ -287,7 +295,7 @@ export class McpClient {
   }
 
   /** The capabilities declared: the caller's, with the server-request ones from the policy. */
-  #capabilities(era: McpClientEra): Record<string, unknown> {
+  #capabilities(era: ProtocolEra): Record<string, unknown> {
     const own = { ...this.#options.capabilities };
     delete own.sampling;
     delete own.elicitation;
@@ -336,7 +344,7 @@ export class McpClient {
    * @returns Whether the notification was sent.
    */
   async rootsChanged(): Promise<boolean> {
-    if (this.#era !== "legacy" || !this.#options.serverRequests?.roots) {
+    if (this.#era !== "handshake" || !this.#options.serverRequests?.roots) {
       return false;
     }
     await this.notify("notifications/roots/list_changed");
@@ -348,8 +356,8 @@ export class McpClient {
     return this.#init;
   }
 
-  /** The era the connection speaks, once connected. */
-  get era(): McpClientEra | undefined {
+  /** The era the connection speaks, once connected: `handshake` or `stateless`. */
+  get era(): ProtocolEra | undefined {
     return this.#era;
   }
 
@@ -365,7 +373,7 @@ export class McpClient {
 
   /**
    * Subscribes to the server's `notifications/tools/list_changed` (after the cache is dropped).
-   * In the modern era, when the server declares `tools.listChanged`, the first listener also
+   * In the stateless era, when the server declares `tools.listChanged`, the first listener also
    * opens a `subscriptions/listen` stream for it (once per client, and not when
    * {@linkcode McpClient.listen} already asked for it), since that is the only way the
    * notification arrives there.
@@ -377,7 +385,7 @@ export class McpClient {
     this.#listeners.add(listener);
     const tools = this.#init?.capabilities.tools;
     if (
-      this.#era === "modern" && isObject(tools) && tools.listChanged === true
+      this.#era === "stateless" && isObject(tools) && tools.listChanged === true
     ) {
       this.#subscriptions.ensureToolsStream();
     }
@@ -416,8 +424,8 @@ export class McpClient {
     const meta: Record<string, unknown> = {
       ...(isObject(params._meta) ? params._meta : {}),
       ...options.meta,
-      ...(this.#modernVersion === undefined ? {} : envelope(this.#modernVersion, {
-        capabilities: this.#capabilities("modern"),
+      ...(this.#statelessVersion === undefined ? {} : envelope(this.#statelessVersion, {
+        capabilities: this.#capabilities("stateless"),
         clientInfo: this.#clientInfo(),
       })),
     };
@@ -427,7 +435,7 @@ export class McpClient {
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
-    if (this.#era !== "modern") return call;
+    if (this.#era !== "stateless") return call;
     return {
       ...call,
       result: call.result.then((value) => {
@@ -455,7 +463,7 @@ export class McpClient {
 
   /**
    * The server's tools, from the cache when it is fresh; otherwise every page of `tools/list`.
-   * Handshake era: cached until `notifications/tools/list_changed`. Modern era: cached for the
+   * Handshake era: cached until `notifications/tools/list_changed`. Stateless era: cached for the
    * shortest `ttlMs` of the pages (0 = asked again every time), shared through `cacheStore`
    * when `cacheScope` is `"public"`, or within `cachePartition` when `"private"`; dropped when a
    * `subscriptions/listen` stream says the list changed.
@@ -483,7 +491,7 @@ export class McpClient {
    *   timeout; `cancelled` or `closed` when it ends before.
    */
   listen(filter: ListenFilter): Promise<Subscription> {
-    if (this.#era !== "modern") {
+    if (this.#era !== "stateless") {
       return Promise.reject(
         new McpClientError(
           "wrong-era",
@@ -630,7 +638,7 @@ export class McpClient {
       : this.#closing.signal;
     try {
       // The handshake era has no input_required results: a request is answered once.
-      if (this.#era !== "modern") {
+      if (this.#era !== "stateless") {
         return await this.#start(method, params, options).result;
       }
       return await fulfilInputRequired(method, params, {
@@ -651,9 +659,9 @@ export class McpClient {
     });
   }
 
-  /** `notifications/tools/list_changed`; in the modern era only on an open listen stream. */
+  /** `notifications/tools/list_changed`; in the stateless era only on an open listen stream. */
   #toolsChanged(params: Record<string, unknown>): void {
-    if (this.#era === "modern" && !this.#subscriptions.owns(params)) return;
+    if (this.#era === "stateless" && !this.#subscriptions.owns(params)) return;
     this.#tools.drop();
     for (const l of [...this.#listeners]) l();
   }

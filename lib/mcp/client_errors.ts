@@ -95,7 +95,7 @@ export class ResourceNotFoundError extends JsonRpcError {
 /**
  * Why the client gave up on an exchange that JSON-RPC carried fine:
  * - `unsupported-revision`: the server speaks no protocol revision this client does (or, with
- *   `era: "modern"`, is not a 2026-07-28 server);
+ *   `era: "stateless"`, is not a 2026-07-28 server);
  * - `malformed-result`: a result lacks what the method promises (a page without its list, a
  *   `subscriptions/listen` answered without being acknowledged);
  * - `page-limit`: a list did not end within the client's `maxPages`;

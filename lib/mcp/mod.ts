@@ -90,6 +90,7 @@ export {
   type ListenFilter,
   McpClient,
   type McpClientEra,
+  type McpClientEraOption,
   McpClientError,
   type McpClientErrorKind,
   type McpClientOptions,

@@ -43,6 +43,7 @@
  * @module
  */
 
+import type { ProtocolEra } from "./methods.ts";
 import type { ServerRequestVia } from "./server_request_log.ts";
 
 /** The server-initiated request methods a policy governs. */
@@ -302,10 +303,11 @@ export interface ServerRequestPolicy {
 /** Options for {@linkcode serverRequestCapabilities}. */
 export interface ServerRequestCapabilitiesOptions {
   /**
-   * The era: `legacy` (for `initialize`) declares `roots.listChanged`; `modern` (the 2026-07-28
-   * `_meta` envelope, which has no roots notification) declares `roots: {}`. Default `legacy`.
+   * The era: `handshake` (for `initialize`) declares `roots.listChanged`; `stateless` (the
+   * 2026-07-28 `_meta` envelope, which has no roots notification) declares `roots: {}`. Default
+   * `handshake`. The deprecated `legacy` and `modern` mean `handshake` and `stateless`.
    */
-  era?: "legacy" | "modern";
+  era?: ProtocolEra | "legacy" | "modern";
 }
 
 /**
@@ -346,7 +348,8 @@ export function serverRequestCapabilities(
     };
   }
   if (policy.roots) {
-    out.roots = (options.era ?? "legacy") === "legacy" ? { listChanged: true } : {};
+    const era = options.era ?? "handshake";
+    out.roots = era === "handshake" || era === "legacy" ? { listChanged: true } : {};
   }
   return out;
 }

@@ -74,7 +74,7 @@ export async function play(url: string, scenario: string): Promise<void> {
       // result, which the default "auto" client takes for a 2026-07-28 server. The `auth/*` mocks
       // answer `server/discover` with -32601 (0.1.16: handshake era) or serve 2026-07-28 (the
       // alpha's): "auto" finds out.
-      era: auth ? "auto" : "legacy",
+      era: auth ? "auto" : "handshake",
     },
   );
   try {

@@ -127,7 +127,7 @@ function responseId(message: unknown): JsonRpcId | undefined {
 }
 
 /** The 2026-07-28 headers a message needs (none for a handshake-era message). */
-function modernHeaders(
+function statelessHeaders(
   message: JsonRpcMessage,
 ): Record<string, string> | undefined {
   if (!("method" in message) || !isObject(message.params)) return undefined;
@@ -255,7 +255,7 @@ export class StreamableHttpClientTransport implements Transport {
     const method = "method" in message ? message.method : undefined;
     const isInitialize = method === "initialize" && "id" in message;
     if (isInitialize) this.#initializeId = (message as { id: JsonRpcId }).id;
-    const modern = modernHeaders(message);
+    const stateless = statelessHeaders(message);
     const requestId: JsonRpcId | undefined =
       method !== undefined && "id" in message && message.id !== null ? message.id : undefined;
     const controller = this.#track(new AbortController());
@@ -264,8 +264,8 @@ export class StreamableHttpClientTransport implements Transport {
       res = await this.#fetch(this.#url, {
         method: "POST",
         headers: {
-          ...this.#headers(!isInitialize && !modern),
-          ...modern,
+          ...this.#headers(!isInitialize && !stateless),
+          ...stateless,
           "content-type": "application/json",
           accept: "application/json, text/event-stream",
         },
@@ -284,7 +284,7 @@ export class StreamableHttpClientTransport implements Transport {
     const sessionId = res.headers.get("mcp-session-id");
     if (isInitialize && res.ok && sessionId) this.#sessionId = sessionId;
     if (
-      !res.ok && modern && requestId !== undefined && res.status !== 401 &&
+      !res.ok && stateless && requestId !== undefined && res.status !== 401 &&
       res.status !== 403
     ) {
       // 2026-07-28 answers a refused request with its JSON-RPC error (400 -32022, 404 -32601):
@@ -330,13 +330,13 @@ export class StreamableHttpClientTransport implements Transport {
       }
       this.#deliver(value);
     } else if (type === "text/event-stream") {
-      // Only a 2026-07-28 server takes a closed stream as cancellation (legacy: it does not);
+      // Only a 2026-07-28 server takes a closed stream as cancellation (a handshake-era one does not);
       // only a handshake-era stream is resumed (2026-07-28 has no resumption).
-      if (requestId !== undefined && modern) {
+      if (requestId !== undefined && stateless) {
         this.#streams.set(requestId, controller);
       }
       let awaiting: Awaiting | undefined;
-      if (requestId !== undefined && !modern) {
+      if (requestId !== undefined && !stateless) {
         awaiting = {
           id: requestId,
           answered: false,

@@ -20,8 +20,8 @@
  *   authenticate: bearerTokens([{ id: "ops", scopes: [], tenant: "group", clearance: "internal", token: "t0k" }]),
  * });
  * const client = new McpClient(new StreamableHttpClientTransport(http.url, { token: "t0k" }));
- * assert.equal((await client.connect()).protocolVersion, "2026-07-28"); // dual-era client: modern
- * assert.equal(client.era, "modern");
+ * assert.equal((await client.connect()).protocolVersion, "2026-07-28"); // dual-era client: stateless
+ * assert.equal(client.era, "stateless");
  * assert.deepEqual(await client.listTools(), []);
  * await client.close();
  * await http.close();
