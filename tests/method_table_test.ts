@@ -10,6 +10,7 @@ import {
   PROTOCOL_ERAS,
   type ProtocolEra,
   serverCapabilitiesOf,
+  type ServerRequestMethod,
   STATELESS_META,
   STATELESS_METHODS,
   statelessHeaderProblem,
@@ -182,4 +183,18 @@ Deno.test("the stateless server answers exactly the table's stateless methods (o
     if (served) assert.notEqual(code, -32601, method);
     else assert.equal(code, -32601, method);
   }
+});
+
+Deno.test("the server-to-client requests a client governs are the table's, each with its client capability", () => {
+  // Keyed by ServerRequestMethod: the type makes this list the policy's methods exactly.
+  const governed: Record<ServerRequestMethod, string> = {
+    "sampling/createMessage": "sampling",
+    "elicitation/create": "elicitation",
+    "roots/list": "roots",
+  };
+  const fromTable = Object.fromEntries(
+    NAMES.filter((n) => MCP_METHODS[n].sentBy.includes("server") && MCP_METHODS[n].clientCapability)
+      .map((n) => [n, MCP_METHODS[n].clientCapability]),
+  );
+  assert.deepEqual(fromTable, governed);
 });

@@ -7,7 +7,12 @@
 import { ERROR_CODES, JsonRpcError } from "../jsonrpc/errors.ts";
 import { isObject } from "../_object.ts";
 import { checkElicitationContent, checkElicitationSchema } from "./elicitation_schema.ts";
-import type { ProtocolEra } from "./methods.ts";
+import {
+  type ClientCapabilityName,
+  isMcpMethod,
+  MCP_METHODS,
+  type ProtocolEra,
+} from "./methods.ts";
 import type { ServerRequestRecord, ServerRequestVia } from "./server_request_log.ts";
 import {
   DEFAULT_SAMPLING_MAX_TOKENS,
@@ -81,12 +86,14 @@ export class ServerRequestRefusal extends JsonRpcError {
 
 const MINUTE_MS = 60_000;
 
-/** The three governed methods, and the name of each direction in messages. */
-const DIRECTIONS: Record<ServerRequestMethod, string> = {
-  "sampling/createMessage": "sampling",
-  "elicitation/create": "elicitation",
-  "roots/list": "roots",
-};
+/**
+ * The direction (the client capability) a server-to-client request needs, from the method
+ * table; undefined for a method this client does not govern.
+ */
+function directionOf(method: string): ClientCapabilityName | undefined {
+  if (!isMcpMethod(method) || !MCP_METHODS[method].sentBy.includes("server")) return undefined;
+  return MCP_METHODS[method].clientCapability;
+}
 
 /** What a prepared request does once admitted: its answer, and an elicitation's action. */
 type Run = (context: ServerRequestContext) => Promise<Served>;
@@ -216,7 +223,7 @@ export class ServerRequestGovernor {
     options: ServeOptions,
     adjustments: string[],
   ): Run {
-    if (!Object.hasOwn(DIRECTIONS, method)) {
+    if (directionOf(method) === undefined) {
       throw notFound(
         method,
         "not a server-initiated request this client serves",
@@ -523,7 +530,7 @@ function notFound(method: string, reason: string): ServerRequestRefusal {
 function notAllowed(method: ServerRequestMethod): ServerRequestRefusal {
   return notFound(
     method,
-    `${DIRECTIONS[method]} is not allowed for this server by the host's policy (not declared)`,
+    `${directionOf(method)} is not allowed for this server by the host's policy (not declared)`,
   );
 }
 
