@@ -23,7 +23,7 @@ import type { Progress, RequestContext } from "../jsonrpc/peer_types.ts";
 import { type Caller, logProbe, protocolError, type ServerCore } from "./_server_core.ts";
 import { type CallToolResult, invalidArgumentsAsToolError } from "./protocol.ts";
 import { ISSUES_META_KEY } from "./_client_outcome.ts";
-import { LEGACY_PROTOCOL_VERSIONS } from "./rev2025_11_25.ts";
+import { HANDSHAKE_PROTOCOL_VERSIONS } from "./rev2025_11_25.ts";
 import type { CallRecord, ConfirmationRecord } from "./server_options.ts";
 import {
   type Asker,
@@ -34,7 +34,7 @@ import {
   trackAsks,
 } from "./_asks.ts";
 import { CONFIRMATION_SCHEMA, confirmationMessage, needsConfirmation } from "./asks.ts";
-import { MODERN_PROTOCOL_VERSIONS } from "./rev2026_07_28.ts";
+import { STATELESS_PROTOCOL_VERSIONS } from "./rev2026_07_28.ts";
 import {
   LOG_LEVELS,
   type LogEntry,
@@ -269,7 +269,7 @@ export function checkArguments(
   const limited = limitIssues(issues);
   if (
     !invalidArgumentsAsToolError(
-      options.protocolVersion ?? LEGACY_PROTOCOL_VERSIONS[0],
+      options.protocolVersion ?? HANDSHAKE_PROTOCOL_VERSIONS[0],
     )
   ) {
     return {
@@ -359,7 +359,7 @@ function missingCapability(
 /** Whether the caller speaks the stateless revision. */
 function isStateless(caller: Caller): boolean {
   return caller.protocolVersion !== undefined &&
-    MODERN_PROTOCOL_VERSIONS.includes(caller.protocolVersion);
+    STATELESS_PROTOCOL_VERSIONS.includes(caller.protocolVersion);
 }
 
 /**

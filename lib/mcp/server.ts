@@ -23,7 +23,7 @@ import { handleStateless, serveStateless } from "./_server_rev2026_07_28.ts";
 import { CORES, type Listener, type ServerCore, visibleSignature } from "./_server_core.ts";
 import { type SessionRequestHandler, SessionTable } from "./_sessions.ts";
 import { mayRead } from "./_surfaces.ts";
-import { MODERN_META } from "./rev2026_07_28.ts";
+import { STATELESS_META } from "./rev2026_07_28.ts";
 import { scopeChallengeFor } from "./_call_tool.ts";
 import type { ScopeChallenge, Served } from "./outcome.ts";
 import type { ClassifiedMessage } from "../jsonrpc/envelope.ts";
@@ -524,7 +524,7 @@ export class McpServer {
       try {
         l.notify(
           makeNotification("notifications/tools/list_changed", {
-            _meta: { [MODERN_META.subscriptionId]: l.id },
+            _meta: { [STATELESS_META.subscriptionId]: l.id },
           }),
           l.id,
         );

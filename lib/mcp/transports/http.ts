@@ -22,9 +22,9 @@ import { ERROR_CODES, JsonRpcError } from "../../jsonrpc/errors.ts";
 import { makeError } from "../../jsonrpc/messages.ts";
 import type { JsonRpcId } from "../../jsonrpc/types.ts";
 import type { Principal } from "../../estate/spec.ts";
-import { LEGACY_PROTOCOL_VERSIONS } from "../protocol.ts";
+import { HANDSHAKE_PROTOCOL_VERSIONS } from "../protocol.ts";
 import { classifyEra } from "../era.ts";
-import { modernHeaderProblem } from "../rev2026_07_28.ts";
+import { statelessHeaderProblem } from "../rev2026_07_28.ts";
 import type { Served } from "../outcome.ts";
 import type { McpServer } from "../server.ts";
 import type { Authenticate, HttpRequestInfo } from "./bearer_tokens.ts";
@@ -51,7 +51,7 @@ import type { McpHttpServer, ReauthenticateResult, ServeHttpOptions } from "./ht
 export type { McpHttpServer, ReauthenticateResult, ServeHttpOptions };
 
 const ALLOW = "GET, POST, DELETE";
-const SUPPORTED_VERSIONS = LEGACY_PROTOCOL_VERSIONS;
+const SUPPORTED_VERSIONS = HANDSHAKE_PROTOCOL_VERSIONS;
 
 /** A stateless request being answered: its credentials, and how to end it if they are revoked. */
 interface StatelessCall {
@@ -448,7 +448,7 @@ class StreamableHttpServer implements McpHttpServer {
         principal,
         notify: (m) => reply.notify(m),
         signal: controller.signal,
-        checkHeaders: (request) => modernHeaderProblem(credentials.headers, request),
+        checkHeaders: (request) => statelessHeaderProblem(credentials.headers, request),
       });
     } catch (e) {
       served = this.#failed(id, e);
