@@ -156,6 +156,24 @@ export function storeContract(
       },
     });
 
+  test("a requestState is claimed once across stores opened on one estate, under concurrency; another nonce is its own", async (h) => {
+    await h.writePrincipals(PRINCIPALS);
+    const a = await h.open(), b = await h.open();
+    const expires = Date.now() + 600_000;
+    const nonce = crypto.randomUUID().replace(/-/g, "");
+    const claims = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).claimRequestState(nonce, expires)),
+    );
+    assert.equal(claims.filter((c) => c).length, 1, `one winner of ${claims}`);
+    assert.equal(await a.claimRequestState(nonce, expires), false);
+    assert.equal(await b.claimRequestState(`${nonce}x`, expires), true);
+    // A lapsed claim may be forgotten; a claim still running never is.
+    for (let i = 0; i < 200; i++) {
+      await a.claimRequestState(`lapsed${i}`, Date.now() - 1000);
+    }
+    assert.equal(await b.claimRequestState(nonce, expires), false);
+  });
+
   test("round trip: versions, lifecycle, calls and principals survive a reopen", async (h) => {
     await h.writePrincipals(PRINCIPALS);
     const store = await h.open({ now: clock() });

@@ -27,6 +27,7 @@ import { OIDC_FLAGS, type OidcSettings, oidcSettings } from "./_auth_config.ts";
 import { principalOnly, type PrincipalWatch } from "./_principal_watch.ts";
 import { type ServedGateway, startGateway } from "./_serve_gateway.ts";
 import type { CliIO } from "./_cli_io.ts";
+import { REQUEST_STATE_KEY_ENV, requestStateKeys } from "./_request_state_keys.ts";
 
 const USAGE =
   "usage: estate serve [--http HOST:PORT (default 127.0.0.1:3000) | --stdio --principal ID] [--estate DIR] [--record-calls] [--tls-cert FILE --tls-key FILE --tls-ca FILE] [--auth tokens | --auth oidc --issuer URL [--resource URL] [--audience A,B] [--scopes 'S T'] [--principal-claim C] [--tenant-claim C] [--clearance-claim C] [--auth-config FILE]]";
@@ -89,6 +90,14 @@ scopes, tenant or clearance changed gets list_changed where its tools changed; a
 be read leaves the principals read before in force; with --stdio, the server re-reads its
 principal and stops when it is removed).
 
+replicas (several serve processes over one estate, behind one address): a 2026-07-28 call that
+asks its client first (a confirmation) answers with a sealed requestState the retry brings back;
+give every replica the same key, from the environment, so any replica opens it:
+  ESTATE_REQUEST_STATE_KEY            base64 of 32 random bytes or more (openssl rand -base64 32)
+  ESTATE_REQUEST_STATE_PREVIOUS_KEYS  earlier keys, comma-separated, that still open the states
+                     they sealed while a rotation runs (keep one for requestStateTtlMs, 10 min)
+Without them each process draws its own key, and a retry must reach the replica that asked.
+
 limits over HTTP (serveHttp options; each refusal names the limit it hit):
   sessions           ${L.maxSessions} open at once (maxSessions), 503 past it; ${L.maxSessionsPerPrincipal} per principal
                      (maxSessionsPerPrincipal): one more ends that principal's session idle
@@ -121,6 +130,12 @@ export interface EstateServerOptions {
   recordCalls: boolean;
   /** Where recorded calls go instead of straight to the store (a database store's queue). */
   recorder?: CallRecorder;
+  /**
+   * The keys that seal 2026-07-28 `requestState`s, newest first (`ESTATE_REQUEST_STATE_KEY`,
+   * `ESTATE_REQUEST_STATE_PREVIOUS_KEYS`): replicas given the same answer each other's retries.
+   * Default: a key drawn for this server.
+   */
+  requestStateKeys?: Uint8Array[];
 }
 
 /** Options for {@linkcode runServe}. */
@@ -146,6 +161,9 @@ export function estateServer(
   return new McpServer({
     registry: estate.registry,
     ...options.system,
+    ...(options.requestStateKeys ? { requestStateKey: options.requestStateKeys } : {}),
+    // A requestState is used once across every process serving this estate.
+    spentStates: { claim: (nonce, expires) => estate.claimRequestState(nonce, expires) },
     onCall: (r: CallRecord) => {
       const confirmed = r.confirmation
         ? ` (confirmation: ${r.confirmation.action} by ${r.confirmation.by} at ${r.confirmation.at})`
@@ -278,6 +296,7 @@ export async function runServe(
 ): Promise<number> {
   let args: Args;
   let oidc: OidcSettings | undefined;
+  let stateKeys: Uint8Array[] | undefined;
   try {
     args = parseArgs(argv, {
       values: [
@@ -318,6 +337,7 @@ export async function runServe(
       throw new UsageError(`--${stray} needs --auth oidc`);
     }
     oidc = auth === "oidc" ? oidcSettings(args.flags, io.cwd) : undefined;
+    stateKeys = requestStateKeys(process.env);
   } catch (e) {
     io.stderr(`estate: ${(e as Error).message}\n`);
     return 2;
@@ -344,6 +364,7 @@ export async function runServe(
       oidc,
       log,
       recorder,
+      stateKeys,
     });
   } finally {
     await recorder?.close();
@@ -363,9 +384,10 @@ async function serveStore(
     oidc: OidcSettings | undefined;
     log: (line: string) => void;
     recorder: CallRecorder | undefined;
+    stateKeys: Uint8Array[] | undefined;
   },
 ): Promise<number> {
-  const { where, database, args, io, options, oidc, log, recorder } = context;
+  const { where, database, args, io, options, oidc, log, recorder, stateKeys } = context;
   let gateway: ServedGateway | undefined;
   try {
     const flag = (name: string) => {
@@ -391,7 +413,15 @@ async function serveStore(
     log,
     recordCalls: args.flags.has("record-calls"),
     recorder,
+    requestStateKeys: stateKeys,
   });
+  if (stateKeys) {
+    log(
+      `requestState sealed with ${REQUEST_STATE_KEY_ENV}${
+        stateKeys.length > 1 ? ` (${stateKeys.length - 1} earlier key(s) still open)` : ""
+      }`,
+    );
+  }
   const principals: PrincipalWatch = { changed: () => {} };
   // A folder hears a burst of file events per write: 150 ms gathers them. A database announces
   // each change once, at its commit: 10 ms gathers a burst of publishes.

@@ -436,10 +436,17 @@ export async function openRounds(
     digest: await argumentsDigest(args),
     now: core.now(),
   });
-  if (typeof opened === "string") {
+  // Claimed as it opens, before anything runs: two retries with one state (here, or on a replica
+  // sharing the spent states) cannot both run the call.
+  const refusal = typeof opened === "string"
+    ? opened
+    : (await core.requestStates().claim(opened))
+    ? undefined
+    : "spent";
+  if (typeof opened === "string" || refusal !== undefined) {
     throw protocolError(
       ERROR_CODES.INVALID_PARAMS,
-      `Invalid params: requestState refused (${opened}); call again without it to start over`,
+      `Invalid params: requestState refused (${refusal}); call again without it to start over`,
     );
   }
   const answers = { ...opened.answers };

@@ -628,8 +628,6 @@ export async function callTool(
         uses: spec.uses ?? [],
       }),
     });
-    // The rounds that led here are spent: the same state cannot run the call again.
-    if (rounds?.state) core.requestStates().spend(rounds.state);
     return result;
   } catch (e) {
     if (!(e instanceof InputRequired) || !rounds) throw e;

@@ -293,8 +293,6 @@ const getPrompt: Method = async (core, { caller, params, context }) => {
     logProbe(core, { caller, probe: { method: "prompts/get", name, hidden } });
     throw protocolError(ERROR_CODES.INVALID_PARAMS, `Unknown prompt: ${name}`);
   }
-  // The rounds that led here are spent: the same state cannot get the prompt again.
-  if (rounds?.state) core.requestStates().spend(rounds.state);
   return { result: prompt as unknown as Record<string, unknown> };
 };
 

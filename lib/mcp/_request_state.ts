@@ -3,8 +3,9 @@
  * far, carried by the client between rounds and trusted by nothing but its seal. As the
  * specification asks of state that influences business logic, it is integrity-protected
  * (HMAC-SHA-256 under the server's key) and bound to the principal, the request (method and name)
- * and a digest of its arguments, with a short expiry; a state that fails any check is refused. A state whose call then
- * ran is spent: presented again, it is refused (single use, per server key holder's memory).
+ * and a digest of its arguments, with a short expiry; a state that fails any check is refused. A state is spent when a
+ * retry presents it and it opens: presented again, anywhere its spent states are shared, it is
+ * refused (single use).
  *
  * @module
  */
@@ -83,26 +84,66 @@ export type StateRefusal =
   | "other-call"
   | "spent";
 
-/** Seals and opens request states under one key; remembers the spent ones until they lapse. */
+/**
+ * The single use of sealed states: `claim` is true for the first claim of a state's nonce and
+ * false for every later one, until the state lapses. The default remembers in memory; replicas
+ * that share the sealing key share this too (`estate serve` keeps it in the estate's store).
+ */
+export interface SpentStates {
+  /**
+   * Claims a state's single use.
+   *
+   * @param nonce The state's nonce.
+   * @param expires When the state lapses (ms since the epoch): it need not be remembered after.
+   * @returns True for the first claim; false when it was claimed before.
+   */
+  claim(nonce: string, expires: number): boolean | Promise<boolean>;
+}
+
+/**
+ * Spent states remembered in memory, at most `max` (the oldest claimed forgotten first: at the
+ * default TTL of ten minutes, 100,000 is more retries than a server takes in that time).
+ */
+export function memorySpentStates(max = 100_000): SpentStates {
+  const spent = new Set<string>();
+  return {
+    claim(nonce) {
+      if (spent.has(nonce)) return false;
+      spent.add(nonce);
+      while (spent.size > max) spent.delete(spent.values().next().value!);
+      return true;
+    },
+  };
+}
+
+/** Seals and opens request states under one key; claims each state's single use. */
 export class RequestStateSeal {
-  readonly #key: Promise<CryptoKey>;
-  readonly #spent = new Map<string, number>();
-  readonly #maxSpent: number;
+  /** The keys: the first seals, each opens (the others are earlier keys, kept while rotating). */
+  readonly #keys: Promise<CryptoKey[]>;
+  readonly #spent: SpentStates;
 
   /**
-   * @param secret The key (32 random bytes or more); replicas that serve each other's retries
-   *   share it.
-   * @param maxSpent How many spent states to remember at most (the oldest are forgotten first).
+   * @param secrets The key, or the keys newest first (each 32 random bytes or more): the first
+   *   seals, and a state sealed under any of them opens — a rotation keeps the old key here until
+   *   the states it sealed have lapsed. Replicas that serve each other's retries share them.
+   * @param spent Where each state's single use is claimed. Default: in memory.
    */
-  constructor(secret: Uint8Array, maxSpent = 100_000) {
-    this.#key = crypto.subtle.importKey(
-      "raw",
-      secret as Uint8Array<ArrayBuffer>,
-      { name: "HMAC", hash: "SHA-256" },
-      false,
-      ["sign", "verify"],
-    );
-    this.#maxSpent = maxSpent;
+  constructor(
+    secrets: Uint8Array | readonly Uint8Array[],
+    spent: SpentStates = memorySpentStates(),
+  ) {
+    const list = secrets instanceof Uint8Array ? [secrets] : [...secrets];
+    if (list.length === 0) throw new TypeError("a request state seal needs a key");
+    this.#keys = Promise.all(list.map((secret) =>
+      crypto.subtle.importKey(
+        "raw",
+        secret as Uint8Array<ArrayBuffer>,
+        { name: "HMAC", hash: "SHA-256" },
+        false,
+        ["sign", "verify"],
+      )
+    ));
+    this.#spent = spent;
   }
 
   /**
@@ -114,7 +155,7 @@ export class RequestStateSeal {
   async seal(state: RequestState): Promise<string> {
     const body = encoder.encode(JSON.stringify(state));
     const mac = new Uint8Array(
-      await crypto.subtle.sign("HMAC", await this.#key, body),
+      await crypto.subtle.sign("HMAC", (await this.#keys)[0], body),
     );
     return `${b64url(body)}.${b64url(mac)}`;
   }
@@ -141,12 +182,15 @@ export class RequestStateSeal {
     const body = fromB64url(bodyText);
     const mac = fromB64url(macText);
     if (!body || !mac) return "malformed";
-    const ok = await crypto.subtle.verify(
-      "HMAC",
-      await this.#key,
-      mac as Uint8Array<ArrayBuffer>,
-      body as Uint8Array<ArrayBuffer>,
-    );
+    let ok = false;
+    for (const key of await this.#keys) {
+      ok ||= await crypto.subtle.verify(
+        "HMAC",
+        key,
+        mac as Uint8Array<ArrayBuffer>,
+        body as Uint8Array<ArrayBuffer>,
+      );
+    }
     if (!ok) return "forged";
     let state: RequestState;
     try {
@@ -165,29 +209,18 @@ export class RequestStateSeal {
     if (
       state.request !== expected.request || state.digest !== expected.digest
     ) return "other-call";
-    this.#prune(expected.now);
-    if (this.#spent.has(state.nonce)) return "spent";
     return state;
   }
 
   /**
-   * Marks a state spent: its call ran, and the same state may not run it again.
+   * Claims an opened state's single use, before the call it carries runs: true once, then false
+   * (on this server, and on every server sharing its spent states).
    *
    * @param state The state.
+   * @returns Whether this is its first use.
    */
-  spend(state: RequestState): void {
-    this.#spent.set(state.nonce, state.expires);
-    while (this.#spent.size > this.#maxSpent) {
-      this.#spent.delete(this.#spent.keys().next().value!);
-    }
-  }
-
-  /** Forgets the spent states that lapsed: kept in the order spent, so they lapse from the front. */
-  #prune(now: number): void {
-    for (const [nonce, expires] of this.#spent) {
-      if (expires > now) return;
-      this.#spent.delete(nonce);
-    }
+  async claim(state: RequestState): Promise<boolean> {
+    return await this.#spent.claim(state.nonce, state.expires);
   }
 }
 

@@ -82,6 +82,7 @@ export {
   type ToolHandler,
 } from "./server.ts";
 export { answeredOutcome, type Outcome, type OutcomeKind, type Served } from "./outcome.ts";
+export { memorySpentStates, type SpentStates } from "./_request_state.ts";
 export {
   type CallOutcome,
   type InitializeResult,

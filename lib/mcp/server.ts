@@ -126,6 +126,7 @@ export class McpServer {
       requestStates: () =>
         seal ??= new RequestStateSeal(
           options.requestStateKey ?? crypto.getRandomValues(new Uint8Array(32)),
+          options.spentStates,
         ),
       options,
       pageSize: options.pageSize ?? 50,

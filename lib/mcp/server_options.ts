@@ -8,6 +8,9 @@ import type { ToolRegistry } from "../estate/registry.ts";
 import type { Principal, ToolSpec } from "../estate/spec.ts";
 import type { Implementation } from "./protocol.ts";
 import type { HeaderCheckedRequest } from "./rev2026_07_28.ts";
+import type { SpentStates } from "./_request_state.ts";
+
+export type { SpentStates };
 import type { PromptProvider, ResourceProvider } from "./providers.ts";
 import type { Notify, ToolHandler } from "./tool_handler.ts";
 
@@ -122,10 +125,18 @@ export interface McpServerOptions {
   cacheTtlMs?: number;
   /**
    * The key that seals a 2026-07-28 input-required result's `requestState` (HMAC-SHA-256; 32
-   * random bytes or more). Replicas that may serve each other's retries share it. Default: a
+   * random bytes or more), or the keys newest first while rotating: the first seals, and a state
+   * sealed under any of them opens (keep the old key listed until its states have lapsed,
+   * `requestStateTtlMs`). Replicas that may serve each other's retries share them. Default: a
    * random key per server, so a retry must reach the server that asked.
    */
-  requestStateKey?: Uint8Array;
+  requestStateKey?: Uint8Array | readonly Uint8Array[];
+  /**
+   * Where each `requestState`'s single use is claimed, as a retry presents it and before the call
+   * runs. Replicas that share `requestStateKey` share this too, or a state spent on one could run
+   * its call again on another (`estate serve` keeps it in the estate's store). Default: in memory.
+   */
+  spentStates?: SpentStates;
   /** How long a `requestState` stays valid, in milliseconds. Default 10 minutes. */
   requestStateTtlMs?: number;
 }

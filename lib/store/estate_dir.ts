@@ -72,6 +72,8 @@ import type { EstateStore, StoreChange, StoreWatch } from "./store.ts";
 const PRINCIPALS_FILE = "principals.json";
 /** The folder of tool folders. */
 const TOOLS_DIR = "tools";
+/** The requestStates claimed (one empty file per state, `<expires>-<nonce>`): runtime, not estate. */
+const REQUEST_STATES_DIR = ".request-states";
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /** Options for {@linkcode EstateDir.open}. */
@@ -310,6 +312,44 @@ export class EstateDir implements EstateStore {
     }
     this.#principals = principals;
     return true;
+  }
+
+  /**
+   * Claims a requestState's single use for every process serving this folder (see
+   * `EstateStore.claimRequestState`): an empty file `.request-states/<expires>-<nonce>` (a folder git ignores), created
+   * only if it does not exist (`wx`), so one creator wins on one filesystem; lapsed ones are
+   * deleted as claims go (about one in 64).
+   *
+   * @param nonce The state's nonce (base64url).
+   * @param expires When the state lapses (ms since the epoch).
+   * @returns Whether this is the first claim.
+   * @throws {TypeError} When the nonce is not base64url.
+   */
+  claimRequestState(nonce: string, expires: number): boolean {
+    if (!/^[A-Za-z0-9_-]{1,128}$/.test(nonce)) {
+      throw new TypeError(`a requestState nonce is base64url, got ${JSON.stringify(nonce)}`);
+    }
+    const dir = path.join(this.dir, REQUEST_STATES_DIR);
+    if (!fs.existsSync(dir)) {
+      fs.mkdirSync(dir, { recursive: true });
+      // Runtime state, never the estate's history: git leaves it alone.
+      fs.writeFileSync(path.join(dir, ".gitignore"), "*\n");
+    }
+    if (Math.random() < 1 / 64) {
+      const now = Date.now();
+      for (const name of fs.readdirSync(dir)) {
+        if (name.includes("-") && Number(name.slice(0, name.indexOf("-"))) < now) {
+          fs.rmSync(path.join(dir, name), { force: true });
+        }
+      }
+    }
+    try {
+      fs.writeFileSync(path.join(dir, `${Math.trunc(expires)}-${nonce}`), "", { flag: "wx" });
+      return true;
+    } catch (e) {
+      if ((e as { code?: string }).code === "EEXIST") return false;
+      throw e;
+    }
   }
 
   /**
@@ -784,6 +824,7 @@ export class EstateDir implements EstateStore {
       { recursive: true },
       (_event, filename) => {
         const rel = typeof filename === "string" ? filename.split(path.sep) : [];
+        if (rel[0] === REQUEST_STATES_DIR) return; // runtime claims, nothing to reload
         if (rel[0] === PRINCIPALS_FILE) listener({ kind: "principals" });
         else if (rel[0] === SERVERS_DIR) listener({ kind: "servers" });
         else if (rel[0] === TOOLS_DIR && rel[1]) {

@@ -153,6 +153,17 @@ export interface EstateStore {
    *   file's.
    */
   estateFile(name: string): Awaitable<string | undefined>;
+  /**
+   * Claims a 2026-07-28 `requestState`'s single use for every process sharing the store: true for
+   * the first claim of the nonce, false for any later one, by any writer, until the state lapses.
+   * Replicas that share the sealing key answer each other's retries, and none runs a confirmed
+   * call twice (`McpServerOptions.spentStates`).
+   *
+   * @param nonce The state's nonce.
+   * @param expires When the state lapses (ms since the epoch).
+   * @returns Whether this is the first claim.
+   */
+  claimRequestState(nonce: string, expires: number): Awaitable<boolean>;
   /** Releases what the store holds (connections, watchers). */
   close(): Awaitable<void>;
 }

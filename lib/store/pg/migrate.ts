@@ -30,6 +30,7 @@ export const MIGRATION_FILES: readonly string[] = [
   "001_initial.sql",
   "002_principals_text.sql",
   "003_estate_files.sql",
+  "004_request_states.sql",
 ];
 
 /**

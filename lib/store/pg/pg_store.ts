@@ -238,6 +238,24 @@ export class PgEstateStore implements EstateStore {
   }
 
   /**
+   * Claims a requestState's single use for every replica on this database (see
+   * {@linkcode EstateStore.claimRequestState}): the first insert of the nonce wins; lapsed claims
+   * are deleted as claims go (about one in 64).
+   *
+   * @param nonce The state's nonce.
+   * @param expires When the state lapses (ms since the epoch).
+   * @returns Whether this is the first claim.
+   */
+  async claimRequestState(nonce: string, expires: number): Promise<boolean> {
+    if (Math.random() < 1 / 64) {
+      await this.sql`delete from request_states_spent where expires < now()`;
+    }
+    const rows = await this.sql`insert into request_states_spent (nonce, expires)
+      values (${nonce}, ${new Date(expires)}) on conflict (nonce) do nothing returning nonce`;
+    return rows.length === 1;
+  }
+
+  /**
    * Sets a settings file (an operator's write; the folder estate's is an edit of the file),
    * checked as its readers check it (`estate.json`: the estate's settings; `rules.json`: the
    * rules configuration), kept exactly as given (an export writes these bytes back), and
