@@ -308,6 +308,23 @@ Deno.test("estate impact lists who called a version, how often, last seen", asyn
   const report = JSON.parse(r.out);
   assert.equal(report.state, "deprecated");
   assert.equal(report.callers[0].principal, "wholesale-operator");
+  // Whom the deprecation notice reached: each caller with a call since the deprecation (every
+  // answer since carried it), counted from the stored calls themselves.
+  const calls = fs.readFileSync(`${CORPUS}tools/payments.lookup/calls.jsonl`, "utf8").trim()
+    .split("\n").map((l) => JSON.parse(l))
+    .filter((c) => c.version === "1.0.0");
+  const since = (p: string) =>
+    calls.some((c) => c.principal === p && c.at >= report.deprecatedAt);
+  assert.equal(report.deprecatedAt, "2026-09-01T09:00:00.000Z");
+  assert.deepEqual(
+    [...report.told].sort(),
+    [...new Set(calls.map((c) => c.principal as string))].filter(since).sort(),
+  );
+  assert.ok(report.told.length > 0);
+  assert.deepEqual(
+    [...report.told, ...report.untold].sort(),
+    report.callers.map((c: { principal: string }) => c.principal).sort(),
+  );
   assert.equal(
     report.calls,
     report.callers.reduce((n: number, c: { calls: number }) => n + c.calls, 0),

@@ -27,6 +27,7 @@ import { OIDC_FLAGS, type OidcSettings, oidcSettings } from "./_auth_config.ts";
 import { principalOnly, type PrincipalWatch } from "./_principal_watch.ts";
 import { type ServedGateway, startGateway } from "./_serve_gateway.ts";
 import type { CliIO } from "./_cli_io.ts";
+import { deprecationText } from "../estate/deprecation.ts";
 import { REQUEST_STATE_KEY_ENV, requestStateKeys } from "./_request_state_keys.ts";
 
 const USAGE =
@@ -136,6 +137,8 @@ export interface EstateServerOptions {
    * Default: a key drawn for this server.
    */
   requestStateKeys?: Uint8Array[];
+  /** The server's clock (call records' times, hence the days of the deprecation log). */
+  now?: () => number;
 }
 
 /** Options for {@linkcode runServe}. */
@@ -147,20 +150,35 @@ export interface RunServeOptions {
   system: (estate: { registry: ToolRegistry }) => ServedSystem;
 }
 
+/** Whether a caller is told of a deprecation today for the first time (one log line a day). */
+function toldOncePerDay(): (day: string, who: string) => boolean {
+  let today = "";
+  let seen = new Set<string>();
+  return (day, who) => {
+    if (day !== today) [today, seen] = [day, new Set()];
+    if (seen.has(who)) return false;
+    seen.add(who);
+    return true;
+  };
+}
+
 /**
  * Builds the server for an estate: the system's handlers, resources and prompts, and the call log
  * — every call (`call PRINCIPAL TOOL@VERSION OUTCOME N ms`, with the user's confirmation when the
- * estate asked for one) and every probe for a hidden or
- * nonexistent name (`probe PRINCIPAL METHOD NAME (hidden|nonexistent)`), neither of which the
- * client can tell apart.
+ * estate asked for one), once a day for each caller of a deprecated version what it was told
+ * (`told PRINCIPAL: TOOL@VERSION is deprecated (…); it stops working after …; use …`), and every
+ * probe for a hidden or nonexistent name (`probe PRINCIPAL METHOD NAME (hidden|nonexistent)`),
+ * neither of which the client can tell apart.
  */
 export function estateServer(
   estate: EstateStore,
   options: EstateServerOptions,
 ): McpServer {
+  const told = toldOncePerDay();
   return new McpServer({
     registry: estate.registry,
     ...options.system,
+    ...(options.now ? { now: options.now } : {}),
     ...(options.requestStateKeys ? { requestStateKey: options.requestStateKeys } : {}),
     // A requestState is used once across every process serving this estate.
     spentStates: { claim: (nonce, expires) => estate.claimRequestState(nonce, expires) },
@@ -171,6 +189,9 @@ export function estateServer(
       options.log(
         `call ${r.principal} ${r.tool}@${r.version} ${r.outcome} ${r.durationMs} ms${confirmed}`,
       );
+      if (r.deprecation && told(r.at.slice(0, 10), `${r.principal} ${r.tool}@${r.version}`)) {
+        options.log(`told ${r.principal}: ${deprecationText(r.deprecation)}`);
+      }
       // Only calls whose arguments were accepted join the stored calls that replay checks; a
       // 2026-07-28 round that asked the client for input is stored once, when the retry ends; a
       // call refused for want of an action scope never ran.

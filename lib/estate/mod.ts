@@ -50,6 +50,13 @@ export {
 } from "./publish_plan.ts";
 export { type PublishTrace, type TracedSchema } from "./publish_trace.ts";
 export {
+  DEPRECATION_META_KEY,
+  deprecationHeaders,
+  type DeprecationNotice,
+  deprecationNotice,
+  deprecationText,
+} from "./deprecation.ts";
+export {
   type CallSource,
   type RejectedCall,
   type Rejections,

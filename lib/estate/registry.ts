@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { type DeprecationNotice, deprecationNotice } from "./deprecation.ts";
 import { compareVersions, satisfies } from "../compat/semver.ts";
 import {
   type CompatibilityMode,
@@ -585,6 +586,21 @@ export class ToolRegistry implements ServerLookup {
   versions(name: string): VersionRecord[] {
     this.#settle();
     return (this.#tools.get(name)?.records ?? []).map(copyRecord);
+  }
+
+  /**
+   * What a caller of a version is told when the version is deprecated: the reason, the
+   * retirement date, the successor (the tool's newest active version).
+   *
+   * @param name The tool.
+   * @param version The version.
+   * @returns The notice; undefined when the version is active, retired or unknown.
+   */
+  deprecation(name: string, version: string): DeprecationNotice | undefined {
+    this.#settle();
+    const record = this.#tools.get(name)?.records.find((r) => r.spec.version === version);
+    if (record?.state !== "deprecated") return undefined;
+    return deprecationNotice(record, this.latest(name)?.version);
   }
 
   /**

@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { DEPRECATION_META_KEY, type DeprecationNotice } from "../estate/deprecation.ts";
 import type { ScopeChallenge } from "./outcome.ts";
 import { ERROR_CODES, type JsonRpcError, MCP_ERROR_CODES } from "../jsonrpc/errors.ts";
 import { makeNotification } from "../jsonrpc/messages.ts";
@@ -548,7 +549,32 @@ export async function callTool(
   const request = readCallParams(call.params);
   const visible = visibleTool(core, { caller, name: request.name });
   const spec = resolveVersion(core, { caller, visible, pin: request.pin });
-  const details: Details = { now: core.now };
+  const notice = core.options.registry.deprecation(spec.name, spec.version);
+  const details: Details = { now: core.now, ...(notice ? { deprecation: notice } : {}) };
+  const answer = await callVersion(core, call, { request, spec, details });
+  if (!notice) return answer;
+  // A caller of a deprecated version is told with every answer the version gave: in the
+  // result's _meta, and (the outcome) in whatever its transport says beside it.
+  if (!caller.outcomes.has(call.context.id)) {
+    caller.outcomes.set(call.context.id, { kind: "answered", deprecation: notice });
+  }
+  const told = (result: Record<string, unknown>) => ({
+    ...result,
+    _meta: { ...(isObject(result._meta) ? result._meta : {}), [DEPRECATION_META_KEY]: notice },
+  });
+  return "resultType" in answer
+    ? { ...answer, result: told(answer.result) }
+    : told(answer as unknown as Record<string, unknown>) as unknown as CallToolResult;
+}
+
+/** A call, from the version it reached: the steps after the version is resolved. */
+async function callVersion(
+  core: ServerCore,
+  call: ToolCall,
+  reached: { request: CallParams; spec: ToolSpec; details: Details },
+): Promise<CallToolResult | InputRequiredAnswer> {
+  const { caller } = call;
+  const { request, spec, details } = reached;
   const record = recorder(core, { caller, spec, args: request.args, details });
   const missing = missingCallScopes(spec, caller.principal);
   if (missing.length) {
@@ -647,6 +673,8 @@ export async function callTool(
 interface Details {
   now: () => number;
   confirmation?: ConfirmationRecord;
+  /** What the caller is told of the version's deprecation, when it is deprecated. */
+  deprecation?: DeprecationNotice;
 }
 
 /** The call's logger, timed from now. */
@@ -672,6 +700,7 @@ function recorder(
       arguments: args,
     };
     if (details.confirmation) record.confirmation = details.confirmation;
+    if (details.deprecation) record.deprecation = details.deprecation;
     core.options.onCall?.(record);
   };
 }

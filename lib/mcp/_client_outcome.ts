@@ -6,12 +6,19 @@ import { ERROR_CODES, type JsonRpcError } from "../jsonrpc/errors.ts";
 import { isObject } from "../_object.ts";
 import type { SchemaIssue } from "../schema/types.ts";
 import type { CallToolResult } from "./protocol.ts";
+import { DEPRECATION_META_KEY, type DeprecationNotice } from "../estate/deprecation.ts";
 
 /** How a `tools/call` ended, as a host's repair loop needs to know it. */
 export type CallOutcome =
-  | { kind: "ok"; result: CallToolResult }
+  | { kind: "ok"; result: CallToolResult; deprecation?: DeprecationNotice }
   /** The tool ran and failed: an observation for the model. */
-  | { kind: "tool-error"; result: CallToolResult; message: string }
+  | {
+    kind: "tool-error";
+    result: CallToolResult;
+    message: string;
+    /** The version called is deprecated: what the server said of it. */
+    deprecation?: DeprecationNotice;
+  }
   /**
    * The arguments were rejected before the tool ran, with the issues sorted — every one, or (from
    * a server that limits its answers, as this library's does) the first ones and in `omitted` how
@@ -45,9 +52,20 @@ function looksLikeIssues(v: unknown): v is SchemaIssue[] {
  */
 export const ISSUES_META_KEY = "dev.tool-estate/issues";
 
+/** The deprecation notice a result carries in its `_meta`, when it is well formed. */
+export function noticeOf(result: CallToolResult): DeprecationNotice | undefined {
+  const n = isObject(result._meta) ? result._meta[DEPRECATION_META_KEY] : undefined;
+  return isObject(n) && typeof n.tool === "string" && typeof n.version === "string" &&
+      typeof n.deprecatedAt === "string"
+    ? n as unknown as DeprecationNotice
+    : undefined;
+}
+
 /** The outcome of a call the server answered with a result. */
 export function resultOutcome(result: CallToolResult): CallOutcome {
-  if (!result.isError) return { kind: "ok", result };
+  const deprecation = noticeOf(result);
+  const told = deprecation ? { deprecation } : {};
+  if (!result.isError) return { kind: "ok", result, ...told };
   // The issues ride in structuredContent, or — for a tool with an outputSchema, whose
   // structuredContent clients check against it — under the estate's _meta key.
   const meta = isObject(result._meta) ? result._meta[ISSUES_META_KEY] : undefined;
@@ -69,7 +87,7 @@ export function resultOutcome(result: CallToolResult): CallOutcome {
   const text = (result.content ?? []).filter((c) => c.type === "text").map((
     c,
   ) => (c as { text: string }).text).join("\n");
-  return { kind: "tool-error", result, message: text };
+  return { kind: "tool-error", result, message: text, ...told };
 }
 
 /** The outcome of a call the server answered with an error. */

@@ -16,6 +16,7 @@
  *
  * @module
  */
+import type { DeprecationNotice } from "../estate/deprecation.ts";
 import { ERROR_CODES, JsonRpcError, MCP_ERROR_CODES } from "../jsonrpc/errors.ts";
 import { JsonRpcPeer } from "../jsonrpc/peer.ts";
 import type { PeerCall, Progress, ProtocolErrorReport } from "../jsonrpc/peer_types.ts";
@@ -172,6 +173,9 @@ export class McpClient {
   readonly #subscriptions: Subscriptions;
   readonly #listeners = new Set<() => void>();
   readonly #requestListeners = new Set<(record: ServerRequestRecord) => void>();
+  readonly #deprecationListeners = new Set<(notice: DeprecationNotice) => void>();
+  /** The deprecated versions already told of (`tool@version`). */
+  readonly #deprecated = new Set<string>();
   readonly #governor: ServerRequestGovernor;
   readonly #log: ServerRequestLog;
   readonly #closing = new AbortController();
@@ -533,7 +537,32 @@ export class McpClient {
       if (e instanceof JsonRpcError) return errorOutcome(e);
       throw e;
     }
-    return resultOutcome(result);
+    const outcome = resultOutcome(result);
+    const notice = "deprecation" in outcome ? outcome.deprecation : undefined;
+    if (notice && !this.#deprecated.has(`${notice.tool}@${notice.version}`)) {
+      this.#deprecated.add(`${notice.tool}@${notice.version}`);
+      for (const listener of this.#deprecationListeners) {
+        try {
+          listener(notice);
+        } catch {
+          // a listener that throws must not change the call's outcome
+        }
+      }
+    }
+    return outcome;
+  }
+
+  /**
+   * Hears when a call reaches a deprecated version: the server's notice (the reason, the date it
+   * stops working, the version to move to), once per tool version for this client. Every call's
+   * outcome carries it too (`deprecation`).
+   *
+   * @param listener Called with the notice.
+   * @returns A function that unsubscribes.
+   */
+  onDeprecation(listener: (notice: DeprecationNotice) => void): () => void {
+    this.#deprecationListeners.add(listener);
+    return () => this.#deprecationListeners.delete(listener);
   }
 
   /**

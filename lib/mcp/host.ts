@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { type DeprecationNotice, deprecationText } from "../estate/deprecation.ts";
 import { ERROR_CODES } from "../jsonrpc/errors.ts";
 import {
   type CallOutcome,
@@ -29,6 +30,12 @@ export interface McpHostOptions {
   onServerRequest?: (record: ServerRequestRecord) => void;
   /** How many server-request records the host keeps. Default 1000. */
   serverRequestLogCapacity?: number;
+  /**
+   * Told when a call reaches a deprecated version, once per server and tool version: the
+   * server's notice, with the server id. The model is told too, once: the first result from
+   * that version gains a text block saying it.
+   */
+  onDeprecation?: (notice: DeprecationNotice & { server: string }) => void;
 }
 
 /** Options for {@linkcode McpHost.connect}: a client's options, less what the host decides. */
@@ -70,6 +77,8 @@ export class McpHost {
   readonly #clients = new Map<string, McpClient>();
   readonly #options: McpHostOptions;
   readonly #log: ServerRequestLog;
+  /** The deprecated versions the model was told of (`server tool@version`). */
+  readonly #toldModel = new Set<string>();
 
   /**
    * Makes a host with no servers yet.
@@ -213,6 +222,13 @@ export class McpHost {
 
   #attach(server: string, client: McpClient): void {
     this.#clients.set(server, client);
+    client.onDeprecation((notice) => {
+      try {
+        this.#options.onDeprecation?.({ ...notice, server });
+      } catch {
+        // a hook that throws must not change the answer
+      }
+    });
     const shared = client.serverRequestLog === this.#log;
     client.onServerRequest((record) => {
       if (!shared) {
@@ -280,10 +296,20 @@ export class McpHost {
         message: `Unknown tool: ${name}`,
       };
     }
-    return this.#clients.get(tool.server)!.callTool(
+    const outcome = await this.#clients.get(tool.server)!.callTool(
       tool.tool.name,
       args,
       options,
     );
+    const notice = "deprecation" in outcome ? outcome.deprecation : undefined;
+    const key = notice && `${tool.server} ${notice.tool}@${notice.version}`;
+    if (!notice || !key || this.#toldModel.has(key) || !("result" in outcome)) return outcome;
+    // Said to the model once, beside the first result from the version.
+    this.#toldModel.add(key);
+    const said = { type: "text" as const, text: `Note: ${deprecationText(notice)}.` };
+    return {
+      ...outcome,
+      result: { ...outcome.result, content: [...(outcome.result.content ?? []), said] },
+    };
   }
 }

@@ -7,6 +7,7 @@
  */
 import { ERROR_CODES, MCP_ERROR_CODES } from "../jsonrpc/errors.ts";
 import type { JsonRpcId, JsonRpcResponse } from "../jsonrpc/types.ts";
+import type { DeprecationNotice } from "../estate/deprecation.ts";
 
 /** The step-up a call needs: the version it reached and the scopes its credential lacks. */
 export interface ScopeChallenge {
@@ -42,7 +43,11 @@ export interface ScopeChallenge {
  * - `failed`: the server failed (`-32603`); the details stay on the server.
  */
 export type Outcome =
-  | { readonly kind: "answered" }
+  | {
+    readonly kind: "answered";
+    /** A call that reached a deprecated version: what its caller is told. */
+    readonly deprecation?: DeprecationNotice;
+  }
   | { readonly kind: "accepted" }
   | { readonly kind: "unanswered" }
   | { readonly kind: "invalid" }

@@ -5,6 +5,7 @@
  * @module
  */
 import type { ToolRegistry } from "../estate/registry.ts";
+import type { DeprecationNotice } from "../estate/deprecation.ts";
 import type { Principal, ToolSpec } from "../estate/spec.ts";
 import type { Implementation } from "./protocol.ts";
 import type { HeaderCheckedRequest } from "./rev2026_07_28.ts";
@@ -45,6 +46,8 @@ export interface CallRecord {
   arguments: unknown;
   /** The user's answer to the confirmation the estate asked for, when it asked. */
   confirmation?: ConfirmationRecord;
+  /** What the caller was told of the version's deprecation, when it is deprecated. */
+  deprecation?: DeprecationNotice;
 }
 
 /** A confirmation, as logged: who answered, when, and what. */

@@ -36,10 +36,16 @@ async function impact(
   }
   const last = record.history.at(-1)!;
   const retiredAt = record.state === "retired" ? last.at : undefined;
+  // Every call since the deprecation was answered with its notice: those callers were told.
+  const deprecatedAt = record.state === "deprecated" ? last.at : undefined;
   const report = await versionImpactStream(
     estate.readCalls(ref.name),
     ref.version,
-    retiredAt === undefined ? {} : { retiredAt },
+    retiredAt !== undefined
+      ? { retiredAt }
+      : deprecatedAt !== undefined
+      ? { since: deprecatedAt }
+      : {},
   );
   const rows = report.callers;
   const total = report.calls;
@@ -64,6 +70,12 @@ async function impact(
     );
     return EXIT.ok;
   }
+  const told = deprecatedAt === undefined
+    ? undefined
+    : report.recent.callers.map((c) => c.principal);
+  const untold = told === undefined
+    ? []
+    : rows.map((r) => r.principal).filter((p) => !told.includes(p));
   out(
     `${ref.name}@${ref.version} (${record.state}${
       last.retireAfter ? `, retire after ${last.retireAfter}` : ""
@@ -74,13 +86,19 @@ async function impact(
         `  ${r.principal.padEnd(24)} ${
           String(r.calls).padStart(6)
         } calls, last seen ${r.lastSeen}\n`
-      ).join(""),
+      ).join("") +
+      (told === undefined
+        ? ""
+        : `told of the deprecation (called it since ${deprecatedAt}): ${
+          told.length ? told.join(", ") : "nobody yet"
+        }\n${untold.length ? `not yet told (no call since): ${untold.join(", ")}\n` : ""}`),
     {
       name: ref.name,
       version: ref.version,
       state: record.state,
       calls: total,
       callers: rows,
+      ...(told === undefined ? {} : { deprecatedAt, told, untold }),
     },
   );
   return EXIT.ok;

@@ -25,7 +25,8 @@ import type { Principal } from "../../estate/spec.ts";
 import { HANDSHAKE_PROTOCOL_VERSIONS } from "../protocol.ts";
 import { classifyEra } from "../era.ts";
 import { statelessHeaderProblem } from "../rev2026_07_28.ts";
-import type { Served } from "../outcome.ts";
+import type { Outcome, Served } from "../outcome.ts";
+import { deprecationHeaders } from "../../estate/deprecation.ts";
 import type { McpServer } from "../server.ts";
 import type { Authenticate, HttpRequestInfo } from "./bearer_tokens.ts";
 import { accepts, isJsonContentType, readBody } from "./_http_body.ts";
@@ -66,6 +67,13 @@ function headerMap(req: IncomingMessage): Record<string, string> {
     if (v !== undefined) out[k] = Array.isArray(v) ? v.join(", ") : v;
   }
   return out;
+}
+
+/** The headers an answer carries beside its body: a deprecated version's `Deprecation` and `Sunset`. */
+function toldHeaders(outcome: Outcome): Record<string, string> {
+  return outcome.kind === "answered" && outcome.deprecation
+    ? deprecationHeaders(outcome.deprecation)
+    : {};
 }
 
 /** An authenticated request to the endpoint, as the methods serve it. */
@@ -410,7 +418,7 @@ class StreamableHttpServer implements McpHttpServer {
       }
       return reply.finish(response, { "mcp-session-id": session.id });
     }
-    reply.finish(response, {}, OUTCOME_STATUS[outcome.kind].handshake);
+    reply.finish(response, toldHeaders(outcome), OUTCOME_STATUS[outcome.kind].handshake);
   }
 
   /**
@@ -466,7 +474,7 @@ class StreamableHttpServer implements McpHttpServer {
     if (outcome.kind === "step-up" && !res.headersSent) {
       return this.#auth.insufficientScope(res, { cors, id, principal }, outcome.challenge);
     }
-    reply.finish(response, {}, OUTCOME_STATUS[outcome.kind].stateless);
+    reply.finish(response, toldHeaders(outcome), OUTCOME_STATUS[outcome.kind].stateless);
   }
 
   /** A server that threw instead of answering: `-32603`, the details to `onError` only. */
