@@ -259,6 +259,15 @@ export class StreamableHttpClientTransport implements Transport {
     const requestId: JsonRpcId | undefined =
       method !== undefined && "id" in message && message.id !== null ? message.id : undefined;
     const controller = this.#track(new AbortController());
+    // A 2026-07-28 request is cancelled by closing its connection, from the moment it is sent:
+    // while the server works on a JSON answer as much as while it streams (see cancel()).
+    if (requestId !== undefined && stateless) this.#streams.set(requestId, controller);
+    const finished = (): void => {
+      this.#controllers.delete(controller);
+      if (requestId !== undefined && this.#streams.get(requestId) === controller) {
+        this.#streams.delete(requestId);
+      }
+    };
     let res: Response;
     try {
       res = await this.#fetch(this.#url, {
@@ -273,7 +282,7 @@ export class StreamableHttpClientTransport implements Transport {
         signal: controller.signal,
       });
     } catch (e) {
-      this.#controllers.delete(controller);
+      finished();
       if (e instanceof StreamableHttpError) throw e; // authorization failed
       throw new StreamableHttpError(
         0,
@@ -289,7 +298,7 @@ export class StreamableHttpClientTransport implements Transport {
     ) {
       // 2026-07-28 answers a refused request with its JSON-RPC error (400 -32022, 404 -32601):
       // deliver it, so the client sees the code (era detection depends on it).
-      this.#controllers.delete(controller);
+      finished();
       const text = await res.text().catch(() => "");
       const answer = errorResponseFor(text, requestId);
       if (answer !== undefined) {
@@ -305,14 +314,14 @@ export class StreamableHttpClientTransport implements Transport {
       );
     }
     if (!res.ok) {
-      this.#controllers.delete(controller);
+      finished();
       throw await this.#refused(res, `POST ${method ?? "a response"}`);
     }
     const type = (res.headers.get("content-type") ?? "").split(";")[0].trim()
       .toLowerCase();
     if (res.status === 202 || res.body === null) {
       await res.body?.cancel();
-      this.#controllers.delete(controller);
+      finished();
     } else if (type === "application/json") {
       let value: unknown;
       try {
@@ -326,15 +335,12 @@ export class StreamableHttpClientTransport implements Transport {
           },
         );
       } finally {
-        this.#controllers.delete(controller);
+        finished();
       }
       this.#deliver(value);
     } else if (type === "text/event-stream") {
       // Only a 2026-07-28 server takes a closed stream as cancellation (a handshake-era one does not);
       // only a handshake-era stream is resumed (2026-07-28 has no resumption).
-      if (requestId !== undefined && stateless) {
-        this.#streams.set(requestId, controller);
-      }
       let awaiting: Awaiting | undefined;
       if (requestId !== undefined && !stateless) {
         awaiting = {
@@ -368,13 +374,14 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   /**
-   * Cancels a 2026-07-28 request whose answer is still streaming by closing its SSE response
-   * (what a 2026-07-28 server takes as cancellation; e.g. ending a `subscriptions/listen`).
+   * Cancels a 2026-07-28 request still unanswered by closing its connection — its SSE response,
+   * or the POST still waiting for its JSON answer (what a 2026-07-28 server takes as
+   * cancellation; e.g. ending a `subscriptions/listen`, or a long call).
    * Handshake-era requests are not cancelled this way (a disconnect is no cancellation there):
    * their answer stream is just no longer resumed.
    *
    * @param id The request's id.
-   * @returns True when a 2026-07-28 stream was open for it (and is now closed).
+   * @returns True when a 2026-07-28 request was open (and is now closed).
    */
   cancel(id: JsonRpcId): boolean {
     this.#awaiting.get(id)?.stop.abort();
