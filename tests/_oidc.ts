@@ -74,6 +74,8 @@ export interface TestAuthorizationServer {
   nextLogin: string;
   /** How many times the key set was fetched. */
   readonly jwksFetches: number;
+  /** While true, the key set endpoint answers 503 (an issuer in trouble). */
+  jwksDown: boolean;
   /** The resource server's own client, for introspection. */
   readonly introspectionClient: { clientId: string; clientSecret: string };
   /** A confidential client with the client-credentials grant. */
@@ -139,8 +141,14 @@ export async function startAuthorizationServer(
   };
   let handler: (req: IncomingMessage, res: ServerResponse) => void = (_q, r) => r.end();
   let jwksFetches = 0;
+  let jwksDown = false;
   const http = createServer((req, res) => {
     if (req.url?.startsWith("/jwks")) jwksFetches++;
+    if (req.url?.startsWith("/jwks") && jwksDown) {
+      res.statusCode = 503;
+      res.end("down");
+      return;
+    }
     if (req.method === "POST" && req.url === "/reg") {
       withoutScope(req).then((r) => handler(r, res), (e) => {
         res.statusCode = 400;
@@ -320,6 +328,12 @@ export async function startAuthorizationServer(
     },
     get jwksFetches() {
       return jwksFetches;
+    },
+    get jwksDown() {
+      return jwksDown;
+    },
+    set jwksDown(v: boolean) {
+      jwksDown = v;
     },
     introspectionClient,
     machineClient,

@@ -525,6 +525,67 @@ Deno.test("oauth: a token naming an unknown key fetches the key set again, at mo
   });
 });
 
+Deno.test("oauth: with the issuer's key set failing, it is fetched at most once per cooldown and the caller gets 503 with Retry-After, not 500; keys already held keep working", async () => {
+  await withAs(async (as) => {
+    const now = Math.floor(Date.now() / 1000);
+    // A resource server started while the issuer's key set is down.
+    as.jwksDown = true;
+    const rs = await resourceServer(as, { auth: { jwksCooldownMs: 60_000 } });
+    try {
+      const claims = { iss: as.issuer, sub: "payments-agent", aud: rs.resource, exp: now + 60 };
+      const fetched = as.jwksFetches;
+      const statuses = new Set<number>();
+      let retryAfter: string | null = null;
+      let message = "";
+      for (let i = 0; i < 100; i++) {
+        const res = await post(rs.http.url, modern("tools/list"), {
+          token: await as.sign(claims, i % 2 ? { kid: `rotated-${i}` } : {}),
+        });
+        statuses.add(res.status);
+        retryAfter = res.headers.get("retry-after");
+        message = (res.json.error as { message: string }).message;
+      }
+      assert.deepEqual([...statuses], [503]);
+      assert.ok(Number(retryAfter) >= 1 && Number(retryAfter) <= 60, `Retry-After ${retryAfter}`);
+      assert.match(message, /keys of the authorization server .* could not be fetched/);
+      assert.ok(
+        as.jwksFetches - fetched <= 1,
+        `${as.jwksFetches - fetched} fetches of the failing key set for 100 requests`,
+      );
+    } finally {
+      as.jwksDown = false;
+      await rs.close();
+    }
+    // Keys held, the cooldown over, the key set failing again: an unknown kid is fetched for
+    // once, then answered 503 until the cooldown ends; a token signed with a held key still works.
+    const held = await resourceServer(as, { auth: { jwksCooldownMs: 300 } });
+    try {
+      const claims = { iss: as.issuer, sub: "payments-agent", aud: held.resource, exp: now + 60 };
+      const good = await as.sign(claims);
+      assert.equal((await post(held.http.url, modern("tools/list"), { token: good })).status, 200);
+      await new Promise((r) => setTimeout(r, 350)); // past jose's cooldown after the good fetch
+      as.jwksDown = true;
+      const fetched = as.jwksFetches;
+      const statuses = new Set<number>();
+      for (let i = 0; i < 50; i++) {
+        const res = await post(held.http.url, modern("tools/list"), {
+          token: await as.sign(claims, { kid: `rotated-${i}` }),
+        });
+        statuses.add(res.status);
+      }
+      assert.deepEqual([...statuses], [503]);
+      // One fetch, or two when the loop outlasted one cooldown on a slow machine: never 50.
+      assert.ok(as.jwksFetches - fetched <= 2, `${as.jwksFetches - fetched} fetches`);
+      // The key already held still verifies a token it never saw while the key set is down.
+      const fresh = await as.sign({ ...claims, exp: now + 61 });
+      assert.equal((await post(held.http.url, modern("tools/list"), { token: fresh })).status, 200);
+    } finally {
+      as.jwksDown = false;
+      await held.close();
+    }
+  });
+});
+
 Deno.test("oauth: a token that expires mid-session is refused at the next request, and reauthenticate() ends its session", async () => {
   await withAs(async (as) => {
     const rs = await resourceServer(as);

@@ -17,6 +17,7 @@ import { type Guard, guardProblem } from "./_http_guard.ts";
 import { writeJson, writeRefusal } from "./_http_reply.ts";
 import { NO_CONTENT, OUTCOME_STATUS, REFUSAL_STATUS } from "./_http_status.ts";
 import {
+  AuthorizationUnavailable,
   BearerChallenge,
   bearerChallengeHeader,
   PROTECTED_RESOURCE_WELL_KNOWN,
@@ -137,6 +138,15 @@ export class AuthGuard {
         this.unauthorized(res, { headers: credentials.headers, cors }, e);
         return undefined;
       }
+      if (e instanceof AuthorizationUnavailable) {
+        writeRefusal(
+          res,
+          REFUSAL_STATUS["authorization-unavailable"],
+          `Service Unavailable: ${e.message}; retry after ${e.retryAfterSeconds} s`,
+          { headers: { ...cors, "retry-after": String(e.retryAfterSeconds) } },
+        );
+        return undefined;
+      }
       this.#options.onError?.(e);
       writeRefusal(
         res,
@@ -163,6 +173,7 @@ export class AuthGuard {
       now = await this.#authenticate(credentials);
     } catch (e) {
       if (e instanceof BearerChallenge) return undefined; // refused, with reasons
+      if (e instanceof AuthorizationUnavailable) return "keep"; // cannot tell now: judged later
       this.#options.onError?.(e);
       return "keep";
     }

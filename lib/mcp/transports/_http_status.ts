@@ -29,6 +29,7 @@ export type HttpRefusal =
   | "headers-timeout"
   | "unauthorized"
   | "authenticator-failed"
+  | "authorization-unavailable"
   | "internal-error";
 
 /** The status of each refusal. */
@@ -52,6 +53,7 @@ export const REFUSAL_STATUS: Readonly<Record<HttpRefusal, number>> = {
   "headers-timeout": 408,
   "unauthorized": 401,
   "authenticator-failed": 500,
+  "authorization-unavailable": 503,
   "internal-error": 500,
 };
 

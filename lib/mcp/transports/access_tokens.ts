@@ -7,16 +7,23 @@
  * @module
  */
 import {
+  createLocalJWKSet,
   createRemoteJWKSet,
   decodeJwt,
   errors as joseErrors,
   type JWTPayload,
   jwtVerify,
+  type JWTVerifyGetKey,
 } from "jose";
 import { createHash } from "node:crypto";
 import type { Principal } from "../../estate/spec.ts";
 import { type Authenticate, bearerToken } from "./bearer_tokens.ts";
-import { BearerChallenge, canonicalResource, checkIssuer } from "./oauth_resource.ts";
+import {
+  AuthorizationUnavailable,
+  BearerChallenge,
+  canonicalResource,
+  checkIssuer,
+} from "./oauth_resource.ts";
 import { type IntrospectionOptions, Introspector } from "./_introspection.ts";
 import { type ServerMetadata, ServerMetadataCache } from "./_oauth_server_metadata.ts";
 import { principalFromClaims, type PrincipalFromClaimsOptions } from "./token_principal.ts";
@@ -114,8 +121,10 @@ interface Verifier {
   introspector: Introspector | undefined;
   introspectionEndpoint: string | undefined;
   algorithms: string[];
-  jwks: ReturnType<typeof createRemoteJWKSet> | undefined;
+  jwks: JWTVerifyGetKey | undefined;
   jwksUri: string | undefined;
+  /** Until when (ms) a failed fetch of its keys or metadata is not repeated. */
+  failedUntil: number;
 }
 
 /**
@@ -199,6 +208,7 @@ export function accessTokens(options: AccessTokensOptions): Authenticate {
       algorithms,
       jwks: undefined,
       jwksUri: as.jwksUri,
+      failedUntil: 0,
     });
   }
   const introspecting = [...verifiers.values()].filter((v) => v.introspector !== undefined);
@@ -206,15 +216,57 @@ export function accessTokens(options: AccessTokensOptions): Authenticate {
   /** Verified JWTs by the SHA-256 of the token: their claims, and until when they are kept. */
   const verified = new Map<string, { payload: JWTPayload; until: number }>();
 
-  const jwksOf = async (v: Verifier) => {
+  const cooldownMs = options.jwksCooldownMs ?? 30_000;
+  /**
+   * The issuer's keys could not be had: say so (503). A failed fetch is not repeated for
+   * `cooldownMs` — the same bound on fetches as an unknown `kid` has when the issuer answers.
+   */
+  const unavailable = (v: Verifier, why: string, failed: boolean): AuthorizationUnavailable => {
+    if (failed) v.failedUntil = now() + cooldownMs;
+    return new AuthorizationUnavailable(
+      `the keys of the authorization server ${v.issuer} could not be fetched (${why}); the token cannot be checked now`,
+      (v.failedUntil - now()) / 1000,
+    );
+  };
+  const jwksOf = async (v: Verifier): Promise<JWTVerifyGetKey> => {
     if (v.jwks) return v.jwks;
-    const uri = v.jwksUri ?? (await v.metadata.get()).jwks_uri;
+    if (v.failedUntil > now()) throw unavailable(v, "it failed moments ago", false);
+    let uri = v.jwksUri;
+    if (uri === undefined) {
+      try {
+        uri = (await v.metadata.get()).jwks_uri;
+      } catch (e) {
+        throw unavailable(v, `its metadata: ${(e as Error).message}`, true);
+      }
+    }
     if (uri === undefined) throw new Error(`${v.issuer} publishes no jwks_uri`);
-    v.jwks ??= createRemoteJWKSet(new URL(uri), {
+    const remote = createRemoteJWKSet(new URL(uri), {
       cacheMaxAge: options.jwksMaxAgeMs ?? 10 * 60_000,
-      cooldownDuration: options.jwksCooldownMs ?? 30_000,
+      cooldownDuration: cooldownMs,
       timeoutDuration: timeoutMs,
     });
+    // jose refetches for an unknown kid only after a successful fetch's cooldown; after a failed
+    // fetch it would fetch again for every request: the failure gets the cooldown here, during
+    // which the keys held from the last good fetch still verify.
+    v.jwks ??= async (header, token) => {
+      if (v.failedUntil > now()) {
+        const held = remote.jwks();
+        if (held) {
+          try {
+            return await createLocalJWKSet(held)(header, token);
+          } catch (e) {
+            if (!(e instanceof joseErrors.JWKSNoMatchingKey)) throw e;
+          }
+        }
+        throw unavailable(v, "it failed moments ago", false);
+      }
+      try {
+        return await remote(header, token);
+      } catch (e) {
+        if (isTokenFault(e)) throw e;
+        throw unavailable(v, e instanceof Error ? e.message : String(e), true);
+      }
+    };
     return v.jwks;
   };
 
@@ -362,6 +414,14 @@ function canonicalOr(aud: string): string {
   } catch {
     return aud;
   }
+}
+
+/** Whether jose refused the token itself (its key, its form), rather than failing to fetch keys. */
+function isTokenFault(e: unknown): boolean {
+  return e instanceof joseErrors.JWKSNoMatchingKey ||
+    e instanceof joseErrors.JWKSMultipleMatchingKeys ||
+    e instanceof joseErrors.JOSENotSupported || e instanceof joseErrors.JOSEAlgNotAllowed ||
+    e instanceof joseErrors.JWSInvalid || e instanceof joseErrors.JWTInvalid;
 }
 
 /** What jose's verdict means for the client: a 401 saying why. */

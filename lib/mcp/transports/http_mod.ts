@@ -52,6 +52,7 @@ export {
   type TrustedAuthorizationServer,
 } from "./access_tokens.ts";
 export {
+  AuthorizationUnavailable,
   BearerChallenge,
   bearerChallengeHeader,
   type BearerChallengeOptions,

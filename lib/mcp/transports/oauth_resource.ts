@@ -258,6 +258,36 @@ export class BearerChallenge extends Error {
   }
 }
 
+/**
+ * The credentials cannot be checked now — the authorization server's keys or metadata could not be
+ * fetched — which is not the caller's fault: answered 503 with `Retry-After`, not 401 and not 500.
+ * `accessTokens` throws it, and asks the authorization server again only after `retryAfterSeconds`.
+ *
+ * @example
+ * ```ts
+ * import { AuthorizationUnavailable } from "@tool-estate/core/http";
+ * import assert from "node:assert/strict";
+ * const e = new AuthorizationUnavailable("the issuer's keys could not be fetched", 30);
+ * assert.equal(e.retryAfterSeconds, 30);
+ * ```
+ */
+export class AuthorizationUnavailable extends Error {
+  /** When to try again, in whole seconds. */
+  readonly retryAfterSeconds: number;
+
+  /**
+   * Makes the refusal.
+   *
+   * @param message What could not be done, for the client and the log.
+   * @param retryAfterSeconds When to try again (at least 1).
+   */
+  constructor(message: string, retryAfterSeconds: number) {
+    super(message);
+    this.name = "AuthorizationUnavailable";
+    this.retryAfterSeconds = Math.max(1, Math.ceil(retryAfterSeconds));
+  }
+}
+
 /** The parameters of a `WWW-Authenticate: Bearer` challenge, each left out when undefined. */
 export interface BearerChallengeParams {
   /** The protection space, e.g. `mcp`. */
