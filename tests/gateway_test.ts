@@ -901,6 +901,60 @@ Deno.test("Gateway: drift — a compatible change is logged, a breaking one quar
   }
 });
 
+Deno.test("Gateway: under quarantine a tool that changes the world is not forwarded (nothing runs, the answer says so); a read is; a write's refused answer says it ran", async () => {
+  const release = spec("payments.release", "1.0.0", { sideEffect: "write", outputSchema: STATUS });
+  const lookup = spec("payments.lookup", "1.0.0", { outputSchema: STATUS });
+  const up = new Upstream([release, lookup]);
+  const h = harness({
+    records: [record("payments-mcp", ["payments.release", "payments.lookup"])],
+    upstreams: { "payments-mcp": up },
+    estate: [release, lookup],
+  });
+  const stricter = (s: ToolSpec) => ({
+    ...s,
+    version: "2.0.0",
+    inputSchema: {
+      ...REFERENCE,
+      properties: { ...REFERENCE.properties, note: { type: "string" } },
+      required: ["reference", "note"],
+    },
+  });
+  try {
+    await h.gateway.start();
+    // A write whose answer the gateway refuses (it breaks the outputSchema) ran upstream: said.
+    up.handlers.set("payments.release", () => ({ status: "LOST" }));
+    const ran = errorText(await h.call("payments.release", { reference: "PMT-000001" }));
+    assert.match(ran, /breaks the outputSchema/);
+    assert.match(
+      ran,
+      /The call ran on server payments-mcp and may have taken effect \(write\): check before calling payments\.release again$/,
+    );
+    assert.equal(up.calls.length, 1);
+    up.handlers.delete("payments.release");
+
+    // Both tools' upstream definitions now reject what the registered contract accepts.
+    up.registry.publish(stricter(release));
+    up.registry.publish(stricter(lookup));
+    await until(
+      "both quarantined",
+      () => h.gateway.status()[0].tools.every((t) => t.state === "quarantined"),
+    );
+    up.calls.length = 0;
+    const refused = errorText(await h.call("payments.release", { reference: "PMT-000002" }));
+    assert.match(
+      refused,
+      /^payments\.release was not forwarded: server payments-mcp is quarantined for it \(.*now rejects calls.*\); nothing was done/,
+    );
+    assert.deepEqual(up.calls, [], "the write never reached the upstream");
+    // A read is still forwarded: the upstream's own rejection (its new required note) comes back.
+    const read = await h.call("payments.lookup", { reference: "PMT-000003" });
+    assert.equal(read.kind, "invalid-arguments");
+    assert.equal((read as { issues: { path: string }[] }).issues[0].path, "$.note");
+  } finally {
+    await h.close();
+  }
+});
+
 Deno.test("Gateway: a pathological schema's drift is classified within the budget while every caller is answered", async () => {
   // Recursive $refs in which the change sits inside every cycle: deciding it takes more steps
   // than the default budget allows (with a hundred times the budget it is decided: minor), which

@@ -162,6 +162,16 @@ export class UpstreamLink {
     return this.#live.has(tool);
   }
 
+  /**
+   * Why a tool is quarantined (its live definition left the registered contract), or none.
+   *
+   * @param tool The estate's tool name.
+   * @returns The reasons; empty when it is not quarantined.
+   */
+  quarantined(tool: string): readonly string[] {
+    return this.#tracked.get(tool)?.quarantine ?? [];
+  }
+
   /** Reads the server's listing again (one at a time; a request during one runs once more after). */
   relist(): Promise<void> {
     if (this.#relisting) {

@@ -365,6 +365,16 @@ export class Gateway {
       if (!link.offers(spec.name)) {
         return unavailable(spec, `server ${record.id} does not offer it`);
       }
+      // A quarantined tool may still be read through (its answer is checked), but nothing that
+      // changes the world is forwarded to a definition the gateway no longer stands behind.
+      const quarantine = link.quarantined(spec.name);
+      if (quarantine.length && spec.sideEffect !== "read") {
+        return toolError(
+          `${spec.name} was not forwarded: server ${record.id} is quarantined for it (${
+            quarantine.join("; ")
+          }); nothing was done. An owner must re-register the tool or restore the server`,
+        );
+      }
       const raw = await client.request(
         "tools/call",
         {
@@ -374,7 +384,8 @@ export class Gateway {
         { signal, timeoutMs: Infinity, onProgress: (p) => context.progress(p) },
       );
       end = "answered";
-      return this.#checked(spec, record, raw);
+      const checked = this.#checked(spec, record, raw);
+      return ranUpstream(spec, record, checked.result, checked.refused);
     } catch (e) {
       if (limit.signal.aborted) {
         end = "failed";
@@ -409,8 +420,13 @@ export class Gateway {
       if (e instanceof McpClientError || e instanceof UnsupportedResultError) {
         end = "answered";
         this.#callFailed(spec, record, message);
-        return toolError(
-          `${spec.name}: server ${record.id} answered in a way the gateway cannot forward`,
+        return ranUpstream(
+          spec,
+          record,
+          toolError(
+            `${spec.name}: server ${record.id} answered in a way the gateway cannot forward`,
+          ),
+          true,
         );
       }
       end = "failed";
@@ -427,21 +443,27 @@ export class Gateway {
   }
 
   /** The upstream's answer, as forwarded: unchanged, unless it breaks the registered contract. */
-  #checked(spec: ToolSpec, record: ServerRecord, raw: unknown): CallToolResult {
+  #checked(
+    spec: ToolSpec,
+    record: ServerRecord,
+    raw: unknown,
+  ): { result: CallToolResult; refused: boolean } {
     if (!isObject(raw) || !Array.isArray(raw.content)) {
       this.#callFailed(spec, record, "the result has no content list");
-      return toolError(
-        `${spec.name}: server ${record.id} returned a malformed result`,
-      );
+      return {
+        result: toolError(`${spec.name}: server ${record.id} returned a malformed result`),
+        refused: true,
+      };
     }
     const result = withoutEnvelope(raw);
-    if (result.isError === true) return result as unknown as CallToolResult;
+    const passed = { result: result as unknown as CallToolResult, refused: false };
+    if (result.isError === true) return passed;
     const validate = this.#outputValidator(spec);
-    if (!validate) return result as unknown as CallToolResult;
+    if (!validate) return passed;
     const issues = Object.hasOwn(result, "structuredContent")
       ? validate(result.structuredContent)
       : [MISSING_STRUCTURED];
-    if (!issues.length) return result as unknown as CallToolResult;
+    if (!issues.length) return passed;
     const limited = limitIssues(issues);
     this.#ctx.log({
       kind: "output-violation",
@@ -454,12 +476,12 @@ export class Gateway {
     });
     const shown = limited.issues.slice(0, 3);
     const more = issues.length - shown.length;
-    return toolError(
+    const text =
       `${spec.name}: server ${record.id} returned a result that breaks the outputSchema of ` +
-        `${spec.name}@${spec.version}: ` +
-        shown.map((i) => `${i.path}: ${i.message} (${i.keyword})`).join("; ") +
-        (more > 0 ? `; … and ${more} more issue${more === 1 ? "" : "s"}` : ""),
-    );
+      `${spec.name}@${spec.version}: ` +
+      shown.map((i) => `${i.path}: ${i.message} (${i.keyword})`).join("; ") +
+      (more > 0 ? `; … and ${more} more issue${more === 1 ? "" : "s"}` : "");
+    return { result: toolError(text), refused: true };
   }
 
   /** The compiled output validator of a version (compiled once), or null when it has none. */
@@ -535,6 +557,24 @@ function withoutEnvelope(
 /** An `isError` result with one text block. */
 function toolError(text: string): CallToolResult {
   return { content: [{ type: "text", text }], isError: true };
+}
+
+/**
+ * A result the gateway made of an answer it would not forward (a malformed result, one that
+ * breaks the outputSchema): for a tool that changes the world, it says plainly that the call ran
+ * upstream, so nobody retries it blindly. The upstream's own results pass unchanged.
+ */
+function ranUpstream(
+  spec: ToolSpec,
+  record: ServerRecord,
+  result: CallToolResult,
+  refused: boolean,
+): CallToolResult {
+  if (!refused || spec.sideEffect === "read") return result;
+  return toolError(
+    `${(result.content[0] as { text: string }).text}. The call ran on server ${record.id} and ` +
+      `may have taken effect (${spec.sideEffect}): check before calling ${spec.name} again`,
+  );
 }
 
 /**
