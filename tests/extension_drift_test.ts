@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { driftRecordOf, driftRecordOfLog } from "../lib/cli/_serve_gateway.ts";
+import { shortenText } from "../lib/schema/issue_limit.ts";
 import { poisoningSignals } from "../lib/estate/poisoning.ts";
 import { classifyDrift, type DriftEvent } from "../lib/gateway/mod.ts";
 import { EstateDir } from "../lib/store/mod.ts";
@@ -111,7 +112,10 @@ function quarantineMessage(record: DriftRecord): string {
     reason,
     /^its input schema now rejects calls the registered one accepts \(\$\.properties\.fields: /,
   );
-  return `crm.customer.get is quarantined: server crm-mcp now serves a contract that needs a major bump against 1.0.0 (${reason}); publish a new version or get the upstream fixed — see estate drift`;
+  // Quoted as every text from the log is, cut at the length issues are cut at.
+  return `crm.customer.get is quarantined: server crm-mcp now serves a contract that needs a major bump against 1.0.0 (${
+    shortenText(reason)
+  }); publish a new version or get the upstream fixed — see estate drift`;
 }
 
 /** Tells the server that the drift log changed, as the editor's file watcher would. */

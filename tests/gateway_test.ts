@@ -7,6 +7,7 @@
  * tools, and drift — with the estate's `tools/list` compared byte for byte throughout.
  */
 import assert from "node:assert/strict";
+import { driftRecordOf } from "../lib/cli/_serve_gateway.ts";
 import {
   type CallOutcome,
   checkSchema,
@@ -1140,6 +1141,20 @@ Deno.test("classifyDrift() reads input from the registered contract to the live 
   );
   assert.equal(stricter.input?.bump, "major");
   assert.equal(stricter.quarantine.length, 1);
+  // Said as a rejection with the call to show for it...
+  assert.match(
+    stricter.quarantine[0],
+    /now rejects calls the registered one accepts \(.*; e\.g\. \{"reference":".{4,}"\} is refused at \$\.reference\)$/,
+  );
+  // ...and a major change that rejects nothing as what it is: an upstream schema of {} accepts
+  // every call, but no longer promises to understand `reference`.
+  const anything = classifyDrift(registered, listed({ inputSchema: {} }));
+  assert.equal(anything.input?.bump, "major");
+  assert.match(
+    anything.quarantine[0],
+    /^its input schema no longer promises what the registered one does \(\$\.properties\.reference: removed property reference/,
+  );
+  assert.doesNotMatch(anything.quarantine[0], /rejects/);
   // Output the other way: narrower is safe, wider quarantines, none at all quarantines.
   const narrower = classifyDrift(
     registered,
@@ -1232,4 +1247,35 @@ Deno.test("classifyDrift() reports changed texts, inside the schemas too, with t
     },
   });
   assert.deepEqual(failing.text[0].signals.map((s) => s.code), ["lint-failed"]);
+});
+
+Deno.test("a drift record's bump is what the change needs: the larger of the input's and the output's", () => {
+  const registered = spec("payments.lookup", "1.0.0", { outputSchema: STATUS });
+  const a = classifyDrift(registered, {
+    name: "payments.lookup",
+    description: registered.description,
+    // The input: a description only (patch); the output: no schema at all any more (major).
+    inputSchema: {
+      ...(registered.inputSchema as Record<string, unknown>),
+      description: "the lookup's arguments",
+    },
+  } as never);
+  assert.equal(a.input?.bump, "patch");
+  assert.equal(a.output?.bump, "major");
+  const record = driftRecordOf({
+    kind: "quarantined",
+    at: "2026-12-03T10:00:00.000Z",
+    server: "payments-mcp",
+    serverOwner: "payments-platform",
+    tool: "payments.lookup",
+    upstreamName: "payments.lookup",
+    version: "1.0.0",
+    owner: registered.owner,
+    liveSha256: "0".repeat(64),
+    message: "payments.lookup quarantined",
+    input: a.input,
+    output: a.output,
+    reasons: a.quarantine,
+  });
+  assert.equal(record.bump, "major");
 });

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { maxBump } from "../compat/schema_change.ts";
 import fs from "node:fs";
 import type { ToolHandler, ToolSpec } from "../../mod.ts";
 import { Gateway } from "../gateway/gateway.ts";
@@ -53,8 +54,10 @@ export function driftRecordOf(event: DriftEvent): DriftRecord {
       ...(event.reasons ? { reasons: event.reasons } : {}),
     },
   };
-  const bump = event.input?.bump ?? event.output?.bump;
-  if (bump) record.bump = bump;
+  // The change needs what its larger part needs: a patch to the input and a major change to the
+  // output is major.
+  const bumps = [event.input?.bump, event.output?.bump].filter((b) => b !== undefined);
+  if (bumps.length) record.bump = bumps.reduce(maxBump);
   return record;
 }
 

@@ -3,7 +3,7 @@
  * compared) and the small helpers that build, move and downgrade it.
  */
 import type { JsonSchema, PathSegment } from "../schema/types.ts";
-import type { SchemaBump, SchemaChangeKind } from "./schema_change.ts";
+import { maxBump, type SchemaBump, type SchemaChangeKind } from "./schema_change.ts";
 
 /** A change whose path is relative to the subschema pair that produced it. */
 export interface Change {
@@ -32,12 +32,7 @@ export interface Change {
   echo?: true;
 }
 
-const RANK: Record<SchemaBump, number> = { patch: 0, minor: 1, major: 2 };
-
-/** The larger of two bumps. */
-export function maxBump(a: SchemaBump, b: SchemaBump): SchemaBump {
-  return RANK[a] >= RANK[b] ? a : b;
-}
+export { maxBump };
 
 /** The largest bump of a list of changes (`patch` for none). */
 export function topBump(changes: readonly { bump: SchemaBump }[]): SchemaBump {

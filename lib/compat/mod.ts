@@ -15,7 +15,7 @@ export {
   defaultClassifyBudget,
 } from "./classify.ts";
 export type { ClassifySchemaChangeOptions } from "./classify.ts";
-export { SCHEMA_CHANGE_KINDS } from "./schema_change.ts";
+export { maxBump, SCHEMA_CHANGE_KINDS } from "./schema_change.ts";
 export type {
   SchemaBump,
   SchemaChange,

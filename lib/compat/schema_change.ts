@@ -10,6 +10,26 @@
  */
 export type SchemaBump = "major" | "minor" | "patch";
 
+const RANK: Record<SchemaBump, number> = { patch: 0, minor: 1, major: 2 };
+
+/**
+ * The larger of two bumps: what a change needs when two of its parts need these.
+ *
+ * @param a A bump.
+ * @param b Another.
+ * @returns The larger.
+ *
+ * @example
+ * ```ts
+ * import { maxBump } from "@tool-estate/core";
+ * import assert from "node:assert/strict";
+ * assert.equal(maxBump("patch", "major"), "major");
+ * ```
+ */
+export function maxBump(a: SchemaBump, b: SchemaBump): SchemaBump {
+  return RANK[a] >= RANK[b] ? a : b;
+}
+
 /**
  * What changed, one name per rule. A kind says what was edited; the change's `bump` says what the
  * edit does to callers, so the same kind can be `patch` when it provably affects no value the old

@@ -28,9 +28,11 @@ import { isObject } from "../_object.ts";
 import { classifyOutputSchemaChange, classifySchemaChange } from "../compat/classify.ts";
 import { combineCompatibility, type CompatibilityMode } from "../compat/compatibility_mode.ts";
 import type { SchemaChangeClassification } from "../compat/schema_change.ts";
+import { findWitness, type Witness } from "../compat/witness.ts";
 import { annotationsFor, type ToolAnnotations, type ToolSpec } from "../estate/spec.ts";
 import type { ListedTool } from "../mcp/protocol.ts";
 import type { JsonSchema } from "../schema/types.ts";
+import { shortenText } from "../schema/issue_limit.ts";
 
 /** One finding of a description lint (see `GatewayOptions.descriptionSignals`). */
 export interface DescriptionSignal {
@@ -155,10 +157,19 @@ export function classifyDrift(
     classifySchemaChange(registered.inputSchema, liveInput, { compatibility })
   );
   if (input?.bump === "major") {
+    // "Rejects" only with a call to show for it; a major change that rejects nothing (a property
+    // no longer declared, so no longer promised to be understood) is said as what it is.
+    const rejected = under ? undefined : safeWitness(registered.inputSchema, liveInput);
     quarantine.push(
       under
         ? `its input schema changed beyond the registered contract${under} (${firstMajor(input)})`
-        : `its input schema now rejects calls the registered one accepts (${firstMajor(input)})`,
+        : rejected
+        ? `its input schema now rejects calls the registered one accepts (${
+          firstMajor(input)
+        }; e.g. ${
+          shortenText(JSON.stringify(rejected.value), 120)
+        } is refused at ${rejected.rejection.path})`
+        : `its input schema no longer promises what the registered one does (${firstMajor(input)})`,
     );
   }
   const liveOutput = isSchema(live.outputSchema) ? live.outputSchema : undefined;
@@ -189,6 +200,15 @@ export function classifyDrift(
     text: textChanges(registered, live, options.descriptionSignals),
     quarantine,
   };
+}
+
+/** A call the registered schema accepts and the live one rejects, when one is found in bounds. */
+function safeWitness(registered: JsonSchema, live: JsonSchema): Witness | undefined {
+  try {
+    return findWitness(registered, live);
+  } catch {
+    return undefined; // a schema the generator cannot work with: no example, the verdict stands
+  }
 }
 
 /** A classification, undefined when nothing changed; a classifier that throws is major. */

@@ -99,7 +99,8 @@ export function corsHeaders(
   if (origin === undefined) return {};
   return {
     "access-control-allow-origin": origin,
-    "access-control-expose-headers": "mcp-session-id, www-authenticate, deprecation, sunset, retry-after",
+    "access-control-expose-headers":
+      "mcp-session-id, www-authenticate, deprecation, sunset, retry-after",
     "vary": "Origin",
   };
 }
