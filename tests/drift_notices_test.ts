@@ -399,3 +399,34 @@ Deno.test("driftNotices() does not depend on the order of records with different
     { numRuns: 200 },
   );
 });
+
+Deno.test("a tool its own server stopped listing is a warning until it is listed again; another server's silence is not", () => {
+  const gone: DriftRecord = {
+    at: "2026-12-01T09:00:00.000Z",
+    server: "payments-mcp",
+    tool: "payments.fees",
+    kind: "unavailable",
+    details: "payments-mcp no longer lists payments.fees: calls to it answer unavailable",
+  };
+  const back: DriftRecord = {
+    ...gone,
+    at: "2026-12-01T10:00:00.000Z",
+    kind: "cleared",
+    details: "payments-mcp lists payments.fees again",
+  };
+  const registry = estate();
+  assert.deepEqual(
+    driftNotices([gone], "payments.fees", registry).map((n) => [n.severity, n.code, n.message]),
+    [[
+      "warning",
+      "drift-unavailable",
+      "payments.fees is unavailable since 2026-12-01T09:00:00.000Z: payments-mcp no longer lists payments.fees: calls to it answer unavailable — see estate drift",
+    ]],
+  );
+  assert.deepEqual(driftNotices([gone, back], "payments.fees", registry), []);
+  assert.deepEqual(
+    driftNotices([{ ...gone, server: "crm-mcp" }], "payments.fees", registry),
+    [],
+    "a server that does not serve the tool says nothing about it",
+  );
+});

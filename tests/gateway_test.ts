@@ -7,7 +7,7 @@
  * tools, and drift — with the estate's `tools/list` compared byte for byte throughout.
  */
 import assert from "node:assert/strict";
-import { driftRecordOf } from "../lib/cli/_serve_gateway.ts";
+import { driftRecordOf, driftRecordOfLog } from "../lib/cli/_serve_gateway.ts";
 import {
   type CallOutcome,
   checkSchema,
@@ -757,6 +757,30 @@ Deno.test("Gateway: a registered tool its server does not list is unavailable", 
       ],
     );
     assert.deepEqual(up.calls, []);
+    // The owner hears of it where drift goes: a record of kind unavailable, for the tool.
+    const [missing] = byKind(h.logs, "missing");
+    assert.deepEqual(driftRecordOfLog(missing), {
+      at: missing.at,
+      server: "payments-mcp",
+      tool: "payments.refund",
+      kind: "unavailable",
+      details: "payments-mcp no longer lists payments.refund: calls to it answer unavailable",
+    });
+    // Listed again: restored, and recorded as cleared.
+    up.registry.publish(spec("payments.refund", "1.0.0"));
+    await until("restored", () => byKind(h.logs, "restored").length === 1);
+    const [restored] = byKind(h.logs, "restored");
+    assert.equal(restored.tool, "payments.refund");
+    assert.equal(driftRecordOfLog(restored)?.kind, "cleared");
+    assert.equal(
+      h.gateway.status()[0].tools.find((t) => t.tool === "payments.refund")?.state,
+      "ok",
+    );
+    // And gone again: missing once more (a tool is missing once per disappearance, not per list).
+    up.registry.retire("payments.refund", "1.0.0", { reason: "gone" });
+    await until("missing again", () => byKind(h.logs, "missing").length === 2);
+    await h.gateway.refresh();
+    assert.equal(byKind(h.logs, "missing").length, 2);
   } finally {
     await h.close();
   }

@@ -93,6 +93,22 @@ export function driftRecordOfLog(
         kind: "unavailable",
         details: entry.message,
       };
+    case "missing":
+      return {
+        at: entry.at,
+        server: entry.server,
+        tool: entry.tool,
+        kind: "unavailable",
+        details: `${entry.server} no longer lists ${entry.tool}: calls to it answer unavailable`,
+      };
+    case "restored":
+      return {
+        at: entry.at,
+        server: entry.server,
+        tool: entry.tool,
+        kind: "cleared",
+        details: `${entry.server} lists ${entry.tool} again`,
+      };
     default:
       return undefined;
   }
@@ -116,6 +132,8 @@ export function gatewayLogLine(entry: GatewayLogEntry): string {
       } (${entry.reason}; listing sha256 ${entry.definitionSha256})`;
     case "missing":
       return `${at}: ${entry.tool} is registered for this server but not in its listing: unavailable`;
+    case "restored":
+      return `${at}: ${entry.tool} is in its listing again`;
     case "relist-failed":
       return `${at}: re-list failed (${entry.message}); keeping the previous listing`;
     case "timeout":

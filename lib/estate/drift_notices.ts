@@ -97,6 +97,8 @@ export type DriftNoticeCode =
   | "drift-quarantined"
   /** The upstream changed a text the model reads: a rug-pull signal (information). */
   | "drift-description"
+  /** The tool's own server no longer lists it: calls answer unavailable (a warning). */
+  | "drift-unavailable"
   /** Another server offered the tool, and the gateway dropped it (information). */
   | "drift-dropped-tool";
 
@@ -199,6 +201,18 @@ export function driftNotices(
     }))
     .sort(byServer);
 
+  // The tool's own server stopped listing it: every call answers unavailable.
+  const gone = [...newest.values()]
+    .filter((r) => r.kind === "unavailable")
+    .map((r): DriftNotice => ({
+      severity: "warning",
+      code: "drift-unavailable",
+      target: { field: "name" },
+      message: `${r.tool} is unavailable since ${safe(r.at)}: ${safe(r.details)} — see estate drift`,
+      record: r,
+    }))
+    .sort(byServer);
+
   const offers = [
     ...newestPerServer(mine, (r) => r.kind === "dropped-tool").values(),
   ]
@@ -212,7 +226,7 @@ export function driftNotices(
     }))
     .sort(byServer);
 
-  return [...held, ...texts, ...offers];
+  return [...held, ...gone, ...texts, ...offers];
 }
 
 /** A schema change as the evidence holds it, read defensively (the log is a file anyone may edit). */

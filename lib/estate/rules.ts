@@ -876,6 +876,19 @@ const CHECK_RULES: Rule[] = [
     },
   ),
   check(
+    "drift-unavailable",
+    "warning",
+    false,
+    "the tool's server no longer lists it",
+    "The gateway's drift log says the tool's own server no longer lists it (its newest record for the tool is `unavailable`, with no `cleared` since): every call answers unavailable until the server lists it again or the tool is moved. Shown at `name`.",
+    {
+      input:
+        '{"at": "2026-11-01T09:00:00.000Z", "server": "payments-mcp", "tool": "payments.lookup", "kind": "unavailable", "details": "payments-mcp no longer lists payments.lookup: calls to it answer unavailable"}',
+      gives:
+        "payments.lookup is unavailable since 2026-11-01T09:00:00.000Z: payments-mcp no longer lists payments.lookup: calls to it answer unavailable — see estate drift",
+    },
+  ),
+  check(
     "ignore-expired",
     "error",
     true,

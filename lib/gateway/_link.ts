@@ -566,6 +566,8 @@ export class UpstreamLink {
       const hadIt = !this.#listed || this.#live.has(tool);
       if (!live.has(tool) && hadIt && this.#ctx.registry.latest(tool)) {
         this.#ctx.log({ kind: "missing", at, server: record.id, tool });
+      } else if (live.has(tool) && this.#listed && !this.#live.has(tool)) {
+        this.#ctx.log({ kind: "restored", at, server: record.id, tool });
       }
     }
     this.#live = live;

@@ -111,6 +111,8 @@ export type GatewayLogEntry =
   }
   /** A tool the estate registered for this server is not in its listing: unavailable. */
   | GatewayLogFields & { kind: "missing"; tool: string }
+  /** A tool that was missing from the server's listing is listed again. */
+  | GatewayLogFields & { kind: "restored"; tool: string }
   /** A re-list failed (the previous listing stays). */
   | GatewayLogFields & { kind: "relist-failed"; message: string }
   /** A forwarded call got no answer in time (the upstream call was cancelled). */
