@@ -24,6 +24,7 @@ import {
   IdentityRefusedError,
   McpClient,
   McpServer,
+  parseServerRecord,
   type Principal,
   type ServerRecord,
   serveTransport,
@@ -1302,4 +1303,60 @@ Deno.test("a drift record's bump is what the change needs: the larger of the inp
     reasons: a.quarantine,
   });
   assert.equal(record.bump, "major");
+});
+
+Deno.test("Gateway: the tools a record leaves out on purpose are never exposed and never logged as dropped; a tool in neither list still is", async () => {
+  const up = new Upstream([
+    spec("files.read", "1.0.0"),
+    spec("files.write", "1.0.0", { sideEffect: "write" }),
+    spec("files.delete", "1.0.0", { sideEffect: "irreversible" }),
+    spec("files.surprise", "1.0.0"),
+  ]);
+  const h = harness({
+    records: [record("files-mcp", ["files.read"], { leftOut: ["files.write", "files.delete"] })],
+    upstreams: { "files-mcp": up },
+    estate: [spec("files.read", "1.0.0")],
+  });
+  try {
+    await h.gateway.start();
+    await h.gateway.refresh(); // a re-list, as after a reconnect
+    assert.deepEqual(byKind(h.logs, "dropped").map((e) => e.tool), ["files.surprise"]);
+    assert.deepEqual(
+      h.gateway.status()[0].tools.map((t) => [t.tool, t.state]),
+      [["files.read", "ok"], ["files.surprise", "dropped"]],
+    );
+    const client = await h.client();
+    const listed = (await client.request("tools/list")) as { tools: { name: string }[] };
+    assert.deepEqual(listed.tools.map((t) => t.name), ["files.read"]);
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("a server record's leftOut: the server's names, each once, none of them one it serves", () => {
+  const base = {
+    id: "files-mcp",
+    owner: "platform",
+    description: "The filesystem server.",
+    upstream: {
+      kind: "http",
+      url: "https://files.internal/mcp",
+      identity: { certificateSha256: PIN },
+    },
+    tools: ["files.read"],
+    upstreamNames: { "files.read": "read_file" },
+  };
+  assert.deepEqual(
+    parseServerRecord({ ...base, leftOut: ["write_file", "delete_file"] }).leftOut,
+    ["write_file", "delete_file"],
+  );
+  assert.equal(parseServerRecord(base).leftOut, undefined);
+  assert.throws(
+    () => parseServerRecord({ ...base, leftOut: ["write_file", ""] }),
+    /leftOut must list the server's tool names the estate leaves out/,
+  );
+  assert.throws(
+    () => parseServerRecord({ ...base, leftOut: ["read_file", "x", "x"] }),
+    /leftOut: x is listed twice; leftOut: read_file is the server's name of files\.read, which it serves/,
+  );
 });

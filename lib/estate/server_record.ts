@@ -63,6 +63,12 @@ export interface ServerRecord {
    * same name.
    */
   upstreamNames?: Record<string, string>;
+  /**
+   * The server's own tool names the estate leaves out on purpose (a filesystem server's write
+   * tools, say): never exposed, like any tool not in `tools`, but not logged as dropped each time
+   * the server lists them. A tool listed that is in neither is still dropped and logged.
+   */
+  leftOut?: string[];
 }
 
 /** A server record that was refused, with every problem found (each names its field). */
@@ -242,6 +248,19 @@ export function parseServerRecord(
       upstreamNames = { ...n as Record<string, string> };
     }
   }
+  let leftOut: string[] | undefined;
+  if (value.leftOut !== undefined) {
+    const l = value.leftOut;
+    if (!Array.isArray(l) || !l.every((v) => typeof v === "string" && v !== "")) {
+      problems.push("leftOut must list the server's tool names the estate leaves out (strings)");
+    } else {
+      leftOut = [];
+      for (const name of l as string[]) {
+        if (leftOut.includes(name)) problems.push(`leftOut: ${name} is listed twice`);
+        else leftOut.push(name);
+      }
+    }
+  }
   // Each of the server's names serves one estate name: two would make its listing ambiguous.
   const servedAs = new Map<string, string>();
   for (const t of tools) {
@@ -253,6 +272,13 @@ export function parseServerRecord(
       );
     } else servedAs.set(theirs, t);
   }
+  for (const name of leftOut ?? []) {
+    if (servedAs.has(name)) {
+      problems.push(
+        `leftOut: ${name} is the server's name of ${servedAs.get(name)}, which it serves`,
+      );
+    }
+  }
   const known = new Set([
     "id",
     "owner",
@@ -260,6 +286,7 @@ export function parseServerRecord(
     "upstream",
     "tools",
     "upstreamNames",
+    "leftOut",
     "$schema",
   ]);
   for (const k of Object.keys(value)) {
@@ -274,5 +301,6 @@ export function parseServerRecord(
     tools,
   };
   if (upstreamNames) record.upstreamNames = upstreamNames;
+  if (leftOut?.length) record.leftOut = leftOut;
   return record;
 }

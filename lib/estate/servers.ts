@@ -109,6 +109,7 @@ const FIELDS: readonly (keyof ServerRecord)[] = [
   "upstream",
   "tools",
   "upstreamNames",
+  "leftOut",
 ];
 
 /** The top-level fields in which two records differ. */

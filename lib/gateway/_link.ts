@@ -525,9 +525,11 @@ export class UpstreamLink {
     }
     const live = new Map<string, LiveTool>();
     const dropped = new Map<string, DroppedTool>();
+    const leftOut = new Set(record.leftOut ?? []);
     for (const item of items) {
       if (!isObject(item) || typeof item.name !== "string") continue;
       const name = item.name;
+      if (leftOut.has(name)) continue; // left out on purpose: never exposed, nothing to report
       const sha256 = await sha256Hex(canonicalJson(item));
       const tool = estateName.get(name);
       const servedBy = tool === undefined ? undefined : this.#ctx.serverFor(tool);
