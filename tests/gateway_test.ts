@@ -37,6 +37,7 @@ import {
 import { serveHttp } from "../lib/mcp/transports/http.ts";
 import { recursiveSchema } from "./_recursive_schemas.ts";
 import { StreamableHttpClientTransport } from "../lib/mcp/transports/http_client.ts";
+import { MessageTooLargeError } from "../lib/mcp/transports/message_limit.ts";
 
 const GATEWAY: Principal = {
   id: "gateway",
@@ -1359,4 +1360,53 @@ Deno.test("a server record's leftOut: the server's names, each once, none of the
     () => parseServerRecord({ ...base, leftOut: ["read_file", "x", "x"] }),
     /leftOut: x is listed twice; leftOut: read_file is the server's name of files\.read, which it serves/,
   );
+});
+
+/** An upstream whose transport, like the real ones, takes no message past `cap` bytes. */
+class CappedUpstream extends Upstream {
+  constructor(specs: ToolSpec[], readonly cap: number) {
+    super(specs);
+  }
+
+  override connect(): Transport {
+    const near = super.connect();
+    const capped: Transport = {
+      send: (m, o) => near.send(m, o),
+      close: () => near.close(),
+    };
+    near.onmessage = (m) => {
+      if (JSON.stringify(m).length > this.cap) {
+        capped.onclose?.(new MessageTooLargeError(this.cap, "the server payments-mcp"));
+        void near.close();
+      } else capped.onmessage?.(m);
+    };
+    near.onclose = () => capped.onclose?.();
+    return capped;
+  }
+}
+
+Deno.test("Gateway: an upstream answer past the cap is not forwarded; the caller is told, and for a write that the call ran", async () => {
+  const release = spec("payments.release", "1.0.0", { sideEffect: "write" });
+  const lookup = spec("payments.lookup", "1.0.0");
+  const up = new CappedUpstream([release, lookup], 4096);
+  const h = harness({
+    records: [record("payments-mcp", ["payments.release", "payments.lookup"])],
+    upstreams: { "payments-mcp": up },
+    estate: [release, lookup],
+  });
+  try {
+    up.handlers.set("payments.lookup", () => "z".repeat(10_000));
+    assert.equal(
+      errorText(await h.call("payments.lookup", { reference: "PMT-000001" })),
+      "payments.lookup: server payments-mcp answered with more than 4096 bytes (maxMessageBytes); the answer was not read",
+    );
+    up.handlers.set("payments.release", () => "z".repeat(10_000));
+    assert.match(
+      errorText(await h.call("payments.release", { reference: "PMT-000001" })),
+      /^payments\.release: server payments-mcp answered with more than 4096 bytes \(maxMessageBytes\); the answer was not read\. The call ran on server payments-mcp and may have taken effect \(write\)/,
+    );
+    assert.equal(byKind(h.logs, "call-failed").length, 2);
+  } finally {
+    await h.close();
+  }
 });

@@ -208,7 +208,9 @@ export function driftNotices(
       severity: "warning",
       code: "drift-unavailable",
       target: { field: "name" },
-      message: `${r.tool} is unavailable since ${safe(r.at)}: ${safe(r.details)} — see estate drift`,
+      message: `${r.tool} is unavailable since ${safe(r.at)}: ${
+        safe(r.details)
+      } — see estate drift`,
       record: r,
     }))
     .sort(byServer);

@@ -641,9 +641,9 @@ function watchClose(inner: Transport, onClose: () => void): Transport {
   };
   if (inner.cancel) outer.cancel = (id) => inner.cancel!(id);
   inner.onmessage = (message) => outer.onmessage?.(message);
-  inner.onclose = () => {
+  inner.onclose = (reason) => {
     onClose();
-    outer.onclose?.();
+    outer.onclose?.(reason);
   };
   return outer;
 }

@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { MessageTooLargeError } from "../mcp/transports/message_limit.ts";
 import { isObject } from "../_object.ts";
 import { JsonRpcError } from "../jsonrpc/errors.ts";
 import type { EstateEvent, ToolRegistry } from "../estate/registry.ts";
@@ -407,6 +408,23 @@ export class Gateway {
       if (e instanceof Unavailable) {
         end = e.attempted ? "failed" : "neither";
         return unavailable(spec, e.message);
+      }
+      const tooLarge = e instanceof MessageTooLargeError
+        ? e
+        : e instanceof Error && e.cause instanceof MessageTooLargeError
+        ? e.cause
+        : undefined;
+      if (tooLarge) {
+        end = "failed";
+        this.#callFailed(spec, record, tooLarge.message);
+        return ranUpstream(
+          spec,
+          record,
+          toolError(
+            `${spec.name}: server ${record.id} answered with more than ${tooLarge.limit} bytes (maxMessageBytes); the answer was not read`,
+          ),
+          true,
+        );
       }
       if (e instanceof JsonRpcError) {
         end = "answered";

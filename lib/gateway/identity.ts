@@ -60,6 +60,12 @@ export interface ConnectUpstreamsOptions {
   /** Options for the Streamable HTTP transports (their `fetch` is the verifying one). */
   http?: Omit<StreamableHttpClientOptions, "fetch">;
   /**
+   * The largest answer taken from an upstream, in bytes: past it the answer is not read on (a
+   * stdio upstream is stopped, an HTTP answer dropped) and the call is answered with an error
+   * saying so. Default 16 MiB (`DEFAULT_MAX_MESSAGE_BYTES`).
+   */
+  maxMessageBytes?: number;
+  /**
    * Told when an HTTP upstream that was verified presents a certificate that fails on a later
    * connection (the request fails too, with this error as its cause).
    */
@@ -131,7 +137,13 @@ async function connectHttp(
   const verified = verifiedFetch(target, (e) => options.onRefused?.(e));
   const transport = new VerifiedHttpTransport(
     upstream.url,
-    { ...options.http, fetch: verified.fetch },
+    {
+      ...options.http,
+      fetch: verified.fetch,
+      ...(options.maxMessageBytes === undefined
+        ? {}
+        : { maxMessageBytes: options.maxMessageBytes }),
+    },
     verified.destroy,
   );
   return { transport, identity: evidence };
@@ -219,6 +231,7 @@ async function connectStdio(
     env,
     cwd,
     stderr: typeof stderr === "function" ? "pipe" : stderr,
+    ...(options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes }),
   });
   // A process that cannot start (its stdout then ends, which closes the transport): reported,
   // not thrown (an unhandled "error" event would end the gateway).

@@ -240,13 +240,14 @@ export class OutgoingRequests {
   }
 
   /** Fails every waiting request (the peer closed). */
-  failAll(message: string): void {
+  failAll(message: string, cause?: Error): void {
     for (const [id, entry] of [...this.#entries]) {
       this.settle(
         id,
         new PeerError("closed", message, {
           method: entry.method,
           requestId: id,
+          ...(cause ? { cause } : {}),
         }),
       );
     }

@@ -116,7 +116,11 @@ export class JsonRpcPeer {
       }),
     });
     transport.onmessage = (message) => this.#receive(message);
-    transport.onclose = () => this.#shut("the connection closed");
+    transport.onclose = (reason) =>
+      this.#shut(
+        reason ? `the connection closed: ${reason.message}` : "the connection closed",
+        reason,
+      );
   }
 
   /** Whether the peer is closed (by {@linkcode JsonRpcPeer.close} or the transport). */
@@ -279,10 +283,10 @@ export class JsonRpcPeer {
   }
 
   /** Marks the peer closed; false when it already was. */
-  #shut(message: string): boolean {
+  #shut(message: string, cause?: Error): boolean {
     if (this.#closedWith !== undefined) return false;
     this.#closedWith = message;
-    this.#outgoing.failAll(message);
+    this.#outgoing.failAll(message, cause);
     this.#incoming.abortAll(new PeerError("closed", message));
     for (const listener of [...this.#closeListeners]) {
       try {

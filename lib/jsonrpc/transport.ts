@@ -35,8 +35,11 @@ export interface Transport {
   send(message: JsonRpcMessage, options?: TransportSendOptions): Promise<void>;
   /** Called with each message that arrives (a parsed JSON value, not yet validated). */
   onmessage?: (message: unknown) => void;
-  /** Called once when the channel closes, from either end. */
-  onclose?: () => void;
+  /**
+   * Called once when the channel closes, from either end; with the reason when the transport
+   * closed it for one (a message too large, say), which the waiting requests fail with.
+   */
+  onclose?: (reason?: Error) => void;
   /** Closes the channel. */
   close(): Promise<void>;
   /**

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { maxMessageBytes, MessageTooLargeError } from "./message_limit.ts";
 import { isObject } from "../../_object.ts";
 import type { JsonRpcId, JsonRpcMessage } from "../../jsonrpc/types.ts";
 import type { Transport } from "../transport.ts";
@@ -54,6 +55,12 @@ import type { HttpAuthorizer } from "../../oauth/authorizer.ts";
 
 /** Options for a {@linkcode StreamableHttpClientTransport}. */
 export interface StreamableHttpClientOptions {
+  /**
+   * The largest message taken from the server, in bytes: a JSON answer past it is not read on and
+   * its request fails with `MessageTooLargeError`; an SSE line past it ends the stream. Default
+   * 16 MiB.
+   */
+  maxMessageBytes?: number;
   /** Sent as `Authorization: Bearer <token>`. */
   token?: string;
   /**
@@ -85,7 +92,6 @@ export interface StreamableHttpClientOptions {
   onerror?: (error: Error) => void;
 }
 
-const MAX_LINE_CHARS = 16 * 1024 * 1024;
 /** The longest reconnection delay a server's `retry:` is followed to, in milliseconds. */
 const MAX_RETRY_MS = 60_000;
 
@@ -202,6 +208,8 @@ export class StreamableHttpClientTransport implements Transport {
   onclose?: () => void;
   readonly #url: string;
   readonly #options: StreamableHttpClientOptions;
+  /** The largest message read from the server (a JSON answer, an SSE line). */
+  readonly #maxBytes: number;
   readonly #fetch: typeof fetch;
   readonly #controllers = new Set<AbortController>();
   readonly #tasks = new Set<Promise<void>>();
@@ -223,6 +231,7 @@ export class StreamableHttpClientTransport implements Transport {
   constructor(url: string | URL, options: StreamableHttpClientOptions = {}) {
     this.#url = String(url);
     this.#options = options;
+    this.#maxBytes = maxMessageBytes(options.maxMessageBytes, "StreamableHttpClientTransport");
     const base = options.fetch ?? fetch;
     this.#fetch = options.auth ? authorizedFetch(base, options.auth) : base;
   }
@@ -325,8 +334,9 @@ export class StreamableHttpClientTransport implements Transport {
     } else if (type === "application/json") {
       let value: unknown;
       try {
-        value = await res.json();
+        value = JSON.parse(await readCapped(res, this.#maxBytes, `POST ${this.#url}`));
       } catch (e) {
+        if (e instanceof MessageTooLargeError) throw e;
         throw new StreamableHttpError(
           res.status,
           `POST ${this.#url}: the answer is not JSON`,
@@ -680,7 +690,7 @@ export class StreamableHttpClientTransport implements Transport {
           stopped = true; // the response arrived: the rest of the stream is not needed
           break;
         }
-        if (cursor.pending > MAX_LINE_CHARS) {
+        if (cursor.pending > this.#maxBytes) {
           stopped = true;
           break;
         }
@@ -814,4 +824,37 @@ function authorizedFetch(
       await res.body?.cancel().catch(() => {});
     }
   };
+}
+
+/**
+ * A response body as text, read as it arrives and given up past `max` bytes (the connection is
+ * dropped, nothing more is buffered).
+ */
+async function readCapped(res: Response, max: number, where: string): Promise<string> {
+  const declared = Number(res.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > max) {
+    await res.body?.cancel();
+    throw new MessageTooLargeError(max, where);
+  }
+  if (res.body === null) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > max) {
+      await reader.cancel().catch(() => {});
+      throw new MessageTooLargeError(max, where);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const c of chunks) {
+    bytes.set(c, offset);
+    offset += c.length;
+  }
+  return new TextDecoder().decode(bytes);
 }

@@ -44,6 +44,7 @@ export {
   StreamableHttpError,
   type StreamableHttpErrorOptions,
 } from "./http_client.ts";
+export { DEFAULT_MAX_MESSAGE_BYTES, MessageTooLargeError } from "./message_limit.ts";
 export {
   accessTokens,
   type AccessTokensOptions,

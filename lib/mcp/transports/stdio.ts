@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { maxMessageBytes, MessageTooLargeError } from "./message_limit.ts";
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
@@ -97,21 +98,33 @@ async function handleStdioLine(
   return response === undefined ? undefined : JSON.stringify(response);
 }
 
-/** Splits a byte stream into UTF-8 lines, whatever the chunk boundaries. */
+/**
+ * Splits a byte stream into UTF-8 lines, whatever the chunk boundaries; a line that grows past
+ * `maxChars` is not kept: `tooLong` is called and nothing more is read.
+ */
 function onLines(
   stream: Readable,
   line: (text: string) => void,
   end: () => void,
+  limit?: { maxChars: number; tooLong: () => void },
 ): void {
   const decoder = new TextDecoder();
   let buffer = "";
+  let over = false;
   stream.on("data", (chunk: Uint8Array | string) => {
+    if (over) return;
     buffer += typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
     let nl: number;
     while ((nl = buffer.indexOf("\n")) !== -1) {
       const text = buffer.slice(0, nl).replace(/\r$/, "");
       buffer = buffer.slice(nl + 1);
+      if (limit && text.length > limit.maxChars) break;
       line(text);
+    }
+    if (limit && (buffer.length > limit.maxChars || nl !== -1)) {
+      over = true;
+      buffer = "";
+      limit.tooLong();
     }
   });
   stream.on("end", () => {
@@ -198,6 +211,12 @@ export interface StdioClientOptions {
   cwd?: string;
   /** What to do with its stderr (its logs). Default `inherit`. */
   stderr?: "inherit" | "ignore" | "pipe";
+  /**
+   * The largest message taken from the server, in bytes (of UTF-16 text, as read): a longer line
+   * is not read on; the server is stopped and the waiting requests fail with
+   * `MessageTooLargeError`. Default 16 MiB.
+   */
+  maxMessageBytes?: number;
 }
 
 /**
@@ -209,8 +228,8 @@ export interface StdioClientOptions {
 export class StdioClientTransport implements Transport {
   /** Called with each message from the server. */
   onmessage?: (message: unknown) => void;
-  /** Called once when the server's stdout closes. */
-  onclose?: () => void;
+  /** Called once when the server's stdout closes (with the reason when the transport closed it). */
+  onclose?: (reason?: Error) => void;
   /** Lines from the server's stdout that were not JSON (a misbehaving server). */
   readonly strayLines: string[] = [];
   readonly #child: ChildProcess;
@@ -223,6 +242,7 @@ export class StdioClientTransport implements Transport {
    * @param options The command, arguments, environment and stderr handling.
    */
   constructor(options: StdioClientOptions) {
+    const cap = maxMessageBytes(options.maxMessageBytes, "StdioClientTransport");
     this.#child = spawn(options.command, options.args ?? [], {
       cwd: options.cwd,
       env: options.env,
@@ -230,17 +250,29 @@ export class StdioClientTransport implements Transport {
     });
     this.#exited = new Promise((resolve) => this.#child.once("close", () => resolve()));
     this.#child.stdin!.on("error", () => {});
-    onLines(this.#child.stdout!, (line) => {
-      if (line.trim() === "") return;
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        this.strayLines.push(line);
-        return;
-      }
-      this.onmessage?.(value);
-    }, () => this.#end());
+    onLines(
+      this.#child.stdout!,
+      (line) => {
+        if (line.trim() === "") return;
+        let value: unknown;
+        try {
+          value = JSON.parse(line);
+        } catch {
+          this.strayLines.push(line);
+          return;
+        }
+        this.onmessage?.(value);
+      },
+      () => this.#end(),
+      {
+        maxChars: cap,
+        tooLong: () => {
+          // Cut off: a server that sends more than the cap gets no further hearing.
+          this.#child.kill("SIGKILL");
+          this.#end(new MessageTooLargeError(cap, `the server ${options.command}`));
+        },
+      },
+    );
   }
 
   /** The spawned process (for its pid and stderr). */
@@ -276,9 +308,9 @@ export class StdioClientTransport implements Transport {
     this.#end();
   }
 
-  #end(): void {
+  #end(reason?: Error): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.onclose?.();
+    this.onclose?.(reason);
   }
 }

@@ -12,3 +12,4 @@ export {
   type StdioClientOptions,
   StdioClientTransport,
 } from "./stdio.ts";
+export { DEFAULT_MAX_MESSAGE_BYTES, MessageTooLargeError } from "./message_limit.ts";
