@@ -223,6 +223,9 @@ Deno.test("server: a POST's stream dropped mid-call resumes with GET + Last-Even
     const answer = await call(f.url, session, 7, "PMT-000001");
     const priming = await answer.next();
     assert.equal(priming?.data, "", "a priming event comes first");
+    // Of its own type: a client that parses every `message` event's data as JSON without skipping
+    // empty data (the AI SDK's MCP client) passes over it; every client still takes its id.
+    assert.equal(priming?.event, "priming");
     assert.match(priming!.id!, /^[0-9]+-0$/);
     const stream = streamOf(priming!.id!);
     const first = await answer.message();

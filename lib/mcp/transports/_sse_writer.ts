@@ -76,14 +76,17 @@ export class SseWriter {
   }
 
   /**
-   * Sends a priming event: an id and empty data, so the client has a `Last-Event-ID` to resume
-   * from before any message arrived (clients of revision 2025-11-25 skip it; older ones may not).
+   * Sends a priming event (SEP-1699): an id and empty data, so the client has a `Last-Event-ID` to
+   * resume from before any message arrived. Its type is `priming`, not `message`: a client takes the
+   * id of every event (the official SDKs, this library's client), and one that parses each
+   * `message` event's data as JSON without skipping empty data (the AI SDK's MCP client 2.0.99,
+   * VS Code's POST handler) passes over an event of another type instead of failing on it.
    *
    * @param id The event id.
    * @returns False when the stream has ended.
    */
   prime(id: string): boolean {
-    return this.#write(`id: ${id}\ndata: \n\n`);
+    return this.#write(`id: ${id}\nevent: priming\ndata: \n\n`);
   }
 
   /**
