@@ -313,8 +313,7 @@ Deno.test("estate impact lists who called a version, how often, last seen", asyn
   const calls = fs.readFileSync(`${CORPUS}tools/payments.lookup/calls.jsonl`, "utf8").trim()
     .split("\n").map((l) => JSON.parse(l))
     .filter((c) => c.version === "1.0.0");
-  const since = (p: string) =>
-    calls.some((c) => c.principal === p && c.at >= report.deprecatedAt);
+  const since = (p: string) => calls.some((c) => c.principal === p && c.at >= report.deprecatedAt);
   assert.equal(report.deprecatedAt, "2026-09-01T09:00:00.000Z");
   assert.deepEqual(
     [...report.told].sort(),
