@@ -64,8 +64,11 @@ export function estate(): ToolRegistry {
     tenants: ["wholesale"],
     title: "Lookup 1.1",
   }));
+  // A write: its calls need no confirmation, so every client is listed it and these fixtures test
+  // visibility alone. The confirmation of irreversible calls (and that a client which cannot
+  // confirm is not listed them) is tested with specs of its own (server_asks_test.ts).
   r.publish(spec("payments.release", "1.0.0", {
-    sideEffect: "irreversible",
+    sideEffect: "write",
     requiredScopes: ["payments:release"],
     dataClassification: "restricted",
     tenants: ["wholesale"],

@@ -1,5 +1,6 @@
 /** Shared by the peer tests: a scratch copy of the example estate, and `estate serve` in a process. */
 import fs from "node:fs";
+import { needsConfirmation } from "../mod.ts";
 
 /** The repository root (with a trailing slash). */
 export const ROOT: string = new URL("../", import.meta.url).pathname;
@@ -21,6 +22,25 @@ export const SEES = {
 
 /** A principal of the example estate the peer tests use. */
 export type PrincipalId = keyof typeof SEES;
+
+/**
+ * The example estate's tools whose calls the user must confirm (`needsConfirmation` of their
+ * newest version, read from corpus/): not listed to a client that declares no elicitation.
+ */
+export const NEEDS_CONFIRMATION: readonly string[] = fs.readdirSync(`${ROOT}corpus/tools`)
+  .filter((name) => {
+    const dir = `${ROOT}corpus/tools/${name}`;
+    const versions = fs.readdirSync(dir).filter((f) => /^\d+\.\d+\.\d+\.json$/.test(f));
+    return versions.some((f) =>
+      needsConfirmation(JSON.parse(fs.readFileSync(`${dir}/${f}`, "utf8")))
+    );
+  })
+  .sort();
+
+/** What a principal sees with a client that declares no elicitation. */
+export function seesWithoutElicitation(principal: PrincipalId): string[] {
+  return SEES[principal].filter((name) => !NEEDS_CONFIRMATION.includes(name));
+}
 
 /** Runs `body` on a fresh copy of the example estate under .scratch/, removed afterwards. */
 export async function withEstate(

@@ -52,7 +52,7 @@ import {
   writeJson,
 } from "./_gateway_estate.ts";
 import { makeTestPki, PAYMENTS_ID, type TestPki } from "./_pki.ts";
-import { ROOT, SEES, withEstate } from "./_serve.ts";
+import { ROOT, seesWithoutElicitation, withEstate } from "./_serve.ts";
 
 const DENO = Deno.execPath();
 const EVERYTHING_SCRIPT =
@@ -63,9 +63,13 @@ const PRINCIPALS: DemoPrincipal[] = [
   "wholesale-operator",
   "group-risk-analyst",
 ];
-/** What each principal of the example estate sees of its in-process tools (no client capabilities). */
+/**
+ * What each principal of the example estate sees of its in-process tools with a client that
+ * declares no capabilities (so not the tools the user must confirm).
+ */
 const BASE: Record<DemoPrincipal, string[]> = {
-  ...SEES,
+  "retail-agent": seesWithoutElicitation("retail-agent"),
+  "wholesale-operator": seesWithoutElicitation("wholesale-operator"),
   "group-risk-analyst": [
     "crm.customer.get",
     "fx.quote",

@@ -237,11 +237,12 @@ Deno.test("stdio: our client drives `estate serve --stdio` in a real process; st
   const client = new McpClient(transport);
   try {
     await client.connect();
+    // This client declares no elicitation, so payments.release — which the user must confirm —
+    // is not listed to it.
     const names = (await client.listTools()).map((t) => t.name);
     assert.deepEqual(names, [
       "fx.quote",
       "payments.lookup",
-      "payments.release",
       "policy.search",
     ]);
     const quote = await client.callTool("fx.quote", {

@@ -279,13 +279,14 @@ const theModel = (
 };
 
 async function v1Proves(served: Served): Promise<void> {
-  // Without the elicitation capability there is no one to confirm: refused, naming what is missing.
+  // Without the elicitation capability there is no one to confirm: the release is not listed (as a
+  // tool that `uses` what the client did not declare is not), and a call is refused naming it.
   const bare = await v1Connect(served, { sample: theModel });
   try {
     const names = (await bare.listTools()).tools.map((t) => t.name);
     assert.ok(
-      names.includes("payments.release"),
-      "confirmation is the estate's, not a `uses`",
+      !names.includes("payments.release") && names.includes("payments.lookup"),
+      "a release nobody can confirm is not listed to a client that cannot confirm",
     );
     const refused = await bare.callTool({
       name: "payments.release",
@@ -654,14 +655,14 @@ async function ourStatus(client: McpClient): Promise<unknown> {
 }
 
 async function ourProves(served: Served, era: Era): Promise<void> {
-  // The default policy: nothing declared, so the sampling tool is not listed and the release,
-  // which the user must confirm, is refused naming the capability (a tool error before
-  // 2026-07-28, -32021 in it).
+  // The default policy: nothing declared, so neither the sampling tool nor the release, which
+  // the user must confirm, is listed; a call to the release is refused naming the capability (a
+  // tool error before 2026-07-28, -32021 in it).
   const bare = await ourConnect(served, era);
   try {
     assert.deepEqual(
       (await bare.listTools()).map((t) => t.name),
-      SEES[OPERATOR],
+      SEES[OPERATOR].filter((name) => name !== "payments.release"),
     );
     const refused = await bare.callTool("payments.release", HELD);
     if (era === "handshake") {

@@ -15,7 +15,14 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { DEMO_TOKENS } from "../lib/cli/demo_tokens.ts";
 import { EstateDir } from "../lib/store/mod.ts";
 import type { SchemaIssue } from "../mod.ts";
-import { type PrincipalId, ROOT, SEES, serveArgs, startHttpServe, withEstate } from "./_serve.ts";
+import {
+  type PrincipalId,
+  ROOT,
+  seesWithoutElicitation,
+  serveArgs,
+  startHttpServe,
+  withEstate,
+} from "./_serve.ts";
 
 const VERSION_KEY = "dev.tool-estate/version";
 const MODERN = "2026-07-28";
@@ -101,8 +108,8 @@ Deno.test("v2 SDK client (auto) over Streamable HTTP: 2026-07-28, bearer princip
         );
 
         // Discovery depends on the bearer token on each request.
-        assert.deepEqual(await names(retail), SEES["retail-agent"]);
-        assert.deepEqual(await names(operator), SEES["wholesale-operator"]);
+        assert.deepEqual(await names(retail), seesWithoutElicitation("retail-agent"));
+        assert.deepEqual(await names(operator), seesWithoutElicitation("wholesale-operator"));
 
         // A call that succeeds; the client checks structuredContent against the outputSchema.
         const quote = await operator.callTool({
@@ -170,7 +177,7 @@ Deno.test("v2 SDK client (auto) over Streamable HTTP: 2026-07-28, bearer princip
             ?.[VERSION_KEY],
           next,
         );
-        assert.deepEqual(await names(retail), SEES["retail-agent"]);
+        assert.deepEqual(await names(retail), seesWithoutElicitation("retail-agent"));
       } finally {
         for (const c of clients) await c.close();
       }
@@ -193,7 +200,7 @@ Deno.test("v2 SDK client (auto) over stdio: 2026-07-28 for `estate serve --stdio
       );
       assert.equal(client.getProtocolEra(), "modern");
       assert.equal(client.getNegotiatedProtocolVersion(), MODERN);
-      assert.deepEqual(await names(client), SEES["wholesale-operator"]);
+      assert.deepEqual(await names(client), seesWithoutElicitation("wholesale-operator"));
     } finally {
       await client.close();
     }

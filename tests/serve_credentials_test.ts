@@ -21,7 +21,8 @@ const INIT = {
   method: "initialize",
   params: {
     protocolVersion: "2025-11-25",
-    capabilities: {},
+    // A client that can confirm a call: it sees payments.release, which the user must confirm.
+    capabilities: { elicitation: {} },
     clientInfo: { name: "t", version: "1" },
   },
 };

@@ -328,16 +328,19 @@ Deno.test("handshake era: a form is checked by the rules the client side uses (e
   server.close();
 });
 
-Deno.test("handshake era: tools that ask for what the client did not declare are not listed, and a call is refused naming it", async () => {
+Deno.test("handshake era: tools that ask for what the client did not declare — a confirmation included — are not listed, and a call is refused naming it", async () => {
   const { server, ran } = bank();
   const { peer } = await client(linked(server), { capabilities: {} });
   const listed = await peer.request("tools/list") as {
     tools: { name: string }[];
   };
-  assert.deepEqual(listed.tools.map((t) => t.name).sort(), [
-    "payments.release",
-    "policy.sneaky",
-  ]);
+  // The release needs the user's confirmation, an elicitation: not listed either.
+  assert.deepEqual(listed.tools.map((t) => t.name).sort(), ["policy.sneaky"]);
+  // A client that can elicit sees it.
+  const { peer: eliciting } = await client(linked(server), { capabilities: { elicitation: {} } });
+  const seen = await eliciting.request("tools/list") as { tools: { name: string }[] };
+  assert.deepEqual(seen.tools.map((t) => t.name).sort(), ["payments.release", "policy.sneaky"]);
+  await eliciting.close();
   const refused = await call(peer, "policy.summarize", {
     reference: "PMT-000001",
   });
@@ -359,6 +362,38 @@ Deno.test("handshake era: tools that ask for what the client did not declare are
   assert.deepEqual(ran, ["policy.summarize"]); // reached, then refused at its ask
   await peer.close();
   server.close();
+});
+
+Deno.test("a tool the user must confirm is not listed to a client that cannot confirm: its tools/list is byte for byte the list of an estate without it, in both eras", async () => {
+  const withRelease = bank({ specs: [RELEASE, SNEAKY] }).server;
+  const without = bank({ specs: [SNEAKY] }).server;
+  const lists: string[] = [];
+  for (const server of [withRelease, without]) {
+    const { peer } = await client(linked(server), { capabilities: {} });
+    lists.push(JSON.stringify(await peer.request("tools/list")));
+    await peer.close();
+  }
+  assert.equal(lists[0], lists[1]);
+  assert.doesNotMatch(lists[0], /payments\.release/);
+  // The stateless era: the same, for a principal the release would admit.
+  const stateless = await Promise.all([withRelease, without].map(async (server) =>
+    JSON.stringify(
+      await server.handleStateless({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/list",
+        params: {
+          _meta: {
+            [STATELESS_META.protocolVersion]: "2026-07-28",
+            [STATELESS_META.clientCapabilities]: {},
+          },
+        },
+      }, { principal: OPERATOR }),
+    )
+  ));
+  assert.equal(stateless[0], stateless[1]);
+  withRelease.close();
+  without.close();
 });
 
 Deno.test("confirmation: an irreversible call runs only after the user accepts; every answer is logged", async () => {

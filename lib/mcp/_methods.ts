@@ -16,6 +16,7 @@ import type { ToolRegistry } from "../estate/registry.ts";
 import { admitsEveryone, everyoneMeets, meetsRequirement } from "../estate/requirement.ts";
 import { toMcpTool, type ToolSpec } from "../estate/spec.ts";
 import { askerFor, clientCan, inputRequiredResult, openRounds, trackAsks } from "./_asks.ts";
+import { needsConfirmation } from "./asks.ts";
 import { callTool } from "./_call_tool.ts";
 import { page } from "./_pages.ts";
 import { type Caller, logProbe, protocolError, type ServerCore } from "./_server_core.ts";
@@ -93,12 +94,17 @@ const listTools: Method = (core, { caller, params }) => {
   };
 };
 
-/** Whether the client declared every direction a version asks of it (`uses`). */
+/**
+ * Whether the client declared every direction a version asks of it: what it `uses`, and
+ * elicitation when its calls need the user's confirmation (`needsConfirmation`) — a client that
+ * cannot confirm would only ever see such a call refused.
+ */
 function servable(
   spec: ToolSpec,
   capabilities: Record<string, unknown> | undefined,
 ): boolean {
-  return (spec.uses ?? []).every((direction) => clientCan(capabilities, direction));
+  return (spec.uses ?? []).every((direction) => clientCan(capabilities, direction)) &&
+    (!needsConfirmation(spec) || clientCan(capabilities, "elicitation"));
 }
 
 /**
