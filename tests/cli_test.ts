@@ -496,3 +496,46 @@ Deno.test("estate serve --help documents the limits the HTTP server enforces, wi
     /serve \[--http HOST:PORT \| --stdio --principal ID\]/,
   );
 });
+
+Deno.test("estate serve --upstream-max-bytes takes a whole number of bytes and refuses anything else with exit 2", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "serve-cap-" });
+  try {
+    for (const bad of ["0", "-5", "1.5", "lots"]) {
+      let err = "";
+      const code = await runServe(
+        [
+          "--stdio",
+          "--principal",
+          "wholesale-operator",
+          "--estate",
+          CORPUS,
+          "--upstream-max-bytes",
+          bad,
+        ],
+        {
+          stdout: () => {},
+          stderr: (t: string) => (err += t),
+          isTerminal: false,
+          cwd: dir,
+        },
+        {
+          system: () => {
+            throw new Error("a refused flag serves nothing");
+          },
+        },
+      );
+      assert.equal(code, 2, bad);
+      assert.match(err, /--upstream-max-bytes takes a whole number of bytes, 1 or more/, bad);
+    }
+    let help = "";
+    await runServe(["--help"], {
+      stdout: (t: string) => (help += t),
+      stderr: () => {},
+      isTerminal: false,
+      cwd: dir,
+    }, { system: () => ({ handlerFor: () => undefined }) as never });
+    assert.match(help, /--upstream-max-bytes N\s+the largest answer taken from an upstream server/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -159,7 +159,12 @@ export function gatewayLogLine(entry: GatewayLogEntry): string {
  */
 export function startGateway(
   estate: EstateStore,
-  options: { tls: GatewayTlsFiles; log: (line: string) => void },
+  options: {
+    tls: GatewayTlsFiles;
+    log: (line: string) => void;
+    /** The largest answer taken from an upstream (`--upstream-max-bytes`). Default 16 MiB. */
+    maxMessageBytes?: number;
+  },
 ): ServedGateway | undefined {
   const registry = estate.registry;
   if (registry.servers().length === 0) return undefined;
@@ -199,7 +204,13 @@ export function startGateway(
     registry,
     serverFor: (name) => registry.serverFor(name),
     servers: () => registry.servers(),
-    connector: connectUpstreams({ ...(tls ? { tls } : {}), stderr: "ignore" }),
+    connector: connectUpstreams({
+      ...(tls ? { tls } : {}),
+      stderr: "ignore",
+      ...(options.maxMessageBytes === undefined
+        ? {}
+        : { maxMessageBytes: options.maxMessageBytes }),
+    }),
     descriptionSignals: (text) =>
       poisoningSignals(text).map((s) => ({
         code: s.code,

@@ -55,6 +55,9 @@ options:
   --tls-cert FILE    the gateway's client certificate (PEM), presented to HTTP upstreams
   --tls-key FILE     its private key (PEM)
   --tls-ca FILE      the estate's trust root (PEM), which issues upstreams' SPIFFE certificates
+  --upstream-max-bytes N
+                     the largest answer taken from an upstream server (default 16 MiB): past it
+                     the answer is not read and the caller is told so
   --help             this text
 
 When the estate records servers it did not write (servers/<id>.json, see estate servers), serve is
@@ -327,6 +330,7 @@ export async function runServe(
         "tls-cert",
         "tls-key",
         "tls-ca",
+        "upstream-max-bytes",
         ...OIDC_FLAGS,
       ],
       booleans: ["stdio", "record-calls", "help"],
@@ -415,9 +419,20 @@ async function serveStore(
       const v = args.flags.get(name);
       return typeof v === "string" ? path.resolve(io.cwd, v) : undefined;
     };
+    const cap = args.flags.get("upstream-max-bytes");
+    const maxMessageBytes = cap === undefined ? undefined : Number(cap);
+    if (
+      maxMessageBytes !== undefined &&
+      !(Number.isSafeInteger(maxMessageBytes) && maxMessageBytes >= 1)
+    ) {
+      throw new Error(
+        `--upstream-max-bytes takes a whole number of bytes, 1 or more, got ${JSON.stringify(cap)}`,
+      );
+    }
     gateway = startGateway(estate, {
       tls: { cert: flag("tls-cert"), key: flag("tls-key"), ca: flag("tls-ca") },
       log,
+      ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }),
     });
   } catch (e) {
     io.stderr(`estate: ${(e as Error).message}\n`);
