@@ -36,6 +36,36 @@ export function post(
   });
 }
 
+/**
+ * Opens a handshake-era session with a bearer token: `initialize` (200, with the client's
+ * `capabilities`), then `notifications/initialized` (202); returns the session's id.
+ */
+export async function openSession(
+  url: URL,
+  token: string,
+  capabilities: Record<string, unknown> = {},
+): Promise<string> {
+  const init = await post(url, {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-11-25",
+      capabilities,
+      clientInfo: { name: "t", version: "1" },
+    },
+  }, token);
+  assert.equal(init.status, 200);
+  await init.body?.cancel();
+  const id = init.headers.get("mcp-session-id")!;
+  const ack = await post(url, { jsonrpc: "2.0", method: "notifications/initialized" }, token, {
+    "mcp-session-id": id,
+  });
+  assert.equal(ack.status, 202);
+  await ack.body?.cancel();
+  return id;
+}
+
 /** The messages of an SSE response as they arrive, and whether it ended. */
 export class Events {
   readonly messages: { method?: string; params?: Record<string, unknown> }[] = [];

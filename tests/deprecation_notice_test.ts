@@ -23,7 +23,7 @@ import {
 } from "../lib/mcp/transports/http_mod.ts";
 import { estateServer } from "../lib/cli/serve.ts";
 import { EstateDir } from "../lib/store/estate_dir.ts";
-import { post } from "./_raw_http.ts";
+import { openSession, post } from "./_raw_http.ts";
 import { OPERATOR, spec } from "./_mcp_fixtures.ts";
 import fs from "node:fs";
 import os from "node:os";
@@ -170,20 +170,7 @@ Deno.test("over HTTP the answer says it in Deprecation and Sunset headers, in bo
       deprecationHeaders(EXPECTED),
     );
     // The handshake era, in a session.
-    const init = await post(url, {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "t", version: "1" },
-      },
-    }, token);
-    await init.body?.cancel();
-    const session = { "mcp-session-id": init.headers.get("mcp-session-id")! };
-    (await post(url, { jsonrpc: "2.0", method: "notifications/initialized" }, token, session))
-      .body?.cancel();
+    const session = { "mcp-session-id": await openSession(url, token) };
     const inSession = await post(
       url,
       {

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { type CallRecord, McpServer, type Principal, ToolRegistry } from "../mod.ts";
 import { bearerTokens, serveHttp } from "../lib/mcp/transports/http_mod.ts";
 import { OUTCOME_STATUS, REFUSAL_STATUS } from "../lib/mcp/transports/_http_status.ts";
-import { ENVELOPE, MODERN, post } from "./_raw_http.ts";
+import { ENVELOPE, MODERN, openSession, post } from "./_raw_http.ts";
 import { spec } from "./_mcp_fixtures.ts";
 
 const READER: Principal & { token: string } = {
@@ -72,32 +72,12 @@ const STATELESS_HEADERS = {
   "mcp-name": "payments.release",
 };
 
-async function session(url: URL, token: string): Promise<string> {
-  const init = await post(url, {
-    jsonrpc: "2.0",
-    id: 1,
-    method: "initialize",
-    params: {
-      protocolVersion: "2025-11-25",
-      capabilities: {},
-      clientInfo: { name: "t", version: "1" },
-    },
-  }, token);
-  await init.body?.cancel();
-  const id = init.headers.get("mcp-session-id")!;
-  const ready = await post(url, { jsonrpc: "2.0", method: "notifications/initialized" }, token, {
-    "mcp-session-id": id,
-  });
-  await ready.body?.cancel();
-  return id;
-}
-
 Deno.test("http: a tools/call is decided once — one lookup per call in both eras, run or step-up; a step-up is logged once and runs nothing", async () => {
   const e = await endpoint();
   try {
     for (const era of ["handshake", "stateless"] as const) {
       for (const who of [RELEASER, READER]) {
-        const sessionId = era === "handshake" ? await session(e.url, who.token) : undefined;
+        const sessionId = era === "handshake" ? await openSession(e.url, who.token) : undefined;
         e.reset();
         const res = era === "handshake"
           ? await post(

@@ -12,7 +12,14 @@ import fs from "node:fs";
 import path from "node:path";
 import { DEMO_TOKENS } from "../lib/cli/demo_tokens.ts";
 import { STATELESS_META } from "../mod.ts";
-import { ENVELOPE, Events, listen, MODERN, post } from "./_raw_http.ts";
+import {
+  ENVELOPE,
+  Events,
+  listen,
+  MODERN,
+  openSession as openRawSession,
+  post,
+} from "./_raw_http.ts";
 import { ROOT, SEES, serveArgs, startHttpServe, withEstate } from "./_serve.ts";
 
 const INIT = {
@@ -84,24 +91,9 @@ async function modernList(
   };
 }
 
-/** A handshake-era session: initialize, initialized; returns its id. */
-async function openSession(url: URL, token: string): Promise<string> {
-  const res = await post(url, INIT, token);
-  assert.equal(res.status, 200);
-  await res.body?.cancel();
-  const id = res.headers.get("mcp-session-id")!;
-  const ack = await post(
-    url,
-    { jsonrpc: "2.0", method: "notifications/initialized" },
-    token,
-    {
-      "mcp-session-id": id,
-    },
-  );
-  assert.equal(ack.status, 202);
-  await ack.body?.cancel();
-  return id;
-}
+/** A handshake-era session of a client that can confirm a call (INIT's capabilities). */
+const openSession = (url: URL, token: string): Promise<string> =>
+  openRawSession(url, token, INIT.params.capabilities);
 
 /** tools/list in a session: the status, and the names when 200. */
 async function sessionList(
