@@ -13,7 +13,6 @@ import {
   McpClient,
   McpHost,
   McpServer,
-  STATELESS_META,
   ToolRegistry,
 } from "../mod.ts";
 import {
@@ -23,7 +22,7 @@ import {
 } from "../lib/mcp/transports/http_mod.ts";
 import { estateServer } from "../lib/cli/serve.ts";
 import { EstateDir } from "../lib/store/estate_dir.ts";
-import { openSession, post } from "./_raw_http.ts";
+import { ENVELOPE, openSession, post } from "./_raw_http.ts";
 import { OPERATOR, spec } from "./_mcp_fixtures.ts";
 import fs from "node:fs";
 import os from "node:os";
@@ -53,6 +52,20 @@ const EXPECTED: DeprecationNotice = {
   sunset: "2027-02-01T00:00:00.000Z",
   successor: "2.0.0",
 };
+
+/** A 2026-07-28 tools/call of payments.lookup pinned to `version`. */
+function statelessCall(id: number, version: string) {
+  return {
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: {
+      name: "payments.lookup",
+      arguments: { reference: "PMT-000042" },
+      _meta: { "dev.tool-estate/version": version, ...ENVELOPE },
+    },
+  };
+}
 
 function server(registry = estate()) {
   const calls: CallRecord[] = [];
@@ -114,17 +127,9 @@ Deno.test("a pinned call to a deprecated version carries the notice in its resul
     (latest.result._meta as Record<string, unknown> | undefined)?.[DEPRECATION_META_KEY],
     undefined,
   );
-  const stateless = await s.handleStateless({
-    ...call(3, "1.1.0"),
-    params: {
-      ...call(3, "1.1.0").params,
-      _meta: {
-        "dev.tool-estate/version": "1.1.0",
-        [STATELESS_META.protocolVersion]: "2026-07-28",
-        [STATELESS_META.clientCapabilities]: {},
-      },
-    },
-  }, { principal: OPERATOR }) as { result: Record<string, unknown> };
+  const stateless = await s.handleStateless(statelessCall(3, "1.1.0"), {
+    principal: OPERATOR,
+  }) as { result: Record<string, unknown> };
   assert.deepEqual(
     (stateless.result._meta as Record<string, unknown>)[DEPRECATION_META_KEY],
     EXPECTED,
@@ -143,20 +148,7 @@ Deno.test("over HTTP the answer says it in Deprecation and Sunset headers, in bo
   const http = await serveHttp(s, { authenticate: bearerTokens([{ ...OPERATOR, token }]) });
   try {
     const url = new URL(http.url);
-    const body = (version: string) => ({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: {
-        name: "payments.lookup",
-        arguments: { reference: "PMT-000042" },
-        _meta: {
-          "dev.tool-estate/version": version,
-          [STATELESS_META.protocolVersion]: "2026-07-28",
-          [STATELESS_META.clientCapabilities]: {},
-        },
-      },
-    });
+    const body = (version: string) => statelessCall(1, version);
     const headers = {
       "mcp-protocol-version": "2026-07-28",
       "mcp-method": "tools/call",
@@ -270,20 +262,7 @@ Deno.test("estate serve logs what a caller of a deprecated version was told once
       now: () => clock,
     });
     const call = (principal = OPERATOR) =>
-      s.handleStateless({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: {
-          name: "payments.lookup",
-          arguments: { reference: "PMT-000042" },
-          _meta: {
-            "dev.tool-estate/version": "1.1.0",
-            [STATELESS_META.protocolVersion]: "2026-07-28",
-            [STATELESS_META.clientCapabilities]: {},
-          },
-        },
-      }, { principal });
+      s.handleStateless(statelessCall(1, "1.1.0"), { principal });
     const text =
       "payments.lookup@1.1.0 is deprecated (use 2.x); it stops working after 2027-01-31; use 2.0.0";
     for (let i = 0; i < 3; i++) await call();
