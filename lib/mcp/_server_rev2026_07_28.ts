@@ -37,6 +37,7 @@ import {
   type HeaderCheckedRequest,
   readStatelessEnvelope,
   STATELESS_META,
+  STATELESS_METHODS,
   STATELESS_PROTOCOL_VERSIONS,
   type StatelessEnvelope,
 } from "./rev2026_07_28.ts";
@@ -160,10 +161,7 @@ function checkRequest(
     refuse("header-mismatch", new JsonRpcError(MCP_ERROR_CODES.HEADER_MISMATCH, mismatch));
   }
   if (unsupported) refuse("unsupported-version", unsupported);
-  if (
-    handlerOf(STATELESS_ONLY_METHODS, request.method) === undefined &&
-    handlerOf(SHARED_METHODS, request.method) === undefined
-  ) {
+  if (!STATELESS_METHODS.includes(request.method)) {
     refuse(
       "not-found",
       protocolError(ERROR_CODES.METHOD_NOT_FOUND, `Method not found: ${request.method}`),
@@ -201,7 +199,8 @@ export function statelessRequests(
     };
     const method = handlerOf(STATELESS_ONLY_METHODS, context.method) ??
       handlerOf(SHARED_METHODS, context.method);
-    // checkRequest refused a method this revision does not have.
+    // checkRequest refused a method this revision does not have (the method table's list, whose
+    // every method has a handler: tests/method_table_test.ts).
     const answer = await method!(core, {
       caller,
       id: context.id,
