@@ -20,6 +20,7 @@ import {
 import type { EstateStore, StoreChange } from "../store/mod.ts";
 import { serveStdio } from "../mcp/transports/stdio.ts";
 import { HTTP_LIMITS } from "../mcp/transports/http_limits.ts";
+import { maxMessageBytes as checkedMaxMessageBytes } from "../mcp/transports/message_limit.ts";
 import { type Args, parseArgs, UsageError } from "./_args.ts";
 import { type OpenedStore, openStore, STORE_FLAGS } from "./_open_store.ts";
 import { CallRecorder } from "./_call_recorder.ts";
@@ -420,14 +421,18 @@ async function serveStore(
       return typeof v === "string" ? path.resolve(io.cwd, v) : undefined;
     };
     const cap = args.flags.get("upstream-max-bytes");
-    const maxMessageBytes = cap === undefined ? undefined : Number(cap);
-    if (
-      maxMessageBytes !== undefined &&
-      !(Number.isSafeInteger(maxMessageBytes) && maxMessageBytes >= 1)
-    ) {
-      throw new Error(
-        `--upstream-max-bytes takes a whole number of bytes, 1 or more, got ${JSON.stringify(cap)}`,
-      );
+    let maxMessageBytes: number | undefined;
+    if (cap !== undefined) {
+      try {
+        // The transports' own rule for the cap, said in the flag's words.
+        maxMessageBytes = checkedMaxMessageBytes(Number(cap), "--upstream-max-bytes");
+      } catch {
+        throw new Error(
+          `--upstream-max-bytes takes a whole number of bytes, 1 or more, got ${
+            JSON.stringify(cap)
+          }`,
+        );
+      }
     }
     gateway = startGateway(estate, {
       tls: { cert: flag("tls-cert"), key: flag("tls-key"), ca: flag("tls-ca") },
