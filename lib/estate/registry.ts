@@ -278,20 +278,8 @@ export class ToolRegistry implements ServerLookup {
    * @throws {ToolSpecError} When the candidate is not a valid spec.
    */
   publish(candidate: ToolSpec | unknown): PublishResult {
-    const plan = this.plan(candidate);
-    if (plan.alreadyPublished) return { status: "already-published", plan };
-    if (plan.refusals.length) throw publishError(plan);
-    this.#insert({
-      spec: plan.spec,
-      state: "active",
-      history: [{ state: "active", at: this.#now().toISOString() }],
-    });
-    this.#emit({
-      type: "published",
-      name: plan.spec.name,
-      version: plan.spec.version,
-    });
-    return { status: "published", plan };
+    // Decided here, then adopted as any plan is: one path from a plan to a published version.
+    return this.adopt(this.plan(candidate));
   }
 
   /**
