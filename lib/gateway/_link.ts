@@ -308,7 +308,7 @@ export class UpstreamLink {
       else if (!live) reasons.push(`server ${record.id} does not list it`);
       if (circuit === "open") reasons.push(this.circuitReason());
       if (reasons.length) return { ...base, state: "unavailable", reasons };
-      const q = this.#tracked.get(tool)?.quarantine ?? [];
+      const q = this.quarantined(tool);
       return q.length
         ? { ...base, state: "quarantined", reasons: [...q] }
         : { ...base, state: "ok", reasons: [] };
