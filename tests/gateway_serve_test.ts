@@ -351,6 +351,10 @@ Deno.test("estate serve as the gateway: server-everything over stdio and an SDK 
         ]),
       );
       for (const spec of [ECHO, SUM, FEES]) await publish(f, spec);
+      // The estate's limits hold for tools the gateway forwards as for its own.
+      writeJson(f.dir, "estate.json", {
+        limits: [{ tool: "payments.fees", calls: 3, per: "hour" }],
+      });
 
       serve = await startGatewayServe(f.dir, f.tls);
       await serve.waitFor(
@@ -499,6 +503,20 @@ Deno.test("estate serve as the gateway: server-everything over stdio and an SDK 
         /^\[estate serve\] gateway payments-mcp: payments\.fees@1\.0\.0 returned structuredContent outside its registered outputSchema: \$\.fee /,
         { from },
       );
+
+      // The third valid call of the hour runs (invalid ones were not counted); the fourth is
+      // refused by the estate's limit (HTTP 429) and never reaches the upstream.
+      await operator.callTool({
+        name: "payments.fees",
+        arguments: { amount: 10, currency: "EUR" },
+      });
+      assert.equal(payments.seen.calls.length, 3);
+      await assert.rejects(
+        operator.callTool({ name: "payments.fees", arguments: { amount: 20, currency: "EUR" } }),
+        (e: Error & { code?: number }) => e.code === 429 && /-32029/.test(e.message),
+      );
+      assert.equal(payments.seen.calls.length, 3, "a refused call does not reach the upstream");
+      await serve.waitFor(/call wholesale-operator payments\.fees@1\.0\.0 rate-limited/);
     } finally {
       for (const c of clients) await c.close();
       await serve?.stop();

@@ -29,6 +29,7 @@ import { principalOnly, type PrincipalWatch } from "./_principal_watch.ts";
 import { type ServedGateway, startGateway } from "./_serve_gateway.ts";
 import type { CliIO } from "./_cli_io.ts";
 import { deprecationText } from "../estate/deprecation.ts";
+import { CallLimiter } from "../estate/limits.ts";
 import { REQUEST_STATE_KEY_ENV, requestStateKeys } from "./_request_state_keys.ts";
 
 const USAGE =
@@ -186,6 +187,10 @@ export function estateServer(
     ...(options.requestStateKeys ? { requestStateKey: options.requestStateKeys } : {}),
     // A requestState is used once across every process serving this estate.
     spentStates: { claim: (nonce, expires) => estate.claimRequestState(nonce, expires) },
+    // The limits in force are the settings' as last taken in; every replica counts in the store.
+    limiter: new CallLimiter(() => estate.settings().limits ?? [], {
+      take: (takes, now) => estate.takeQuota(takes, now),
+    }),
     onCall: (r: CallRecord) => {
       const confirmed = r.confirmation
         ? ` (confirmation: ${r.confirmation.action} by ${r.confirmation.by} at ${r.confirmation.at})`
@@ -198,11 +203,8 @@ export function estateServer(
       }
       // Only calls whose arguments were accepted join the stored calls that replay checks; a
       // 2026-07-28 round that asked the client for input is stored once, when the retry ends; a
-      // call refused for want of an action scope never ran.
-      if (
-        options.recordCalls && r.outcome !== "invalid-arguments" &&
-        r.outcome !== "input-required" && r.outcome !== "insufficient-scope"
-      ) {
+      // call refused for want of an action scope, or beyond a call limit, never ran.
+      if (options.recordCalls && !NOT_STORED.has(r.outcome)) {
         const call = {
           version: r.version,
           arguments: r.arguments,
@@ -234,6 +236,14 @@ export function estateServer(
     },
   });
 }
+
+/** The call outcomes that never join the stored calls (see `estateServer`). */
+const NOT_STORED: ReadonlySet<CallRecord["outcome"]> = new Set([
+  "invalid-arguments",
+  "input-required",
+  "insufficient-scope",
+  "rate-limited",
+]);
 
 /**
  * Follows the store and takes other processes' changes in (debounced): tools, servers, a database

@@ -1,6 +1,6 @@
 /**
- * The estate's own settings, as `<estate>/estate.json` holds them: for now the compatibility mode
- * of every tool that declares none. Pure: the store reads the file.
+ * The estate's own settings, as `<estate>/estate.json` holds them: the compatibility mode of every
+ * tool that declares none, and the call limits. Pure: the store reads the file.
  *
  * @module
  */
@@ -10,6 +10,7 @@ import {
   type CompatibilityMode,
   isCompatibilityMode,
 } from "../compat/compatibility_mode.ts";
+import { type CallLimit, callLimitProblems } from "./limits.ts";
 
 /** The estate's settings file, in the estate's folder. */
 export const ESTATE_CONFIG_FILE = "estate.json";
@@ -21,6 +22,11 @@ export interface EstateConfig {
    * wins). Absent: `backward`.
    */
   compatibility?: CompatibilityMode;
+  /**
+   * How many calls the estate admits per window: per principal, per tool, for the whole estate
+   * (see {@linkcode CallLimit}). Absent: no limits.
+   */
+  limits?: CallLimit[];
 }
 
 /**
@@ -53,8 +59,9 @@ export function estateConfigProblems(value: unknown): string[] {
       }`,
     );
   }
+  if (value.limits !== undefined) problems.push(...callLimitProblems(value.limits));
   for (const k of Object.keys(value)) {
-    if (k !== "compatibility" && k !== "$schema") {
+    if (k !== "compatibility" && k !== "limits" && k !== "$schema") {
       problems.push(`unknown field ${k}`);
     }
   }

@@ -155,5 +155,21 @@ export {
   type Requirement,
 } from "./requirement.ts";
 export { ESTATE_CONFIG_FILE, type EstateConfig, estateConfigProblems } from "./estate_config.ts";
+export {
+  type CallLimit,
+  CallLimiter,
+  callLimitProblems,
+  LIMIT_WINDOWS,
+  type LimitEach,
+  type LimitRefusal,
+  limitRefusal,
+  limitRefusalText,
+  limitText,
+  type LimitWindow,
+  memoryQuotaCounter,
+  type QuotaCounter,
+  type QuotaTake,
+  quotaTakes,
+} from "./limits.ts";
 export { breakingCall } from "./breaking_call.ts";
 export type { BreakingCall, BreakingCallSubject } from "./breaking_call.ts";

@@ -74,6 +74,25 @@ export const MCP_ERROR_CODES: {
   } as const,
 );
 
+/**
+ * Error codes tool-estate answers with where neither JSON-RPC nor MCP defines one, in the range
+ * JSON-RPC leaves to implementations (`-32000..-32099`), clear of the codes MCP uses there.
+ *
+ * @example
+ * ```ts
+ * import { ESTATE_ERROR_CODES } from "@tool-estate/core";
+ * import assert from "node:assert/strict";
+ * assert.equal(ESTATE_ERROR_CODES.RATE_LIMITED, -32029);
+ * ```
+ */
+export const ESTATE_ERROR_CODES: {
+  /**
+   * A `tools/call` beyond one of the estate's call limits; nothing ran. `data` names the limit
+   * and `retryAfterSeconds` (HTTP answers 429 with `Retry-After`).
+   */
+  readonly RATE_LIMITED: -32029;
+} = Object.freeze({ RATE_LIMITED: -32029 } as const);
+
 /** Options for {@linkcode JsonRpcError}. */
 export interface JsonRpcErrorOptions {
   /** Sent as the error object's `data` member. */

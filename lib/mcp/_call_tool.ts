@@ -1,11 +1,11 @@
 /**
- * `tools/call`, both eras, as seven named steps: **shape** (the params a call needs), **visibility**
+ * `tools/call`, both eras, as eight named steps: **shape** (the params a call needs), **visibility**
  * (a tool the caller may not see is answered exactly as one that does not exist), **version** (a
  * pin may reach a deprecated version the caller may see), **action scopes** (a version's
  * `callScopes` the caller's credential lacks end the call with the step-up answer), **schema**
- * (invalid arguments never reach the handler), **confirm** (the user confirms what the estate says
- * must be confirmed) and **handler** (run it, with progress, log messages, cancellation and its
- * asks of the client).
+ * (invalid arguments never reach the handler), **limits** (the estate's call limits admit and
+ * count it, or refuse it), **confirm** (the user confirms what the estate says must be confirmed)
+ * and **handler** (run it, with progress, log messages, cancellation and its asks of the client).
  * Each step throws the protocol error that ends the call, or hands on what the next step needs;
  * {@linkcode callTool} runs them in order and logs the call once it reached a version.
  *
@@ -13,7 +13,13 @@
  */
 import { DEPRECATION_META_KEY, type DeprecationNotice } from "../estate/deprecation.ts";
 import type { ScopeChallenge } from "./outcome.ts";
-import { ERROR_CODES, type JsonRpcError, MCP_ERROR_CODES } from "../jsonrpc/errors.ts";
+import {
+  ERROR_CODES,
+  ESTATE_ERROR_CODES,
+  type JsonRpcError,
+  MCP_ERROR_CODES,
+} from "../jsonrpc/errors.ts";
+import { limitRefusalText } from "../estate/limits.ts";
 import { makeNotification } from "../jsonrpc/messages.ts";
 import { isObject } from "../_object.ts";
 import { isValidConstraint } from "../compat/semver.ts";
@@ -21,6 +27,7 @@ import { canSee, META_VERSION_KEY, type Principal, type ToolSpec } from "../esta
 import { type LimitedIssues, limitIssues, shortenText } from "../schema/issue_limit.ts";
 import { validateSchema } from "../schema/validate.ts";
 import type { Progress, RequestContext } from "../jsonrpc/peer_types.ts";
+import type { JsonRpcId } from "../jsonrpc/types.ts";
 import { type Caller, logProbe, protocolError, type ServerCore } from "./_server_core.ts";
 import { type CallToolResult, invalidArgumentsAsToolError } from "./protocol.ts";
 import { ISSUES_META_KEY } from "./_client_outcome.ts";
@@ -364,7 +371,7 @@ function isStateless(caller: Caller): boolean {
 }
 
 /**
- * Step 6, handler: runs the version's handler with a context (principal, signal, progress when
+ * Step 7, handler: runs the version's handler with a context (principal, signal, progress when
  * the caller sent a token, log messages at the caller's level, its capabilities, and its asks of
  * the client). A missing handler, a throw or an `isError` value is a tool error the model reads
  * (never a stack trace); a cancelled call answers `{content: []}` (its response is dropped). In
@@ -482,7 +489,7 @@ export interface InputRequiredAnswer {
 }
 
 /**
- * Step 5, confirm: a version whose calls need the user's confirmation (`needsConfirmation`) asks
+ * Step 6, confirm: a version whose calls need the user's confirmation (`needsConfirmation`) asks
  * for it by form elicitation before its handler runs. Accepted with `confirm: true`, the call goes
  * on; declined, dismissed or accepted without `confirm: true`, it ends as a tool error the model
  * reads and the handler is never reached. The answer is logged with the call.
@@ -530,8 +537,8 @@ async function confirmStep(
 }
 
 /**
- * Serves a `tools/call`: shape → visibility → version → action scopes → schema → confirm →
- * handler. A call that
+ * Serves a `tools/call`: shape → visibility → version → action scopes → schema → limits →
+ * confirm → handler. A call that
  * reached a version is logged once (`onCall`), with the time from then to its end and the user's
  * confirmation when one was asked.
  *
@@ -605,6 +612,8 @@ async function callVersion(
       params: call.params,
     })
     : undefined;
+  // A retry that continues a round it was admitted for is not a new call.
+  if (!rounds?.state) await admitStep(core, { caller, spec, id: call.context.id, record });
   const ask = {
     caller,
     context: call.context,
@@ -667,6 +676,32 @@ async function callVersion(
       }),
     };
   }
+}
+
+/**
+ * Step 5, limits: the estate's call limits (`McpServerOptions.limiter`) admit the call and count
+ * it, or refuse it before anything runs — counted only once its arguments were accepted, so a
+ * malformed call costs nothing, and never counted when refused.
+ *
+ * @param core The server.
+ * @param call Who calls which version, the request's id (its outcome is noted), and the log.
+ * @throws {JsonRpcError} `-32029` with the refusal as `data` (outcome `rate-limited`).
+ */
+async function admitStep(
+  core: ServerCore,
+  call: { caller: Caller; spec: ToolSpec; id: JsonRpcId; record: RecordOutcome },
+): Promise<void> {
+  const limiter = core.options.limiter;
+  if (!limiter) return;
+  const refusal = await limiter.admit({
+    principal: call.caller.principal.id,
+    tool: call.spec.name,
+    now: core.now(),
+  });
+  if (!refusal) return;
+  call.record("rate-limited");
+  call.caller.outcomes.set(call.id, { kind: "rate-limited", refusal });
+  throw protocolError(ESTATE_ERROR_CODES.RATE_LIMITED, limitRefusalText(refusal), refusal);
 }
 
 /** What the log adds to a call as it goes: the confirmation. */

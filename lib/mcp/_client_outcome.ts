@@ -2,7 +2,7 @@
 // error, or carries rejected arguments (SEP-1303's `isError` result with the issues); an error
 // answer is rejected arguments (`-32602` with the issues, before 2025-11-25) or a protocol error.
 
-import { ERROR_CODES, type JsonRpcError } from "../jsonrpc/errors.ts";
+import { ERROR_CODES, ESTATE_ERROR_CODES, type JsonRpcError } from "../jsonrpc/errors.ts";
 import { isObject } from "../_object.ts";
 import type { SchemaIssue } from "../schema/types.ts";
 import type { CallToolResult } from "./protocol.ts";
@@ -30,6 +30,18 @@ export type CallOutcome =
     via: "protocol-error" | "tool-result";
     /** How many issues the server left out of its answer; 0 when none (absent: not told). */
     omitted?: number;
+  }
+  /**
+   * The server's call limits refused the call (`-32029`); nothing ran. Try again after
+   * `retryAfterSeconds`.
+   */
+  | {
+    kind: "rate-limited";
+    message: string;
+    /** Whole seconds until the limit's window ends (the server's, else 1). */
+    retryAfterSeconds: number;
+    /** The limit, in the server's words, when it said. */
+    limit?: string;
   }
   /** Any other JSON-RPC error (unknown tool, bad params, internal error). */
   | { kind: "protocol-error"; code: number; message: string; data?: unknown };
@@ -100,6 +112,17 @@ export function errorOutcome(error: JsonRpcError): CallOutcome {
       issues,
       via: "protocol-error",
       omitted: omittedOf(data),
+    };
+  }
+  if (error.code === ESTATE_ERROR_CODES.RATE_LIMITED) {
+    const after = data.retryAfterSeconds;
+    return {
+      kind: "rate-limited",
+      message: error.message,
+      retryAfterSeconds: typeof after === "number" && Number.isFinite(after) && after > 0
+        ? Math.ceil(after)
+        : 1,
+      ...(typeof data.limit === "string" ? { limit: data.limit } : {}),
     };
   }
   return {

@@ -8,6 +8,7 @@
 import { ERROR_CODES, MCP_ERROR_CODES } from "../jsonrpc/errors.ts";
 import type { JsonRpcId, JsonRpcResponse } from "../jsonrpc/types.ts";
 import type { DeprecationNotice } from "../estate/deprecation.ts";
+import type { LimitRefusal } from "../estate/limits.ts";
 
 /** The step-up a call needs: the version it reached and the scopes its credential lacks. */
 export interface ScopeChallenge {
@@ -40,6 +41,8 @@ export interface ScopeChallenge {
  * - `step-up`: a `tools/call` reached a version whose action scopes the credential lacks; the
  *   challenge names them. Nothing ran. A transport with a step-up answer of its own (HTTP's 403)
  *   gives it instead of the response, a tool error naming the scopes.
+ * - `rate-limited`: a `tools/call` beyond one of the estate's call limits (`-32029`); nothing ran.
+ *   The refusal says which limit and when to try again (HTTP: 429 with `Retry-After`).
  * - `failed`: the server failed (`-32603`); the details stay on the server.
  */
 export type Outcome =
@@ -56,6 +59,7 @@ export type Outcome =
   | { readonly kind: "not-found" }
   | { readonly kind: "missing-capability" }
   | { readonly kind: "step-up"; readonly challenge: ScopeChallenge }
+  | { readonly kind: "rate-limited"; readonly refusal: LimitRefusal }
   | { readonly kind: "failed" };
 
 /** The kinds of {@linkcode Outcome}. */

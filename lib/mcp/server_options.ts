@@ -6,6 +6,7 @@
  */
 import type { ToolRegistry } from "../estate/registry.ts";
 import type { DeprecationNotice } from "../estate/deprecation.ts";
+import type { CallLimiter } from "../estate/limits.ts";
 import type { Principal, ToolSpec } from "../estate/spec.ts";
 import type { Implementation } from "./protocol.ts";
 import type { HeaderCheckedRequest } from "./rev2026_07_28.ts";
@@ -28,7 +29,8 @@ export interface CallRecord {
    * asked for, so the handler never ran; `input-required` when a 2026-07-28 round ended asking
    * the client for input (the client's retry is logged again); `insufficient-scope` when the
    * caller may see the tool but its credential lacks one of the version's `callScopes`, so the
-   * call was refused with the step-up answer before anything ran.
+   * call was refused with the step-up answer before anything ran; `rate-limited` when one of
+   * the estate's call limits refused it before anything ran.
    */
   outcome:
     | "ok"
@@ -37,7 +39,8 @@ export interface CallRecord {
     | "cancelled"
     | "declined"
     | "input-required"
-    | "insufficient-scope";
+    | "insufficient-scope"
+    | "rate-limited";
   /** Wall time in milliseconds. */
   durationMs: number;
   /** When it arrived (ISO 8601). */
@@ -142,6 +145,12 @@ export interface McpServerOptions {
   spentStates?: SpentStates;
   /** How long a `requestState` stays valid, in milliseconds. Default 10 minutes. */
   requestStateTtlMs?: number;
+  /**
+   * The estate's call limits: each `tools/call` whose arguments were accepted is admitted and
+   * counted, or refused with `-32029` (HTTP 429 with `Retry-After`) before anything runs. Replicas
+   * count in one shared counter (`estate serve`: the estate's store). Default: no limits.
+   */
+  limiter?: CallLimiter;
 }
 
 /** Setting and clearing one timer (see `McpServerOptions.timers`). */

@@ -4,7 +4,8 @@
  *
  * ```
  * <estate>/
- *   estate.json              the estate's settings: { "compatibility": "<mode>" } (optional)
+ *   estate.json              the estate's settings: { "compatibility": "<mode>", "limits": […] } (optional)
+ *   .request-states/, .quotas/  runtime state: spent requestStates, call-limit counters (git ignores them)
  *   principals.json          example principals
  *   servers/<id>.json        the MCP servers the estate did not write (loaded before tools/)
  *   tools/<tool name>/
@@ -18,6 +19,8 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { createHash } from "node:crypto";
+import type { QuotaTake } from "../estate/limits.ts";
 import type { LifecycleEntry, VersionRecord } from "../estate/lifecycle.ts";
 import {
   PublishError,
@@ -74,6 +77,15 @@ const PRINCIPALS_FILE = "principals.json";
 const TOOLS_DIR = "tools";
 /** The requestStates claimed (one empty file per state, `<expires>-<nonce>`): runtime, not estate. */
 const REQUEST_STATES_DIR = ".request-states";
+/** The call-limit counters of the current windows (a file each): runtime, not estate. */
+const QUOTAS_DIR = ".quotas";
+/** A call-limit counter's record: `<count> <window end>`, each zero-padded to a fixed width. */
+const QUOTA_RECORD_BYTES = 32;
+function quotaRecord(n: number, until: number): string {
+  return `${String(n).padStart(15, "0")} ${String(until).padStart(16, "0")}`;
+}
+/** The folders that hold runtime state, not the estate: git ignores them, a watch too. */
+const RUNTIME_DIRS: ReadonlySet<string> = new Set([REQUEST_STATES_DIR, QUOTAS_DIR]);
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /** Options for {@linkcode EstateDir.open}. */
@@ -201,6 +213,7 @@ export class EstateDir implements EstateStore {
   readonly dir: string;
   readonly #now: () => Date;
   readonly #lock: LockOptions;
+  #config: EstateConfig = {};
   readonly #onTornLine: ((torn: TornLine) => void) | undefined;
   readonly #trace: PublishTrace | undefined;
   #registry: ToolRegistry;
@@ -268,6 +281,7 @@ export class EstateDir implements EstateStore {
     }
     const principals = this.#readPrincipals();
     const config = this.#readConfig();
+    this.#config = config;
     const registry = new ToolRegistry({
       storedCalls: (name) => this.#replay ? this.readCalls(name) : [],
       now: () => this.#pinned ? this.#pinned() : this.#now(),
@@ -329,12 +343,7 @@ export class EstateDir implements EstateStore {
     if (!/^[A-Za-z0-9_-]{1,128}$/.test(nonce)) {
       throw new TypeError(`a requestState nonce is base64url, got ${JSON.stringify(nonce)}`);
     }
-    const dir = path.join(this.dir, REQUEST_STATES_DIR);
-    if (!fs.existsSync(dir)) {
-      fs.mkdirSync(dir, { recursive: true });
-      // Runtime state, never the estate's history: git leaves it alone.
-      fs.writeFileSync(path.join(dir, ".gitignore"), "*\n");
-    }
+    const dir = this.#runtimeDir(REQUEST_STATES_DIR);
     if (Math.random() < 1 / 64) {
       const now = Date.now();
       for (const name of fs.readdirSync(dir)) {
@@ -350,6 +359,70 @@ export class EstateDir implements EstateStore {
       if ((e as { code?: string }).code === "EEXIST") return false;
       throw e;
     }
+  }
+
+  /**
+   * Counts a call against the estate's call limits for every process serving this folder (see
+   * `EstateStore.takeQuota`): each counter of a current window is a small file in `.quotas/` (a
+   * folder git ignores) named by a digest of its key and holding `<count> <window end>` (fixed
+   * width, rewritten in place), read and written under the folder's lock, so two processes never
+   * admit more than a limit between them. Ended windows' files are deleted as calls go (about one in 64). A counter file that
+   * cannot be read (a process killed as it wrote) starts its window afresh.
+   *
+   * @param takes The counters, in the order they are checked.
+   * @param now The time (ms since the epoch).
+   * @returns -1 when every take was counted; else the index of the first counter at its max.
+   */
+  takeQuota(takes: readonly QuotaTake[], now: number): number {
+    if (!takes.length) return -1;
+    const dir = this.#runtimeDir(QUOTAS_DIR);
+    const files = takes.map((t) =>
+      path.join(dir, createHash("sha256").update(t.key).digest("hex").slice(0, 40))
+    );
+    return withLock(dir, "count a call against the estate's limits", this.#lock, () => {
+      const fds = files.map((file) =>
+        fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT)
+      );
+      try {
+        const buffer = new Uint8Array(QUOTA_RECORD_BYTES);
+        const counts = fds.map((fd, i) => {
+          const read = fs.readSync(fd, buffer, 0, QUOTA_RECORD_BYTES, 0);
+          const [n, until] = new TextDecoder().decode(buffer.subarray(0, read)).split(" ")
+            .map(Number);
+          // None yet, a window that has ended, or torn: the window starts afresh.
+          return until === takes[i].until && Number.isSafeInteger(n) ? n : 0;
+        });
+        const refused = takes.findIndex((t, i) => counts[i] >= t.max);
+        if (refused >= 0) return refused;
+        // Written in place (a record of fixed width: no truncation, which costs far more than
+        // the write) and not synced: a count lost to a crash is a window's, never history.
+        takes.forEach((t, i) => fs.writeSync(fds[i], quotaRecord(counts[i] + 1, t.until), 0));
+      } finally {
+        for (const fd of fds) fs.closeSync(fd);
+      }
+      if (Math.random() < 1 / 64) {
+        for (const name of fs.readdirSync(dir)) {
+          if (name.startsWith(".")) continue;
+          const file = path.join(dir, name);
+          try {
+            if (Number(fs.readFileSync(file, "utf8").split(" ")[1]) <= now) fs.rmSync(file);
+          } catch {
+            // gone already
+          }
+        }
+      }
+      return -1;
+    });
+  }
+
+  /** A folder of runtime state (not the estate's history), made on first use; git ignores it. */
+  #runtimeDir(name: string): string {
+    const dir = path.join(this.dir, name);
+    if (!fs.existsSync(dir)) {
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, ".gitignore"), "*\n");
+    }
+    return dir;
   }
 
   /**
@@ -383,6 +456,16 @@ export class EstateDir implements EstateStore {
       if ((e as { code?: string }).code === "ENOENT") return undefined;
       throw e;
     }
+  }
+
+  /**
+   * The estate's settings (`estate.json`) as the last `open()`, `reload()` or `refresh()` read
+   * them; `{}` when there is no file.
+   *
+   * @returns The settings.
+   */
+  settings(): EstateConfig {
+    return this.#config;
   }
 
   /** `estate.json`: the estate's settings; none when there is no file. */
@@ -617,9 +700,9 @@ export class EstateDir implements EstateStore {
     // compatibility mode from now on (a bad one keeps the mode in force, and is thrown too).
     let serversFailed: unknown;
     try {
-      this.#registry.setCompatibility(
-        this.#readConfig().compatibility ?? "backward",
-      );
+      const config = this.#readConfig();
+      this.#config = config;
+      this.#registry.setCompatibility(config.compatibility ?? "backward");
     } catch (e) {
       serversFailed = e;
     }
@@ -824,7 +907,7 @@ export class EstateDir implements EstateStore {
       { recursive: true },
       (_event, filename) => {
         const rel = typeof filename === "string" ? filename.split(path.sep) : [];
-        if (rel[0] === REQUEST_STATES_DIR) return; // runtime claims, nothing to reload
+        if (RUNTIME_DIRS.has(rel[0])) return; // runtime state, nothing to reload
         if (rel[0] === PRINCIPALS_FILE) listener({ kind: "principals" });
         else if (rel[0] === SERVERS_DIR) listener({ kind: "servers" });
         else if (rel[0] === TOOLS_DIR && rel[1]) {

@@ -14,6 +14,8 @@ import type { ServerRecord } from "../estate/server_record.ts";
 import type { RegisterServerOptions, RegisterServerResult } from "../estate/servers.ts";
 import type { StoredCall } from "../estate/replay.ts";
 import type { ToolSpec } from "../estate/spec.ts";
+import type { QuotaTake } from "../estate/limits.ts";
+import type { EstateConfig } from "../estate/estate_config.ts";
 import type {
   RetirementOptions,
   RetirementPlan,
@@ -154,6 +156,13 @@ export interface EstateStore {
    */
   estateFile(name: string): Awaitable<string | undefined>;
   /**
+   * The estate's settings (`estate.json`) as the last `open()`, `reload()` or `refresh()` took
+   * them in: what a server reads on each call (the call limits) without a read of the store.
+   *
+   * @returns The settings; `{}` when the estate has none.
+   */
+  settings(): EstateConfig;
+  /**
    * Claims a 2026-07-28 `requestState`'s single use for every process sharing the store: true for
    * the first claim of the nonce, false for any later one, by any writer, until the state lapses.
    * Replicas that share the sealing key answer each other's retries, and none runs a confirmed
@@ -164,6 +173,17 @@ export interface EstateStore {
    * @returns Whether this is the first claim.
    */
   claimRequestState(nonce: string, expires: number): Awaitable<boolean>;
+  /**
+   * Counts one call against the estate's call limits for every process sharing the store, all or
+   * none (a `QuotaCounter` whose counts replicas share): when any counter is at its max,
+   * nothing is counted. Between them, the replicas never admit more than a limit's `calls` in
+   * one window.
+   *
+   * @param takes The counters, in the order they are checked.
+   * @param now The time (ms since the epoch).
+   * @returns -1 when every take was counted; else the index of the first counter at its max.
+   */
+  takeQuota(takes: readonly QuotaTake[], now: number): Awaitable<number>;
   /** Releases what the store holds (connections, watchers). */
   close(): Awaitable<void>;
 }

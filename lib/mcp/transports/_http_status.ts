@@ -66,7 +66,8 @@ export function statusLine(refusal: "connections-full" | "headers-timeout"): str
 /**
  * The status of a served message, by its outcome and era. A session's JSON-RPC errors travel in a
  * 200 answer; the stateless revision (2026-07-28) answers the refusals of its envelope checks with
- * 4xx. A step-up is 403 in both: the transport answers it with the bearer challenge.
+ * 4xx. A step-up is 403 in both: the transport answers it with the bearer challenge. A call
+ * beyond a limit is 429 in both, with `Retry-After`, and the JSON-RPC error as its body.
  */
 export const OUTCOME_STATUS: Readonly<
   Record<OutcomeKind, { readonly handshake: number; readonly stateless: number }>
@@ -80,6 +81,7 @@ export const OUTCOME_STATUS: Readonly<
   "not-found": { handshake: 200, stateless: 404 },
   "missing-capability": { handshake: 200, stateless: 400 },
   "step-up": { handshake: 403, stateless: 403 },
+  "rate-limited": { handshake: 429, stateless: 429 },
   "failed": { handshake: 200, stateless: 200 },
 };
 

@@ -69,8 +69,14 @@ function headerMap(req: IncomingMessage): Record<string, string> {
   return out;
 }
 
-/** The headers an answer carries beside its body: a deprecated version's `Deprecation` and `Sunset`. */
+/**
+ * The headers an answer carries beside its body: a deprecated version's `Deprecation` and
+ * `Sunset`; a rate-limited call's `Retry-After`.
+ */
 function toldHeaders(outcome: Outcome): Record<string, string> {
+  if (outcome.kind === "rate-limited") {
+    return { "retry-after": String(outcome.refusal.retryAfterSeconds) };
+  }
   return outcome.kind === "answered" && outcome.deprecation
     ? deprecationHeaders(outcome.deprecation)
     : {};

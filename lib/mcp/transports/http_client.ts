@@ -302,11 +302,12 @@ export class StreamableHttpClientTransport implements Transport {
     const sessionId = res.headers.get("mcp-session-id");
     if (isInitialize && res.ok && sessionId) this.#sessionId = sessionId;
     if (
-      !res.ok && stateless && requestId !== undefined && res.status !== 401 &&
-      res.status !== 403
+      !res.ok && (stateless || res.status === 429) && requestId !== undefined &&
+      res.status !== 401 && res.status !== 403
     ) {
-      // 2026-07-28 answers a refused request with its JSON-RPC error (400 -32022, 404 -32601):
-      // deliver it, so the client sees the code (era detection depends on it).
+      // 2026-07-28 answers a refused request with its JSON-RPC error (400 -32022, 404 -32601),
+      // and either era a call beyond a limit (429 -32029): deliver it, so the client sees the code
+      // (era detection depends on it) and the limit's data.
       finished();
       const text = await res.text().catch(() => "");
       const answer = errorResponseFor(text, requestId);

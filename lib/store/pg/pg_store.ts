@@ -14,6 +14,7 @@ import type { PublishTrace } from "../../estate/publish_trace.ts";
 import { ToolRegistry } from "../../estate/registry.ts";
 import { type CompatibilityMode, DEFAULT_COMPATIBILITY } from "../../compat/compatibility_mode.ts";
 import type { EstateConfig } from "../../estate/estate_config.ts";
+import type { QuotaTake } from "../../estate/limits.ts";
 import {
   ESTATE_FILES,
   type EstateFileName,
@@ -116,6 +117,7 @@ export class PgEstateStore implements EstateStore {
   readonly #trace: PublishTrace | undefined;
   /** The settings files as read last (name → text). */
   #files = new Map<EstateFileName, string>();
+  #parsed: { text: string; config: EstateConfig } | undefined;
   #registry: ToolRegistry;
   #principals: EstatePrincipal[] = [];
   #pinned: (() => Date) | undefined;
@@ -153,6 +155,21 @@ export class PgEstateStore implements EstateStore {
       await sql.end();
       throw e;
     }
+  }
+
+  /**
+   * The estate's settings (`estate.json`) as the last `open()`, `reload()` or `refresh()` took
+   * them in; `{}` when the estate has none.
+   *
+   * @returns The settings.
+   */
+  settings(): EstateConfig {
+    const text = this.#files.get("estate.json");
+    if (text === undefined) return {};
+    if (this.#parsed?.text !== text) {
+      this.#parsed = { text, config: JSON.parse(text) as EstateConfig };
+    }
+    return this.#parsed.config;
   }
 
   /** The estate's compatibility mode, as the settings files `files` give it. */
@@ -253,6 +270,27 @@ export class PgEstateStore implements EstateStore {
     const rows = await this.sql`insert into request_states_spent (nonce, expires)
       values (${nonce}, ${new Date(expires)}) on conflict (nonce) do nothing returning nonce`;
     return rows.length === 1;
+  }
+
+  /**
+   * Counts a call against the estate's call limits for every replica (see
+   * {@linkcode EstateStore.takeQuota}): one round trip to `estate_take_quota`, which counts against
+   * each counter in one transaction, all or none; ended windows' rows are deleted as takes go
+   * (about one in 256).
+   *
+   * @param takes The counters, in the order they are checked.
+   * @returns -1 when every take was counted; else the index of the first counter at its max.
+   */
+  async takeQuota(takes: readonly QuotaTake[]): Promise<number> {
+    if (!takes.length) return -1;
+    if (Math.random() < 1 / 256) {
+      await this.sql`delete from call_quotas where ends < now()`;
+    }
+    const [row] = await this.sql`select estate_take_quota(
+      ${takes.map((t) => t.key)}::text[],
+      ${takes.map((t) => t.max)}::integer[],
+      ${takes.map((t) => new Date(t.until).toISOString())}::timestamptz[]) as refused`;
+    return Number(row.refused);
   }
 
   /**
