@@ -17,7 +17,7 @@ export type {
   JsonRpcResponse,
   JsonRpcSuccess,
 } from "./types.ts";
-export { ERROR_CODES, JsonRpcError, MCP_ERROR_CODES } from "./errors.ts";
+export { ERROR_CODES, ESTATE_ERROR_CODES, JsonRpcError, MCP_ERROR_CODES } from "./errors.ts";
 export type { JsonRpcErrorOptions } from "./errors.ts";
 export {
   makeError,

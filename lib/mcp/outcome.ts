@@ -40,6 +40,10 @@ export interface ScopeChallenge {
  * - `step-up`: a `tools/call` reached a version whose action scopes the credential lacks; the
  *   challenge names them. Nothing ran. A transport with a step-up answer of its own (HTTP's 403)
  *   gives it instead of the response, a tool error naming the scopes.
+ * - `idempotency-conflict`: a `tools/call`'s idempotency key was used before with another tool,
+ *   version or arguments (`-32602`); nothing ran.
+ * - `in-progress`: the first `tools/call` with this idempotency key is still running (`-32050`);
+ *   nothing ran again; ask again after `retryAfterSeconds`.
  * - `failed`: the server failed (`-32603`); the details stay on the server.
  */
 export type Outcome =
@@ -47,6 +51,8 @@ export type Outcome =
     readonly kind: "answered";
     /** A call that reached a deprecated version: what its caller is told. */
     readonly deprecation?: DeprecationNotice;
+    /** A `tools/call` answered with the stored outcome of its idempotency key, not run again. */
+    readonly replayed?: boolean;
   }
   | { readonly kind: "accepted" }
   | { readonly kind: "unanswered" }
@@ -56,6 +62,8 @@ export type Outcome =
   | { readonly kind: "not-found" }
   | { readonly kind: "missing-capability" }
   | { readonly kind: "step-up"; readonly challenge: ScopeChallenge }
+  | { readonly kind: "idempotency-conflict" }
+  | { readonly kind: "in-progress"; readonly retryAfterSeconds: number }
   | { readonly kind: "failed" };
 
 /** The kinds of {@linkcode Outcome}. */

@@ -10,6 +10,7 @@ import type { Principal, ToolSpec } from "../estate/spec.ts";
 import type { Implementation } from "./protocol.ts";
 import type { HeaderCheckedRequest } from "./rev2026_07_28.ts";
 import type { SpentStates } from "./_request_state.ts";
+import type { IdempotencyStore } from "../estate/idempotency.ts";
 
 export type { SpentStates };
 import type { PromptProvider, ResourceProvider } from "./providers.ts";
@@ -28,7 +29,10 @@ export interface CallRecord {
    * asked for, so the handler never ran; `input-required` when a 2026-07-28 round ended asking
    * the client for input (the client's retry is logged again); `insufficient-scope` when the
    * caller may see the tool but its credential lacks one of the version's `callScopes`, so the
-   * call was refused with the step-up answer before anything ran.
+   * call was refused with the step-up answer before anything ran; `replayed` when a repeat of an
+   * idempotency key was answered with the stored outcome of its first call (the handler did not
+   * run again); `key-refused` when a repeat was refused (its key bound to other arguments, its
+   * first call still running or its outcome unknown) and nothing ran.
    */
   outcome:
     | "ok"
@@ -37,7 +41,9 @@ export interface CallRecord {
     | "cancelled"
     | "declined"
     | "input-required"
-    | "insufficient-scope";
+    | "insufficient-scope"
+    | "replayed"
+    | "key-refused";
   /** Wall time in milliseconds. */
   durationMs: number;
   /** When it arrived (ISO 8601). */
@@ -142,6 +148,29 @@ export interface McpServerOptions {
   spentStates?: SpentStates;
   /** How long a `requestState` stays valid, in milliseconds. Default 10 minutes. */
   requestStateTtlMs?: number;
+  /**
+   * Where the idempotency keys of `tools/call` (`_meta["dev.tool-estate/idempotencyKey"]`, HTTP
+   * `Idempotency-Key`) are claimed and their outcomes stored. Replicas that may answer each
+   * other's retries share it, or a retry reaching another replica runs the call again (`estate
+   * serve` keeps it in the estate's store). Default: in memory, per server.
+   */
+  idempotency?: IdempotencyStore;
+  /**
+   * How long an idempotency key is kept after its first call claimed it, in milliseconds; after
+   * that the same key runs anew. Default 24 hours.
+   */
+  idempotencyTtlMs?: number;
+  /**
+   * How long the first call with a key may run before a repeat is told its outcome is unknown
+   * (`-32051`: it started and never reported — its server died; it is not run again), in
+   * milliseconds. Default 10 minutes.
+   */
+  idempotencyLeaseMs?: number;
+  /**
+   * How long a repeat waits for the outcome of a first call still running before it is answered
+   * `-32050` (retry later), in milliseconds. Default 5 seconds.
+   */
+  idempotencyWaitMs?: number;
 }
 
 /** Setting and clearing one timer (see `McpServerOptions.timers`). */

@@ -20,6 +20,7 @@ export type HttpRefusal =
   | "body-unreadable"
   | "parse-error"
   | "invalid-envelope"
+  | "idempotency-key-mismatch"
   | "unsupported-version-header"
   | "no-session"
   | "unknown-session"
@@ -44,6 +45,7 @@ export const REFUSAL_STATUS: Readonly<Record<HttpRefusal, number>> = {
   "body-unreadable": 400,
   "parse-error": 400,
   "invalid-envelope": 400,
+  "idempotency-key-mismatch": 400,
   "unsupported-version-header": 400,
   "no-session": 400,
   "unknown-session": 404,
@@ -66,7 +68,9 @@ export function statusLine(refusal: "connections-full" | "headers-timeout"): str
 /**
  * The status of a served message, by its outcome and era. A session's JSON-RPC errors travel in a
  * 200 answer; the stateless revision (2026-07-28) answers the refusals of its envelope checks with
- * 4xx. A step-up is 403 in both: the transport answers it with the bearer challenge.
+ * 4xx. A step-up is 403 in both: the transport answers it with the bearer challenge. An
+ * idempotency key reused with other arguments is 422 and a key whose first call still runs is 409
+ * (with `Retry-After`) in the stateless revision, as the IETF Idempotency-Key draft has them.
  */
 export const OUTCOME_STATUS: Readonly<
   Record<OutcomeKind, { readonly handshake: number; readonly stateless: number }>
@@ -80,6 +84,8 @@ export const OUTCOME_STATUS: Readonly<
   "not-found": { handshake: 200, stateless: 404 },
   "missing-capability": { handshake: 200, stateless: 400 },
   "step-up": { handshake: 403, stateless: 403 },
+  "idempotency-conflict": { handshake: 200, stateless: 422 },
+  "in-progress": { handshake: 200, stateless: 409 },
   "failed": { handshake: 200, stateless: 200 },
 };
 
