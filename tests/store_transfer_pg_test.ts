@@ -778,13 +778,15 @@ Deno.test({
   },
 });
 
-Deno.test("the migration list names exactly the migration files in the repository, in order", () => {
+Deno.test("the migration list names exactly the migration files in the repository, in order, numbered upwards and never twice", () => {
   const dir = new URL("../lib/store/pg/migrations/", import.meta.url);
   const files = [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => n.endsWith(".sql"))
     .sort();
   assert.deepEqual([...MIGRATION_FILES], files);
-  assert.deepEqual(
-    files.map((f) => Number(f.slice(0, 3))),
-    files.map((_, i) => i + 1),
+  // Numbers go up and are never reused; a number may be left out (another branch holds it).
+  const numbers = files.map((f) => Number(f.slice(0, 3)));
+  assert.ok(
+    numbers.every((n, i) => Number.isInteger(n) && n > (numbers[i - 1] ?? 0)),
+    `${numbers}`,
   );
 });

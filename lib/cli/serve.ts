@@ -154,6 +154,15 @@ export interface RunServeOptions {
   system: (estate: { registry: ToolRegistry }) => ServedSystem;
 }
 
+/** The outcomes of calls that do not join the stored calls (see `estateServer`). */
+const NOT_STORED: ReadonlySet<CallRecord["outcome"]> = new Set([
+  "invalid-arguments",
+  "input-required",
+  "insufficient-scope",
+  "replayed",
+  "key-refused",
+]);
+
 /** Whether a caller is told of a deprecation today for the first time (one log line a day). */
 function toldOncePerDay(): (day: string, who: string) => boolean {
   let today = "";
@@ -186,6 +195,13 @@ export function estateServer(
     ...(options.requestStateKeys ? { requestStateKey: options.requestStateKeys } : {}),
     // A requestState is used once across every process serving this estate.
     spentStates: { claim: (nonce, expires) => estate.claimRequestState(nonce, expires) },
+    // A tools/call's idempotency key holds across every process serving this estate.
+    idempotency: {
+      claim: (claim) => estate.claimIdempotencyKey(claim),
+      finish: (ref, outcome) => estate.finishIdempotencyKey(ref, outcome),
+      release: (ref) => estate.releaseIdempotencyKey(ref),
+      read: (ref, now) => estate.readIdempotencyKey(ref, now),
+    },
     onCall: (r: CallRecord) => {
       const confirmed = r.confirmation
         ? ` (confirmation: ${r.confirmation.action} by ${r.confirmation.by} at ${r.confirmation.at})`
@@ -198,10 +214,10 @@ export function estateServer(
       }
       // Only calls whose arguments were accepted join the stored calls that replay checks; a
       // 2026-07-28 round that asked the client for input is stored once, when the retry ends; a
-      // call refused for want of an action scope never ran.
+      // call refused for want of an action scope never ran; a repeat of an idempotency key is the
+      // first call's, answered again (or refused), not a call of its own.
       if (
-        options.recordCalls && r.outcome !== "invalid-arguments" &&
-        r.outcome !== "input-required" && r.outcome !== "insufficient-scope"
+        options.recordCalls && !NOT_STORED.has(r.outcome)
       ) {
         const call = {
           version: r.version,

@@ -56,6 +56,13 @@ import { refuseSymlink, symlinkRefused } from "./_no_follow.ts";
 import { createExclusive, ensureDir, removeLeftovers, replaceAtomic } from "./_atomic.ts";
 import { formatLifecycle, type Lifecycle, settleLifecycle } from "./_lifecycle.ts";
 import { type LockOptions, withLock } from "./_lock.ts";
+import { IdempotencyDir } from "./_idempotency_dir.ts";
+import type {
+  IdempotencyClaim,
+  IdempotencyEntry,
+  IdempotencyOutcome,
+  IdempotencyRef,
+} from "../estate/idempotency.ts";
 import {
   CALLS_FILE,
   type DiskTool,
@@ -201,6 +208,7 @@ export class EstateDir implements EstateStore {
   readonly dir: string;
   readonly #now: () => Date;
   readonly #lock: LockOptions;
+  readonly #keys: IdempotencyDir;
   readonly #onTornLine: ((torn: TornLine) => void) | undefined;
   readonly #trace: PublishTrace | undefined;
   #registry: ToolRegistry;
@@ -217,6 +225,7 @@ export class EstateDir implements EstateStore {
     this.dir = dir;
     this.#now = options.now ?? (() => new Date());
     this.#lock = { timeoutMs: options.lockTimeoutMs ?? 5000, staleMs: 30_000 };
+    this.#keys = new IdempotencyDir(dir, this.#lock);
     this.#onTornLine = options.onTornLine;
     this.#trace = options.trace;
     this.#registry = new ToolRegistry();
@@ -350,6 +359,52 @@ export class EstateDir implements EstateStore {
       if ((e as { code?: string }).code === "EEXIST") return false;
       throw e;
     }
+  }
+
+  /**
+   * Claims an idempotency key for every process serving this folder (see
+   * `EstateStore.claimIdempotencyKey`): a file `.idempotency/<sha256>.json` (a folder git
+   * ignores), created exclusively; lapsed ones are deleted as claims go (about one in 64).
+   *
+   * @param claim The key, its principal and binding, the claimant, and when it lapses.
+   * @returns Undefined when claimed; the entry that holds the key otherwise.
+   */
+  claimIdempotencyKey(claim: IdempotencyClaim): IdempotencyEntry | undefined {
+    return this.#keys.claim(claim);
+  }
+
+  /**
+   * Stores a claimed call's outcome (see `EstateStore.finishIdempotencyKey`).
+   *
+   * @param ref The key, its principal, and the claimant.
+   * @param outcome The result or the JSON-RPC error.
+   * @returns False when `ref.owner` does not hold the key.
+   */
+  finishIdempotencyKey(
+    ref: IdempotencyRef & { owner: string },
+    outcome: IdempotencyOutcome,
+  ): boolean {
+    return this.#keys.finish(ref, outcome);
+  }
+
+  /**
+   * Drops a running claim (see `EstateStore.releaseIdempotencyKey`).
+   *
+   * @param ref The key, its principal, and the claimant.
+   */
+  releaseIdempotencyKey(ref: IdempotencyRef & { owner: string }): void {
+    this.#keys.release(ref);
+  }
+
+  /**
+   * A key's live entry (see `EstateStore.readIdempotencyKey`).
+   *
+   * @param ref The key and its principal.
+   * @param now The time (ms since the epoch).
+   * @returns The entry, or undefined.
+   */
+  readIdempotencyKey(ref: IdempotencyRef, now: number): IdempotencyEntry | undefined {
+    return this.#keys.read(ref, now);
   }
 
   /**

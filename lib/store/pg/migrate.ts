@@ -31,6 +31,7 @@ export const MIGRATION_FILES: readonly string[] = [
   "002_principals_text.sql",
   "003_estate_files.sql",
   "004_request_states.sql",
+  "006_idempotency.sql",
 ];
 
 /**
