@@ -56,7 +56,7 @@ export interface CallParams {
   /** The request's `_meta` (`{}` when none). */
   meta: Record<string, unknown>;
   /** The idempotency key of `_meta["dev.tool-estate/idempotencyKey"]`, when one was sent. */
-  idempotencyKey: string | undefined;
+  idempotencyKey?: string;
 }
 
 /**
@@ -103,7 +103,7 @@ export function readCallParams(params: Record<string, unknown>): CallParams {
     args: (params.arguments as Record<string, unknown>) ?? {},
     pin: pin as string | undefined,
     meta,
-    idempotencyKey: key,
+    ...(key === undefined ? {} : { idempotencyKey: key }),
   };
 }
 
