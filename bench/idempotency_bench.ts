@@ -16,7 +16,7 @@
  * reported with the farthest round's distance, and each contender's ratio to `no key` as the median
  * of the per-round ratios. The PostgreSQL part is skipped, saying why, where PostgreSQL cannot run.
  *
- *   deno run -A bench/idempotency_bench.ts [--calls 4000] [--pg-calls 400] [--rounds 7]
+ *   deno task run bench/idempotency_bench.ts [--calls 4000] [--pg-calls 400] [--rounds 7]
  */
 import { IDEMPOTENCY_META_KEY, McpServer, STATELESS_META, ToolRegistry } from "../mod.ts";
 import { PgEstateStore } from "../lib/store/pg/pg_store.ts";
