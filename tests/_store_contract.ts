@@ -174,6 +174,79 @@ export function storeContract(
     assert.equal(await b.claimRequestState(nonce, expires), false);
   });
 
+  test("an idempotency key is claimed once across stores on one estate, under concurrency; its outcome is read by every store; keys are per principal; a lapsed key is claimed anew", async (h) => {
+    await h.writePrincipals(PRINCIPALS);
+    const a = await h.open(), b = await h.open();
+    const now = Date.now();
+    const key = `key-${crypto.randomUUID()}`;
+    const binding = { tool: "payments.release", version: "1.0.0", digest: "ab".repeat(32) };
+    const claim = (owner: string, extra: Record<string, unknown> = {}) => ({
+      principal: "ops-bot",
+      key,
+      binding,
+      owner,
+      startedAt: now,
+      expires: now + 60_000,
+      ...extra,
+    });
+    const claims = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).claimIdempotencyKey(claim(`o${i}`))),
+    );
+    const winners = claims.flatMap((c, i) => c === undefined ? [`o${i}`] : []);
+    assert.equal(winners.length, 1, `one winner of ${JSON.stringify(claims)}`);
+    const owner = winners[0];
+    for (const c of claims) {
+      if (c) assert.deepEqual([c.owner, c.binding, c.outcome], [owner, binding, undefined]);
+    }
+    // Per principal: another principal's same string is another key.
+    assert.equal(await a.claimIdempotencyKey(claim("t1", { principal: "teller" })), undefined);
+    const ref = { principal: "ops-bot", key };
+    assert.equal(await b.finishIdempotencyKey({ ...ref, owner: "someone" }, { result: {} }), false);
+    const result = {
+      content: [{ type: "text", text: "Überweisung 𝄞" }],
+      structuredContent: { n: 1 },
+    };
+    assert.equal(await b.finishIdempotencyKey({ ...ref, owner }, { result }), true);
+    for (const s of [a, b]) {
+      const entry = await s.readIdempotencyKey(ref, now + 1);
+      assert.deepEqual(entry, {
+        binding,
+        owner,
+        startedAt: now,
+        expires: now + 60_000,
+        outcome: { result },
+      });
+    }
+    // A stored outcome is never released.
+    await a.releaseIdempotencyKey({ ...ref, owner });
+    assert.ok(await b.readIdempotencyKey(ref, now + 1));
+    // A running claim released by its owner frees the key; a lapsed one is claimed anew.
+    await a.releaseIdempotencyKey({ principal: "teller", key, owner: "t1" });
+    assert.equal(await b.readIdempotencyKey({ principal: "teller", key }, now + 1), undefined);
+    const error = { error: { code: -32602, message: "bad", data: { x: 1 } } };
+    assert.equal(await b.claimIdempotencyKey(claim("t2", { principal: "teller" })), undefined);
+    assert.equal(
+      await a.finishIdempotencyKey({ principal: "teller", key, owner: "t2" }, error),
+      true,
+    );
+    assert.deepEqual(
+      (await b.readIdempotencyKey({ principal: "teller", key }, now))?.outcome,
+      error,
+    );
+    assert.equal(await a.readIdempotencyKey(ref, now + 60_000), undefined, "lapsed at expires");
+    const later = { startedAt: now + 60_000, expires: now + 120_000 };
+    assert.equal(await b.claimIdempotencyKey(claim("late", later)), undefined);
+    assert.equal((await a.readIdempotencyKey(ref, now + 60_001))?.owner, "late");
+    assert.equal((await a.readIdempotencyKey(ref, now + 60_001))?.outcome, undefined);
+    // Lapsed keys may be forgotten as claims go; a live one never is.
+    for (let i = 0; i < 200; i++) {
+      await a.claimIdempotencyKey(
+        claim(`x${i}`, { key: `lapsed-${i}`, startedAt: now - 2000, expires: now - 1000 }),
+      );
+    }
+    assert.equal((await b.readIdempotencyKey(ref, now + 60_001))?.owner, "late");
+  });
+
   test("round trip: versions, lifecycle, calls and principals survive a reopen", async (h) => {
     await h.writePrincipals(PRINCIPALS);
     const store = await h.open({ now: clock() });

@@ -10,6 +10,7 @@ import {
 import type { Caller, ServerCore } from "../lib/mcp/_server_core.ts";
 import { PeerExchange } from "../lib/jsonrpc/exchange.ts";
 import { RequestStateSeal } from "../lib/mcp/_request_state.ts";
+import { memoryIdempotencyStore } from "../lib/estate/idempotency.ts";
 import type { RequestContext } from "../lib/jsonrpc/peer_types.ts";
 import type { CallToolResult } from "../lib/mcp/protocol.ts";
 import {
@@ -36,6 +37,7 @@ function core(
   const calls: CallRecord[] = [];
   const probes: ProbeRecord[] = [];
   let t = 0;
+  const keys = memoryIdempotencyStore();
   return {
     core: {
       options: {
@@ -50,6 +52,7 @@ function core(
       closed: new AbortController().signal,
       addListener: () => () => {},
       requestStates: () => seal,
+      idempotency: () => keys,
     },
     calls,
     probes,

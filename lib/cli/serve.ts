@@ -155,6 +155,16 @@ export interface RunServeOptions {
   system: (estate: { registry: ToolRegistry }) => ServedSystem;
 }
 
+/** The outcomes of calls that do not join the stored calls (see `estateServer`). */
+const NOT_STORED: ReadonlySet<CallRecord["outcome"]> = new Set([
+  "invalid-arguments",
+  "input-required",
+  "insufficient-scope",
+  "rate-limited",
+  "replayed",
+  "key-refused",
+]);
+
 /** Whether a caller is told of a deprecation today for the first time (one log line a day). */
 function toldOncePerDay(): (day: string, who: string) => boolean {
   let today = "";
@@ -191,6 +201,13 @@ export function estateServer(
     limiter: new CallLimiter(() => estate.settings().limits ?? [], {
       take: (takes, now) => estate.takeQuota(takes, now),
     }),
+    // A tools/call's idempotency key holds across every process serving this estate.
+    idempotency: {
+      claim: (claim) => estate.claimIdempotencyKey(claim),
+      finish: (ref, outcome) => estate.finishIdempotencyKey(ref, outcome),
+      release: (ref) => estate.releaseIdempotencyKey(ref),
+      read: (ref, now) => estate.readIdempotencyKey(ref, now),
+    },
     onCall: (r: CallRecord) => {
       const confirmed = r.confirmation
         ? ` (confirmation: ${r.confirmation.action} by ${r.confirmation.by} at ${r.confirmation.at})`
@@ -203,7 +220,8 @@ export function estateServer(
       }
       // Only calls whose arguments were accepted join the stored calls that replay checks; a
       // 2026-07-28 round that asked the client for input is stored once, when the retry ends; a
-      // call refused for want of an action scope, or beyond a call limit, never ran.
+      // call refused for want of an action scope, or beyond a call limit, never ran; a repeat of
+      // an idempotency key is the first call's, answered again (or refused), not a call of its own.
       if (options.recordCalls && !NOT_STORED.has(r.outcome)) {
         const call = {
           version: r.version,
@@ -236,14 +254,6 @@ export function estateServer(
     },
   });
 }
-
-/** The call outcomes that never join the stored calls (see `estateServer`). */
-const NOT_STORED: ReadonlySet<CallRecord["outcome"]> = new Set([
-  "invalid-arguments",
-  "input-required",
-  "insufficient-scope",
-  "rate-limited",
-]);
 
 /**
  * Follows the store and takes other processes' changes in (debounced): tools, servers, a database

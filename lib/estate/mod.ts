@@ -50,6 +50,22 @@ export {
 } from "./publish_plan.ts";
 export { type PublishTrace, type TracedSchema } from "./publish_trace.ts";
 export {
+  DEFAULT_IDEMPOTENCY_LEASE_MS,
+  DEFAULT_IDEMPOTENCY_TTL_MS,
+  IDEMPOTENCY_META_KEY,
+  type IdempotencyBinding,
+  type IdempotencyClaim,
+  type IdempotencyEntry,
+  type IdempotencyOutcome,
+  type IdempotencyRef,
+  type IdempotencyStore,
+  IDEMPOTENT_REPLAY_META_KEY,
+  isIdempotencyKey,
+  type MaybePromise,
+  memoryIdempotencyStore,
+  sameBinding,
+} from "./idempotency.ts";
+export {
   DEPRECATION_META_KEY,
   deprecationHeaders,
   type DeprecationNotice,

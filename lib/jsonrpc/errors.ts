@@ -75,14 +75,17 @@ export const MCP_ERROR_CODES: {
 );
 
 /**
- * Error codes tool-estate answers with where neither JSON-RPC nor MCP defines one, in the range
- * JSON-RPC leaves to implementations (`-32000..-32099`), clear of the codes MCP uses there.
+ * Error codes tool-estate answers with where neither JSON-RPC nor MCP defines one, in JSON-RPC's
+ * range for implementation-defined server errors (`-32000..-32099`), clear of the codes MCP uses
+ * there. Kept apart from {@linkcode ERROR_CODES} and {@linkcode MCP_ERROR_CODES}: they mean
+ * something only to an estate's callers.
  *
  * @example
  * ```ts
  * import { ESTATE_ERROR_CODES } from "@tool-estate/core";
  * import assert from "node:assert/strict";
  * assert.equal(ESTATE_ERROR_CODES.RATE_LIMITED, -32029);
+ * assert.equal(ESTATE_ERROR_CODES.IDEMPOTENCY_IN_PROGRESS, -32050);
  * ```
  */
 export const ESTATE_ERROR_CODES: {
@@ -91,7 +94,23 @@ export const ESTATE_ERROR_CODES: {
    * and `retryAfterSeconds` (HTTP answers 429 with `Retry-After`).
    */
   readonly RATE_LIMITED: -32029;
-} = Object.freeze({ RATE_LIMITED: -32029 } as const);
+  /**
+   * A call with this idempotency key is still running (on this replica or another); nothing was
+   * run. Retryable: `data.retryAfterSeconds` says when to ask again.
+   */
+  readonly IDEMPOTENCY_IN_PROGRESS: -32050;
+  /**
+   * The first call with this idempotency key started and never reported an outcome within its
+   * lease (its replica died); it was not run again, and will not be. Not retryable.
+   */
+  readonly IDEMPOTENCY_OUTCOME_UNKNOWN: -32051;
+} = Object.freeze(
+  {
+    RATE_LIMITED: -32029,
+    IDEMPOTENCY_IN_PROGRESS: -32050,
+    IDEMPOTENCY_OUTCOME_UNKNOWN: -32051,
+  } as const,
+);
 
 /** Options for {@linkcode JsonRpcError}. */
 export interface JsonRpcErrorOptions {

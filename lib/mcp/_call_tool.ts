@@ -24,6 +24,8 @@ import { makeNotification } from "../jsonrpc/messages.ts";
 import { isObject } from "../_object.ts";
 import { isValidConstraint } from "../compat/semver.ts";
 import { canSee, META_VERSION_KEY, type Principal, type ToolSpec } from "../estate/spec.ts";
+import { IDEMPOTENCY_META_KEY, isIdempotencyKey } from "../estate/idempotency.ts";
+import { idempotently, NotRun, type RunAnswer } from "./_idempotent_call.ts";
 import { type LimitedIssues, limitIssues, shortenText } from "../schema/issue_limit.ts";
 import { validateSchema } from "../schema/validate.ts";
 import type { Progress, RequestContext } from "../jsonrpc/peer_types.ts";
@@ -60,11 +62,14 @@ export interface CallParams {
   pin: string | undefined;
   /** The request's `_meta` (`{}` when none). */
   meta: Record<string, unknown>;
+  /** The idempotency key of `_meta["dev.tool-estate/idempotencyKey"]`, when one was sent. */
+  idempotencyKey?: string;
 }
 
 /**
  * Step 1, shape: `name` a string, `arguments` an object when present, a pin a valid version
- * constraint when present — checked in that order.
+ * constraint when present, an idempotency key 1 to 255 printable ASCII characters when present —
+ * checked in that order.
  *
  * @param params The request's params.
  * @returns What the next steps need.
@@ -93,11 +98,19 @@ export function readCallParams(params: Record<string, unknown>): CallParams {
       `Invalid params: _meta["${META_VERSION_KEY}"] must be a version constraint such as ^1.2.0`,
     );
   }
+  const key = meta[IDEMPOTENCY_META_KEY];
+  if (key !== undefined && !isIdempotencyKey(key)) {
+    throw protocolError(
+      ERROR_CODES.INVALID_PARAMS,
+      `Invalid params: _meta["${IDEMPOTENCY_META_KEY}"] must be a string of 1 to 255 printable ASCII characters`,
+    );
+  }
   return {
     name: params.name,
     args: (params.arguments as Record<string, unknown>) ?? {},
     pin: pin as string | undefined,
     meta,
+    ...(key === undefined ? {} : { idempotencyKey: key }),
   };
 }
 
@@ -562,8 +575,9 @@ export async function callTool(
   if (!notice) return answer;
   // A caller of a deprecated version is told with every answer the version gave: in the
   // result's _meta, and (the outcome) in whatever its transport says beside it.
-  if (!caller.outcomes.has(call.context.id)) {
-    caller.outcomes.set(call.context.id, { kind: "answered", deprecation: notice });
+  const noted = caller.outcomes.get(call.context.id);
+  if (!noted || (noted.kind === "answered" && noted.replayed)) {
+    caller.outcomes.set(call.context.id, { ...noted, kind: "answered", deprecation: notice });
   }
   const told = (result: Record<string, unknown>) => ({
     ...result,
@@ -602,18 +616,67 @@ async function callVersion(
     if (verdict.kind === "protocol-error") throw verdict.error;
     return verdict.result;
   }
+  const key = request.idempotencyKey;
+  const running = { request, spec, details, record, keyed: key !== undefined };
+  if (key === undefined) {
+    const answer = await runVersion(core, call, running);
+    return answer.kind === "final" ? answer.result : answer.value;
+  }
+  // At most once per key: claimed only now, by a call that would run.
+  return await idempotently(core, {
+    caller,
+    id: call.context.id,
+    signal: call.context.signal,
+    key,
+    spec,
+    args: request.args,
+    record,
+  }, () => runVersion(core, call, running));
+}
+
+/**
+ * The steps that run a call: the rounds of a 2026-07-28 call that asks for input, confirm,
+ * handler. A final result, or (`again`) a round that asks the client for input.
+ */
+async function runVersion(
+  core: ServerCore,
+  call: ToolCall,
+  reached: {
+    request: CallParams;
+    spec: ToolSpec;
+    details: Details;
+    record: RecordOutcome;
+    /** Whether an idempotency key holds the call: a refused requestState then frees it. */
+    keyed: boolean;
+  },
+): Promise<RunAnswer<InputRequiredAnswer>> {
+  const { caller } = call;
+  const { request, spec, details, record } = reached;
   // What a requestState is bound to, beside the principal and a digest of the arguments.
   const bound = `tools/call ${spec.name}`;
-  const rounds = isStateless(caller)
-    ? await openRounds(core, {
-      caller,
-      request: bound,
-      args: request.args,
-      params: call.params,
-    })
-    : undefined;
-  // A retry that continues a round it was admitted for is not a new call.
-  if (!rounds?.state) await admitStep(core, { caller, spec, id: call.context.id, record });
+  let rounds: Awaited<ReturnType<typeof openRounds>> | undefined;
+  try {
+    rounds = isStateless(caller)
+      ? await openRounds(core, {
+        caller,
+        request: bound,
+        args: request.args,
+        params: call.params,
+      })
+      : undefined;
+  } catch (e) {
+    throw reached.keyed ? new NotRun(e) : e;
+  }
+  // The limits, for a call about to run: a repeat answered from its key's store never reaches
+  // them, and a retry that continues a round it was admitted for is not a new call. A refusal
+  // frees the key: nothing ran, and the call may be made again once the window ends.
+  if (!rounds?.state) {
+    try {
+      await admitStep(core, { caller, spec, id: call.context.id, record });
+    } catch (e) {
+      throw reached.keyed ? new NotRun(e) : e;
+    }
+  }
   const ask = {
     caller,
     context: call.context,
@@ -632,7 +695,7 @@ async function callVersion(
     } catch (e) {
       if (e instanceof MissingClientCapabilityError) {
         record("tool-error");
-        return missingCapability(caller, spec, e);
+        return { kind: "final", result: missingCapability(caller, spec, e) };
       }
       if (e instanceof InputRequired) {
         record("input-required");
@@ -640,16 +703,21 @@ async function callVersion(
       }
       record(call.context.signal.aborted ? "cancelled" : "tool-error");
       return {
-        content: [{
-          type: "text",
-          text: `${spec.name}: the confirmation failed (${(e as Error).message}); nothing was done`,
-        }],
-        isError: true,
+        kind: "final",
+        result: {
+          content: [{
+            type: "text",
+            text: `${spec.name}: the confirmation failed (${
+              (e as Error).message
+            }); nothing was done`,
+          }],
+          isError: true,
+        },
       };
     }
     if (ended) {
       record("declined");
-      return ended;
+      return { kind: "final", result: ended };
     }
     const result = await runHandler(core, {
       caller,
@@ -663,17 +731,20 @@ async function callVersion(
         uses: spec.uses ?? [],
       }),
     });
-    return result;
+    return { kind: "final", result };
   } catch (e) {
     if (!(e instanceof InputRequired) || !rounds) throw e;
     return {
-      resultType: "input_required",
-      result: await inputRequiredResult(core, {
-        caller,
-        request: bound,
-        args: request.args,
-        rounds,
-      }),
+      kind: "again",
+      value: {
+        resultType: "input_required",
+        result: await inputRequiredResult(core, {
+          caller,
+          request: bound,
+          args: request.args,
+          rounds,
+        }),
+      },
     };
   }
 }

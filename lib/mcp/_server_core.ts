@@ -14,6 +14,7 @@ import type { Implementation } from "./protocol.ts";
 import type { McpServerOptions, ProbeRecord } from "./server_options.ts";
 import type { LogLevel, Notify } from "./tool_handler.ts";
 import type { RequestStateSeal } from "./_request_state.ts";
+import type { IdempotencyStore } from "../estate/idempotency.ts";
 
 /**
  * Each server's core, for the modules that serve a server's messages without being the server
@@ -74,6 +75,8 @@ export interface ServerCore {
   addListener(listener: Listener): () => void;
   /** Seals and opens the `requestState` of input-required results (one per server). */
   requestStates(): RequestStateSeal;
+  /** Where idempotency keys are claimed (`options.idempotency`, else one in memory per server). */
+  idempotency(): IdempotencyStore;
 }
 
 /**

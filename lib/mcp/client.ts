@@ -22,6 +22,8 @@ import { JsonRpcPeer } from "../jsonrpc/peer.ts";
 import type { PeerCall, Progress, ProtocolErrorReport } from "../jsonrpc/peer_types.ts";
 import { isObject } from "../_object.ts";
 import { META_VERSION_KEY } from "../estate/spec.ts";
+import { IDEMPOTENCY_META_KEY } from "../estate/idempotency.ts";
+import { mayRunTwice, retryable, retryDelayMs } from "./_client_retry.ts";
 import type {
   CallToolResult,
   Implementation,
@@ -137,6 +139,28 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** Extra `_meta` for the request. */
   meta?: Record<string, unknown>;
+}
+
+/** Options for {@linkcode McpClient.callTool}: request options, a pin, and retries. */
+export interface CallToolOptions extends RequestOptions {
+  /** A version constraint to pin (sent under `_meta["dev.tool-estate/version"]`). */
+  version?: string;
+  /**
+   * How many times to send the call again when no answer came in time (a `PeerError` of kind
+   * `timeout`) or the server said the first call with its idempotency key is still running
+   * (`-32050`). Default 0. A tool not listed as read-only or idempotent is sent with an idempotency
+   * key (one per call, the same on every attempt), so a retry is answered with the first attempt's
+   * stored outcome instead of running it twice.
+   */
+  retries?: number;
+  /** The first wait between attempts, in milliseconds, doubling (at most 5 s). Default 200. */
+  retryDelayMs?: number;
+  /**
+   * The idempotency key to send (`_meta["dev.tool-estate/idempotencyKey"]`): 1 to 255 printable
+   * ASCII characters. Default: none, or a random one when `retries` is set for a tool that may not
+   * run twice.
+   */
+  idempotencyKey?: string;
 }
 
 /**
@@ -511,7 +535,8 @@ export class McpClient {
    *
    * @param name The tool.
    * @param args Its arguments.
-   * @param options A version constraint to pin (sent under our `_meta` key), and request options.
+   * @param options A version constraint to pin (sent under our `_meta` key), retries (with an
+   *   idempotency key for a tool that may not run twice), and request options.
    * @returns The outcome: ok, a tool error, rejected arguments (with the issues the server sent, and
    *   how many it left out), or a protocol error.
    * @throws {PeerError} When no answer came (timeout, cancellation, closed connection).
@@ -523,19 +548,34 @@ export class McpClient {
   async callTool(
     name: string,
     args: Record<string, unknown> = {},
-    options: RequestOptions & { version?: string } = {},
+    options: CallToolOptions = {},
   ): Promise<CallOutcome> {
     const meta = { ...options.meta };
     if (options.version !== undefined) meta[META_VERSION_KEY] = options.version;
+    const retries = options.retries ?? 0;
+    let key = options.idempotencyKey;
+    if (key === undefined && retries > 0 && !(await this.#mayRunTwice(name))) {
+      key = crypto.randomUUID();
+    }
+    if (key !== undefined) meta[IDEMPOTENCY_META_KEY] = key;
     let result: CallToolResult;
-    try {
-      result = await this.#withInput("tools/call", { name, arguments: args }, {
-        ...options,
-        meta,
-      }, `tools/call ${name}`) as CallToolResult;
-    } catch (e) {
-      if (e instanceof JsonRpcError) return errorOutcome(e);
-      throw e;
+    for (let attempt = 0;; attempt++) {
+      try {
+        result = await this.#withInput("tools/call", { name, arguments: args }, {
+          ...options,
+          meta,
+        }, `tools/call ${name}`) as CallToolResult;
+        break;
+      } catch (e) {
+        if (attempt < retries && retryable(e) && !options.signal?.aborted) {
+          await new Promise((r) =>
+            setTimeout(r, retryDelayMs(attempt, e, options.retryDelayMs ?? 200))
+          );
+          continue;
+        }
+        if (e instanceof JsonRpcError) return errorOutcome(e);
+        throw e;
+      }
     }
     const outcome = resultOutcome(result);
     const notice = "deprecation" in outcome ? outcome.deprecation : undefined;
@@ -686,6 +726,15 @@ export class McpClient {
       key,
       maxPages: this.#options.maxPages ?? 64,
     });
+  }
+
+  /** Whether a tool may run twice: listed as read-only or idempotent (an unlisted one may not). */
+  async #mayRunTwice(name: string): Promise<boolean> {
+    try {
+      return mayRunTwice((await this.#tools.list()).find((t) => t.name === name));
+    } catch {
+      return false;
+    }
   }
 
   /** `notifications/tools/list_changed`; in the stateless era only on an open listen stream. */

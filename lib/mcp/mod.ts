@@ -85,6 +85,7 @@ export { answeredOutcome, type Outcome, type OutcomeKind, type Served } from "./
 export { memorySpentStates, type SpentStates } from "./_request_state.ts";
 export {
   type CallOutcome,
+  type CallToolOptions,
   type InitializeResult,
   type InputRequestRefusal,
   InputRequestRefusedError,

@@ -43,6 +43,10 @@ export interface ScopeChallenge {
  *   gives it instead of the response, a tool error naming the scopes.
  * - `rate-limited`: a `tools/call` beyond one of the estate's call limits (`-32029`); nothing ran.
  *   The refusal says which limit and when to try again (HTTP: 429 with `Retry-After`).
+ * - `idempotency-conflict`: a `tools/call`'s idempotency key was used before with another tool,
+ *   version or arguments (`-32602`); nothing ran.
+ * - `in-progress`: the first `tools/call` with this idempotency key is still running (`-32050`);
+ *   nothing ran again; ask again after `retryAfterSeconds`.
  * - `failed`: the server failed (`-32603`); the details stay on the server.
  */
 export type Outcome =
@@ -50,6 +54,8 @@ export type Outcome =
     readonly kind: "answered";
     /** A call that reached a deprecated version: what its caller is told. */
     readonly deprecation?: DeprecationNotice;
+    /** A `tools/call` answered with the stored outcome of its idempotency key, not run again. */
+    readonly replayed?: boolean;
   }
   | { readonly kind: "accepted" }
   | { readonly kind: "unanswered" }
@@ -60,6 +66,8 @@ export type Outcome =
   | { readonly kind: "missing-capability" }
   | { readonly kind: "step-up"; readonly challenge: ScopeChallenge }
   | { readonly kind: "rate-limited"; readonly refusal: LimitRefusal }
+  | { readonly kind: "idempotency-conflict" }
+  | { readonly kind: "in-progress"; readonly retryAfterSeconds: number }
   | { readonly kind: "failed" };
 
 /** The kinds of {@linkcode Outcome}. */

@@ -18,6 +18,7 @@ import type { EstateEvent } from "../estate/registry.ts";
 import { canSee, type Principal } from "../estate/spec.ts";
 import { RetirementTimer } from "./_retirement_timer.ts";
 import { RequestStateSeal } from "./_request_state.ts";
+import { type IdempotencyStore, memoryIdempotencyStore } from "../estate/idempotency.ts";
 import { handleInSession, serveInSession, sessionRequests } from "./_server_rev2025_11_25.ts";
 import { handleStateless, serveStateless } from "./_server_rev2026_07_28.ts";
 import { CORES, type Listener, type ServerCore, visibleSignature } from "./_server_core.ts";
@@ -122,7 +123,9 @@ export class McpServer {
         (this.#sessions.size > 0 || this.#listeners.size > 0),
     });
     let seal: RequestStateSeal | undefined;
+    let keys: IdempotencyStore | undefined;
     this.#core = {
+      idempotency: () => keys ??= options.idempotency ?? memoryIdempotencyStore(),
       requestStates: () =>
         seal ??= new RequestStateSeal(
           options.requestStateKey ?? crypto.getRandomValues(new Uint8Array(32)),

@@ -11,6 +11,7 @@ import type { Principal, ToolSpec } from "../estate/spec.ts";
 import type { Implementation } from "./protocol.ts";
 import type { HeaderCheckedRequest } from "./rev2026_07_28.ts";
 import type { SpentStates } from "./_request_state.ts";
+import type { IdempotencyStore } from "../estate/idempotency.ts";
 
 export type { SpentStates };
 import type { PromptProvider, ResourceProvider } from "./providers.ts";
@@ -30,7 +31,10 @@ export interface CallRecord {
    * the client for input (the client's retry is logged again); `insufficient-scope` when the
    * caller may see the tool but its credential lacks one of the version's `callScopes`, so the
    * call was refused with the step-up answer before anything ran; `rate-limited` when one of
-   * the estate's call limits refused it before anything ran.
+   * the estate's call limits refused it before anything ran; `replayed` when a repeat of an
+   * idempotency key was answered with the stored outcome of its first call (the handler did not
+   * run again); `key-refused` when a repeat was refused (its key bound to other arguments, its
+   * first call still running or its outcome unknown) and nothing ran.
    */
   outcome:
     | "ok"
@@ -40,7 +44,9 @@ export interface CallRecord {
     | "declined"
     | "input-required"
     | "insufficient-scope"
-    | "rate-limited";
+    | "rate-limited"
+    | "replayed"
+    | "key-refused";
   /** Wall time in milliseconds. */
   durationMs: number;
   /** When it arrived (ISO 8601). */
@@ -151,6 +157,28 @@ export interface McpServerOptions {
    * count in one shared counter (`estate serve`: the estate's store). Default: no limits.
    */
   limiter?: CallLimiter;
+   * Where the idempotency keys of `tools/call` (`_meta["dev.tool-estate/idempotencyKey"]`, HTTP
+   * `Idempotency-Key`) are claimed and their outcomes stored. Replicas that may answer each
+   * other's retries share it, or a retry reaching another replica runs the call again (`estate
+   * serve` keeps it in the estate's store). Default: in memory, per server.
+   */
+  idempotency?: IdempotencyStore;
+  /**
+   * How long an idempotency key is kept after its first call claimed it, in milliseconds; after
+   * that the same key runs anew. Default 24 hours.
+   */
+  idempotencyTtlMs?: number;
+  /**
+   * How long the first call with a key may run before a repeat is told its outcome is unknown
+   * (`-32051`: it started and never reported — its server died; it is not run again), in
+   * milliseconds. Default 10 minutes.
+   */
+  idempotencyLeaseMs?: number;
+  /**
+   * How long a repeat waits for the outcome of a first call still running before it is answered
+   * `-32050` (retry later), in milliseconds. Default 5 seconds.
+   */
+  idempotencyWaitMs?: number;
 }
 
 /** Setting and clearing one timer (see `McpServerOptions.timers`). */

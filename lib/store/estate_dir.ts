@@ -5,7 +5,8 @@
  * ```
  * <estate>/
  *   estate.json              the estate's settings: { "compatibility": "<mode>", "limits": […] } (optional)
- *   .request-states/, .quotas/  runtime state: spent requestStates, call-limit counters (git ignores them)
+ *   .request-states/, .quotas/, .idempotency/  runtime state: spent requestStates, call-limit
+ *                            counters, idempotency keys (git ignores them)
  *   principals.json          example principals
  *   servers/<id>.json        the MCP servers the estate did not write (loaded before tools/)
  *   tools/<tool name>/
@@ -59,6 +60,13 @@ import { refuseSymlink, symlinkRefused } from "./_no_follow.ts";
 import { createExclusive, ensureDir, removeLeftovers, replaceAtomic } from "./_atomic.ts";
 import { formatLifecycle, type Lifecycle, settleLifecycle } from "./_lifecycle.ts";
 import { type LockOptions, withLock } from "./_lock.ts";
+import { IDEMPOTENCY_DIR, IdempotencyDir } from "./_idempotency_dir.ts";
+import type {
+  IdempotencyClaim,
+  IdempotencyEntry,
+  IdempotencyOutcome,
+  IdempotencyRef,
+} from "../estate/idempotency.ts";
 import {
   CALLS_FILE,
   type DiskTool,
@@ -85,7 +93,11 @@ function quotaRecord(n: number, until: number): string {
   return `${String(n).padStart(15, "0")} ${String(until).padStart(16, "0")}`;
 }
 /** The folders that hold runtime state, not the estate: git ignores them, a watch too. */
-const RUNTIME_DIRS: ReadonlySet<string> = new Set([REQUEST_STATES_DIR, QUOTAS_DIR]);
+const RUNTIME_DIRS: ReadonlySet<string> = new Set([
+  REQUEST_STATES_DIR,
+  QUOTAS_DIR,
+  IDEMPOTENCY_DIR,
+]);
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /** Options for {@linkcode EstateDir.open}. */
@@ -214,6 +226,7 @@ export class EstateDir implements EstateStore {
   readonly #now: () => Date;
   readonly #lock: LockOptions;
   #config: EstateConfig = {};
+  readonly #keys: IdempotencyDir;
   readonly #onTornLine: ((torn: TornLine) => void) | undefined;
   readonly #trace: PublishTrace | undefined;
   #registry: ToolRegistry;
@@ -230,6 +243,7 @@ export class EstateDir implements EstateStore {
     this.dir = dir;
     this.#now = options.now ?? (() => new Date());
     this.#lock = { timeoutMs: options.lockTimeoutMs ?? 5000, staleMs: 30_000 };
+    this.#keys = new IdempotencyDir(dir, this.#lock);
     this.#onTornLine = options.onTornLine;
     this.#trace = options.trace;
     this.#registry = new ToolRegistry();
@@ -423,6 +437,52 @@ export class EstateDir implements EstateStore {
       fs.writeFileSync(path.join(dir, ".gitignore"), "*\n");
     }
     return dir;
+  }
+
+  /**
+   * Claims an idempotency key for every process serving this folder (see
+   * `EstateStore.claimIdempotencyKey`): a file `.idempotency/<sha256>.json` (a folder git
+   * ignores), created exclusively; lapsed ones are deleted as claims go (about one in 64).
+   *
+   * @param claim The key, its principal and binding, the claimant, and when it lapses.
+   * @returns Undefined when claimed; the entry that holds the key otherwise.
+   */
+  claimIdempotencyKey(claim: IdempotencyClaim): IdempotencyEntry | undefined {
+    return this.#keys.claim(claim);
+  }
+
+  /**
+   * Stores a claimed call's outcome (see `EstateStore.finishIdempotencyKey`).
+   *
+   * @param ref The key, its principal, and the claimant.
+   * @param outcome The result or the JSON-RPC error.
+   * @returns False when `ref.owner` does not hold the key.
+   */
+  finishIdempotencyKey(
+    ref: IdempotencyRef & { owner: string },
+    outcome: IdempotencyOutcome,
+  ): boolean {
+    return this.#keys.finish(ref, outcome);
+  }
+
+  /**
+   * Drops a running claim (see `EstateStore.releaseIdempotencyKey`).
+   *
+   * @param ref The key, its principal, and the claimant.
+   */
+  releaseIdempotencyKey(ref: IdempotencyRef & { owner: string }): void {
+    this.#keys.release(ref);
+  }
+
+  /**
+   * A key's live entry (see `EstateStore.readIdempotencyKey`).
+   *
+   * @param ref The key and its principal.
+   * @param now The time (ms since the epoch).
+   * @returns The entry, or undefined.
+   */
+  readIdempotencyKey(ref: IdempotencyRef, now: number): IdempotencyEntry | undefined {
+    return this.#keys.read(ref, now);
   }
 
   /**

@@ -22,6 +22,12 @@ import type {
   RetirementRules,
 } from "../estate/retirement_plan.ts";
 import type { EstatePrincipal } from "./principals.ts";
+import type {
+  IdempotencyClaim,
+  IdempotencyEntry,
+  IdempotencyOutcome,
+  IdempotencyRef,
+} from "../estate/idempotency.ts";
 
 /** A value, or a promise of it: the folder store answers at once, a database store later. */
 export type Awaitable<T> = T | Promise<T>;
@@ -184,6 +190,40 @@ export interface EstateStore {
    * @returns -1 when every take was counted; else the index of the first counter at its max.
    */
   takeQuota(takes: readonly QuotaTake[], now: number): Awaitable<number>;
+   * Claims a `tools/call`'s idempotency key for every process sharing the store (see
+   * `IdempotencyStore.claim`): undefined when this claim holds it now (there was none, or the
+   * entry had lapsed at `claim.startedAt`); otherwise the live entry, unchanged. Of concurrent
+   * claims of one key by any writers, exactly one gets undefined.
+   *
+   * @param claim The key, its principal and binding, the claimant, and when it lapses.
+   * @returns Undefined when claimed; the entry that holds the key otherwise.
+   */
+  claimIdempotencyKey(claim: IdempotencyClaim): Awaitable<IdempotencyEntry | undefined>;
+  /**
+   * Stores the outcome of a claimed call under its key.
+   *
+   * @param ref The key, its principal, and the claimant.
+   * @param outcome The result or the JSON-RPC error.
+   * @returns False when `ref.owner` does not hold the key (it lapsed and was claimed again).
+   */
+  finishIdempotencyKey(
+    ref: IdempotencyRef & { owner: string },
+    outcome: IdempotencyOutcome,
+  ): Awaitable<boolean>;
+  /**
+   * Drops a running claim `ref.owner` holds, storing nothing (a round that asked for input).
+   *
+   * @param ref The key, its principal, and the claimant.
+   */
+  releaseIdempotencyKey(ref: IdempotencyRef & { owner: string }): Awaitable<void>;
+  /**
+   * A key's live entry.
+   *
+   * @param ref The key and its principal.
+   * @param now The time (ms since the epoch): an entry lapsed by then is none.
+   * @returns The entry, or undefined.
+   */
+  readIdempotencyKey(ref: IdempotencyRef, now: number): Awaitable<IdempotencyEntry | undefined>;
   /** Releases what the store holds (connections, watchers). */
   close(): Awaitable<void>;
 }

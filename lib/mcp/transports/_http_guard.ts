@@ -100,7 +100,7 @@ export function corsHeaders(
   return {
     "access-control-allow-origin": origin,
     "access-control-expose-headers":
-      "mcp-session-id, www-authenticate, deprecation, sunset, retry-after",
+      "mcp-session-id, www-authenticate, deprecation, sunset, retry-after, idempotent-replayed",
     "vary": "Origin",
   };
 }
@@ -114,7 +114,7 @@ export function preflightHeaders(): Record<string, string> {
   return {
     "access-control-allow-methods": "GET, POST, DELETE",
     "access-control-allow-headers":
-      "authorization, content-type, accept, mcp-session-id, mcp-protocol-version, last-event-id",
+      "authorization, content-type, accept, mcp-session-id, mcp-protocol-version, last-event-id, idempotency-key",
     "access-control-max-age": "600",
   };
 }

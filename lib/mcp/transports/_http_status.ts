@@ -20,6 +20,7 @@ export type HttpRefusal =
   | "body-unreadable"
   | "parse-error"
   | "invalid-envelope"
+  | "idempotency-key-mismatch"
   | "unsupported-version-header"
   | "no-session"
   | "unknown-session"
@@ -44,6 +45,7 @@ export const REFUSAL_STATUS: Readonly<Record<HttpRefusal, number>> = {
   "body-unreadable": 400,
   "parse-error": 400,
   "invalid-envelope": 400,
+  "idempotency-key-mismatch": 400,
   "unsupported-version-header": 400,
   "no-session": 400,
   "unknown-session": 404,
@@ -68,6 +70,9 @@ export function statusLine(refusal: "connections-full" | "headers-timeout"): str
  * 200 answer; the stateless revision (2026-07-28) answers the refusals of its envelope checks with
  * 4xx. A step-up is 403 in both: the transport answers it with the bearer challenge. A call
  * beyond a limit is 429 in both, with `Retry-After`, and the JSON-RPC error as its body.
+ * 4xx. A step-up is 403 in both: the transport answers it with the bearer challenge. An
+ * idempotency key reused with other arguments is 422 and a key whose first call still runs is 409
+ * (with `Retry-After`) in the stateless revision, as the IETF Idempotency-Key draft has them.
  */
 export const OUTCOME_STATUS: Readonly<
   Record<OutcomeKind, { readonly handshake: number; readonly stateless: number }>
@@ -82,6 +87,8 @@ export const OUTCOME_STATUS: Readonly<
   "missing-capability": { handshake: 200, stateless: 400 },
   "step-up": { handshake: 403, stateless: 403 },
   "rate-limited": { handshake: 429, stateless: 429 },
+  "idempotency-conflict": { handshake: 200, stateless: 422 },
+  "in-progress": { handshake: 200, stateless: 409 },
   "failed": { handshake: 200, stateless: 200 },
 };
 

@@ -45,6 +45,7 @@ import { PostReply, writeRefusal } from "./_http_reply.ts";
 import { AuthGuard } from "./_http_auth.ts";
 import { HttpSessions, samePrincipal } from "./_http_sessions.ts";
 import { NO_CONTENT, OUTCOME_STATUS, REFUSAL_STATUS } from "./_http_status.ts";
+import { withIdempotencyHeader } from "./_idempotency_header.ts";
 import type { HttpSession } from "./_http_session.ts";
 import { SseWriter } from "./_sse_writer.ts";
 import type { McpHttpServer, ReauthenticateResult, ServeHttpOptions } from "./http_options.ts";
@@ -71,15 +72,21 @@ function headerMap(req: IncomingMessage): Record<string, string> {
 
 /**
  * The headers an answer carries beside its body: a deprecated version's `Deprecation` and
- * `Sunset`; a rate-limited call's `Retry-After`.
+ * `Sunset`; `Idempotent-Replayed: true` on a stored outcome answered again; `Retry-After` on a
+ * call beyond a limit, and while the first call with an idempotency key still runs.
  */
 function toldHeaders(outcome: Outcome): Record<string, string> {
   if (outcome.kind === "rate-limited") {
     return { "retry-after": String(outcome.refusal.retryAfterSeconds) };
   }
-  return outcome.kind === "answered" && outcome.deprecation
-    ? deprecationHeaders(outcome.deprecation)
-    : {};
+  if (outcome.kind === "in-progress") {
+    return { "retry-after": String(outcome.retryAfterSeconds) };
+  }
+  if (outcome.kind !== "answered") return {};
+  return {
+    ...(outcome.deprecation ? deprecationHeaders(outcome.deprecation) : {}),
+    ...(outcome.replayed ? { "idempotent-replayed": "true" } : {}),
+  };
 }
 
 /** An authenticated request to the endpoint, as the methods serve it. */
@@ -357,7 +364,15 @@ class StreamableHttpServer implements McpHttpServer {
       });
     }
     const id = classified.kind === "request" ? classified.message.id : null;
-    const posted: Posted = { ...admitted, classified, id };
+    const keyed = withIdempotencyHeader(classified, headers["idempotency-key"]);
+    if (typeof keyed === "string") {
+      return writeRefusal(res, REFUSAL_STATUS["idempotency-key-mismatch"], keyed, {
+        code: ERROR_CODES.INVALID_PARAMS,
+        id,
+        headers: cors,
+      });
+    }
+    const posted: Posted = { ...admitted, classified: keyed, id };
     const era = classifyEra(value, { protocolVersionHeader: headers["mcp-protocol-version"] });
     if (era === "stateless") return await this.#postStateless(posted);
     return await this.#postInSession(posted);

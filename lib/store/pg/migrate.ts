@@ -32,6 +32,7 @@ export const MIGRATION_FILES: readonly string[] = [
   "003_estate_files.sql",
   "004_request_states.sql",
   "005_call_quotas.sql",
+  "006_idempotency.sql",
 ];
 
 /**

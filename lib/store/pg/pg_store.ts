@@ -2,7 +2,8 @@
  * The estate on PostgreSQL: an {@linkcode EstateStore} for several `estate serve` replicas on one
  * database. Tables and guarantees are in `migrations/` (`001_initial.sql`; `002_principals_text.sql`,
  * which keeps the principals as the text of a `principals.json`; `003_estate_files.sql`, which keeps
- * the estate's settings files, `estate.json` and `rules.json`, as their text).
+ * the estate's settings files, `estate.json` and `rules.json`, as their text; `006_idempotency.sql`,
+ * which keeps the idempotency keys of `tools/call` and their outcomes).
  *
  * @module
  */
@@ -50,6 +51,12 @@ import type {
   StoreWatch,
 } from "../store.ts";
 import { migrate } from "./migrate.ts";
+import type {
+  IdempotencyClaim,
+  IdempotencyEntry,
+  IdempotencyOutcome,
+  IdempotencyRef,
+} from "../../estate/idempotency.ts";
 
 /** The channel changes are announced on (payload: a {@linkcode StoreChange} as JSON). */
 export const CHANGE_CHANNEL = "estate_changes";
@@ -291,6 +298,91 @@ export class PgEstateStore implements EstateStore {
       ${takes.map((t) => t.max)}::integer[],
       ${takes.map((t) => new Date(t.until).toISOString())}::timestamptz[]) as refused`;
     return Number(row.refused);
+   * Claims an idempotency key for every replica on this database (see
+   * {@linkcode EstateStore.claimIdempotencyKey}): the insert of the key's row wins, or replaces a
+   * row lapsed at `claim.startedAt`; whoever did not win reads the row that holds the key. Lapsed
+   * rows are deleted as claims go (about one in 64).
+   *
+   * @param claim The key, its principal and binding, the claimant, and when it lapses.
+   * @returns Undefined when claimed; the entry that holds the key otherwise.
+   */
+  async claimIdempotencyKey(claim: IdempotencyClaim): Promise<IdempotencyEntry | undefined> {
+    const at = new Date(claim.startedAt);
+    if (Math.random() < 1 / 64) {
+      await this.sql`delete from idempotency_keys where expires <= ${at}`;
+    }
+    const { tool, version, digest } = claim.binding;
+    // A row released between the insert and the read is claimed again on the next turn.
+    for (;;) {
+      const won = await this.sql`insert into idempotency_keys
+          (principal, key, tool, version, digest, owner, started_at, expires, outcome)
+        values (${claim.principal}, ${claim.key}, ${tool}, ${version}, ${digest}, ${claim.owner},
+          ${at}, ${new Date(claim.expires)}, null)
+        on conflict (principal, key) do update set tool = excluded.tool,
+          version = excluded.version, digest = excluded.digest, owner = excluded.owner,
+          started_at = excluded.started_at, expires = excluded.expires, outcome = null
+          where idempotency_keys.expires <= ${at}
+        returning owner`;
+      if (won.length === 1) return undefined;
+      const held = await this.readIdempotencyKey(claim, claim.startedAt);
+      if (held) return held;
+    }
+  }
+
+  /**
+   * Stores a claimed call's outcome (see {@linkcode EstateStore.finishIdempotencyKey}).
+   *
+   * @param ref The key, its principal, and the claimant.
+   * @param outcome The result or the JSON-RPC error.
+   * @returns False when `ref.owner` does not hold the key.
+   */
+  async finishIdempotencyKey(
+    ref: IdempotencyRef & { owner: string },
+    outcome: IdempotencyOutcome,
+  ): Promise<boolean> {
+    const rows = await this.sql`update idempotency_keys set outcome = ${
+      this.sql.json(
+        outcome as unknown as postgres.JSONValue,
+      )
+    }
+      where principal = ${ref.principal} and key = ${ref.key} and owner = ${ref.owner}
+      returning owner`;
+    return rows.length === 1;
+  }
+
+  /**
+   * Drops a running claim (see {@linkcode EstateStore.releaseIdempotencyKey}).
+   *
+   * @param ref The key, its principal, and the claimant.
+   */
+  async releaseIdempotencyKey(ref: IdempotencyRef & { owner: string }): Promise<void> {
+    await this.sql`delete from idempotency_keys where principal = ${ref.principal}
+      and key = ${ref.key} and owner = ${ref.owner} and outcome is null`;
+  }
+
+  /**
+   * A key's live entry (see {@linkcode EstateStore.readIdempotencyKey}).
+   *
+   * @param ref The key and its principal.
+   * @param now The time (ms since the epoch).
+   * @returns The entry, or undefined.
+   */
+  async readIdempotencyKey(
+    ref: IdempotencyRef,
+    now: number,
+  ): Promise<IdempotencyEntry | undefined> {
+    const [row] = await this.sql`select tool, version, digest, owner, started_at, expires, outcome
+      from idempotency_keys where principal = ${ref.principal} and key = ${ref.key}
+        and expires > ${new Date(now)}`;
+    if (!row) return undefined;
+    const entry: IdempotencyEntry = {
+      binding: { tool: row.tool, version: row.version, digest: row.digest },
+      owner: row.owner,
+      startedAt: (row.started_at as Date).getTime(),
+      expires: (row.expires as Date).getTime(),
+    };
+    if (row.outcome !== null) entry.outcome = row.outcome as IdempotencyOutcome;
+    return entry;
   }
 
   /**
