@@ -20,6 +20,7 @@ import {
   callLimitProblems,
   ESTATE_ERROR_CODES,
   estateConfigProblems,
+  IDEMPOTENCY_META_KEY,
   McpClient,
   memoryQuotaCounter,
   quotaTakes,
@@ -448,4 +449,30 @@ Deno.test("CallLimiter remembers a counter it found full until its window ends â
   // The next window: asked again.
   assert.equal(await limiter.admit({ ...call, now: T0 + MINUTE }), undefined);
   assert.equal(asked, 5);
+});
+
+Deno.test("a call refused by a limit with an idempotency key frees the key: once the window ends the same key runs; a repeat answered from the store takes nothing from the limit", async () => {
+  const { server: s, ran, setNow } = limitedServer();
+  const session = await ready(s, OPERATOR);
+  const call = (id: number, key: string) =>
+    s.handle({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: {
+        name: "payments.release",
+        arguments: REF,
+        _meta: { [IDEMPOTENCY_META_KEY]: key },
+      },
+    }, session) as unknown as Promise<{ result?: unknown; error?: { code: number } }>;
+  assert.ok((await call(1, "k-1")).result);
+  // k-1 again: answered from the store, not counted (the limit's second call is still free).
+  assert.ok((await call(2, "k-1")).result);
+  assert.ok((await call(3, "k-2")).result);
+  assert.equal((await call(4, "k-3")).error?.code, -32029);
+  assert.equal((await call(5, "k-3")).error?.code, -32029, "refused again, not replayed");
+  setNow(T0 + MINUTE + 1_000);
+  assert.ok((await call(6, "k-3")).result, "the key was freed by the refusal");
+  assert.equal(ran.length, 3);
+  s.close();
 });

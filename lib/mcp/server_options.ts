@@ -157,6 +157,7 @@ export interface McpServerOptions {
    * count in one shared counter (`estate serve`: the estate's store). Default: no limits.
    */
   limiter?: CallLimiter;
+  /**
    * Where the idempotency keys of `tools/call` (`_meta["dev.tool-estate/idempotencyKey"]`, HTTP
    * `Idempotency-Key`) are claimed and their outcomes stored. Replicas that may answer each
    * other's retries share it, or a retry reaching another replica runs the call again (`estate

@@ -190,6 +190,7 @@ export interface EstateStore {
    * @returns -1 when every take was counted; else the index of the first counter at its max.
    */
   takeQuota(takes: readonly QuotaTake[], now: number): Awaitable<number>;
+  /**
    * Claims a `tools/call`'s idempotency key for every process sharing the store (see
    * `IdempotencyStore.claim`): undefined when this claim holds it now (there was none, or the
    * entry had lapsed at `claim.startedAt`); otherwise the live entry, unchanged. Of concurrent

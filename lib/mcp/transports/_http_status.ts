@@ -69,8 +69,7 @@ export function statusLine(refusal: "connections-full" | "headers-timeout"): str
  * The status of a served message, by its outcome and era. A session's JSON-RPC errors travel in a
  * 200 answer; the stateless revision (2026-07-28) answers the refusals of its envelope checks with
  * 4xx. A step-up is 403 in both: the transport answers it with the bearer challenge. A call
- * beyond a limit is 429 in both, with `Retry-After`, and the JSON-RPC error as its body.
- * 4xx. A step-up is 403 in both: the transport answers it with the bearer challenge. An
+ * beyond a limit is 429 in both, with `Retry-After`, and the JSON-RPC error as its body. An
  * idempotency key reused with other arguments is 422 and a key whose first call still runs is 409
  * (with `Retry-After`) in the stateless revision, as the IETF Idempotency-Key draft has them.
  */

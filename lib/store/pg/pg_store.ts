@@ -298,6 +298,9 @@ export class PgEstateStore implements EstateStore {
       ${takes.map((t) => t.max)}::integer[],
       ${takes.map((t) => new Date(t.until).toISOString())}::timestamptz[]) as refused`;
     return Number(row.refused);
+  }
+
+  /**
    * Claims an idempotency key for every replica on this database (see
    * {@linkcode EstateStore.claimIdempotencyKey}): the insert of the key's row wins, or replaces a
    * row lapsed at `claim.startedAt`; whoever did not win reads the row that holds the key. Lapsed
