@@ -28,6 +28,8 @@ export interface TestAuthorizationServer {
   withheld: Set<string>;
   /** How many token requests each grant type made. */
   grants: Record<string, number>;
+  /** The scope a client registered with (`scope` metadata); undefined when none or no client. */
+  clientScope(clientId: string): Promise<string | undefined>;
   /** Stops it. */
   close(): Promise<void>;
 }
@@ -227,6 +229,7 @@ export async function startAuthorizationServer(
     consents,
     withheld,
     grants,
+    clientScope: async (clientId) => (await provider.Client.find(clientId))?.scope,
     close: () =>
       new Promise<void>((resolve) => {
         http.close(() => resolve());

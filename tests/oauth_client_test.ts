@@ -445,6 +445,49 @@ Deno.test("step-up: a 403 insufficient_scope re-authorizes with the union of the
   assertNoSecretIn(logged.join("\n"));
 });
 
+Deno.test("against a stock oidc-provider, which holds a client to the scopes it registered: OAuthClient registers for the resource's scopes, and a client held to fewer (registered before) is registered anew on invalid_scope — the step-up then runs", async () => {
+  const restore = captureConsole();
+  const w = await world();
+  w.stepUp = true;
+  const errors: unknown[] = [];
+  try {
+    // A client registered earlier for read scopes only, as a client that registered with the
+    // first scopes it asked for would be: the server holds it to them.
+    const reg = await fetch(`${w.as.issuer}/reg`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        client_name: "held to reads",
+        redirect_uris: [REDIRECT],
+        grant_types: ["authorization_code", "refresh_token"],
+        response_types: ["code"],
+        token_endpoint_auth_method: "none",
+        application_type: "native",
+        scope: "payments:read policy:read",
+      }),
+    });
+    assert.equal(reg.status, 201, await reg.clone().text());
+    const held = (await reg.json()).client_id as string;
+    const store = new WatchedStore();
+    store.setClient(w.as.issuer, { clientId: held, tokenEndpointAuthMethod: "none" });
+    const client = mcpClient(w.url, oauthClient({ store }), errors);
+    await client.connect();
+    await client.listTools();
+    const outcome = await client.callTool("payments.release", { reference: "PMT-000014" });
+    assert.equal(outcome.kind, "ok", JSON.stringify(outcome));
+    const now = store.getClient(w.as.issuer)!.clientId;
+    assert.notEqual(now, held, "registered anew");
+    const scopes = (await w.as.clientScope(now))!.split(" ").sort();
+    assert.ok(scopes.includes("payments:release"), scopes.join(" "));
+    assert.ok(scopes.includes("policy:read"), scopes.join(" "));
+    await client.close();
+  } finally {
+    await w.close();
+    restore();
+  }
+  assertNoSecretIn(logged.join("\n"));
+});
+
 Deno.test("step-up is bounded: when the user withholds the scope, the client gives up with insufficient_scope after maxStepUps re-authorizations", async () => {
   const restore = captureConsole();
   const w = await world();

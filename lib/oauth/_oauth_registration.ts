@@ -37,13 +37,17 @@ export class ClientRegistrar {
 
   /**
    * The client to use with a server: pre-registered, a metadata document, held, or new (not for a
-   * refresh: the client that got the refresh token must redeem it).
+   * refresh: the client that got the refresh token must redeem it). A new registration asks for
+   * `scopes` (what the resource offers and what is asked now): an authorization server that holds
+   * a client to its registered scopes (oidc-provider does) then grants a later step-up. One that
+   * refuses the scope metadata gets the registration without it.
    *
    * @throws {OAuthError} `registration`, `configuration`.
    */
   async clientFor(
     server: AuthorizationServer,
     forRefresh = false,
+    scopes: readonly string[] = [],
   ): Promise<TokenClient> {
     const pre = this.#options.client;
     if (pre) {
@@ -83,22 +87,50 @@ export class ClientRegistrar {
     const host = new URL(redirect).hostname;
     const loopback = host === "localhost" || host === "[::1]" ||
       /^127\./.test(host);
-    const registered = await registerClient({
-      fetch: this.#fetch,
-      timeoutMs: this.#timeoutMs,
-      endpoint: server.registrationEndpoint,
-      metadata: {
-        client_name: this.#options.clientName ?? "tool-estate",
-        redirect_uris: [redirect],
-        grant_types: ["authorization_code", "refresh_token"],
-        response_types: ["code"],
-        token_endpoint_auth_method: "none",
-        application_type: loopback ? "native" : "web",
-        ...this.#options.clientMetadata,
-      },
-    });
+    const metadata: Record<string, unknown> = {
+      client_name: this.#options.clientName ?? "tool-estate",
+      redirect_uris: [redirect],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+      application_type: loopback ? "native" : "web",
+      ...(scopes.length ? { scope: scopes.join(" ") } : {}),
+      ...this.#options.clientMetadata,
+    };
+    const register = (body: Record<string, unknown>) =>
+      registerClient({
+        fetch: this.#fetch,
+        timeoutMs: this.#timeoutMs,
+        endpoint: server.registrationEndpoint!,
+        metadata: body,
+      });
+    let registered: ClientRegistration;
+    try {
+      registered = await register(metadata);
+    } catch (e) {
+      const ours = scopes.length > 0 && this.#options.clientMetadata?.scope === undefined;
+      if (!(e instanceof OAuthError) || e.oauthError !== "invalid_client_metadata" || !ours) {
+        throw e;
+      }
+      const { scope: _dropped, ...without } = metadata;
+      registered = await register(without);
+    }
     await this.#store.setClient(server.issuer, registered);
     return tokenClient(registered, server);
+  }
+
+  /**
+   * Forgets the client registered dynamically with a server, so that the next `clientFor`
+   * registers anew; false (nothing forgotten) for a pre-registered client or a metadata document.
+   */
+  async forgetRegistered(server: AuthorizationServer): Promise<boolean> {
+    if (this.#options.client) return false;
+    if (
+      this.#options.clientMetadataUrl !== undefined && server.clientIdMetadataDocumentSupported
+    ) return false;
+    if (!(await this.#store.getClient(server.issuer))) return false;
+    await this.#store.setClient(server.issuer, undefined);
+    return true;
   }
 
   async #preRegistered(

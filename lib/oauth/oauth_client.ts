@@ -358,7 +358,15 @@ export class OAuthClient implements HttpAuthorizer {
       this.#options.scope;
     const tokens = (this.#options.grant ?? "authorization_code") === "client_credentials"
       ? await this.#clientCredentials(found, asked)
-      : await this.#authorizationCode(found, asked);
+      : await this.#authorizationCode(found, asked).catch(async (e) => {
+        // A client registered before with fewer scopes (held to them by the server): registered
+        // anew, with what the resource offers and what is asked now, and authorized once more.
+        if (
+          e instanceof OAuthError && e.oauthError === "invalid_scope" &&
+          await this.#registrar.forgetRegistered(found.server)
+        ) return await this.#authorizationCode(found, asked);
+        throw e;
+      });
     this.#requested.set(endpoint, scopeSet(asked));
     await this.#store.setTokens(endpoint, tokens);
   }
@@ -387,7 +395,6 @@ export class OAuthClient implements HttpAuthorizer {
         `the authorization server ${server.issuer} has no authorization_endpoint`,
       );
     }
-    const client = await this.#registrar.clientFor(server);
     let asked = scope;
     if (
       (this.#options.offlineAccess ?? true) &&
@@ -396,6 +403,10 @@ export class OAuthClient implements HttpAuthorizer {
     ) {
       asked = scopeSet(asked, "offline_access").join(" ");
     }
+    // Registered for every scope the resource offers, so that a step-up later is one it may grant.
+    const client = await this.#registrar.clientFor(server, false, [
+      ...new Set([...(found.scopesSupported ?? []), ...scopeSet(asked)]),
+    ]);
     const verifier = randomToken(32);
     const state = randomToken(16);
     const url = new URL(server.authorizationEndpoint);
