@@ -476,3 +476,101 @@ Deno.test("a call refused by a limit with an idempotency key frees the key: once
   assert.equal(ran.length, 3);
   s.close();
 });
+
+Deno.test("estate serve --stdio: the call beyond a limit is the JSON-RPC error -32029 with the same data, in both eras on one connection", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "estate-limits-stdio-"));
+  fs.cpSync(`${ROOT}corpus`, dir, { recursive: true });
+  fs.writeFileSync(
+    path.join(dir, "estate.json"),
+    JSON.stringify({ limits: [{ tool: "policy.search", calls: 2, per: "hour" }] }),
+  );
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      `${ROOT}cli.ts`,
+      "serve",
+      "--stdio",
+      "--principal",
+      "retail-agent",
+      "--estate",
+      dir,
+    ],
+    cwd: ROOT,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = "";
+  const next = async (): Promise<Record<string, unknown>> => {
+    for (;;) {
+      const end = buffered.indexOf("\n");
+      if (end >= 0) {
+        const line = buffered.slice(0, end);
+        buffered = buffered.slice(end + 1);
+        if (line.trim()) return JSON.parse(line);
+        continue;
+      }
+      const { value, done } = await lines.read();
+      if (done) throw new Error("estate serve --stdio ended");
+      buffered += value;
+    }
+  };
+  const send = (m: unknown) => writer.write(new TextEncoder().encode(JSON.stringify(m) + "\n"));
+  try {
+    await send({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" },
+      },
+    });
+    await next();
+    await send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    const search = (id: number, stateless: boolean) =>
+      send({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: {
+          name: "policy.search",
+          arguments: { query: `wire limits ${id}` },
+          ...(stateless
+            ? {
+              _meta: {
+                [STATELESS_META.protocolVersion]: "2026-07-28",
+                [STATELESS_META.clientCapabilities]: {},
+              },
+            }
+            : {}),
+        },
+      });
+    const answers: Record<string, unknown>[] = [];
+    for (const [id, stateless] of [[1, false], [2, true], [3, false], [4, true]] as const) {
+      await search(id, stateless);
+      answers.push(await next());
+    }
+    assert.ok("result" in answers[0] && "result" in answers[1], JSON.stringify(answers));
+    for (const refused of answers.slice(2)) {
+      const error = refused.error as { code: number; data: Record<string, unknown> };
+      assert.equal(error.code, -32029);
+      assert.equal(error.data.limit, "policy.search: 2 calls an hour for each principal");
+      assert.equal(error.data.calls, 2);
+      assert.equal(error.data.per, "hour");
+      assert.ok((error.data.retryAfterSeconds as number) >= 1);
+    }
+  } finally {
+    await writer.close().catch(() => {});
+    try {
+      child.kill("SIGTERM");
+    } catch { /* ended */ }
+    await child.status;
+    await lines.cancel().catch(() => {});
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

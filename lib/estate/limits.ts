@@ -160,7 +160,9 @@ export function callLimitProblems(value: unknown): string[] {
  */
 export function limitText(limit: CallLimit): string {
   const what = limit.tool ?? "every tool";
-  const calls = `${limit.calls} call${limit.calls === 1 ? "" : "s"} a ${limit.per}`;
+  const calls = `${limit.calls} call${limit.calls === 1 ? "" : "s"} ${
+    limit.per === "hour" ? "an" : "a"
+  } ${limit.per}`;
   const whom = limit.principal !== undefined
     ? `for ${limit.principal}`
     : (limit.each ?? "principal") === "principal"
