@@ -16,8 +16,9 @@
  * cost against the server's own path, not against a tool's work.
  *
  * Then "a principal at its limit does not slow another": on PostgreSQL, principal B's sequential
- * calls alone, and again while principal A keeps calling a tool it has exhausted (every call of A
- * refused); B's median and p95 per call both ways.
+ * calls alone; while principal A calls at a steady pace and is admitted; and while A calls at the
+ * same pace a tool whose limit it has spent (every call refused — by the limiter's memory of the
+ * full counter, without a round trip). B's median and p95 each way, rounds rotated.
  *
  *   deno task run bench/limits_bench.ts [--calls 2000] [--rounds 5]
  */
@@ -201,16 +202,17 @@ async function main(): Promise<void> {
       ),
     );
 
-    // A principal at its limit does not slow another (PostgreSQL).
-    const exhausted: CallLimit[] = [
-      { tool: "fx.quote", calls: 1, per: "hour" },
+    // A principal at its limit does not slow another (PostgreSQL): B's calls alone, while A calls
+    // at a steady pace and is admitted, and while A calls at the same pace at its limit.
+    const limiterLimits: CallLimit[] = [
+      { tool: "fx.quote", principal: PRINCIPALS[1].id, calls: 1, per: "hour" },
       { each: "estate", calls: 100_000_000, per: "minute" },
     ];
     const estate = EstateDir.open(work);
     const server = new McpServer({
       registry: estate.registry,
       handlerFor: () => (a) => ({ ok: true, echo: a }),
-      limiter: new CallLimiter(exhausted, { take: (t) => pgStore.takeQuota(t) }),
+      limiter: new CallLimiter(limiterLimits, { take: (t) => pgStore.takeQuota(t) }),
     });
     const open = async (principal: Principal) => {
       const session = server.openSession({ principal, notify: () => {} });
@@ -227,63 +229,101 @@ async function main(): Promise<void> {
       await server.handle({ jsonrpc: "2.0", method: "notifications/initialized" }, session);
       return session;
     };
+    // A's calls: fx.quote (its limit, 1 an hour, is spent by the first) or policy.search (no limit
+    // of its own: admitted and counted in the estate's counter, one round trip each).
     const a = await open(PRINCIPALS[1]), b = await open(PRINCIPALS[2]);
-    const quote = (session: Session, id: number) =>
+    const call = (session: Session, name: string, id: number) =>
       server.handle({
         jsonrpc: "2.0",
         id,
         method: "tools/call",
-        params: { name: "fx.quote", arguments: { sell: "EUR", buy: "USD", amount: 100 + id } },
-      }, session) as Promise<{ result?: unknown; error?: { code: number } }>;
-    await quote(a, 1); // A's one call of the hour
-    const bRuns: { alone: number[]; busy: number[] } = { alone: [], busy: [] };
-    let bBudget = 1; // B's own limit is 1 an hour too: B calls policy.search instead
-    const bCall = (id: number) =>
-      server.handle({
-        jsonrpc: "2.0",
-        id,
-        method: "tools/call",
-        params: { name: "policy.search", arguments: { query: `q${id}` } },
-      }, b) as Promise<{ result?: unknown }>;
+        params: {
+          name,
+          arguments: name === "fx.quote"
+            ? { sell: "EUR", buy: "USD", amount: 100 + (id % 1000) }
+            : { query: `wire limits ${id}` },
+        },
+      }, session) as Promise<{ result?: { isError?: boolean }; error?: { code: number } }>;
+    await call(a, "fx.quote", 1); // A's one fx.quote of the hour
+    const bTimes: Record<"alone" | "admitted" | "refused", number[]> = {
+      alone: [],
+      admitted: [],
+      refused: [],
+    };
+    let id = 10;
     const timeB = async (into: number[]) => {
       for (let i = 0; i < 300; i++) {
         const t0 = performance.now();
-        const r = await bCall(bBudget++);
+        const r = await call(b, "policy.search", id++);
         into.push(performance.now() - t0);
-        if (!r.result) throw new Error("B was refused");
+        if (!r.result || r.result.isError) throw new Error("B was refused");
       }
     };
-    let refusedA = 0;
-    for (let round = 0; round < ROUNDS; round++) {
-      await timeB(bRuns.alone);
-      let stop = false;
-      const hammer = (async () => {
-        let id = 10_000 * (round + 1);
+    // A: one call every 0.2 ms of wall time, 8 at a time at most (a busy agent), the same pace
+    // whether it is admitted or refused.
+    const pacedA = (tool: string, expect: "admitted" | "refused") => {
+      let stop = false, inFlight = 0, made = 0;
+      const done = (async () => {
+        const started = performance.now();
         while (!stop) {
-          const r = await quote(a, id++);
-          if (r.error?.code !== -32029) throw new Error("A was not refused");
-          refusedA++;
+          const due = started + made * 0.2;
+          if (performance.now() < due || inFlight >= 8) {
+            await new Promise((resolve) => setTimeout(resolve, 0));
+            continue;
+          }
+          made++;
+          inFlight++;
+          call(a, tool, id++).then((r) => {
+            inFlight--;
+            const refused = r.error?.code === -32029;
+            if (refused !== (expect === "refused")) {
+              throw new Error(`A was ${refused ? "refused" : "admitted"}`);
+            }
+          });
         }
+        while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 1));
       })();
-      await timeB(bRuns.busy);
-      stop = true;
-      await hammer;
+      return {
+        stop: async () => {
+          stop = true;
+          await done;
+          return made;
+        },
+      };
+    };
+    const made = { admitted: 0, refused: 0 };
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const mode of rotate(["alone", "admitted", "refused"] as const, round)) {
+        if (mode === "alone") {
+          await timeB(bTimes.alone);
+          continue;
+        }
+        const hammer = pacedA(mode === "admitted" ? "policy.search" : "fx.quote", mode);
+        await timeB(bTimes[mode]);
+        made[mode] += await hammer.stop();
+      }
     }
     server.close();
     console.log(
-      `\nPrincipal B's policy.search calls (PostgreSQL counter), ${bRuns.alone.length} each way; ` +
-        `A refused ${refusedA} times meanwhile:\n`,
+      `\nPrincipal B's policy.search calls (PostgreSQL counter), ${bTimes.alone.length} each way; ` +
+        `A paced at one call per 0.2 ms (8 in flight at most): ${made.admitted} admitted, ` +
+        `${made.refused} refused at its limit:\n`,
     );
-    console.log(markdownTable(["B's calls", "median", "p95"], [
+    const us = (xs: number[], p?: number) =>
+      `${((p === undefined ? median(xs) : quantile(xs, p)) * 1000).toFixed(0)} µs`;
+    console.log(markdownTable(["B's calls", "median", "p95", "× alone (median)"], [
+      ["alone", us(bTimes.alone), us(bTimes.alone, 0.95), "1.00×"],
       [
-        "alone",
-        `${(median(bRuns.alone) * 1000).toFixed(0)} µs`,
-        `${(quantile(bRuns.alone, 0.95) * 1000).toFixed(0)} µs`,
+        "while A calls and is admitted",
+        us(bTimes.admitted),
+        us(bTimes.admitted, 0.95),
+        ratio(median(bTimes.admitted) / median(bTimes.alone)),
       ],
       [
-        "while A calls at its limit",
-        `${(median(bRuns.busy) * 1000).toFixed(0)} µs`,
-        `${(quantile(bRuns.busy, 0.95) * 1000).toFixed(0)} µs`,
+        "while A calls at its limit (refused)",
+        us(bTimes.refused),
+        us(bTimes.refused, 0.95),
+        ratio(median(bTimes.refused) / median(bTimes.alone)),
       ],
     ]));
     await pgStore.close();

@@ -353,10 +353,10 @@ console.log(admitted);
     const admitted = Number(text.decode(a.stdout)) + Number(text.decode(b.stdout));
     assert.equal(admitted, 50);
     // The shared counter was taken only by admitted calls (all or none): two counters, 50 each.
-    const counters = fs.readdirSync(path.join(dir, ".quotas")).filter((n) => !n.startsWith("."));
+    const counters = fs.readdirSync(path.join(dir, ".quotas", "counters"));
     assert.deepEqual(
       counters.map((n) =>
-        Number(fs.readFileSync(path.join(dir, ".quotas", n), "utf8").split(" ")[0])
+        Number(fs.readFileSync(path.join(dir, ".quotas", "counters", n), "utf8").split(" ")[0])
       ),
       [50, 50],
     );

@@ -377,10 +377,11 @@ export class EstateDir implements EstateStore {
 
   /**
    * Counts a call against the estate's call limits for every process serving this folder (see
-   * `EstateStore.takeQuota`): each counter of a current window is a small file in `.quotas/` (a
-   * folder git ignores) named by a digest of its key and holding `<count> <window end>` (fixed
-   * width, rewritten in place), read and written under the folder's lock, so two processes never
-   * admit more than a limit between them. Ended windows' files are deleted as calls go (about one in 64). A counter file that
+   * `EstateStore.takeQuota`): each counter of a current window is a small file in
+   * `.quotas/counters/` (a folder git ignores) named by its window's end and a digest of its key, holding
+   * `<count> <window end>` (fixed width, rewritten in place), read and written under the folder's
+   * lock, so two processes never admit more than a limit between them. Ended windows' files are
+   * deleted as calls go (about one in 256). A counter file that
    * cannot be read (a process killed as it wrote) starts its window afresh.
    *
    * @param takes The counters, in the order they are checked.
@@ -390,8 +391,15 @@ export class EstateDir implements EstateStore {
   takeQuota(takes: readonly QuotaTake[], now: number): number {
     if (!takes.length) return -1;
     const dir = this.#runtimeDir(QUOTAS_DIR);
+    // In a folder of their own: the lock's folder is scanned on each acquisition, this one not.
+    const counters = path.join(dir, "counters");
+    if (!fs.existsSync(counters)) fs.mkdirSync(counters, { recursive: true });
+    // Named by its window's end and a digest of its key: ended windows are found by name.
     const files = takes.map((t) =>
-      path.join(dir, createHash("sha256").update(t.key).digest("hex").slice(0, 40))
+      path.join(
+        counters,
+        `${t.until}-${createHash("sha256").update(t.key).digest("hex").slice(0, 32)}`,
+      )
     );
     return withLock(dir, "count a call against the estate's limits", this.#lock, () => {
       const fds = files.map((file) =>
@@ -414,15 +422,10 @@ export class EstateDir implements EstateStore {
       } finally {
         for (const fd of fds) fs.closeSync(fd);
       }
-      if (Math.random() < 1 / 64) {
-        for (const name of fs.readdirSync(dir)) {
-          if (name.startsWith(".")) continue;
-          const file = path.join(dir, name);
-          try {
-            if (Number(fs.readFileSync(file, "utf8").split(" ")[1]) <= now) fs.rmSync(file);
-          } catch {
-            // gone already
-          }
+      if (Math.random() < 1 / 256) {
+        for (const name of fs.readdirSync(counters)) {
+          const until = Number(name.slice(0, name.indexOf("-")));
+          if (until > 0 && until <= now) fs.rmSync(path.join(counters, name), { force: true });
         }
       }
       return -1;
