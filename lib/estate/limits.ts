@@ -296,6 +296,8 @@ export class CallLimiter {
   #sweepAt = 0;
 
   /**
+   * A limiter over the estate's limits.
+   *
    * @param limits The limits, or a function giving the ones in force (read per call, so a
    *   settings change applies to the next call).
    * @param counter Where the counts are kept. Default: this process's memory.
