@@ -7,10 +7,16 @@
  * retry.
  */
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { EstateDir } from "../lib/store/estate_dir.ts";
+import { estateServer } from "../lib/cli/serve.ts";
 import {
   type CallRecord,
   DEFAULT_IDEMPOTENCY_TTL_MS,
   ESTATE_ERROR_CODES,
+  estateConfigProblems,
   IDEMPOTENCY_META_KEY,
   IDEMPOTENT_REPLAY_META_KEY,
   isIdempotencyKey,
@@ -353,4 +359,55 @@ Deno.test("a declined confirmation is stored: the repeat is told it was declined
   assert.match(JSON.stringify(again.result?.content), /declined the confirmation/);
   assert.equal(s.ran.length, 0);
   s.server.close();
+});
+
+Deno.test("estate serve keeps idempotency keys as long as estate.json's idempotencyKeyTtlHours says, read per call; a bad value is refused naming it", async () => {
+  assert.deepEqual(estateConfigProblems({ idempotencyKeyTtlHours: 0 }), [
+    "idempotencyKeyTtlHours must be a number of hours above 0 and at most 8760, got 0",
+  ]);
+  assert.deepEqual(estateConfigProblems({ idempotencyKeyTtlHours: 1.5 }), []);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "estate-idem-ttl-"));
+  try {
+    fs.cpSync(new URL("../corpus", import.meta.url).pathname, dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, "estate.json"), JSON.stringify({ idempotencyKeyTtlHours: 1 }));
+    let now = Date.UTC(2026, 11, 3, 9, 0, 0);
+    let ran = 0;
+    const server = estateServer(EstateDir.open(dir), {
+      system: { handlerFor: () => () => ({ ran: ++ran }) },
+      log: () => {},
+      recordCalls: false,
+      now: () => now,
+    });
+    const principal = {
+      id: "retail-agent",
+      scopes: ["policy:read"],
+      tenant: "retail",
+      clearance: "confidential" as const,
+    };
+    const call = async () => {
+      const answer = await server.handleStateless({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: {
+          name: "policy.search",
+          arguments: { query: "wire limits" },
+          _meta: {
+            [STATELESS_META.protocolVersion]: "2026-07-28",
+            [STATELESS_META.clientCapabilities]: {},
+            [IDEMPOTENCY_META_KEY]: "ttl-key",
+          },
+        },
+      }, { principal }) as { result?: { structuredContent?: { ran: number } } };
+      return answer.result?.structuredContent?.ran;
+    };
+    assert.equal(await call(), 1);
+    now += 59 * 60_000;
+    assert.equal(await call(), 1, "replayed within the hour");
+    now += 2 * 60_000;
+    assert.equal(await call(), 2, "the key lapsed after an hour: run anew");
+    server.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -197,6 +197,11 @@ export function estateServer(
     ...(options.requestStateKeys ? { requestStateKey: options.requestStateKeys } : {}),
     // A requestState is used once across every process serving this estate.
     spentStates: { claim: (nonce, expires) => estate.claimRequestState(nonce, expires) },
+    // How long idempotency keys are kept: the settings' as last taken in, read per call.
+    get idempotencyTtlMs(): number | undefined {
+      const hours = estate.settings().idempotencyKeyTtlHours;
+      return hours === undefined ? undefined : hours * 3_600_000;
+    },
     // The limits in force are the settings' as last taken in; every replica counts in the store.
     limiter: new CallLimiter(() => estate.settings().limits ?? [], {
       take: (takes, now) => estate.takeQuota(takes, now),

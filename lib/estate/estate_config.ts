@@ -1,6 +1,6 @@
 /**
  * The estate's own settings, as `<estate>/estate.json` holds them: the compatibility mode of every
- * tool that declares none, and the call limits. Pure: the store reads the file.
+ * tool that declares none, the call limits, and how long idempotency keys are kept. Pure: the store reads the file.
  *
  * @module
  */
@@ -15,6 +15,14 @@ import { type CallLimit, callLimitProblems } from "./limits.ts";
 /** The estate's settings file, in the estate's folder. */
 export const ESTATE_CONFIG_FILE = "estate.json";
 
+/** The fields `estate.json` may have. */
+const ESTATE_CONFIG_FIELDS: readonly string[] = [
+  "$schema",
+  "compatibility",
+  "limits",
+  "idempotencyKeyTtlHours",
+];
+
 /** The estate's settings (`estate.json`); every field is optional. */
 export interface EstateConfig {
   /**
@@ -27,6 +35,11 @@ export interface EstateConfig {
    * (see {@linkcode CallLimit}). Absent: no limits.
    */
   limits?: CallLimit[];
+  /**
+   * How long a `tools/call`'s idempotency key is kept after its first call, in hours (a positive
+   * number, at most 8,760: a year); a repeat after that runs anew. Absent: 24.
+   */
+  idempotencyKeyTtlHours?: number;
 }
 
 /**
@@ -60,8 +73,19 @@ export function estateConfigProblems(value: unknown): string[] {
     );
   }
   if (value.limits !== undefined) problems.push(...callLimitProblems(value.limits));
+  const ttl = value.idempotencyKeyTtlHours;
+  if (
+    ttl !== undefined &&
+    !(typeof ttl === "number" && Number.isFinite(ttl) && ttl > 0 && ttl <= 8760)
+  ) {
+    problems.push(
+      `idempotencyKeyTtlHours must be a number of hours above 0 and at most 8760, got ${
+        JSON.stringify(ttl)
+      }`,
+    );
+  }
   for (const k of Object.keys(value)) {
-    if (k !== "compatibility" && k !== "limits" && k !== "$schema") {
+    if (!ESTATE_CONFIG_FIELDS.includes(k)) {
       problems.push(`unknown field ${k}`);
     }
   }
