@@ -17,6 +17,11 @@ import {
   type Transport,
 } from "../mod.ts";
 import { OPERATOR, spec } from "./_mcp_fixtures.ts";
+import {
+  bearerTokens,
+  serveHttp,
+  StreamableHttpClientTransport,
+} from "../lib/mcp/transports/http_mod.ts";
 
 /** A client whose transport drops the first answer to a tools/call; it records each call's _meta. */
 function lossyClient() {
@@ -97,4 +102,59 @@ Deno.test("callTool() with retries: a read-only tool is retried without a key (i
   assert.equal(c.sent.at(-1)?.[IDEMPOTENCY_META_KEY], "order-77");
   await c.client.close();
   c.server.close();
+});
+
+Deno.test("callTool() with retries over HTTP: a gateway's 502 after the call ran upstream is retried with the same key and answered from the store — the handler ran once", async () => {
+  const registry = new ToolRegistry();
+  registry.publish(spec("payments.release", "1.0.0", { sideEffect: "write" }));
+  let ran = 0;
+  const server = new McpServer({
+    registry,
+    handlerFor: () => (args) => ({ reference: args.reference, run: ++ran }),
+  });
+  const http = await serveHttp(server, {
+    authenticate: bearerTokens([{ ...OPERATOR, token: "operator" }]),
+  });
+  // A proxy in front that forwards every POST and loses the answer to the first tools/call.
+  let lost = false;
+  const keys: unknown[] = [];
+  const proxy = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
+    const body = await req.text();
+    const upstream = await fetch(http.url, { method: req.method, headers: req.headers, body });
+    const text = await upstream.text();
+    if (body.includes('"tools/call"')) {
+      keys.push(JSON.parse(body).params?._meta?.[IDEMPOTENCY_META_KEY]);
+      if (!lost) {
+        lost = true;
+        return new Response("bad gateway", { status: 502 });
+      }
+    }
+    return new Response(text, { status: upstream.status, headers: upstream.headers });
+  });
+  try {
+    const client = new McpClient(
+      new StreamableHttpClientTransport(`http://127.0.0.1:${proxy.addr.port}/mcp`, {
+        headers: { authorization: "Bearer operator" },
+      }),
+      { era: "stateless" },
+    );
+    await client.connect();
+    const outcome = await client.callTool("payments.release", { reference: "PMT-000077" }, {
+      retries: 2,
+      retryDelayMs: 5,
+    });
+    assert.equal(outcome.kind, "ok", JSON.stringify(outcome));
+    assert.equal(ran, 1);
+    assert.equal(keys.length, 2);
+    assert.equal(typeof keys[0], "string");
+    assert.equal(keys[0], keys[1], "the retry carried the key of the first attempt");
+    if (outcome.kind === "ok") {
+      assert.equal(outcome.result._meta?.[IDEMPOTENT_REPLAY_META_KEY], true);
+    }
+    await client.close();
+  } finally {
+    await proxy.shutdown();
+    await http.close();
+    server.close();
+  }
 });

@@ -5,13 +5,21 @@ import { PeerError } from "../jsonrpc/peer_error.ts";
 import { isObject } from "../_object.ts";
 import type { ListedTool } from "./protocol.ts";
 
+/** HTTP statuses of a request that may be sent again: a gateway or a replica failing over. */
+const RETRY_STATUSES: ReadonlySet<number> = new Set([0, 502, 503, 504]);
+
 /**
  * Whether a failed attempt is retried: no answer in time (the call may have run: the key makes the
- * retry safe), or the server's "the first call with this key is still running" (`-32050`).
+ * retry safe), the server's "the first call with this key is still running" (`-32050`), or an HTTP
+ * request that got no answer or a gateway's or an unavailable replica's (status 0, 502, 503, 504 of
+ * the transport's `StreamableHttpError`, known by its name and status so that the client core does
+ * not depend on one transport).
  */
 export function retryable(e: unknown): boolean {
   return (e instanceof PeerError && e.kind === "timeout") ||
-    (e instanceof JsonRpcError && e.code === ESTATE_ERROR_CODES.IDEMPOTENCY_IN_PROGRESS);
+    (e instanceof JsonRpcError && e.code === ESTATE_ERROR_CODES.IDEMPOTENCY_IN_PROGRESS) ||
+    (e instanceof Error && e.name === "StreamableHttpError" &&
+      RETRY_STATUSES.has((e as Error & { status?: number }).status ?? -1));
 }
 
 /**
