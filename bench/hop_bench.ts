@@ -12,7 +12,9 @@
  * the transport serves on, and `Deno.serve`). Calls carry varied amounts and currency pairs. Rounds of `--round-ms` per path, the order rotated round by round, after a warm-up:
  * calls per second with one call in flight on one connection, then with `--clients` connections
  * (default 16) each keeping one call in flight; median round ± the farthest; a ratio is the median
- * of the ratios within each round.
+ * of the ratios within each round. For the HTTP servers, their process's CPU time per call in the
+ * parallel runs (from `/proc`, Linux): what a call costs the server, whatever else shares the
+ * machine.
  *
  *   deno task run bench/hop_bench.ts [--round-ms 2000] [--rounds 5] [--clients 16]
  */
@@ -35,7 +37,7 @@ const PATHS: Path[] = ["stdio", "http session", "http stateless"];
 /** A server process that prints its URL (`estate serve --http`, a canned server); URL and stop. */
 async function startHttp(
   args: string[] = [`${ROOT}cli.ts`, "serve", "--http", "127.0.0.1:0", "--estate", `${ROOT}corpus`],
-): Promise<{ url: URL; stop: () => Promise<void> }> {
+): Promise<{ url: URL; pid: number; stop: () => Promise<void> }> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", ...args],
     cwd: ROOT,
@@ -56,6 +58,7 @@ async function startHttp(
       })();
       return {
         url: new URL(m[1]),
+        pid: child.pid,
         stop: async () => {
           child.kill("SIGTERM");
           await child.status;
@@ -140,9 +143,12 @@ function rawCall(url: URL): () => Promise<void> {
   };
 }
 
+/** Calls answered so far, by every `timed` run. */
+let done = 0;
+
 /** Calls per second for `ms`, each caller keeping one call in flight. */
 async function timed(callers: (() => Promise<void>)[], ms: number): Promise<number> {
-  let done = 0;
+  const first = done;
   const end = performance.now() + ms;
   const t0 = performance.now();
   await Promise.all(callers.map(async (call) => {
@@ -151,13 +157,27 @@ async function timed(callers: (() => Promise<void>)[], ms: number): Promise<numb
       done++;
     }
   }));
-  return done / ((performance.now() - t0) / 1000);
+  return (done - first) / ((performance.now() - t0) / 1000);
 }
 
 interface Contender {
   name: string;
   one: () => Promise<void>;
   many: (() => Promise<void>)[];
+  /** The server's process, when its CPU time can be read (`/proc`, Linux). */
+  pid?: number;
+}
+
+/** A process's CPU time (user + system) in µs, from `/proc/<pid>/stat`; undefined elsewhere. */
+function cpuMicros(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const fields = Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1].split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return ticks * 10_000; // USER_HZ is 100 on Linux
+  } catch {
+    return undefined;
+  }
 }
 
 async function main(): Promise<void> {
@@ -175,25 +195,37 @@ async function main(): Promise<void> {
       const n = path === "stdio" ? Math.min(CLIENTS, 4) : CLIENTS;
       const many = await Promise.all([...Array(n)].map(() => connect(path, http.url)));
       clients.push(one, ...many);
-      contenders.push({ name: path, one: () => quote(one), many: many.map((c) => () => quote(c)) });
+      contenders.push({
+        name: path,
+        one: () => quote(one),
+        many: many.map((c) => () => quote(c)),
+        ...(path === "stdio" ? {} : { pid: http.pid }),
+      });
     }
-    const raw = (name: string, url: URL) => ({
+    const raw = (name: string, server: { url: URL; pid: number }) => ({
       name,
-      one: rawCall(url),
-      many: [...Array(CLIENTS)].map(() => rawCall(url)),
+      one: rawCall(server.url),
+      many: [...Array(CLIENTS)].map(() => rawCall(server.url)),
+      pid: server.pid,
     });
-    contenders.push(raw("fetch → estate serve, stateless", http.url));
-    contenders.push(raw("fetch → canned node:http server", canned.node.url));
-    contenders.push(raw("fetch → canned Deno.serve server", canned.deno.url));
+    contenders.push(raw("fetch → estate serve, stateless", http));
+    contenders.push(raw("fetch → canned node:http server", canned.node));
+    contenders.push(raw("fetch → canned Deno.serve server", canned.deno));
     const one = new Map<string, number[]>(contenders.map((c) => [c.name, []]));
     const par = new Map<string, number[]>(contenders.map((c) => [c.name, []]));
+    const cpu = new Map<string, number[]>(contenders.map((c) => [c.name, []]));
     for (let round = -1; round < ROUNDS; round++) {
       for (const c of rotate(contenders, Math.max(0, round))) {
         const a = await timed([c.one], round < 0 ? 500 : ROUND_MS);
+        const before = cpuMicros(c.pid), calls0 = done;
         const b = await timed(c.many, round < 0 ? 500 : ROUND_MS);
+        const after = cpuMicros(c.pid);
         if (round >= 0) {
           one.get(c.name)!.push(a);
           par.get(c.name)!.push(b);
+          if (before !== undefined && after !== undefined) {
+            cpu.get(c.name)!.push((after - before) / (done - calls0));
+          }
         }
       }
     }
@@ -204,6 +236,7 @@ async function main(): Promise<void> {
       ratio(roundRatio(one.get("stdio")!, one.get(p)!)),
       `${int(median(par.get(p)!))} ${spread(par.get(p)!)}`,
       p === "http stateless" ? ratio(roundRatio(par.get(p)!, par.get("http session")!)) : "—",
+      cpu.get(p)!.length ? `${median(cpu.get(p)!).toFixed(0)} µs ${spread(cpu.get(p)!)}` : "—",
     ]);
     console.log(
       `One hop, fx.quote as ${PRINCIPAL}; ${ROUNDS} rounds of ${ROUND_MS} ms after a warm-up. ` +
@@ -219,6 +252,7 @@ async function main(): Promise<void> {
       "time ÷ stdio's",
       "calls/s, parallel",
       "stateless ÷ session",
+      "server CPU per call, parallel",
     ], rows));
   } finally {
     for (const c of clients) await c.close().catch(() => {});

@@ -838,6 +838,9 @@ async function readCapped(res: Response, max: number, where: string): Promise<st
     throw new MessageTooLargeError(max, where);
   }
   if (res.body === null) return "";
+  // A declared length within the cap bounds the body (the HTTP framing ends it there): read it
+  // whole, without a read per chunk.
+  if (res.headers.has("content-length") && Number.isSafeInteger(declared)) return await res.text();
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
