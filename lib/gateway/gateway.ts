@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { linkSignals } from "../_abort.ts";
 import { MessageTooLargeError } from "../mcp/transports/message_limit.ts";
 import { isObject } from "../_object.ts";
 import { JsonRpcError } from "../jsonrpc/errors.ts";
@@ -359,7 +360,8 @@ export class Gateway {
     const admission = link.breaker.admit();
     if (!admission) return unavailable(spec, link.circuitReason());
     const limit = deadline(this.#ctx.timers, this.#callTimeoutMs);
-    const signal = AbortSignal.any([context.signal, limit.signal]);
+    const linked = linkSignals(context.signal, limit.signal);
+    const signal = linked.signal;
     let end: CallEnd = "neither";
     try {
       const client = await raceAbort(link.ready(), signal);
@@ -456,6 +458,7 @@ export class Gateway {
       );
     } finally {
       limit.clear();
+      linked.release();
       link.breaker.settle(admission, end);
     }
   }

@@ -22,6 +22,7 @@ import {
 import { limitRefusalText } from "../estate/limits.ts";
 import { makeNotification } from "../jsonrpc/messages.ts";
 import { isObject } from "../_object.ts";
+import { linkSignals } from "../_abort.ts";
 import { isValidConstraint } from "../compat/semver.ts";
 import { canSee, META_VERSION_KEY, type Principal, type ToolSpec } from "../estate/spec.ts";
 import { IDEMPOTENCY_META_KEY, isIdempotencyKey } from "../estate/idempotency.ts";
@@ -417,7 +418,8 @@ export async function runHandler(
   const requestId = context.id;
   const asks = trackAsks(run.asker ?? NO_ASKS);
   // Aborted when the caller cancels, or when an ask must wait for the client's next round.
-  const signal = AbortSignal.any([context.signal, asks.waiting]);
+  const linked = linkSignals(context.signal, asks.waiting);
+  const signal = linked.signal;
   const progress = (
     value: number | Progress,
     total?: number,
@@ -480,6 +482,8 @@ export async function runHandler(
       content: [{ type: "text", text: `${spec.name} failed: ${message}` }],
       isError: true,
     };
+  } finally {
+    linked.release();
   }
 }
 

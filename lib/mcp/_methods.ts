@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { linkSignals } from "../_abort.ts";
 import { ERROR_CODES, MCP_ERROR_CODES } from "../jsonrpc/errors.ts";
 import { isObject } from "../_object.ts";
 import type { JsonRpcId } from "../jsonrpc/types.ts";
@@ -253,6 +254,7 @@ const getPrompt: Method = async (core, { caller, params, context }) => {
     canRequest: caller.canRequest ?? false,
   }));
   let prompt: PromptResult | undefined;
+  const linked = linkSignals(context.signal, asks.waiting);
   try {
     prompt = hidden ? undefined : await promptOf(core, {
       name,
@@ -260,7 +262,7 @@ const getPrompt: Method = async (core, { caller, params, context }) => {
       principal: caller.principal,
     }, {
       clientCapabilities: caller.clientCapabilities ?? {},
-      signal: AbortSignal.any([context.signal, asks.waiting]),
+      signal: linked.signal,
       sample: asks.asker.sample,
       elicit: asks.asker.elicit,
       listRoots: asks.asker.listRoots,
@@ -294,6 +296,8 @@ const getPrompt: Method = async (core, { caller, params, context }) => {
       );
     }
     throw e;
+  } finally {
+    linked.release();
   }
   if (!prompt) {
     logProbe(core, { caller, probe: { method: "prompts/get", name, hidden } });

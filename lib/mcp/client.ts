@@ -16,6 +16,7 @@
  *
  * @module
  */
+import { linkSignals } from "../_abort.ts";
 import type { DeprecationNotice } from "../estate/deprecation.ts";
 import { ERROR_CODES, JsonRpcError, MCP_ERROR_CODES } from "../jsonrpc/errors.ts";
 import { JsonRpcPeer } from "../jsonrpc/peer.ts";
@@ -702,9 +703,8 @@ export class McpClient {
     label: string,
   ): Promise<unknown> {
     const call: CallCharge = this.#governor.openCall(label);
-    const signal = options.signal
-      ? AbortSignal.any([options.signal, this.#closing.signal])
-      : this.#closing.signal;
+    const linked = options.signal ? linkSignals(options.signal, this.#closing.signal) : undefined;
+    const signal = linked?.signal ?? this.#closing.signal;
     try {
       // The handshake era has no input_required results: a request is answered once.
       if (this.#era !== "stateless") {
@@ -716,6 +716,7 @@ export class McpClient {
         maxRounds: this.#governor.limits.maxInputRounds,
       });
     } finally {
+      linked?.release();
       this.#governor.closeCall(call);
     }
   }
