@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { linkSignals } from "../_abort.ts";
+import { linkSignals } from "../jsonrpc/signals.ts";
 import { MessageTooLargeError } from "../mcp/transports/message_limit.ts";
 import { isObject } from "../_object.ts";
 import { JsonRpcError } from "../jsonrpc/errors.ts";

@@ -22,7 +22,7 @@ import {
 import { limitRefusalText } from "../estate/limits.ts";
 import { makeNotification } from "../jsonrpc/messages.ts";
 import { isObject } from "../_object.ts";
-import { linkSignals } from "../_abort.ts";
+import { linkSignals } from "../jsonrpc/signals.ts";
 import { isValidConstraint } from "../compat/semver.ts";
 import { canSee, META_VERSION_KEY, type Principal, type ToolSpec } from "../estate/spec.ts";
 import { IDEMPOTENCY_META_KEY, isIdempotencyKey } from "../estate/idempotency.ts";

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { linkSignals } from "../_abort.ts";
+import { linkSignals } from "../jsonrpc/signals.ts";
 import { ERROR_CODES, MCP_ERROR_CODES } from "../jsonrpc/errors.ts";
 import { isObject } from "../_object.ts";
 import type { JsonRpcId } from "../jsonrpc/types.ts";

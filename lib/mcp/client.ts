@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { linkSignals } from "../_abort.ts";
+import { linkSignals } from "../jsonrpc/signals.ts";
 import type { DeprecationNotice } from "../estate/deprecation.ts";
 import { ERROR_CODES, JsonRpcError, MCP_ERROR_CODES } from "../jsonrpc/errors.ts";
 import { JsonRpcPeer } from "../jsonrpc/peer.ts";

@@ -25,7 +25,7 @@ export interface LinkedSignal {
  *
  * @example
  * ```ts
- * import { linkSignals } from "./_abort.ts";
+ * import { linkSignals } from "./signals.ts";
  * import assert from "node:assert/strict";
  * const a = new AbortController(), b = new AbortController();
  * const linked = linkSignals(a.signal, b.signal);
