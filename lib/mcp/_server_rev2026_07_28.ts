@@ -131,6 +131,11 @@ export interface StatelessCaller {
   readonly outcomes: OutcomeNotes;
   /** The transport's own check of a request against its headers (see `StatelessOptions`). */
   readonly checkHeaders?: (request: HeaderCheckedRequest) => string | undefined;
+  /**
+   * The request's id as its client sent it, when the server serves it under an id of its own
+   * (`serveStateless`): what the client is told (a listen stream's subscription id).
+   */
+  readonly requestId?: JsonRpcId;
 }
 
 /**
@@ -203,7 +208,7 @@ export function statelessRequests(
     // every method has a handler: tests/method_table_test.ts).
     const answer = await method!(core, {
       caller,
-      id: context.id,
+      id: who.requestId ?? context.id,
       params,
       signal: context.signal,
       context,
@@ -253,30 +258,74 @@ export async function serveStateless(
   // Notifications (cancellation included) belong to the transport, which owns the signals.
   if (classified.kind !== "request") return { response: undefined, outcome: { kind: "accepted" } };
   const request = classified.message;
-  const notify = options.notify ?? (() => {});
   const outcomes: OutcomeNotes = new Map();
-  const exchange = new PeerExchange({
-    send: (message, related) => {
-      if ("method" in message && !("id" in message)) notify(message, related);
-    },
-    handler: statelessRequests(core, {
-      principal: () => options.principal,
-      notify,
-      outcomes,
-      checkHeaders: options.checkHeaders,
-    }),
+  const shared = sharedExchange(core);
+  // Served under an id of the server's own, unique among the requests in flight (clients choose
+  // theirs freely, and two may choose the same): the answer goes back under the client's.
+  const id = shared.next++;
+  const notify = options.notify;
+  shared.callers.set(id, {
+    principal: () => options.principal,
+    // Related to the request under the client's id.
+    notify: notify ? (message) => notify(message, request.id) : () => {},
+    outcomes,
+    checkHeaders: options.checkHeaders,
+    requestId: request.id,
   });
   const signal = options.signal;
-  const cancel = () => exchange.cancel(request.id);
+  const cancel = () => shared.exchange.cancel(id);
   signal?.addEventListener("abort", cancel, { once: true });
   try {
-    const answered = exchange.exchange(request);
+    const answered = shared.exchange.exchange({ ...request, id });
     if (signal?.aborted) cancel();
     const response = await answered;
-    return { response, outcome: outcomes.get(request.id) ?? answeredOutcome(response) };
+    return {
+      response: response === undefined ? undefined : { ...response, id: request.id },
+      outcome: outcomes.get(id) ?? answeredOutcome(response),
+    };
   } finally {
     signal?.removeEventListener("abort", cancel);
+    shared.callers.delete(id);
   }
+}
+
+/** The one exchange a server serves its stateless requests through, and who each one is for. */
+interface SharedExchange {
+  readonly exchange: PeerExchange;
+  readonly callers: Map<JsonRpcId, StatelessCaller>;
+  next: number;
+}
+
+const SHARED = new WeakMap<ServerCore, SharedExchange>();
+
+/**
+ * The server's exchange for stateless requests, made on first use: one peer for all of them
+ * rather than one per request (a peer costs more to make than a call costs to serve).
+ */
+function sharedExchange(core: ServerCore): SharedExchange {
+  let shared = SHARED.get(core);
+  if (shared) return shared;
+  const callers = new Map<JsonRpcId, StatelessCaller>();
+  const serve = (who: StatelessCaller) => statelessRequests(core, who);
+  shared = {
+    callers,
+    next: 1,
+    exchange: new PeerExchange({
+      // What a request sends besides its answer goes to its own caller's channel.
+      send: (message, related) => {
+        if (!("method" in message) || "id" in message) return;
+        const who = related === undefined ? undefined : callers.get(related);
+        who?.notify(message);
+      },
+      handler: (params, context) => {
+        const who = callers.get(context.id);
+        if (!who) throw protocolError(ERROR_CODES.INTERNAL_ERROR, "Internal error");
+        return serve(who)(params, context);
+      },
+    }),
+  };
+  SHARED.set(core, shared);
+  return shared;
 }
 
 /**
