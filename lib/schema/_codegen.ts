@@ -1,8 +1,9 @@
 /**
  * The fast path: a schema compiled to JavaScript source that only answers "valid or not", with
- * no paths and no issues. Most stored calls are valid, so `validateSchema` runs this first and
- * walks the value again with the issue-collecting closures (`_compile.ts`) only when it fails.
- * Both must agree on every value: the tests check them against each other and the suite.
+ * no paths and no issues: `isValid`, and the probes of the generated issue collector
+ * (`_codegen_collect.ts`, whose program includes these functions). It must agree with the
+ * collector and the closures (`_compile.ts`) on every value: the tests check them against each
+ * other and the suite.
  *
  * Where the runtime forbids generated code (a Content-Security-Policy without `unsafe-eval`),
  * `generateValidator` returns undefined and the closures serve both purposes.

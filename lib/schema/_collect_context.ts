@@ -6,7 +6,7 @@
  * The code a family writes runs inside `cN(x, d)`: `x` is the value, `d` the depth, `ok` the
  * verdict so far; `R(keyword, message, schemaPath)` reports an issue at `x` and `R1(...)` one at a
  * member of `x` (a last argument, the segment), both returning false; `M` is the depth limit and
- * `DM` its message; `K[i]` the constants; `HAS`, `EQ`, `CP`, `DUP`, `TN`, `SHOW`, `PLAIN` the
+ * `DM` its message; `K[i]` the constants; `HAS`, `EQ`, `CP`, `DUP`, `TN`, `SHOW` the
  * helpers the program is given or defines.
  */
 import type { PathSegment } from "./types.ts";
