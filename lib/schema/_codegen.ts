@@ -36,6 +36,14 @@ export const TYPE_CODE: Record<string, (x: string) => string> = {
   string: (x) => `typeof ${x} === "string"`,
 };
 
+/**
+ * Whether an object schema names few enough properties (in `properties` and `required`) for its
+ * checks to read each directly rather than loop over the keys a value has.
+ */
+export function isFew(names: readonly string[]): boolean {
+  return names.length > 0 && names.length <= 4;
+}
+
 /** Generates the boolean functions `f0`, `f1`, ... of one schema document. */
 export class Generator {
   readonly #index: RefIndex;
@@ -314,7 +322,9 @@ export class Generator {
     const hasAdditional = Object.hasOwn(s, "additionalProperties");
     const hasNames = Object.hasOwn(s, "propertyNames");
     const names = [...new Set([...Object.keys(props), ...required])];
-    if (names.length || patterns.length || hasAdditional || hasNames) {
+    if (isFew(names) && !patterns.length && !hasNames) {
+      out.push(...this.#fewProperties(s, loc, props, required));
+    } else if (names.length || patterns.length || hasAdditional || hasNames) {
       const req = new Set(required);
       if (required.length) out.push(`    let r = 0;`);
       out.push(`    for (const k in x) {`);
@@ -416,6 +426,49 @@ export class Generator {
       out.push(
         `    if (Object.keys(x).length > ${s.maxProperties}) return false;`,
       );
+    }
+    return out;
+  }
+
+  /**
+   * The object keywords of a schema that names a few properties and no patterns: each named
+   * property read directly (an own-key test only for a value that is there), then, for
+   * `additionalProperties`, one loop over the keys that are not named. On small objects this is
+   * well ahead of looping over every key, and a tool of two or three arguments sends few key sets.
+   */
+  #fewProperties(
+    s: Record<string, unknown>,
+    loc: Location,
+    props: Record<string, unknown>,
+    required: string[],
+  ): string[] {
+    const out: string[] = [];
+    const req = new Set(required);
+    for (const [i, k] of Object.keys(props).entries()) {
+      const fn = this.#sub(props[k], loc, ["properties", k]);
+      const name = JSON.stringify(k);
+      if (fn === "acceptAny" && !req.has(k)) continue;
+      out.push(`    const p${i} = x[${name}];`);
+      const present = `p${i} !== undefined && HAS(x, ${name})`;
+      if (fn === "acceptAny") out.push(`    if (!(${present})) return false;`);
+      else if (req.has(k)) {
+        out.push(`    if (!(${present}) || !${this.#deeper(fn, `p${i}`)}) return false;`);
+      } else out.push(`    if (${present} && !${this.#deeper(fn, `p${i}`)}) return false;`);
+    }
+    for (const k of required) {
+      if (Object.hasOwn(props, k)) continue;
+      const name = JSON.stringify(k);
+      out.push(`    if (!(HAS(x, ${name}) && x[${name}] !== undefined)) return false;`);
+    }
+    if (Object.hasOwn(s, "additionalProperties")) {
+      const fn = this.#sub(s.additionalProperties, loc, ["additionalProperties"]);
+      if (fn !== "acceptAny") {
+        const named = Object.keys(props).map((k) => `k === ${JSON.stringify(k)}`);
+        out.push(`    for (const k in x) {`);
+        if (named.length) out.push(`      if (${named.join(" || ")}) continue;`);
+        out.push(`      if (HAS(x, k) && !${this.#deeper(fn, "x[k]")}) return false;`);
+        out.push(`    }`);
+      }
     }
     return out;
   }

@@ -24,7 +24,7 @@ import { type Location, RefIndex } from "./refs.ts";
 import { isObject } from "../_object.ts";
 import { Generator } from "./_codegen.ts";
 import { type RawIssue, show, typeName } from "./_compile_context.ts";
-import { type CollectSite, q } from "./_collect_context.ts";
+import { type CollectSite, fseg, q } from "./_collect_context.ts";
 import { collectType } from "./_collect_type.ts";
 import { collectApplicators } from "./_collect_applicator.ts";
 import { collectNumber } from "./_collect_number.ts";
@@ -32,7 +32,7 @@ import { collectString } from "./_collect_string.ts";
 import { collectArray } from "./_collect_array.ts";
 import { collectObject } from "./_collect_object.ts";
 import { formatPath, formatSegment } from "./path.ts";
-import { chainPath, chainSegments, finishChains } from "./_finish.ts";
+import { finishPaths, rawIssue } from "./_finish.ts";
 import type { JsonSchema, PathSegment, SchemaIssue } from "./types.ts";
 
 /** A generated collector: the raw issues of a value (empty when it is valid). */
@@ -151,8 +151,9 @@ class CollectGenerator {
           "d + 1",
         );
         // The path is built only on failure: the issues the child added get its segment in front.
-        return `${indent}if (d >= M) ok = R1("depth", DM, ${q(spath)}, ${seg});\n` +
-          `${indent}else { const e = E.length; if (!(${sub})) { ok = false; PRE(e, ${seg}); } }`;
+        const f = fseg(seg);
+        return `${indent}if (d >= M) ok = R1("depth", DM, ${q(spath)}, ${f});\n` +
+          `${indent}else { const e = E.length; if (!(${sub})) { ok = false; PRE(e, ${f}); } }`;
       },
     };
   }
@@ -196,61 +197,46 @@ class CollectGenerator {
     const exits = mode === "raw"
       ? `return (x) => {
   E = NONE;
-  S = NONE;
   ${entry};
-  const out = E, chains = S;
+  const out = E;
   E = NONE;
-  S = NONE;
-  return out.map((o, i) => ({ segs: SEGS(chains[i]), keyword: o.keyword, message: o.message, schemaPath: o.schemaPath }));
+  return out.map((o) => RAW(o));
 };`
       : `return {
   isValid: (x) => ${valid},
   validate: (x) => {
     E = NONE;
-    S = NONE;
     const ok = ${entry};
-    const out = E, chains = S;
+    const out = E;
     if (out === NONE) return ok ? [] : NOTHING();
     E = NONE;
-    S = NONE;
     if (out.length === 1) {
-      if (chains[0] !== null) out[0].path = PATH(chains[0]);
+      out[0].path = "$" + out[0].path;
       return out;
     }
-    return FIN(out, chains);
+    return FIN(out);
   },
 };`;
     return `"use strict";
 const NONE = [];
-// The issues, each in its final shape but for its path ("$" until the walk is over), and beside
-// each its path below the value: a chain [segment, rest] built outward as the walk unwinds.
+// The issues, each in its final shape but for its path, which holds the formatted segments below
+// the value (built outward as the walk unwinds, "$" put in front at the end).
 let E = NONE;
-let S = NONE;
 const DM = "nested more than " + M + " levels deep; not validated further";
 function R(keyword, message, schemaPath) {
-  const issue = { path: "$", keyword, message, schemaPath };
-  if (E === NONE) {
-    E = [issue];
-    S = [null];
-  } else {
-    E.push(issue);
-    S.push(null);
-  }
+  const issue = { path: "", keyword, message, schemaPath };
+  if (E === NONE) E = [issue];
+  else E.push(issue);
   return false;
 }
 function R1(keyword, message, schemaPath, seg) {
-  const issue = { path: "$", keyword, message, schemaPath };
-  if (E === NONE) {
-    E = [issue];
-    S = [[seg, null]];
-  } else {
-    E.push(issue);
-    S.push([seg, null]);
-  }
+  const issue = { path: seg, keyword, message, schemaPath };
+  if (E === NONE) E = [issue];
+  else E.push(issue);
   return false;
 }
 function PRE(from, seg) {
-  for (let i = from; i < S.length; i++) S[i] = [seg, S[i]];
+  for (let i = from; i < E.length; i++) E[i].path = seg + E[i].path;
 }
 function acceptAny() { return true; }
 function rejectAny() { return false; }
@@ -315,8 +301,8 @@ function generate(
       "DUP",
       "TN",
       "SHOW",
-      "SEGS",
-      "PATH",
+      "FS",
+      "RAW",
       "FIN",
       "NOTHING",
       code,
@@ -334,9 +320,9 @@ function generate(
     findDuplicate,
     typeName,
     show,
-    chainSegments,
-    chainPath,
-    finishChains,
+    formatSegment,
+    rawIssue,
+    finishPaths,
     options.nothing,
   );
 }

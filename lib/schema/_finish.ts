@@ -2,31 +2,25 @@
  * An issue list made final: sorted by path segment by segment, then a type issue before any other
  * at the same path, then keyword, message and schema path; duplicates removed; a type mismatch
  * the only issue at and below its path; every path formatted. The closures' issues arrive with
- * their segments (`finishRaw`); the generated collector's arrive in their final shape with the
- * segment chain of each path beside them (`finishChains`), and a single issue needs no sort.
+ * their segments (`finishRaw`); the generated collector's in their final shape, each path the
+ * formatted segments below the value (`finishPaths`, which parses them back to sort them; a single
+ * issue needs no sort).
  */
 import type { RawIssue } from "./_compile_context.ts";
-import { comparePathSegments, compareStrings, formatPath, formatSegment } from "./path.ts";
-import type { PathSegment, SchemaIssue } from "./types.ts";
+import { comparePathSegments, compareStrings, formatPath, parsePath } from "./path.ts";
+import type { SchemaIssue } from "./types.ts";
 
 /**
- * A path below a value as the generated collector builds it while the walk unwinds: the first
- * segment, then the rest (`null` at the value itself). No array grows while the walk goes on.
+ * An issue of the generated collector, whose path holds the formatted segments below the value
+ * (`.a[0]`), as a raw issue.
  */
-export type Chain = [PathSegment, Chain] | null;
-
-/** The segments of a chain, outermost first. */
-export function chainSegments(chain: Chain): PathSegment[] {
-  const out: PathSegment[] = [];
-  for (let c = chain; c !== null; c = c[1]) out.push(c[0]);
-  return out;
-}
-
-/** A chain as a `$` path, with no intermediate array. */
-export function chainPath(chain: Chain): string {
-  let out = "$";
-  for (let c = chain; c !== null; c = c[1]) out += formatSegment(c[0]);
-  return out;
+export function rawIssue(issue: SchemaIssue): RawIssue {
+  return {
+    segs: parsePath("$" + issue.path),
+    keyword: issue.keyword,
+    message: issue.message,
+    schemaPath: issue.schemaPath,
+  };
 }
 
 /** Path, then a type issue before any other at the same path, then keyword, message, schema path. */
@@ -78,18 +72,9 @@ export function finishRaw(raw: RawIssue[]): SchemaIssue[] {
 }
 
 /**
- * The generated collector's issues made final. `issues[i]` is in its final shape but for its
- * path, whose segments are `chains[i]`; a single issue only gets its path.
+ * The generated collector's issues made final (two or more: a single one only needs its "$"). Each
+ * is in its final shape but for its path, which holds the formatted segments below the value.
  */
-export function finishChains(issues: SchemaIssue[], chains: Chain[]): SchemaIssue[] {
-  if (issues.length === 1) {
-    if (chains[0] !== null) issues[0].path = chainPath(chains[0]);
-    return issues;
-  }
-  return finishRaw(issues.map((issue, i) => ({
-    segs: chainSegments(chains[i]),
-    keyword: issue.keyword,
-    message: issue.message,
-    schemaPath: issue.schemaPath,
-  })));
+export function finishPaths(issues: SchemaIssue[]): SchemaIssue[] {
+  return finishRaw(issues.map(rawIssue));
 }
