@@ -8,7 +8,9 @@
  *   with 306 properties), `--calls` generated calls each, interleaved as a call log interleaves
  *   tools; calls send different optional keys, strings run long under unbounded patterns, and
  *   about 15% carry one mistake an agent makes (missing required, wrong type, extra key, bad enum,
- *   pattern, format, out of range).
+ *   pattern, format, out of range), made inside an argument (a nested object, an array's item)
+ *   wherever the call has such a place: about half the invalid calls have their mistake below the
+ *   top level.
  * - **server-everything**: the input schemas `@modelcontextprotocol/server-everything` publishes
  *   (read from its `tools/list`, the package run over stdio), with generic calls, `--calls` in all.
  * - **tiny tools**: 24 input schemas of one to three properties (`_tiny_tools.ts`: `{city}`,
@@ -155,7 +157,9 @@ async function workloads(contenders: readonly Contender[]): Promise<Workload[]> 
   const n = nested.filter(Boolean).length;
   const share = MISTAKES * TINY_TOOLS.length / (2 * n + (TINY_TOOLS.length - n));
   const sets: [string, readonly WorkloadTool[], MakeCallsOptions][] = [
-    ["MCP-style tools", MCP_STYLE_TOOLS, { perTool: CALLS, mistakes: MISTAKES }],
+    // Mistakes made inside an argument where the call has such a place: about half the invalid
+    // calls have theirs below the top level.
+    ["MCP-style tools", MCP_STYLE_TOOLS, { perTool: CALLS, mistakes: MISTAKES, deep: 1 }],
     ["server-everything", everything, {
       perTool: Math.max(1, Math.round(CALLS / everything.length)),
       mistakes: MISTAKES,
