@@ -689,3 +689,28 @@ Deno.test("property: validateSchema's final issues are the collecting closures' 
     { numRuns: 300 },
   );
 });
+
+Deno.test("property: the one-scan uri check answers as the check by the grammar's parts", async () => {
+  const { isUri, isUriByParts } = await import("../lib/schema/formats.ts");
+  const piece = fc.constantFrom(
+    ..."aZ09:/?#@[]%.-_~!$&'()*+,;=F é".split(""),
+    "https://",
+    "x+y.z-1:",
+    "mailto:",
+    "[::1]",
+    "[v1.x]",
+    ":8080",
+    "user:pw@",
+    "%41",
+    "%4",
+    "example.com",
+    "\u{1F600}",
+  );
+  fc.assert(
+    fc.property(fc.array(piece, { maxLength: 10 }), (parts) => {
+      const s = parts.join("");
+      assert.equal(isUri(s), isUriByParts(s), JSON.stringify(s));
+    }),
+    { numRuns: 20000 },
+  );
+});
