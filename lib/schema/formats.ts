@@ -143,10 +143,20 @@ export function isEmail(s: string): boolean {
   return isHostname(domain);
 }
 
-/** RFC 4122 UUID in its hyphenated hex form. */
+/** Whether a character code is a hex digit. */
+const isHex = (c: number): boolean =>
+  (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
+
+/** RFC 4122 UUID in its hyphenated hex form (8-4-4-4-12 hex digits). */
 export function isUuid(s: string): boolean {
-  return /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/
-    .test(s);
+  if (s.length !== 36) return false;
+  for (let i = 0; i < 36; i++) {
+    const c = s.charCodeAt(i);
+    if (i === 8 || i === 13 || i === 18 || i === 23) {
+      if (c !== 45) return false; // -
+    } else if (!isHex(c)) return false;
+  }
+  return true;
 }
 
 const UNRESERVED_SUB = "A-Za-z0-9\\-._~!$&'()*+,;=";
@@ -167,8 +177,6 @@ const HOSTCHAR = new Uint8Array(128);
 for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~") {
   HOSTCHAR[c.charCodeAt(0)] = 1;
 }
-const isHex = (c: number): boolean =>
-  (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
 const isAlpha = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 
 /**
