@@ -40,6 +40,15 @@ interface Site {
   parent: Obj | unknown[];
   key: string | number;
   schema: Obj;
+  /** How deep the value sits: 1 for an argument, 2 for a member of one, … */
+  depth: number;
+}
+
+/** An object in a value, with its schema and depth (0 for the arguments themselves). */
+interface ObjectSite {
+  value: Obj;
+  schema: Obj;
+  depth: number;
 }
 
 /** How often each mistake is made, among those a call allows. */
@@ -67,30 +76,42 @@ function sites(
   value: unknown,
   s: Obj,
   root: Obj,
-  out: { values: Site[]; objects: { value: Obj; schema: Obj }[] },
+  out: { values: Site[]; objects: ObjectSite[] },
+  depth = 0,
 ): void {
   s = deref(s, root);
   if (Array.isArray(value)) {
     if (s.items && typeof s.items === "object" && !Array.isArray(s.items)) {
       value.forEach((v, i) => {
         const is = deref(s.items as Obj, root);
-        out.values.push({ parent: value, key: i, schema: is });
-        sites(v, is, root, out);
+        out.values.push({ parent: value, key: i, schema: is, depth: depth + 1 });
+        sites(v, is, root, out, depth + 1);
       });
     }
     return;
   }
   if (value === null || typeof value !== "object") return;
   const obj = value as Obj;
-  out.objects.push({ value: obj, schema: s });
+  out.objects.push({ value: obj, schema: s, depth });
   const props = (s.properties ?? {}) as Record<string, Obj>;
   for (const [k, v] of Object.entries(obj)) {
     const ps = props[k];
     if (!ps) continue;
     const d = deref(ps, root);
-    out.values.push({ parent: obj, key: k, schema: d });
-    sites(v, d, root, out);
+    out.values.push({ parent: obj, key: k, schema: d, depth: depth + 1 });
+    sites(v, d, root, out, depth + 1);
   }
+}
+
+/** The nested sites only (a member of an argument or deeper), when `deep` and there are any. */
+function confine(
+  found: { values: Site[]; objects: ObjectSite[] },
+  deep: boolean,
+): { values: Site[]; objects: ObjectSite[] } {
+  if (!deep) return found;
+  const values = found.values.filter((s) => s.depth >= 2);
+  const objects = found.objects.filter((o) => o.depth >= 1);
+  return values.length || objects.length ? { values, objects } : found;
 }
 
 const get = (site: Site): unknown => (site.parent as Obj)[site.key as string];
@@ -151,12 +172,19 @@ const NEAR_MISS: [RegExp, string][] = [[/_(\w)/, "$1"], [/([a-z])([A-Z])/, "$1_$
 
 /**
  * Makes one mistake in `args` (in place), chosen among those the schema allows for this call;
- * returns which, or undefined when none applies (e.g. a tool with no arguments).
+ * returns which, or undefined when none applies (e.g. a tool with no arguments). With `deep`, the
+ * mistake is made inside an argument (below the top level) where the call has such a place.
  */
-export function makeMistake(args: Args, schema: JsonSchema, r: Rand): Mistake | undefined {
+export function makeMistake(
+  args: Args,
+  schema: JsonSchema,
+  r: Rand,
+  deep = false,
+): Mistake | undefined {
   const root = schema as Obj;
-  const found = { values: [] as Site[], objects: [] as { value: Obj; schema: Obj }[] };
-  sites(args, root, root, found);
+  const all = { values: [] as Site[], objects: [] as ObjectSite[] };
+  sites(args, root, root, all);
+  const found = confine(all, deep);
   const options = new Map<Mistake, () => boolean>();
   const withRequired = found.objects.filter((o) =>
     ((o.schema.required ?? []) as string[]).some((k) => k in o.value)
@@ -272,8 +300,13 @@ export function makeMistake(args: Args, schema: JsonSchema, r: Rand): Mistake | 
 export interface MakeCallsOptions {
   /** Calls per tool. */
   perTool: number;
-  /** The share of calls given a mistake, 0 to 1. Default 0.15. */
-  mistakes?: number;
+  /** The share of calls given a mistake, 0 to 1, for every tool or per tool. Default 0.15. */
+  mistakes?: number | readonly number[];
+  /**
+   * The share of mistakes made inside an argument (below the top level) when the call has such a
+   * place, 0 to 1. Default 0: wherever the schema allows, all places alike.
+   */
+  deep?: number;
   /** Seed. Default 11. */
   seed?: number;
 }
@@ -295,7 +328,10 @@ export function makeCalls(tools: readonly WorkloadTool[], options: MakeCallsOpti
     left[t]--;
     total--;
     const args = tools[t].args(r);
-    const mistake = r.chance(share) ? makeMistake(args, tools[t].schema, r) : undefined;
+    const p = typeof share === "number" ? share : share[t];
+    const mistake = r.chance(p)
+      ? makeMistake(args, tools[t].schema, r, options.deep ? r.chance(options.deep) : false)
+      : undefined;
     const text = JSON.stringify(args);
     out.push({ tool: t, text, args: JSON.parse(text), mistake });
   }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
+  compileSchema,
   formatPath,
   isValid,
   type JsonSchema,
@@ -652,4 +653,64 @@ Deno.test("property: the generated issue collector reports exactly what the coll
   compiled.delete(deep);
   const { gen, ref } = both(deep, 5);
   assert.deepEqual(gen(v), ref(v));
+});
+
+Deno.test("property: validateSchema's final issues are the collecting closures' issues, sorted and filtered", async () => {
+  // The generated program makes its issues final itself (a single issue only gets its path; several
+  // are parsed back, sorted and filtered): the same list the closures' raw issues give once finished.
+  const { Compiler } = await import("../lib/schema/_compile.ts");
+  const { finishRaw } = await import("../lib/schema/_finish.ts");
+  const { soupSchema, toolSchema } = await import("./_random_schemas.ts");
+  const { nearValues, positionedSchema } = await import("./_schema_pairs.ts");
+  const reference = (schema: JsonSchema, value: unknown) => {
+    const issues: never[] = [];
+    new Compiler(schema).root(schema)(value, {
+      issues,
+      path: [],
+      depth: 0,
+      maxDepth: 1000,
+      formats: true,
+    });
+    return finishRaw(issues);
+  };
+  fc.assert(
+    fc.property(
+      fc.oneof(toolSchema, positionedSchema, soupSchema),
+      fc.jsonValue({ maxDepth: 4 }),
+      fc.integer(),
+      (schema, value, seed) => {
+        const s = schema as JsonSchema;
+        for (const v of [value, ...nearValues(schema as Record<string, unknown>, seed)]) {
+          assert.deepEqual(validateSchema(s, v), reference(s, v), JSON.stringify({ schema, v }));
+          assert.deepEqual(compileSchema(s)(v), reference(s, v));
+        }
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
+
+Deno.test("property: the one-scan uri check answers as the check by the grammar's parts", async () => {
+  const { isUri, isUriByParts } = await import("../lib/schema/formats.ts");
+  const piece = fc.constantFrom(
+    ..."aZ09:/?#@[]%.-_~!$&'()*+,;=F é".split(""),
+    "https://",
+    "x+y.z-1:",
+    "mailto:",
+    "[::1]",
+    "[v1.x]",
+    ":8080",
+    "user:pw@",
+    "%41",
+    "%4",
+    "example.com",
+    "\u{1F600}",
+  );
+  fc.assert(
+    fc.property(fc.array(piece, { maxLength: 10 }), (parts) => {
+      const s = parts.join("");
+      assert.equal(isUri(s), isUriByParts(s), JSON.stringify(s));
+    }),
+    { numRuns: 20000 },
+  );
 });

@@ -1,13 +1,16 @@
 /**
  * The issue collector as generated code: the same issues, paths, keywords, messages and schema
  * paths as the closures of `_compile.ts`, in one walk of the value at the speed of generated code.
- * `validateSchema` runs it on a value the boolean fast path rejected; the closures remain the
- * reference (and the fallback where generated code is not allowed). Tests check the two agree on
- * every case of the JSON-Schema-Test-Suite and on random values.
+ * `validateSchema` runs it on every value, valid or not: one walk, which on a valid value costs
+ * about what the boolean fast path (`isValid`) costs, and on an invalid one saves walking it twice.
+ * The closures remain the reference (and the fallback where generated code is not allowed). Tests
+ * check the two agree on every case of the JSON-Schema-Test-Suite and on random values.
  *
- * Each schema object becomes `cN(x, d)`: it pushes issues onto `E` with their path relative to `x`
- * and returns whether the value is valid; a parent whose child failed puts the child's segment in
- * front of the issues the child added, so a valid value costs no path bookkeeping at all. Applicators that
+ * Each schema object becomes `cN(x, d)`: it pushes issues onto `E`, each in its final shape but for
+ * its path, whose chain of segments relative to `x` goes in `S` beside it, and returns whether the
+ * value is valid; a parent whose child failed puts the child's segment in front of the chains of
+ * the issues the child added, so a valid value costs no path bookkeeping at all. A single issue
+ * then only gets its path formatted; several are sorted (`_finish.ts`). Applicators that
  * only ask "does it match" (`anyOf`, `oneOf`, `not`, `if`, `contains`, `propertyNames`) call the
  * boolean functions `fN` of the fast path, as the closures call themselves with no issue list.
  *
@@ -21,7 +24,7 @@ import { type Location, RefIndex } from "./refs.ts";
 import { isObject } from "../_object.ts";
 import { Generator } from "./_codegen.ts";
 import { type RawIssue, show, typeName } from "./_compile_context.ts";
-import { type CollectSite, q } from "./_collect_context.ts";
+import { type CollectSite, fseg, q } from "./_collect_context.ts";
 import { collectType } from "./_collect_type.ts";
 import { collectApplicators } from "./_collect_applicator.ts";
 import { collectNumber } from "./_collect_number.ts";
@@ -29,7 +32,8 @@ import { collectString } from "./_collect_string.ts";
 import { collectArray } from "./_collect_array.ts";
 import { collectObject } from "./_collect_object.ts";
 import { formatPath, formatSegment } from "./path.ts";
-import type { JsonSchema, PathSegment } from "./types.ts";
+import { finishPaths, rawIssue } from "./_finish.ts";
+import type { JsonSchema, PathSegment, SchemaIssue } from "./types.ts";
 
 /** A generated collector: the raw issues of a value (empty when it is valid). */
 export type CollectCheck = (value: unknown) => RawIssue[];
@@ -147,8 +151,9 @@ class CollectGenerator {
           "d + 1",
         );
         // The path is built only on failure: the issues the child added get its segment in front.
-        return `${indent}if (d >= M) ok = R1("depth", DM, ${q(spath)}, ${seg});\n` +
-          `${indent}else { const e = E.length; if (!(${sub})) { ok = false; PRE(e, ${seg}); } }`;
+        const f = fseg(seg);
+        return `${indent}if (d >= M) ok = R1("depth", DM, ${q(spath)}, ${f});\n` +
+          `${indent}else { const e = E.length; if (!(${sub})) { ok = false; PRE(e, ${f}); } }`;
       },
     };
   }
@@ -181,110 +186,128 @@ class CollectGenerator {
     return out.join("\n");
   }
 
-  /** The whole program: both sets of functions and the entry point. */
-  program(root: JsonSchema, loc: Location, precheck: boolean): string {
+  /**
+   * The whole program: both sets of functions and the entry points. `raw`: a collector of raw
+   * issues (segments, unsorted). `final`: `validate`, the boolean check first (a value it accepts
+   * costs nothing more) and then the collector, whose issues come out final, and `isValid`.
+   */
+  program(root: JsonSchema, loc: Location, mode: "raw" | "final"): string {
     const entry = this.#inPlace(root, loc, "false", "x", "0");
-    // With precheck, the boolean check answers first: `null` for a value it accepts.
-    const first = precheck ? `if (${this.#probe(root, loc, [], "x", "0")}) return null;` : "";
+    const valid = this.#probe(root, loc, [], "x", "0");
+    const exits = mode === "raw"
+      ? `return (x) => {
+  E = NONE;
+  ${entry};
+  const out = E;
+  E = NONE;
+  return out.map((o) => RAW(o));
+};`
+      : `return {
+  isValid: (x) => ${valid},
+  validate: (x) => {
+    E = NONE;
+    const ok = ${entry};
+    const out = E;
+    if (out === NONE) return ok ? [] : NOTHING();
+    E = NONE;
+    if (out.length === 1) {
+      out[0].path = "$" + out[0].path;
+      return out;
+    }
+    return FIN(out);
+  },
+};`;
     return `"use strict";
 const NONE = [];
+// The issues, each in its final shape but for its path, which holds the formatted segments below
+// the value (built outward as the walk unwinds, "$" put in front at the end).
 let E = NONE;
 const DM = "nested more than " + M + " levels deep; not validated further";
-// An issue's path is a chain [segment, rest] built outward as the walk unwinds, and made an
-// array once, at the end: no array grows while the walk goes on.
 function R(keyword, message, schemaPath) {
-  const issue = { segs: null, keyword, message, schemaPath };
+  const issue = { path: "", keyword, message, schemaPath };
   if (E === NONE) E = [issue];
   else E.push(issue);
   return false;
 }
 function R1(keyword, message, schemaPath, seg) {
-  const issue = { segs: [seg, null], keyword, message, schemaPath };
+  const issue = { path: seg, keyword, message, schemaPath };
   if (E === NONE) E = [issue];
   else E.push(issue);
   return false;
 }
 function PRE(from, seg) {
-  for (let i = from; i < E.length; i++) E[i].segs = [seg, E[i].segs];
+  for (let i = from; i < E.length; i++) E[i].path = seg + E[i].path;
 }
-const OP = Object.prototype;
-function PLAIN(x) {
-  const p = Object.getPrototypeOf(x);
-  if (p === null) return true;
-  if (p !== OP) return false;
-  for (const _ in OP) return false;
-  return true;
-}
-function SEGS(chain) {
-  if (chain === null) return [];
-  if (chain[1] === null) return [chain[0]];
-  const out = [];
-  for (let c = chain; c !== null; c = c[1]) out.push(c[0]);
-  return out;
-}
+// An own-key test V8 folds away where it can (a key of a for-in over the object, a name its map
+// has): Object.hasOwn passed in as a parameter is an opaque call each time.
+const OHP = Object.prototype.hasOwnProperty;
+function HAS(o, k) { return OHP.call(o, k); }
 function acceptAny() { return true; }
 function rejectAny() { return false; }
 ${this.#fast.functions()}
 ${this.#functions.join("\n")}
-return (x) => {
-  ${first}
-  E = NONE;
-  ${entry};
-  const out = E;
-  E = NONE;
-  for (let i = 0; i < out.length; i++) out[i].segs = SEGS(out[i].segs);
-  return out;
-};`;
+${exits}`;
   }
 }
 
 /**
- * Generates the issue collector for a schema document, or undefined where the runtime does not
- * allow generated code.
+ * Generates the issue collector for a schema document (raw issues: segments, unsorted), or
+ * undefined where the runtime does not allow generated code.
  */
 export function generateCollector(
   root: JsonSchema,
   options: { formats: boolean; maxDepth: number },
 ): CollectCheck | undefined {
-  return generate(root, { ...options, precheck: false }) as
-    | CollectCheck
-    | undefined;
+  return generate(root, options, "raw") as CollectCheck | undefined;
+}
+
+/** What `validateSchema` runs: every issue of a value, final, and a yes or no. */
+export interface GeneratedForms {
+  /** The final issues (sorted, paths formatted); empty when the value is valid. */
+  validate: (value: unknown) => SchemaIssue[];
+  /** Whether the value is valid. */
+  isValid: (value: unknown) => boolean;
 }
 
 /**
- * The collector behind `validateSchema`: the generated boolean check answers first (`null`: the
- * value is valid), and only a value it rejects is walked for its issues — in one generated
- * program, so each schema's entry point calls its own functions directly.
+ * The forms behind `validateSchema` and `isValid`, in one generated program: `validate` runs the
+ * boolean check first, and only a value it rejects is walked for its issues, which come out
+ * final (a single issue needs no sort: it only gets its path). `nothing` is what `validate` says
+ * when the check rejects a value in which the walk finds no issue (a bug).
  */
-export function generateCheckedCollector(
+export function generateForms(
   root: JsonSchema,
-  options: { formats: boolean; maxDepth: number },
-): ((value: unknown) => RawIssue[] | null) | undefined {
-  return generate(root, { ...options, precheck: true });
+  options: { formats: boolean; maxDepth: number; nothing: () => SchemaIssue[] },
+): GeneratedForms | undefined {
+  return generate(root, options, "final") as GeneratedForms | undefined;
 }
 
 function generate(
   root: JsonSchema,
-  options: { formats: boolean; maxDepth: number; precheck: boolean },
-): ((value: unknown) => RawIssue[] | null) | undefined {
+  options: { formats: boolean; maxDepth: number; nothing?: () => SchemaIssue[] },
+  mode: "raw" | "final",
+): unknown {
   const gen = new CollectGenerator(root, options.formats);
   const index = new RefIndex(root);
   const code = gen.program(
     root,
     index.locationOf(root) ?? { base: "", segments: [] },
-    options.precheck,
+    mode,
   );
-  let factory: (...args: unknown[]) => (value: unknown) => RawIssue[] | null;
+  let factory: (...args: unknown[]) => unknown;
   try {
     factory = new Function(
       "K",
       "M",
       "EQ",
-      "HAS",
       "CP",
       "DUP",
       "TN",
       "SHOW",
+      "FS",
+      "RAW",
+      "FIN",
+      "NOTHING",
       code,
     ) as typeof factory;
   } catch {
@@ -295,10 +318,13 @@ function generate(
     gen.consts(),
     options.maxDepth,
     jsonEqual,
-    Object.hasOwn,
     codePoints,
     findDuplicate,
     typeName,
     show,
+    formatSegment,
+    rawIssue,
+    finishPaths,
+    options.nothing,
   );
 }

@@ -5,14 +5,26 @@
  *
  * The code a family writes runs inside `cN(x, d)`: `x` is the value, `d` the depth, `ok` the
  * verdict so far; `R(keyword, message, schemaPath)` reports an issue at `x` and `R1(...)` one at a
- * member of `x` (a last argument, the segment), both returning false; `M` is the depth limit and
- * `DM` its message; `K[i]` the constants; `HAS`, `EQ`, `CP`, `DUP`, `TN`, `SHOW`, `PLAIN` the
+ * member of `x` (a last argument, the formatted segment: `fseg`), both returning false; `M` is the depth limit and
+ * `DM` its message; `K[i]` the constants; `HAS`, `EQ`, `CP`, `DUP`, `TN`, `SHOW` the
  * helpers the program is given or defines.
  */
+import { formatSegment } from "./path.ts";
 import type { PathSegment } from "./types.ts";
 
 /** A string as a JavaScript string literal. */
 export const q = (s: string): string => JSON.stringify(s);
+
+/**
+ * The code of a path segment as issues carry it, formatted (`.name`, `[3]`, `["a b"]`), from the
+ * code of the segment itself: a constant when the segment is one, else formatted when it runs
+ * (`FS`, only on the way out of a failure).
+ */
+export function fseg(seg: string): string {
+  if (seg.startsWith('"')) return q(formatSegment(JSON.parse(seg) as string));
+  if (/^(0|[1-9][0-9]*)$/.test(seg)) return q(`[${seg}]`);
+  return `FS(${seg})`;
+}
 
 /** One schema object the collector writes code for, as a keyword family sees it. */
 export interface CollectSite {

@@ -8,7 +8,8 @@ import { isObject } from "../_object.ts";
 import { compilePattern } from "./safe_pattern.ts";
 import { formatSegment } from "./path.ts";
 import { plural, show } from "./_compile_context.ts";
-import { type CollectSite, q } from "./_collect_context.ts";
+import { type CollectSite, fseg, q } from "./_collect_context.ts";
+import { isFew } from "./_codegen.ts";
 
 /** The lines for the object keywords. */
 export function collectObject(site: CollectSite): string[] {
@@ -27,7 +28,7 @@ export function collectObject(site: CollectSite): string[] {
           out.push(
             `      if (!HAS(x, ${q(k)})) ok = R1("dependentRequired", ${
               q(`required when ${show(name)} is present`)
-            }, ${q(where)}, ${q(k)});`,
+            }, ${q(where)}, ${fseg(q(k))});`,
           );
         }
         out.push(`    }`);
@@ -62,6 +63,63 @@ export function collectObject(site: CollectSite): string[] {
   return out;
 }
 
+/**
+ * A schema naming a few properties and no patterns, as the fast path reads it (`isFew`): each
+ * named property read directly, then one loop over the keys not named, for
+ * `additionalProperties`. The same issues as the loop over every key.
+ */
+function fewProperties(
+  site: CollectSite,
+  props: Record<string, unknown>,
+  required: string[],
+): string[] {
+  const { s } = site;
+  const out: string[] = [];
+  const req = new Set(required);
+  const missing = (k: string) =>
+    `ok = R1("required", "required property is missing", ${q(site.kw("required"))}, ${
+      fseg(q(k))
+    });`;
+  for (const [i, k] of Object.keys(props).entries()) {
+    if (props[k] === true && !req.has(k)) continue;
+    out.push(`    const p${i} = x[${q(k)}];`);
+    out.push(`    if (p${i} !== undefined && HAS(x, ${q(k)})) {`);
+    out.push(site.descend(props[k], ["properties", k], "false", `p${i}`, q(k), "      "));
+    out.push(req.has(k) ? `    } else ${missing(k)}` : `    }`);
+  }
+  for (const k of required) {
+    if (Object.hasOwn(props, k)) continue;
+    out.push(`    if (!(HAS(x, ${q(k)}) && x[${q(k)}] !== undefined)) ${missing(k)}`);
+  }
+  if (site.has("additionalProperties") && s.additionalProperties !== true) {
+    const named = Object.keys(props).map((k) => `k === ${q(k)}`);
+    out.push(`    for (const k in x) {`);
+    if (named.length) out.push(`      if (${named.join(" || ")}) continue;`);
+    out.push(`      if (!HAS(x, k)) continue;`);
+    if (s.additionalProperties === false) {
+      out.push(
+        `      ok = R1("additionalProperties", "property " + SHOW(k) + " is not allowed", ${
+          q(site.kw("additionalProperties"))
+        }, FS(k));`,
+      );
+    } else {
+      out.push(`      const v = x[k];`);
+      out.push(
+        site.descend(
+          s.additionalProperties,
+          ["additionalProperties"],
+          "additionalProperties",
+          "v",
+          "k",
+          "      ",
+        ),
+      );
+    }
+    out.push(`    }`);
+  }
+  return out;
+}
+
 /** The loop over the value's own keys, for the keywords that look at each property. */
 function keyLoop(site: CollectSite): string[] {
   const { s } = site;
@@ -79,19 +137,19 @@ function keyLoop(site: CollectSite): string[] {
   if (!(names.length || patterns.length || hasAdditional || hasNames)) {
     return out;
   }
+  if (isFew(names) && !patterns.length && !hasNames) return fewProperties(site, props, required);
   if (required.length) out.push(`    let r = 0;`);
-  // Own keys only: a plain object (or one with no prototype) needs no own-key test per key
-  // while Object.prototype has no enumerable property; anything else gets one.
-  out.push(`    const own = PLAIN(x);`);
+  // Own keys only. An own-key test per key is cheaper than asking once whether the object is
+  // plain: Object.prototype is a dictionary, and enumerating it finds no cached keys.
   out.push(`    for (const k in x) {`);
-  out.push(`      if (!own && !HAS(x, k)) continue;`);
+  out.push(`      if (!HAS(x, k)) continue;`);
   out.push(`      const v = x[k];`);
   if (hasNames) {
     const probe = site.probe(s.propertyNames, ["propertyNames"], "k", "d");
     out.push(
       `      if (!(${probe})) ok = R1("propertyNames", "property name " + SHOW(k) + " does not match propertyNames", ${
         q(site.kw("propertyNames"))
-      }, k);`,
+      }, FS(k));`,
     );
   }
   out.push(`      let m = true;`);
@@ -126,7 +184,7 @@ function keyLoop(site: CollectSite): string[] {
       out.push(
         `      ok = R1("patternProperties", ${
           q(`pattern ${p} cannot be run safely (${c.reason}); value rejected`)
-        }, ${q(site.kw("patternProperties"))}, k); m = true;`,
+        }, ${q(site.kw("patternProperties"))}, FS(k)); m = true;`,
       );
       continue;
     }
@@ -149,7 +207,7 @@ function keyLoop(site: CollectSite): string[] {
       out.push(
         `      if (!m) ok = R1("additionalProperties", "property " + SHOW(k) + " is not allowed", ${
           q(site.kw("additionalProperties"))
-        }, k);`,
+        }, FS(k));`,
       );
     } else {
       out.push(`      if (!m) {`);
@@ -174,7 +232,7 @@ function keyLoop(site: CollectSite): string[] {
       out.push(
         `      if (!${present}) ok = R1("required", "required property is missing", ${
           q(site.kw("required"))
-        }, ${q(k)});`,
+        }, ${fseg(q(k))});`,
       );
     }
     out.push(`    }`);

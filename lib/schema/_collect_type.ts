@@ -23,7 +23,7 @@ export function collectType(site: CollectSite): string[] {
     ): t is string => typeof t === "string" && Object.hasOwn(TYPE_CODE, t));
     const cond = names.length ? `!(${names.map((t) => TYPE_CODE[t]("x")).join(" || ")})` : "true";
     out.push(
-      `  if (${cond}) return R("type", ${q(`expected ${names.join(" or ")}`)} + ", got " + TN(x), ${
+      `  if (${cond}) return R("type", ${q(`expected ${names.join(" or ")}, got `)} + TN(x), ${
         q(site.kw("type"))
       });`,
     );
@@ -36,7 +36,10 @@ export function collectType(site: CollectSite): string[] {
       values.length > 10 ? ", ..." : ""
     }`;
     const tests: string[] = [];
-    if (prims.length) tests.push(`${site.constant(new Set(prims))}.has(x)`);
+    // As the fast path tests them: a few values compared in line, more in a set.
+    if (prims.length > 0 && prims.length <= 16) {
+      tests.push(...prims.map((p) => `x === ${JSON.stringify(p)}`));
+    } else if (prims.length) tests.push(`${site.constant(new Set(prims))}.has(x)`);
     if (comps.length) {
       tests.push(
         `(typeof x === "object" && x !== null && ${site.constant(comps)}.some((c) => EQ(c, x)))`,

@@ -143,10 +143,20 @@ export function isEmail(s: string): boolean {
   return isHostname(domain);
 }
 
-/** RFC 4122 UUID in its hyphenated hex form. */
+/** Whether a character code is a hex digit. */
+const isHex = (c: number): boolean =>
+  (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
+
+/** RFC 4122 UUID in its hyphenated hex form (8-4-4-4-12 hex digits). */
 export function isUuid(s: string): boolean {
-  return /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/
-    .test(s);
+  if (s.length !== 36) return false;
+  for (let i = 0; i < 36; i++) {
+    const c = s.charCodeAt(i);
+    if (i === 8 || i === 13 || i === 18 || i === 23) {
+      if (c !== 45) return false; // -
+    } else if (!isHex(c)) return false;
+  }
+  return true;
 }
 
 const UNRESERVED_SUB = "A-Za-z0-9\\-._~!$&'()*+,;=";
@@ -155,8 +165,72 @@ const QCHARS = new RegExp(`^(?:[${UNRESERVED_SUB}:@/?]|%[0-9A-Fa-f]{2})*$`);
 const USERINFO = new RegExp(`^(?:[${UNRESERVED_SUB}:]|%[0-9A-Fa-f]{2})*$`);
 const REGNAME = new RegExp(`^(?:[${UNRESERVED_SUB}]|%[0-9A-Fa-f]{2})*$`);
 
-/** RFC 3986 absolute URI: a scheme, then an optional authority, path, query and fragment. */
+/** ASCII codes a path segment allows as they are (`pchar` without `%`), and `/`. */
+const PCHAR = new Uint8Array(128);
+for (
+  const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/"
+) {
+  PCHAR[c.charCodeAt(0)] = 1;
+}
+/** ASCII codes a plain host name allows (letters, digits, `-`, `.`, `_`, `~`). */
+const HOSTCHAR = new Uint8Array(128);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~") {
+  HOSTCHAR[c.charCodeAt(0)] = 1;
+}
+const isAlpha = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+
+/**
+ * RFC 3986 absolute URI: a scheme, then an optional authority, path, query and fragment. One scan
+ * of the characters; an authority other than a plain host and port (user info, an IP literal,
+ * a percent-encoded or sub-delimiter host) goes the way of the grammar's parts.
+ */
 export function isUri(s: string): boolean {
+  const n = s.length;
+  if (n === 0 || !isAlpha(s.charCodeAt(0))) return false;
+  let i = 1;
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 58) break; // :
+    if (!(isAlpha(c) || (c >= 48 && c <= 57) || c === 43 || c === 46 || c === 45)) return false;
+  }
+  if (i === n) return false;
+  i++;
+  if (s.charCodeAt(i) === 47 && s.charCodeAt(i + 1) === 47) { // an authority
+    i += 2;
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c === 47 || c === 63 || c === 35) break; // / ? #
+      if (c === 58) { // a port: digits to the authority's end
+        for (i++; i < n; i++) {
+          const d = s.charCodeAt(i);
+          if (d === 47 || d === 63 || d === 35) break;
+          if (!(d >= 48 && d <= 57)) return isUriByParts(s);
+        }
+        break;
+      }
+      if (c >= 128 || !HOSTCHAR[c]) return isUriByParts(s);
+    }
+  }
+  // The path, then the query (which allows `?`) and the fragment (which allows `?`, not `#`).
+  let part = 0; // 0 path, 1 query, 2 fragment
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 128 && PCHAR[c]) continue;
+    if (c === 37) { // %
+      if (!(i + 2 < n && isHex(s.charCodeAt(i + 1)) && isHex(s.charCodeAt(i + 2)))) return false;
+      i += 2;
+    } else if (c === 63) { // ?
+      if (part === 0) part = 1;
+    } else if (c === 35) { // #
+      if (part === 2) return false;
+      part = 2;
+    } else return false;
+  }
+  return true;
+}
+
+/** `isUri` by the grammar's parts: the reference, and the way for an authority beyond a plain host. */
+export function isUriByParts(s: string): boolean {
   const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:/.exec(s);
   if (!scheme) return false;
   let rest = s.slice(scheme[0].length);

@@ -1,9 +1,8 @@
 import { inPlaceCycle, inPlaceCycleMessage } from "./_cycles.ts";
 import { Compiler } from "./_compile.ts";
-import type { Check, CheckRun, RawIssue } from "./_compile_context.ts";
-import { generateValidator } from "./_codegen.ts";
-import { generateCheckedCollector } from "./_codegen_collect.ts";
-import { comparePathSegments, compareStrings, formatPath } from "./path.ts";
+import type { Check, CheckRun } from "./_compile_context.ts";
+import { generateForms } from "./_codegen_collect.ts";
+import { finishRaw } from "./_finish.ts";
 import type { JsonSchema, SchemaIssue } from "./types.ts";
 
 /** Options for {@linkcode validateSchema}. */
@@ -75,13 +74,17 @@ export function compileSchema(
   );
 }
 
-/** A schema's compiled forms, per option set (the default one in its own slot). */
+/** A schema's compiled forms for option sets other than the default, and its closures. */
 interface Forms {
   closures?: Check;
-  defaults?: CompiledSchema;
   others?: Map<string, CompiledSchema>;
 }
 
+/**
+ * The compiled form for the default options, by schema identity: what nearly every call asks
+ * for, one lookup away.
+ */
+const defaults = new WeakMap<object, CompiledSchema>();
 const cache = new WeakMap<object, Forms>();
 
 /** The compiled form of a schema for an option set, cached by the schema object's identity. */
@@ -90,18 +93,24 @@ function compiledFor(
   formats: boolean,
   maxDepth: number,
 ): CompiledSchema {
+  const isObject = typeof schema === "object" && schema !== null;
   const isDefault = formats && maxDepth === 1000;
-  let forms = typeof schema === "object" && schema !== null ? cache.get(schema) : undefined;
+  if (isDefault && isObject) {
+    const hit = defaults.get(schema);
+    if (hit !== undefined) return hit;
+  }
+  let forms = isObject ? cache.get(schema) : undefined;
   if (forms) {
-    const hit = isDefault ? forms.defaults : forms.others?.get(`${formats}:${maxDepth}`);
+    const hit = isDefault ? undefined : forms.others?.get(`${formats}:${maxDepth}`);
     if (hit) return hit;
   } else {
     forms = {};
-    if (typeof schema === "object" && schema !== null) cache.set(schema, forms);
+    if (isObject) cache.set(schema, forms);
   }
   const compiled = build(schema, forms, formats, maxDepth);
-  if (isDefault) forms.defaults = compiled;
-  else (forms.others ??= new Map()).set(`${formats}:${maxDepth}`, compiled);
+  if (isDefault) {
+    if (isObject) defaults.set(schema, compiled);
+  } else (forms.others ??= new Map()).set(`${formats}:${maxDepth}`, compiled);
   return compiled;
 }
 
@@ -124,36 +133,24 @@ function build(
     refuse.isValid = () => false;
     return refuse;
   }
+  // Most calls are valid: the boolean check answers them. Only a value it rejects is walked by
+  // the collector, which builds paths only for what fails.
+  const generated = generateForms(schema, { formats, maxDepth, nothing: disagreement });
+  if (generated) {
+    const validate = generated.validate as CompiledSchema;
+    validate.isValid = generated.isValid;
+    return validate;
+  }
+  // Where generated code is not allowed: the closures, for both.
   const closures = (): Check => (forms.closures ??= new Compiler(schema).root(schema));
-  const fast = generateValidator(schema, { formats, maxDepth }) ??
-    ((value: unknown) =>
-      closures()(value, {
-        issues: null,
-        path: [],
-        depth: 0,
-        maxDepth,
-        formats,
-      }));
-  const checked = generateCheckedCollector(schema, { formats, maxDepth }) ??
-    ((value: unknown) => {
-      if (fast(value)) return null;
-      const ctx: CheckRun = {
-        issues: [],
-        path: [],
-        depth: 0,
-        maxDepth,
-        formats,
-      };
-      closures()(value, ctx);
-      return ctx.issues!;
-    });
+  const fast = (value: unknown) =>
+    closures()(value, { issues: null, path: [], depth: 0, maxDepth, formats });
   const validate = ((value: unknown): SchemaIssue[] => {
-    // Most calls are valid: the boolean check answers them (`null`). Only a value it rejects is
-    // walked by the collector, which builds paths only for what fails.
-    const raw = checked(value);
-    if (raw === null) return [];
-    // The two disagree only through a bug: fail closed rather than let the value through.
-    return raw.length === 0 ? [DISAGREEMENT] : finish(raw);
+    if (fast(value)) return [];
+    const ctx: CheckRun = { issues: [], path: [], depth: 0, maxDepth, formats };
+    closures()(value, ctx);
+    const raw = ctx.issues!;
+    return raw.length === 0 ? disagreement() : finishRaw(raw);
   }) as CompiledSchema;
   validate.isValid = fast;
   return validate;
@@ -192,6 +189,10 @@ export function validateSchema(
   value: unknown,
   options?: ValidateOptions,
 ): SchemaIssue[] {
+  if (options === undefined) {
+    const hit = defaults.get(schema as object);
+    if (hit !== undefined) return hit(value);
+  }
   return compiledFor(
     schema,
     options?.formatAssertion ?? true,
@@ -221,6 +222,10 @@ export function isValid(
   value: unknown,
   options?: ValidateOptions,
 ): boolean {
+  if (options === undefined) {
+    const hit = defaults.get(schema as object);
+    if (hit !== undefined) return hit.isValid(value);
+  }
   return compiledFor(
     schema,
     options?.formatAssertion ?? true,
@@ -237,50 +242,6 @@ const DISAGREEMENT: SchemaIssue = Object.freeze({
   schemaPath: "$",
 });
 
-/** Path, then a type issue before any other at the same path, then keyword, message, schema path. */
-function compareRaw(a: RawIssue, b: RawIssue): number {
-  return comparePathSegments(a.segs, b.segs) ||
-    (a.keyword === b.keyword ? 0 : a.keyword === "type" ? -1 : b.keyword === "type" ? 1 : 0) ||
-    compareStrings(a.keyword, b.keyword) ||
-    compareStrings(a.message, b.message) ||
-    compareStrings(a.schemaPath, b.schemaPath);
-}
-
-function isPrefix(prefix: RawIssue["segs"], of: RawIssue["segs"]): boolean {
-  if (prefix.length > of.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (prefix[i] !== of[i]) return false;
-  return true;
-}
-
-/**
- * Sorts, removes duplicates, and keeps a type mismatch the only issue at and below its path, in
- * one pass after the sort: a path's descendants sort right after it, and its type issue first.
- */
-function finish(raw: RawIssue[]): SchemaIssue[] {
-  if (raw.length === 1) {
-    const r = raw[0];
-    return [{
-      path: formatPath(r.segs),
-      keyword: r.keyword,
-      message: r.message,
-      schemaPath: r.schemaPath,
-    }];
-  }
-  raw.sort(compareRaw);
-  const out: SchemaIssue[] = [];
-  let last: RawIssue | undefined;
-  let typed: RawIssue["segs"] | undefined;
-  for (const r of raw) {
-    if (last && compareRaw(last, r) === 0) continue;
-    last = r;
-    if (typed && isPrefix(typed, r.segs)) continue;
-    if (r.keyword === "type") typed = r.segs;
-    out.push({
-      path: formatPath(r.segs),
-      keyword: r.keyword,
-      message: r.message,
-      schemaPath: r.schemaPath,
-    });
-  }
-  return out;
+function disagreement(): SchemaIssue[] {
+  return [DISAGREEMENT];
 }
