@@ -1,9 +1,13 @@
 /**
  * An index of stored calls for replaying them again and again against edited schemas — what an
- * editor does on every keystroke. Calls are grouped by the set of keys they send, and each
- * property's distinct values are kept once; a schema is taken apart into its key-set rules and
- * one schema per property, and each part's verdict is cached by the part's text. After an edit,
- * only the parts that changed are validated again. The answer is exactly what `replayCalls` gives.
+ * editor does on every keystroke. Calls are grouped by the set of keys they send, per key (which
+ * calls send it), and each property's distinct values are kept once; a schema is taken apart into
+ * parts — one per key-set rule (`required` of one key, one key `additionalProperties: false`
+ * refuses, …) and one schema per property — and each part's verdict (the calls it rejects, with
+ * their issues) is cached by the part's text. The index keeps the sum of the parts in force: per
+ * call how many reject it, per schema node which parts reject there. After an edit, only the parts
+ * that changed are validated, taken out and added: an edit costs what it changed (and reading the
+ * parts' texts), not the number of key sets. The answer is exactly what `replayCalls` gives.
  *
  * @module
  */
@@ -76,6 +80,28 @@ interface Plan {
   props: { name: string; key: string }[];
   /** How to build each part not built yet. */
   build: Map<string, () => Part>;
+}
+
+/** Keywords no validator reads: a property's schema that changes only these keeps its verdict. */
+const UNREAD_KEYWORDS = new Set([
+  "title",
+  "description",
+  "examples",
+  "default",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+  "$comment",
+]);
+
+/** A property schema's text for caching its verdict: without its own top-level annotations. */
+function verdictText(schema: unknown): string {
+  if (!isObject(schema)) return canonicalJson(schema);
+  const read: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (!UNREAD_KEYWORDS.has(k) && !k.startsWith("x-")) read[k] = v;
+  }
+  return canonicalJson(read);
 }
 
 /** The calls of ascending `all` that are not in ascending `some`. */
@@ -444,7 +470,7 @@ export class CallIndex {
     for (const name of Object.keys(props)) {
       const entries = view.values.get(name);
       if (!entries) continue;
-      const key = `prop|${JSON.stringify(name)}|${canonicalJson(props[name])}|${sharedKey}`;
+      const key = `prop|${JSON.stringify(name)}|${verdictText(props[name])}|${sharedKey}`;
       plan.props.push({ name, key });
       build.set(key, () => {
         const part = { type: "object", properties: { [name]: props[name] }, ...shared };
