@@ -8,6 +8,7 @@
  * @module
  */
 import type { SchemaIssue } from "../schema/types.ts";
+import { rejectionNode } from "./replay.ts";
 
 /** The calls one part rejects with the same issues: a distinct value, a key-set group, a rule. */
 export interface PartUnit {
@@ -29,15 +30,10 @@ export interface Part {
   readonly id: number;
   /** Positions of the rejected calls, ascending. */
   readonly calls: Int32Array;
-  /** Per node key (`schemaPath keyword`, as the tally keys them): the calls rejected there. */
+  /** Per node key (`rejectionNode`): the calls rejected there. */
   readonly nodes: Map<string, NodeCalls>;
   /** The part's issues for one call, or `undefined` when it does not reject it. */
   issuesOf(call: number): SchemaIssue[] | undefined;
-}
-
-/** The key a rejection tally counts an issue under. */
-export function nodeKey(issue: SchemaIssue): string {
-  return `${issue.schemaPath} ${issue.keyword}`;
 }
 
 /** Whether an ascending array holds a value. */
@@ -83,7 +79,7 @@ export function makePart(
   for (const u of units) {
     const seen = new Set<string>();
     for (const issue of u.issues) {
-      const key = nodeKey(issue);
+      const key = rejectionNode(issue);
       if (seen.has(key)) continue;
       seen.add(key);
       const lists = byNode.get(key);

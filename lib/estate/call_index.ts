@@ -17,9 +17,9 @@ import { canonicalJson } from "../schema/json_equal.ts";
 import { sortIssues } from "../schema/path.ts";
 import type { JsonSchema, SchemaIssue } from "../schema/types.ts";
 import { isValid, validateSchema } from "../schema/validate.ts";
-import { AppliedParts, holds, makePart, nodeKey, type Part, type PartUnit } from "./_call_parts.ts";
+import { AppliedParts, holds, makePart, type Part, type PartUnit } from "./_call_parts.ts";
 import type { RejectedCall, Rejections, RejectionsAtNode, StoredCall } from "./replay.ts";
-import { replayCalls } from "./replay.ts";
+import { rejectionNode, replayCalls } from "./replay.ts";
 
 /** Root keywords whose effect depends only on which keys a call sends. */
 const KEYSET_KEYWORDS = new Set([
@@ -316,7 +316,7 @@ export class CallIndex {
     }));
     const nodes = view.applied.nodes().map((n) => {
       const list = issuesOf(n.first);
-      const at = list.findIndex((issue) => nodeKey(issue) === n.key);
+      const at = list.findIndex((issue) => rejectionNode(issue) === n.key);
       return { ...n, at, example: list[at] };
     });
     // Most calls first, then by schema path; then as the tally met them (corpus order).
