@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { CallIndex, type JsonSchema, replayCalls, type StoredCall } from "../mod.ts";
 import { EstateDir } from "../lib/store/mod.ts";
-import { applyEdits, editArb, type Obj } from "./_random_schemas.ts";
+import { applyEdits, editArb, type Obj, soupSchema } from "./_random_schemas.ts";
 
 const estate = EstateDir.open(new URL("../corpus/", import.meta.url).pathname);
 
@@ -134,4 +134,91 @@ Deno.test("CallIndex answers edit after edit on one index, and back again", () =
     properties: { a: base.properties.a, b: edited.properties.b },
   };
   assert.deepEqual(index.rejections(closed), replayCalls(closed, calls));
+});
+
+/** Twelve keys; a call sends any subset of them, so nearly every call has a key set of its own. */
+const SCATTERED_KEYS = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"];
+const scatteredValue = fc.constantFrom<unknown>(
+  0,
+  1,
+  2.5,
+  -3,
+  "",
+  "ab",
+  "abcdef",
+  "EUR",
+  true,
+  null,
+  [],
+  [1, "x"],
+  { a: 1 },
+);
+const scatteredCalls: fc.Arbitrary<StoredCall[]> = fc.array(
+  fc.record({
+    major: fc.constantFrom(1, 2),
+    args: fc.oneof(
+      { weight: 30, arbitrary: fc.dictionary(fc.constantFrom(...SCATTERED_KEYS), scatteredValue) },
+      { weight: 1, arbitrary: fc.constantFrom<unknown>(null, [1], "text", 7) },
+    ),
+  }).map(({ major, args }) => ({
+    version: `${major}.0.0`,
+    arguments: args,
+    principal: "p",
+    at: "2026-01-01T00:00:00Z",
+  })),
+  { minLength: 1, maxLength: 150 },
+);
+/**
+ * A root object schema of the shapes the index takes apart (key-set keywords, properties of
+ * keyword soup, `$defs` two properties may share) and, now and then, one it replays whole.
+ */
+const scatteredSchema: fc.Arbitrary<JsonSchema> = fc.record({
+  properties: fc.dictionary(
+    fc.constantFrom(...SCATTERED_KEYS),
+    fc.oneof(
+      { weight: 4, arbitrary: soupSchema },
+      { weight: 1, arbitrary: fc.constant({ $ref: "#/$defs/shared" }) },
+    ),
+  ),
+  shared: soupSchema,
+  required: fc.subarray(SCATTERED_KEYS),
+  additionalProperties: fc.constantFrom<unknown>(undefined, true, false, { type: "string" }),
+  minProperties: fc.option(fc.integer({ min: 0, max: 6 }), { nil: undefined }),
+  maxProperties: fc.option(fc.integer({ min: 0, max: 8 }), { nil: undefined }),
+  dependentRequired: fc.option(
+    fc.dictionary(
+      fc.constantFrom(...SCATTERED_KEYS),
+      fc.subarray(SCATTERED_KEYS, { maxLength: 3 }),
+      {
+        maxKeys: 3,
+      },
+    ),
+    { nil: undefined },
+  ),
+}).map(({ shared, ...s }) => {
+  const schema: Record<string, unknown> = { type: "object", $defs: { shared } };
+  for (const [k, v] of Object.entries(s)) if (v !== undefined) schema[k] = v;
+  return schema as JsonSchema;
+});
+
+Deno.test("property: CallIndex.rejections() equals replayCalls() on scattered key sets, schema after schema", () => {
+  fc.assert(
+    fc.property(
+      scatteredCalls,
+      fc.array(scatteredSchema, { minLength: 1, maxLength: 5 }),
+      fc.constantFrom(undefined, 1, 2),
+      fc.integer({ min: 0, max: 4 }),
+      (calls, schemas, major, sample) => {
+        const index = new CallIndex(calls);
+        // Each schema, then back to an earlier one: the index answers from what it kept.
+        for (const schema of [...schemas, schemas[0], ...schemas.slice(1, 2)]) {
+          assert.deepEqual(
+            index.rejections(schema, { major, sample }),
+            replayCalls(schema, calls, { major, sample }),
+          );
+        }
+      },
+    ),
+    { numRuns: 100 },
+  );
 });

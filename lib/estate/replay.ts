@@ -72,6 +72,17 @@ export function noRejections(): Rejections {
   return { count: 0, first: [], byNode: [] };
 }
 
+/**
+ * The node a rejection is counted under: the rejecting keyword's place in the schema, and the
+ * keyword. A call counts once per node, however many of its issues are there.
+ *
+ * @param issue One of a rejected call's issues.
+ * @returns The key, e.g. `$.required required`.
+ */
+export function rejectionNode(issue: SchemaIssue): string {
+  return `${issue.schemaPath} ${issue.keyword}`;
+}
+
 /** Counts rejected calls in corpus order; `result()` gives the `Rejections`. */
 export class RejectionTally {
   #count = 0;
@@ -92,7 +103,7 @@ export class RejectionTally {
     }
     const seen = new Set<string>();
     for (const issue of issues) {
-      const key = `${issue.schemaPath} ${issue.keyword}`;
+      const key = rejectionNode(issue);
       if (seen.has(key)) continue;
       seen.add(key);
       const node = this.#nodes.get(key);
