@@ -120,6 +120,20 @@ export function ensureDir(dir: string): void {
 }
 
 /**
+ * Makes a folder of runtime state (spent requestStates, call-limit counters, idempotency keys —
+ * never the estate's history) if missing, with a `.gitignore` that keeps git out of it.
+ *
+ * @param dir The folder.
+ * @returns The folder.
+ */
+export function ensureRuntimeDir(dir: string): string {
+  if (fs.existsSync(dir)) return dir;
+  ensureDir(dir);
+  fs.writeFileSync(path.join(dir, ".gitignore"), "*\n");
+  return dir;
+}
+
+/**
  * Removes leftovers of crashed writes (`.tmp-*`) from a folder. Call only while holding the
  * folder's lock: only a lock holder writes temporary files there.
  *

@@ -16,7 +16,7 @@ import type {
   IdempotencyOutcome,
   IdempotencyRef,
 } from "../estate/idempotency.ts";
-import { createExclusive, ensureDir, replaceAtomic } from "./_atomic.ts";
+import { createExclusive, ensureRuntimeDir, replaceAtomic } from "./_atomic.ts";
 import { type LockOptions, withLock } from "./_lock.ts";
 
 /** The folder of idempotency keys, in the estate's folder. */
@@ -61,10 +61,7 @@ export class IdempotencyDir {
   }
 
   #ensure(): void {
-    if (fs.existsSync(this.#dir)) return;
-    ensureDir(this.#dir);
-    // Runtime state, never the estate's history: git leaves it alone.
-    fs.writeFileSync(path.join(this.#dir, ".gitignore"), "*\n");
+    ensureRuntimeDir(this.#dir);
   }
 
   #locked<T>(what: string, fn: () => T): T {

@@ -57,7 +57,13 @@ import { type EstatePrincipal, parsePrincipals } from "./principals.ts";
 import { readCallsFile, type TornLine } from "./read_calls.ts";
 import { appendToCallsFile } from "./_append.ts";
 import { refuseSymlink, symlinkRefused } from "./_no_follow.ts";
-import { createExclusive, ensureDir, removeLeftovers, replaceAtomic } from "./_atomic.ts";
+import {
+  createExclusive,
+  ensureDir,
+  ensureRuntimeDir,
+  removeLeftovers,
+  replaceAtomic,
+} from "./_atomic.ts";
 import { formatLifecycle, type Lifecycle, settleLifecycle } from "./_lifecycle.ts";
 import { type LockOptions, withLock } from "./_lock.ts";
 import { IDEMPOTENCY_DIR, IdempotencyDir } from "./_idempotency_dir.ts";
@@ -357,7 +363,7 @@ export class EstateDir implements EstateStore {
     if (!/^[A-Za-z0-9_-]{1,128}$/.test(nonce)) {
       throw new TypeError(`a requestState nonce is base64url, got ${JSON.stringify(nonce)}`);
     }
-    const dir = this.#runtimeDir(REQUEST_STATES_DIR);
+    const dir = ensureRuntimeDir(path.join(this.dir, REQUEST_STATES_DIR));
     if (Math.random() < 1 / 64) {
       const now = Date.now();
       for (const name of fs.readdirSync(dir)) {
@@ -390,7 +396,7 @@ export class EstateDir implements EstateStore {
    */
   takeQuota(takes: readonly QuotaTake[], now: number): number {
     if (!takes.length) return -1;
-    const dir = this.#runtimeDir(QUOTAS_DIR);
+    const dir = ensureRuntimeDir(path.join(this.dir, QUOTAS_DIR));
     // In a folder of their own: the lock's folder is scanned on each acquisition, this one not.
     const counters = path.join(dir, "counters");
     if (!fs.existsSync(counters)) fs.mkdirSync(counters, { recursive: true });
@@ -430,16 +436,6 @@ export class EstateDir implements EstateStore {
       }
       return -1;
     });
-  }
-
-  /** A folder of runtime state (not the estate's history), made on first use; git ignores it. */
-  #runtimeDir(name: string): string {
-    const dir = path.join(this.dir, name);
-    if (!fs.existsSync(dir)) {
-      fs.mkdirSync(dir, { recursive: true });
-      fs.writeFileSync(path.join(dir, ".gitignore"), "*\n");
-    }
-    return dir;
   }
 
   /**
