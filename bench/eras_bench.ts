@@ -13,6 +13,7 @@ import { EstateDir } from "../lib/store/estate_dir.ts";
 import { estateServer } from "../lib/cli/serve.ts";
 import { exampleBank } from "../examples/bank_system.ts";
 import { type Principal, STATELESS_META } from "../mod.ts";
+import { ready } from "../tests/_mcp_fixtures.ts";
 import { flag, markdownTable, median, ratio, rotate, roundRatio, spread } from "./_stats.ts";
 
 const CALLS = flag(Deno.args, "calls", 20_000);
@@ -31,18 +32,7 @@ const principal: Principal = {
   tenant: "wholesale",
   clearance: "restricted",
 };
-const session = server.openSession({ principal, notify: () => {} });
-await server.handle({
-  jsonrpc: "2.0",
-  id: 0,
-  method: "initialize",
-  params: {
-    protocolVersion: "2025-11-25",
-    capabilities: {},
-    clientInfo: { name: "eras-bench", version: "1" },
-  },
-}, session);
-await server.handle({ jsonrpc: "2.0", method: "notifications/initialized" }, session);
+const session = await ready(server, principal);
 
 const args = (i: number) => ({
   sell: CCY[i % 5],

@@ -39,6 +39,7 @@ import { PgEstateStore } from "../lib/store/pg/pg_store.ts";
 import { flag, markdownTable, median, quantile, ratio, rotate, spread } from "./_stats.ts";
 import { Rand } from "./_rand.ts";
 import { startPostgres } from "../tests/_postgres.ts";
+import { ready } from "../tests/_mcp_fixtures.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const args = Deno.args;
@@ -109,19 +110,7 @@ async function serverFor(
   });
   const sessions: Session[] = [];
   for (const principal of PRINCIPALS) {
-    const session = server.openSession({ principal, notify: () => {} });
-    await server.handle({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "bench", version: "1" },
-      },
-    }, session);
-    await server.handle({ jsonrpc: "2.0", method: "notifications/initialized" }, session);
-    sessions.push(session);
+    sessions.push(await ready(server, principal));
   }
   return { server, sessions };
 }
@@ -214,21 +203,7 @@ async function main(): Promise<void> {
       handlerFor: () => (a) => ({ ok: true, echo: a }),
       limiter: new CallLimiter(limiterLimits, { take: (t) => pgStore.takeQuota(t) }),
     });
-    const open = async (principal: Principal) => {
-      const session = server.openSession({ principal, notify: () => {} });
-      await server.handle({
-        jsonrpc: "2.0",
-        id: 0,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-11-25",
-          capabilities: {},
-          clientInfo: { name: "b", version: "1" },
-        },
-      }, session);
-      await server.handle({ jsonrpc: "2.0", method: "notifications/initialized" }, session);
-      return session;
-    };
+    const open = (principal: Principal) => ready(server, principal);
     // A's calls: fx.quote (its limit, 1 an hour, is spent by the first) or policy.search (no limit
     // of its own: admitted and counted in the estate's counter, one round trip each).
     const a = await open(PRINCIPALS[1]), b = await open(PRINCIPALS[2]);
