@@ -714,3 +714,44 @@ Deno.test("property: the one-scan uri check answers as the check by the grammar'
     { numRuns: 20000 },
   );
 });
+
+Deno.test("property: the one-scan hostname and email checks answer as the RFC grammars' regular expressions", async () => {
+  const { isHostname, isEmail } = await import("../lib/schema/formats.ts");
+  // The grammars as regular expressions (what the checks were before they became scans).
+  const label = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
+  const hostname = new RegExp(`^${label}(?:\\.${label})*$`);
+  const atext = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+";
+  const dotAtom = new RegExp(`^${atext}(?:\\.${atext})*$`);
+  const byRegex = {
+    hostname: (s: string) => s.length > 0 && s.length <= 253 && hostname.test(s),
+    dotAtom: (s: string) => dotAtom.test(s),
+  };
+  const piece = fc.constantFrom(
+    ...'aZ09.-_@!#~é"[] '.split(""),
+    "example",
+    ".com",
+    "x".repeat(62),
+    "a-",
+    "-a",
+    "..",
+    "\u{1F600}",
+    "[127.0.0.1]",
+  );
+  fc.assert(
+    fc.property(fc.array(piece, { maxLength: 8 }), fc.array(piece, { maxLength: 8 }), (a, b) => {
+      const host = b.join(""), local = a.join("");
+      assert.equal(isHostname(host), byRegex.hostname(host), JSON.stringify(host));
+      const mail = `${local}@${host}`;
+      // The local part as a dot-atom (a quoted one and an address literal keep their own checks).
+      if (!local.startsWith('"') && !host.startsWith("[") && !local.includes("@")) {
+        assert.equal(
+          isEmail(mail),
+          local.length > 0 && local.length <= 64 && byRegex.dotAtom(local) &&
+            byRegex.hostname(host),
+          JSON.stringify(mail),
+        );
+      }
+    }),
+    { numRuns: 20000 },
+  );
+});

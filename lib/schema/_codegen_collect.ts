@@ -24,7 +24,7 @@ import { type Location, RefIndex } from "./refs.ts";
 import { isObject } from "../_object.ts";
 import { Generator } from "./_codegen.ts";
 import { type RawIssue, show, typeName } from "./_compile_context.ts";
-import { type CollectSite, fseg, q } from "./_collect_context.ts";
+import { type CollectSite, fseg, isLeafSchema, q } from "./_collect_context.ts";
 import { collectType } from "./_collect_type.ts";
 import { collectApplicators } from "./_collect_applicator.ts";
 import { collectNumber } from "./_collect_number.ts";
@@ -102,7 +102,8 @@ class CollectGenerator {
         q(`the schema at ${spath} is not an object or boolean; nothing validates against it`)
       }, ${q(spath)})`;
     }
-    return `${this.cfn(schema, loc)}(${v}, ${dd})`;
+    const fn = this.cfn(schema, loc);
+    return isLeafSchema(schema) ? `${fn}(${v}, ${dd}, "")` : `${fn}(${v}, ${dd})`;
   }
 
   /** The name of the collecting function of `schema`, generating it on first use. */
@@ -111,20 +112,22 @@ class CollectGenerator {
     if (known) return known;
     const name = `c${this.#names.size}`;
     this.#names.set(schema, name);
-    const body = this.#body(this.#site(schema, loc));
+    const leaf = isLeafSchema(schema);
+    const body = this.#body(this.#site(schema, loc, leaf ? "RS(s, " : "R("));
     this.#functions.push(
-      `function ${name}(x, d) {\n  let ok = true;\n${body}\n  return ok;\n}`,
+      `function ${name}(x, d${leaf ? ", s" : ""}) {\n  let ok = true;\n${body}\n  return ok;\n}`,
     );
     return name;
   }
 
   /** The schema object at `loc`, as its keyword families write code for it. */
-  #site(s: Record<string, unknown>, loc: Location): CollectSite {
+  #site(s: Record<string, unknown>, loc: Location, report: string): CollectSite {
     const spath = formatPath(loc.segments);
     return {
       s,
       spath,
       formats: this.#formats,
+      report,
       has: (k) => Object.hasOwn(s, k),
       kw: (k) => spath + formatSegment(k),
       constant: (value) => this.#const(value),
@@ -143,6 +146,13 @@ class CollectGenerator {
           this.#inPlace(target.schema, target.location, "false", "x", "d + 1");
       },
       descend: (schema, segs, falseKeyword, v, seg, indent) => {
+        const f = fseg(seg);
+        // A leaf at a constant segment reports its issues there: nothing to put in front.
+        if (isObject(schema) && isLeafSchema(schema) && f.startsWith('"')) {
+          const fn = this.cfn(schema, this.#locOf(schema, loc, segs));
+          return `${indent}if (d >= M) ok = R1("depth", DM, ${q(spath)}, ${f});\n` +
+            `${indent}else if (!${fn}(${v}, d + 1, ${f})) ok = false;`;
+        }
         const sub = this.#inPlace(
           schema,
           this.#locOf(schema, loc, segs),
@@ -151,7 +161,6 @@ class CollectGenerator {
           "d + 1",
         );
         // The path is built only on failure: the issues the child added get its segment in front.
-        const f = fseg(seg);
         return `${indent}if (d >= M) ok = R1("depth", DM, ${q(spath)}, ${f});\n` +
           `${indent}else { const e = E.length; if (!(${sub})) { ok = false; PRE(e, ${f}); } }`;
       },
@@ -234,6 +243,23 @@ function R1(keyword, message, schemaPath, seg) {
   if (E === NONE) E = [issue];
   else E.push(issue);
   return false;
+}
+function RS(seg, keyword, message, schemaPath) {
+  const issue = { path: seg, keyword, message, schemaPath };
+  if (E === NONE) E = [issue];
+  else E.push(issue);
+  return false;
+}
+// "property \"k\" is not allowed", kept per name: the names an agent gets wrong repeat.
+const NAS = new Map();
+function NA(k) {
+  let m = NAS.get(k);
+  if (m === undefined) {
+    m = "property " + SHOW(k) + " is not allowed";
+    if (NAS.size >= 256) NAS.clear();
+    NAS.set(k, m);
+  }
+  return m;
 }
 function PRE(from, seg) {
   for (let i = from; i < E.length; i++) E[i].path = seg + E[i].path;

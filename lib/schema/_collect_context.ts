@@ -5,8 +5,11 @@
  *
  * The code a family writes runs inside `cN(x, d)`: `x` is the value, `d` the depth, `ok` the
  * verdict so far; `R(keyword, message, schemaPath)` reports an issue at `x` and `R1(...)` one at a
- * member of `x` (a last argument, the formatted segment: `fseg`), both returning false; `M` is the depth limit and
- * `DM` its message; `K[i]` the constants; `HAS`, `EQ`, `CP`, `DUP`, `TN`, `SHOW` the
+ * member of `x` (a last argument, the formatted segment: `fseg`), both returning false. A leaf
+ * (a schema object with no subschema and nothing to say of a member: `isLeafSchema`) is
+ * `cN(x, d, s)`, given the segment of `x` below its caller, and reports with `RS(s, ...)` (the
+ * site's `report`): its caller then has no path to put in front. `M` is the depth limit and
+ * `DM` its message; `K[i]` the constants; `HAS`, `EQ`, `CP`, `DUP`, `TN`, `SHOW`, `NA` the
  * helpers the program is given or defines.
  */
 import { formatSegment } from "./path.ts";
@@ -34,6 +37,11 @@ export interface CollectSite {
   readonly spath: string;
   /** Whether `format` is asserted. */
   readonly formats: boolean;
+  /**
+   * The start of a call that reports an issue at `x`, to be followed by the keyword, message and
+   * schema path and `)`: `R(`, or in a leaf's function `RS(s, `.
+   */
+  readonly report: string;
   /** Whether it has the keyword (as an own property). */
   has(keyword: string): boolean;
   /** The schema path of one of its keywords. */
@@ -70,4 +78,42 @@ export interface CollectSite {
     seg: string,
     indent: string,
   ): string;
+}
+
+/**
+ * The keywords a leaf may have: checks of the value itself and annotations. A schema object with
+ * only these (and `x-` extensions) reaches no subschema and reports nothing at a member, so its
+ * function can take its segment from its caller and report its issues there.
+ */
+const LEAF_KEYWORDS: ReadonlySet<string> = new Set([
+  "type",
+  "enum",
+  "const",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "multipleOf",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "format",
+  "title",
+  "description",
+  "default",
+  "examples",
+  "$comment",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+  "contentMediaType",
+  "contentEncoding",
+]);
+
+/** Whether a schema object is a leaf (`LEAF_KEYWORDS`). */
+export function isLeafSchema(s: Record<string, unknown>): boolean {
+  for (const k of Object.keys(s)) {
+    if (!LEAF_KEYWORDS.has(k) && !k.startsWith("x-")) return false;
+  }
+  return true;
 }

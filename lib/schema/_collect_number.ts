@@ -10,7 +10,9 @@ export function collectNumber(site: CollectSite): string[] {
     if (typeof s[k] !== "number") return;
     const b = s[k] as number;
     out.push(
-      `    if (x ${op} ${b}) ok = R(${q(k)}, ${q(`must be ${text} ${b}`)}, ${q(site.kw(k))});`,
+      `    if (x ${op} ${b}) ok = ${site.report}${q(k)}, ${q(`must be ${text} ${b}`)}, ${
+        q(site.kw(k))
+      });`,
     );
   };
   bound("minimum", "<", ">=");
@@ -19,9 +21,11 @@ export function collectNumber(site: CollectSite): string[] {
   bound("exclusiveMaximum", ">=", "<");
   if (typeof s.multipleOf === "number" && s.multipleOf > 0) {
     out.push(
-      `    if (Number.isFinite(x) && !${site.constant(multipleOfTest(s.multipleOf))}(x)) ok = R(${
-        q("multipleOf")
-      }, ${q(`must be a multiple of ${s.multipleOf}`)}, ${q(site.kw("multipleOf"))});`,
+      `    if (Number.isFinite(x) && !${
+        site.constant(multipleOfTest(s.multipleOf))
+      }(x)) ok = ${site.report}${q("multipleOf")}, ${q(`must be a multiple of ${s.multipleOf}`)}, ${
+        q(site.kw("multipleOf"))
+      });`,
     );
   }
   return out;

@@ -98,7 +98,7 @@ function fewProperties(
     out.push(`      if (!HAS(x, k)) continue;`);
     if (s.additionalProperties === false) {
       out.push(
-        `      ok = R1("additionalProperties", "property " + SHOW(k) + " is not allowed", ${
+        `      ok = R1("additionalProperties", NA(k), ${
           q(site.kw("additionalProperties"))
         }, FS(k));`,
       );
@@ -205,7 +205,7 @@ function keyLoop(site: CollectSite): string[] {
   if (hasAdditional) {
     if (s.additionalProperties === false) {
       out.push(
-        `      if (!m) ok = R1("additionalProperties", "property " + SHOW(k) + " is not allowed", ${
+        `      if (!m) ok = R1("additionalProperties", NA(k), ${
           q(site.kw("additionalProperties"))
         }, FS(k));`,
       );

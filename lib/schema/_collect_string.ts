@@ -11,7 +11,7 @@ export function collectString(site: CollectSite): string[] {
   if (typeof s.minLength === "number") {
     const n = s.minLength;
     out.push(
-      `    if (!(x.length >= ${2 * n} || CP(x) >= ${n})) ok = R("minLength", ${
+      `    if (!(x.length >= ${2 * n} || CP(x) >= ${n})) ok = ${site.report}"minLength", ${
         q(`must be at least ${plural(n, "character")} long`)
       }, ${q(site.kw("minLength"))});`,
     );
@@ -19,7 +19,7 @@ export function collectString(site: CollectSite): string[] {
   if (typeof s.maxLength === "number") {
     const n = s.maxLength;
     out.push(
-      `    if (!(x.length <= ${n} || CP(x) <= ${n})) ok = R("maxLength", ${
+      `    if (!(x.length <= ${n} || CP(x) <= ${n})) ok = ${site.report}"maxLength", ${
         q(`must be at most ${plural(n, "character")} long`)
       }, ${q(site.kw("maxLength"))});`,
     );
@@ -29,10 +29,10 @@ export function collectString(site: CollectSite): string[] {
     const c = compilePattern(src);
     out.push(
       c.ok
-        ? `    if (!${site.constant(c.pattern)}.test(x)) ok = R("pattern", ${
+        ? `    if (!${site.constant(c.pattern)}.test(x)) ok = ${site.report}"pattern", ${
           q(`must match pattern ${src}`)
         }, ${q(site.kw("pattern"))});`
-        : `    ok = R("pattern", ${
+        : `    ok = ${site.report}"pattern", ${
           q(`pattern ${src} cannot be run safely (${c.reason}); value rejected`)
         }, ${q(site.kw("pattern"))});`,
     );
@@ -42,7 +42,7 @@ export function collectString(site: CollectSite): string[] {
     Object.hasOwn(FORMAT_CHECKS, s.format)
   ) {
     out.push(
-      `    if (!${site.constant(FORMAT_CHECKS[s.format])}(x)) ok = R("format", ${
+      `    if (!${site.constant(FORMAT_CHECKS[s.format])}(x)) ok = ${site.report}"format", ${
         q(`must be a valid ${s.format}`)
       }, ${q(site.kw("format"))});`,
     );

@@ -14,7 +14,7 @@ export function collectType(site: CollectSite): string[] {
     where: string,
   ): void => {
     out.push(
-      `  if (${cond}) ok = R(${q(keyword)}, ${q(message)}, ${q(where)});`,
+      `  if (${cond}) ok = ${site.report}${q(keyword)}, ${q(message)}, ${q(where)});`,
     );
   };
   if (site.has("type")) {
@@ -23,9 +23,9 @@ export function collectType(site: CollectSite): string[] {
     ): t is string => typeof t === "string" && Object.hasOwn(TYPE_CODE, t));
     const cond = names.length ? `!(${names.map((t) => TYPE_CODE[t]("x")).join(" || ")})` : "true";
     out.push(
-      `  if (${cond}) return R("type", ${q(`expected ${names.join(" or ")}, got `)} + TN(x), ${
-        q(site.kw("type"))
-      });`,
+      `  if (${cond}) return ${site.report}"type", ${
+        q(`expected ${names.join(" or ")}, got `)
+      } + TN(x), ${q(site.kw("type"))});`,
     );
   }
   if (site.has("enum") && Array.isArray(s.enum)) {

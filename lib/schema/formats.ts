@@ -115,15 +115,52 @@ export function isIpv6(s: string): boolean {
   return all.length <= max - 1 && all.every(hex);
 }
 
-const LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
-const HOSTNAME = new RegExp(`^${LABEL}(?:\\.${LABEL})*$`);
-const ATEXT = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+";
-const DOT_ATOM = new RegExp(`^${ATEXT}(?:\\.${ATEXT})*$`);
 const QUOTED = /^"(?:[^"\\\r\n]|\\.)*"$/;
 
-/** RFC 1123 host name: dot-separated labels of letters, digits and inner hyphens, 253 chars at most. */
+/** Character classes by ASCII code: 1 a letter or digit, 2 `-`, 4 another `atext` character. */
+const CHAR_CLASS = new Uint8Array(128);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") {
+  CHAR_CLASS[c.charCodeAt(0)] = 1;
+}
+CHAR_CLASS[45] = 2; // -
+for (const c of "!#$%&'*+/=?^_`{|}~") CHAR_CLASS[c.charCodeAt(0)] = 4;
+
+/**
+ * RFC 1123 host name: dot-separated labels of letters, digits and inner hyphens (63 at most), 253
+ * chars at most. One scan of the characters.
+ */
 export function isHostname(s: string): boolean {
-  return s.length > 0 && s.length <= 253 && HOSTNAME.test(s);
+  const n = s.length;
+  if (n === 0 || n > 253) return false;
+  let start = 0; // where the current label starts
+  for (let i = 0; i <= n; i++) {
+    const c = i < n ? s.charCodeAt(i) : 46;
+    if (c === 46) { // .
+      const len = i - start;
+      if (len === 0 || len > 63) return false;
+      // A label starts and ends with a letter or digit.
+      if (CHAR_CLASS[s.charCodeAt(start)] !== 1 || CHAR_CLASS[s.charCodeAt(i - 1)] !== 1) {
+        return false;
+      }
+      start = i + 1;
+    } else if (c >= 128 || (CHAR_CLASS[c] & 3) === 0) return false;
+  }
+  return true;
+}
+
+/** RFC 5321 dot-atom: `atext` runs joined by single dots. One scan of the characters. */
+function isDotAtom(s: string): boolean {
+  const n = s.length;
+  if (n === 0) return false;
+  let last = 46; // as if after a dot: no leading dot
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 46) {
+      if (last === 46) return false;
+    } else if (c >= 128 || CHAR_CLASS[c] === 0) return false;
+    last = c;
+  }
+  return last !== 46;
 }
 
 /** RFC 5321 mailbox: dot-atom or quoted local part, `@`, a host name or an address literal. */
@@ -132,7 +169,7 @@ export function isEmail(s: string): boolean {
   if (at <= 0 || at === s.length - 1) return false;
   const local = s.slice(0, at), domain = s.slice(at + 1);
   if (
-    !(local.charCodeAt(0) === 34 ? QUOTED.test(local) : local.length <= 64 && DOT_ATOM.test(local))
+    !(local.charCodeAt(0) === 34 ? QUOTED.test(local) : local.length <= 64 && isDotAtom(local))
   ) return false;
   if (
     domain.charCodeAt(0) === 91 && domain.charCodeAt(domain.length - 1) === 93
