@@ -188,34 +188,42 @@ export function statelessRequests(
   core: ServerCore,
   who: StatelessCaller,
 ): RequestHandler {
-  return async (raw, context) => {
-    // The envelope first: a valid one means params is an object.
-    const envelope = checkRequest(who, { method: context.method, id: context.id, params: raw });
-    const params = isObject(raw) ? raw : {};
-    const level = envelope.logLevel as LogLevel | undefined;
-    const caller: Caller = {
-      principal: who.principal(),
-      protocolVersion: envelope.protocolVersion,
-      clientCapabilities: envelope.clientCapabilities,
-      notify: who.notify,
-      logLevel: level !== undefined && LOG_LEVELS.includes(level) ? level : undefined,
-      tools: undefined,
-      outcomes: who.outcomes,
-    };
-    const method = handlerOf(STATELESS_ONLY_METHODS, context.method) ??
-      handlerOf(SHARED_METHODS, context.method);
-    // checkRequest refused a method this revision does not have (the method table's list, whose
-    // every method has a handler: tests/method_table_test.ts).
-    const answer = await method!(core, {
-      caller,
-      id: who.requestId ?? context.id,
-      params,
-      signal: context.signal,
-      context,
-    });
-    // Cancelled (a listen stream, say): whatever is returned is not sent.
-    return answer === undefined ? {} : shape(core, answer);
+  return (raw, context) => serveStatelessRequest(core, who, raw, context);
+}
+
+/** One stateless request, as {@linkcode statelessRequests}' handler serves it. */
+async function serveStatelessRequest(
+  core: ServerCore,
+  who: StatelessCaller,
+  raw: Parameters<RequestHandler>[0],
+  context: Parameters<RequestHandler>[1],
+): Promise<unknown> {
+  // The envelope first: a valid one means params is an object.
+  const envelope = checkRequest(who, { method: context.method, id: context.id, params: raw });
+  const params = isObject(raw) ? raw : {};
+  const level = envelope.logLevel as LogLevel | undefined;
+  const caller: Caller = {
+    principal: who.principal(),
+    protocolVersion: envelope.protocolVersion,
+    clientCapabilities: envelope.clientCapabilities,
+    notify: who.notify,
+    logLevel: level !== undefined && LOG_LEVELS.includes(level) ? level : undefined,
+    tools: undefined,
+    outcomes: who.outcomes,
   };
+  const method = handlerOf(STATELESS_ONLY_METHODS, context.method) ??
+    handlerOf(SHARED_METHODS, context.method);
+  // checkRequest refused a method this revision does not have (the method table's list, whose
+  // every method has a handler: tests/method_table_test.ts).
+  const answer = await method!(core, {
+    caller,
+    id: who.requestId ?? context.id,
+    params,
+    signal: context.signal,
+    context,
+  });
+  // Cancelled (a listen stream, say): whatever is returned is not sent.
+  return answer === undefined ? {} : shape(core, answer);
 }
 
 /**
@@ -306,7 +314,6 @@ function sharedExchange(core: ServerCore): SharedExchange {
   let shared = SHARED.get(core);
   if (shared) return shared;
   const callers = new Map<JsonRpcId, StatelessCaller>();
-  const serve = (who: StatelessCaller) => statelessRequests(core, who);
   shared = {
     callers,
     next: 1,
@@ -320,7 +327,7 @@ function sharedExchange(core: ServerCore): SharedExchange {
       handler: (params, context) => {
         const who = callers.get(context.id);
         if (!who) throw protocolError(ERROR_CODES.INTERNAL_ERROR, "Internal error");
-        return serve(who)(params, context);
+        return serveStatelessRequest(core, who, params, context);
       },
     }),
   };
@@ -338,12 +345,25 @@ function shape(core: ServerCore, answer: Answer): Record<string, unknown> {
     ttlMs: ttlMs(core),
     cacheScope: answer.scope() satisfies CacheScope,
   };
-  const meta = isObject(result._meta) ? result._meta : {};
   return {
     ...result,
     resultType: answer.resultType ?? "complete",
-    _meta: { ...meta, [STATELESS_META.serverInfo]: serverInfo(core.options) },
+    _meta: isObject(result._meta)
+      ? { ...result._meta, [STATELESS_META.serverInfo]: serverInfo(core.options) }
+      : serverMeta(core),
   };
+}
+
+const SERVER_META = new WeakMap<ServerCore, Record<string, unknown>>();
+
+/** A result's `_meta` when it has none of its own: the server named, made once (frozen). */
+function serverMeta(core: ServerCore): Record<string, unknown> {
+  let meta = SERVER_META.get(core);
+  if (meta === undefined) {
+    meta = Object.freeze({ [STATELESS_META.serverInfo]: serverInfo(core.options) });
+    SERVER_META.set(core, meta);
+  }
+  return meta;
 }
 
 /** How long a client may cache a list, read or discover result (`cacheTtlMs`, default 0). */

@@ -17,7 +17,21 @@ export interface BodyLimits {
   maxBytes: number;
   /** How long the whole body may take to arrive, from when reading starts. */
   timeoutMs: number;
+  /**
+   * Runs a function once after `ms` unless cancelled (the connection guard's sweep); a timer of
+   * its own by default.
+   */
+  deadline?: (ms: number, fire: () => void) => () => void;
 }
+
+/** A timer of its own: what a body read uses when it is given no deadline keeper. */
+function ownTimer(ms: number, fire: () => void): () => void {
+  const timer = setTimeout(fire, ms);
+  return () => clearTimeout(timer);
+}
+
+/** Decodes strict UTF-8 (one decoder: `decode` without `stream` keeps no state between calls). */
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * Reads a request body as UTF-8 text. Resolves with 413 as soon as the body is known to be too
@@ -48,7 +62,7 @@ export function readBody(
       refusal: "body-too-large",
       message: `Content Too Large: the request body exceeds ${limits.maxBytes} bytes`,
     });
-    const timer = setTimeout(() => {
+    const cancel = (limits.deadline ?? ownTimer)(limits.timeoutMs, () => {
       if (settled) {
         req.socket?.destroy(); // still sending the rest of a refused body
         return;
@@ -58,8 +72,8 @@ export function readBody(
         refusal: "body-timeout",
         message: `Request Timeout: the request body did not arrive within ${limits.timeoutMs} ms`,
       });
-    }, limits.timeoutMs);
-    const stop = (): void => clearTimeout(timer);
+    });
+    const stop = (): void => cancel();
     req.once("close", stop);
     const declared = Number(req.headers["content-length"]);
     if (Number.isFinite(declared) && declared > limits.maxBytes) {
@@ -83,7 +97,7 @@ export function readBody(
       try {
         settle({
           ok: true,
-          text: new TextDecoder("utf-8", { fatal: true }).decode(bytes),
+          text: UTF8.decode(bytes),
         });
       } catch {
         settle({

@@ -18,14 +18,23 @@ export interface ConnectionLimits {
   maxConnections: number;
   /** The most connections held at once from one remote address. */
   maxConnectionsPerAddress: number;
+  /** How long a connection may sit with no request under way before it is dropped, in ms. */
+  idleMs: number;
 }
 
-/** A connection's state: requests under way on it, and the headers deadline while none is. */
+/** A connection's state: requests under way on it, and since when it has waited for one. */
 interface Held {
   active: number;
   /** True until its first request's headers arrived. */
   fresh: boolean;
-  deadline: ReturnType<typeof setTimeout> | undefined;
+  /** When it began waiting for a request's headers (ms, `Date.now()`); -1 while one is under way. */
+  waitingSince: number;
+}
+
+/** A deadline the guard's sweep keeps: when it passes, `fire` runs once. */
+interface Deadline {
+  at: number;
+  fire: () => void;
 }
 
 /**
@@ -54,12 +63,20 @@ function answerAndClose(socket: Socket, status: string, message: string): void {
  * The server calls {@linkcode ConnectionGuard.admit} on every `connection`, and
  * {@linkcode ConnectionGuard.requestStarted} / {@linkcode ConnectionGuard.requestEnded} around
  * every request.
+ *
+ * Its deadlines (the headers', a kept-alive connection's idle time, and any the transport asks of
+ * {@linkcode ConnectionGuard.deadline}, such as a body's) are kept by one sweep, every eighth of the
+ * shortest limit (10 ms to 500 ms), running while there is something to time: a request costs no
+ * timer of its own, set and cleared. A deadline passes within that tick of its time.
  */
 export class ConnectionGuard {
   readonly #limits: ConnectionLimits;
   readonly #held = new Map<Socket, Held>();
   readonly #byAddress = new Map<string, number>();
   readonly #refused = new WeakSet<Socket>();
+  readonly #deadlines = new Set<Deadline>();
+  readonly #tickMs: number;
+  #sweep: ReturnType<typeof setInterval> | undefined;
 
   /**
    * Makes a guard.
@@ -68,6 +85,62 @@ export class ConnectionGuard {
    */
   constructor(limits: ConnectionLimits) {
     this.#limits = limits;
+    const positive = [limits.headersTimeoutMs, limits.idleMs].filter((ms) => ms > 0);
+    const shortest = positive.length ? Math.min(...positive) : 4000;
+    this.#tickMs = Math.min(500, Math.max(10, Math.floor(shortest / 8)));
+  }
+
+  /**
+   * Runs `fire` once `ms` from now (within the sweep's tick), unless cancelled first.
+   *
+   * @param ms How long from now.
+   * @param fire What to run then.
+   * @returns Cancels it.
+   */
+  deadline(ms: number, fire: () => void): () => void {
+    const entry: Deadline = { at: Date.now() + ms, fire };
+    this.#deadlines.add(entry);
+    this.#startSweep();
+    return () => {
+      this.#deadlines.delete(entry);
+    };
+  }
+
+  #startSweep(): void {
+    if (this.#sweep !== undefined) return;
+    this.#sweep = setInterval(() => this.#tick(), this.#tickMs);
+  }
+
+  #tick(): void {
+    const now = Date.now();
+    for (const entry of this.#deadlines) {
+      if (entry.at > now) continue;
+      this.#deadlines.delete(entry);
+      entry.fire();
+    }
+    const { headersTimeoutMs, idleMs } = this.#limits;
+    for (const [socket, held] of this.#held) {
+      if (held.active > 0 || held.waitingSince < 0 || socket.destroyed) continue;
+      const waited = now - held.waitingSince;
+      if (held.fresh && headersTimeoutMs > 0 && waited >= headersTimeoutMs) {
+        held.waitingSince = -1;
+        answerAndClose(
+          socket,
+          statusLine("headers-timeout"),
+          `Request Timeout: the request's headers did not arrive within ${headersTimeoutMs} ms (headersTimeoutMs)`,
+        );
+      } else if (
+        (!held.fresh && headersTimeoutMs > 0 && waited >= headersTimeoutMs) ||
+        (idleMs > 0 && waited >= idleMs)
+      ) {
+        held.waitingSince = -1;
+        socket.destroy(); // a kept-alive connection nobody used again, or one never used
+      }
+    }
+    if (this.#held.size === 0 && this.#deadlines.size === 0) {
+      clearInterval(this.#sweep);
+      this.#sweep = undefined;
+    }
   }
 
   /** How many connections are held. */
@@ -101,17 +174,16 @@ export class ConnectionGuard {
       answerAndClose(socket, statusLine("connections-full"), refusal);
       return false;
     }
-    const held: Held = { active: 0, fresh: true, deadline: undefined };
+    const held: Held = { active: 0, fresh: true, waitingSince: Date.now() };
     this.#held.set(socket, held);
     this.#byAddress.set(address, fromAddress + 1);
     socket.once("close", () => {
-      clearTimeout(held.deadline);
       this.#held.delete(socket);
       const left = (this.#byAddress.get(address) ?? 1) - 1;
       if (left > 0) this.#byAddress.set(address, left);
       else this.#byAddress.delete(address);
     });
-    this.#awaitHeaders(socket, held);
+    this.#startSweep();
     return true;
   }
 
@@ -135,8 +207,7 @@ export class ConnectionGuard {
     if (!held) return;
     held.active++;
     held.fresh = false;
-    clearTimeout(held.deadline);
-    held.deadline = undefined;
+    held.waitingSince = -1;
   }
 
   /**
@@ -150,30 +221,14 @@ export class ConnectionGuard {
     const held = this.#held.get(socket);
     if (!held) return;
     held.active = Math.max(0, held.active - 1);
-    if (held.active === 0 && !socket.destroyed) {
-      this.#awaitHeaders(socket, held);
-    }
+    if (held.active === 0) held.waitingSince = Date.now();
   }
 
   /** Closes every connection (the server is stopping). */
   closeAll(): void {
     for (const socket of this.#held.keys()) socket.destroy();
-  }
-
-  #awaitHeaders(socket: Socket, held: Held): void {
-    clearTimeout(held.deadline);
-    const ms = this.#limits.headersTimeoutMs;
-    if (!(ms > 0)) return; // no headers timeout
-    held.deadline = setTimeout(() => {
-      held.deadline = undefined;
-      if (held.active > 0) return;
-      if (held.fresh) {
-        answerAndClose(
-          socket,
-          statusLine("headers-timeout"),
-          `Request Timeout: the request's headers did not arrive within ${ms} ms (headersTimeoutMs)`,
-        );
-      } else socket.destroy(); // a kept-alive connection nobody used again
-    }, ms);
+    this.#deadlines.clear();
+    clearInterval(this.#sweep);
+    this.#sweep = undefined;
   }
 }

@@ -331,6 +331,7 @@ class StreamableHttpServer implements McpHttpServer {
     const body = await readBody(req, {
       maxBytes: this.#options.maxBodyBytes ?? HTTP_LIMITS.maxBodyBytes,
       timeoutMs: this.#options.requestTimeoutMs ?? HTTP_LIMITS.requestTimeoutMs,
+      deadline: (ms, fire) => this.#connections.deadline(ms, fire),
     });
     if (!body.ok) {
       const close: Record<string, string> = body.refusal === "body-unreadable"
@@ -668,12 +669,13 @@ export async function serveHttp(
     maxConnections: options.maxConnections ?? HTTP_LIMITS.maxConnections,
     maxConnectionsPerAddress: options.maxConnectionsPerAddress ??
       HTTP_LIMITS.maxConnectionsPerAddress,
+    idleMs,
   });
   const http = createServer();
   http.on("connection", (socket: Socket) => {
     // Too many connections (in all, or from this address): 503 at once, never counted.
-    if (!connections.admit(socket)) return;
-    socket.setTimeout(idleMs, () => socket.destroy()); // silent, idle keep-alive
+    // Admitted, it is timed by the guard: its headers, and idle keep-alive (silently dropped).
+    connections.admit(socket);
   });
   const port = options.port ?? 0;
   await new Promise<void>((resolve, reject) => {
@@ -705,12 +707,8 @@ export async function serveHttp(
     res.on("error", () => {});
     const socket = req.socket;
     if (connections.refused(socket)) return; // parsed before the refusal closed it: never served
-    connections.requestStarted(socket); // the headers arrived
-    socket.setTimeout(0); // a request in progress is timed by its own deadline
-    res.once("close", () => {
-      connections.requestEnded(socket);
-      if (!socket.destroyed) socket.setTimeout(idleMs);
-    });
+    connections.requestStarted(socket); // the headers arrived; the request has its own deadlines
+    res.once("close", () => connections.requestEnded(socket));
     endpoint.serve(req, res);
   });
   return endpoint;
