@@ -6,6 +6,7 @@
  * @module
  */
 import type { ServerResponse } from "node:http";
+import { Buffer } from "node:buffer";
 import { ERROR_CODES } from "../../jsonrpc/errors.ts";
 import type {
   JsonRpcId,
@@ -37,7 +38,7 @@ export function writeJson(
   res.writeHead(status, {
     ...headers,
     "content-type": "application/json",
-    "content-length": String(new TextEncoder().encode(text).length),
+    "content-length": String(Buffer.byteLength(text, "utf8")),
   });
   res.end(text);
 }
