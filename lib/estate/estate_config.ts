@@ -1,6 +1,7 @@
 /**
  * The estate's own settings, as `<estate>/estate.json` holds them: the compatibility mode of every
- * tool that declares none, the call limits, and how long idempotency keys are kept. Pure: the store reads the file.
+ * tool that declares none, the call limits, how long idempotency keys are kept, and which calls wait for
+ * a second person's approval. Pure: the store reads the file.
  *
  * @module
  */
@@ -11,6 +12,7 @@ import {
   isCompatibilityMode,
 } from "../compat/compatibility_mode.ts";
 import { type CallLimit, callLimitProblems } from "./limits.ts";
+import { type CallApprovalRule, callApprovalProblems } from "./call_approvals.ts";
 
 /** The estate's settings file, in the estate's folder. */
 export const ESTATE_CONFIG_FILE = "estate.json";
@@ -21,6 +23,7 @@ const ESTATE_CONFIG_FIELDS: readonly string[] = [
   "compatibility",
   "limits",
   "idempotencyKeyTtlHours",
+  "callApprovals",
 ];
 
 /** The estate's settings (`estate.json`); every field is optional. */
@@ -40,6 +43,11 @@ export interface EstateConfig {
    * number, at most 8,760: a year); a repeat after that runs anew. Absent: 24.
    */
   idempotencyKeyTtlHours?: number;
+  /**
+   * Which `tools/call`s wait for a second person's approval, and who may give it (see
+   * {@linkcode CallApprovalRule}); the first rule that applies to a call decides. Absent: none wait.
+   */
+  callApprovals?: CallApprovalRule[];
 }
 
 /**
@@ -73,6 +81,9 @@ export function estateConfigProblems(value: unknown): string[] {
     );
   }
   if (value.limits !== undefined) problems.push(...callLimitProblems(value.limits));
+  if (value.callApprovals !== undefined) {
+    problems.push(...callApprovalProblems(value.callApprovals));
+  }
   const ttl = value.idempotencyKeyTtlHours;
   if (
     ttl !== undefined &&

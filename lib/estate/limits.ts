@@ -16,6 +16,7 @@
  * @module
  */
 import { isObject } from "../_object.ts";
+import { isToolPattern, toolPatternMatches } from "./_tool_pattern.ts";
 
 /** The windows a limit counts over, and their length in milliseconds. */
 export const LIMIT_WINDOWS: Readonly<Record<LimitWindow, number>> = Object.freeze({
@@ -134,7 +135,7 @@ export function callLimitProblems(value: unknown): string[] {
     }
     for (const field of ["tool", "principal"] as const) {
       const v = limit[field];
-      if (v !== undefined && (typeof v !== "string" || v === "" || v === ".*")) {
+      if (v !== undefined && !isToolPattern(v)) {
         problems.push(`${at}.${field} must be a non-empty string, got ${JSON.stringify(v)}`);
       }
     }
@@ -174,10 +175,7 @@ export function limitText(limit: CallLimit): string {
 /** Whether a limit applies to a call of `tool` by `principal`. */
 function appliesTo(limit: CallLimit, call: { principal: string; tool: string }): boolean {
   if (limit.principal !== undefined && limit.principal !== call.principal) return false;
-  if (limit.tool === undefined) return true;
-  return limit.tool.endsWith(".*")
-    ? call.tool.startsWith(limit.tool.slice(0, -1))
-    : call.tool === limit.tool;
+  return limit.tool === undefined || toolPatternMatches(limit.tool, call.tool);
 }
 
 /** Whether a limit is counted for each principal apart. */

@@ -187,5 +187,19 @@ export {
   type QuotaTake,
   quotaTakes,
 } from "./limits.ts";
+export {
+  callApprovalFor,
+  type CallApprovalRule,
+  callApprovalProblems,
+  callApprovalRuleText,
+  decidePendingCall,
+  DEFAULT_APPROVAL_MINUTES,
+  type DecisionRefusal,
+  mayViewPendingCall,
+  type PendingCall,
+  pendingCallAt,
+  PendingCallDecisionError,
+  type PendingCallState,
+} from "./call_approvals.ts";
 export { breakingCall } from "./breaking_call.ts";
 export type { BreakingCall, BreakingCallSubject } from "./breaking_call.ts";
