@@ -364,3 +364,66 @@ export function decidePendingCall(
     ...(reason ? { reason } : {}),
   };
 }
+
+/**
+ * Where pending calls are kept, shared by every replica that may be asked about them: the memory
+ * of one server ({@linkcode memoryPendingCalls}), or the estate's store (`EstateStore.pendingCalls`).
+ * A decision is a compare-and-set: of two approvers deciding one call at once, exactly one wins.
+ */
+export interface PendingCallStore {
+  /** Keeps a new pending call (its id is new). */
+  hold(call: PendingCall): Awaitable<void>;
+  /** One pending call by id, as stored; undefined when there is none. */
+  get(id: string): Awaitable<PendingCall | undefined>;
+  /** Every pending call kept, oldest first (callers filter them with `mayViewPendingCall`). */
+  list(): Awaitable<PendingCall[]>;
+  /**
+   * Replaces a call that is still in state `from` with `next` (same id); false when it is not
+   * (another decided it, or it ran).
+   */
+  change(next: PendingCall, from: PendingCallState): Awaitable<boolean>;
+}
+
+/** A value, or a promise of it. */
+type Awaitable<T> = T | Promise<T>;
+
+/**
+ * Pending calls in memory: one server's, gone when it stops.
+ *
+ * @returns The store.
+ *
+ * @example
+ * ```ts
+ * import { memoryPendingCalls } from "@tool-estate/core";
+ * import assert from "node:assert/strict";
+ * const store = memoryPendingCalls();
+ * assert.deepEqual(store.list(), []);
+ * ```
+ */
+export function memoryPendingCalls(): PendingCallStore & {
+  get(id: string): PendingCall | undefined;
+  list(): PendingCall[];
+  change(next: PendingCall, from: PendingCallState): boolean;
+  hold(call: PendingCall): void;
+} {
+  const calls = new Map<string, PendingCall>();
+  return {
+    hold(call) {
+      if (calls.has(call.id)) throw new Error(`Pending call ${call.id} exists already`);
+      calls.set(call.id, structuredClone(call));
+    },
+    get(id) {
+      const call = calls.get(id);
+      return call && structuredClone(call);
+    },
+    list() {
+      return [...calls.values()].map((c) => structuredClone(c));
+    },
+    change(next, from) {
+      const stored = calls.get(next.id);
+      if (!stored || stored.state !== from) return false;
+      calls.set(next.id, structuredClone(next));
+      return true;
+    },
+  };
+}

@@ -12,7 +12,7 @@ import {
   isCompatibilityMode,
 } from "../compat/compatibility_mode.ts";
 import { type CallLimit, callLimitProblems } from "./limits.ts";
-import { type CallApprovalRule, callApprovalProblems } from "./call_approvals.ts";
+import { callApprovalProblems, type CallApprovalRule } from "./call_approvals.ts";
 
 /** The estate's settings file, in the estate's folder. */
 export const ESTATE_CONFIG_FILE = "estate.json";

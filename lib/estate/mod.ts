@@ -189,17 +189,19 @@ export {
 } from "./limits.ts";
 export {
   callApprovalFor,
-  type CallApprovalRule,
   callApprovalProblems,
+  type CallApprovalRule,
   callApprovalRuleText,
   decidePendingCall,
-  DEFAULT_APPROVAL_MINUTES,
   type DecisionRefusal,
+  DEFAULT_APPROVAL_MINUTES,
   mayViewPendingCall,
+  memoryPendingCalls,
   type PendingCall,
   pendingCallAt,
   PendingCallDecisionError,
   type PendingCallState,
+  type PendingCallStore,
 } from "./call_approvals.ts";
 export { breakingCall } from "./breaking_call.ts";
 export type { BreakingCall, BreakingCallSubject } from "./breaking_call.ts";
