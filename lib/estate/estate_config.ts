@@ -11,6 +11,7 @@ import {
   isCompatibilityMode,
 } from "../compat/compatibility_mode.ts";
 import { type CallLimit, callLimitProblems } from "./limits.ts";
+import { type ApprovalPolicy, approvalPolicyProblems } from "./approval.ts";
 
 /** The estate's settings file, in the estate's folder. */
 export const ESTATE_CONFIG_FILE = "estate.json";
@@ -21,6 +22,7 @@ const ESTATE_CONFIG_FIELDS: readonly string[] = [
   "compatibility",
   "limits",
   "idempotencyKeyTtlHours",
+  "approval",
 ];
 
 /** The estate's settings (`estate.json`); every field is optional. */
@@ -40,6 +42,11 @@ export interface EstateConfig {
    * number, at most 8,760: a year); a repeat after that runs anew. Absent: 24.
    */
   idempotencyKeyTtlHours?: number;
+  /**
+   * Which changes need a second owner's approval before publish, and who may approve (see
+   * {@linkcode ApprovalPolicy}). Absent: nothing needs approval.
+   */
+  approval?: ApprovalPolicy;
 }
 
 /**
@@ -84,6 +91,7 @@ export function estateConfigProblems(value: unknown): string[] {
       }`,
     );
   }
+  if (value.approval !== undefined) problems.push(...approvalPolicyProblems(value.approval));
   for (const k of Object.keys(value)) {
     if (!ESTATE_CONFIG_FIELDS.includes(k)) {
       problems.push(`unknown field ${k}`);
