@@ -783,8 +783,9 @@ Deno.test("the migration list names exactly the migration files in the repositor
   const files = [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => n.endsWith(".sql"))
     .sort();
   assert.deepEqual([...MIGRATION_FILES], files);
-  assert.deepEqual(
-    files.map((f) => Number(f.slice(0, 3))),
-    files.map((_, i) => i + 1),
-  );
+  // Numbers strictly increase, each once. A gap is allowed: numbers are reserved for work in
+  // progress on other branches (009 was taken while 007 and 008 were in flight).
+  const numbers = files.map((f) => Number(f.slice(0, 3)));
+  assert.deepEqual(numbers, [...new Set(numbers)].sort((a, b) => a - b));
+  assert.equal(numbers[0], 1);
 });

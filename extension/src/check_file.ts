@@ -108,8 +108,8 @@ export interface FileCheck {
 
 /** What a file is checked against. */
 export interface CheckContext {
-  /** Checks a parsed draft: `EstateSnapshot.check`. */
-  check: (spec: ToolSpec) => DraftReport;
+  /** Checks a parsed draft, given its text (its proposal's id is the text's hash): `EstateSnapshot.check`. */
+  check: (spec: ToolSpec, text: string) => DraftReport;
   /**
    * What the gateway's drift log says of the tool now: `EstateSnapshot.driftNotices`. May throw
    * when the log cannot be read (a warning at `name` then says why). Default: nothing.
@@ -308,7 +308,7 @@ export function checkToolFile(text: string, context: CheckContext): FileCheck {
   }
   let report: DraftReport;
   try {
-    report = context.check(spec);
+    report = context.check(spec, text);
   } catch (e) {
     // A bad stored-calls line surfaces during replay, naming its file and line.
     const message = (e as Error).message;

@@ -17,6 +17,9 @@ import type { StoredCall } from "../../lib/estate/replay.ts";
 import type { ToolSpec } from "../../lib/estate/spec.ts";
 import { DRIFT_FILE } from "../../lib/store/drift_log.ts";
 import { EstateDir } from "../../lib/store/estate_dir.ts";
+import { proposalId } from "../../lib/store/proposals.ts";
+import type { ApprovalPolicy } from "../../lib/estate/approval.ts";
+import type { Proposal } from "../../lib/estate/proposal.ts";
 
 /** Options for {@linkcode EstateSnapshot.load}. */
 export interface SnapshotOptions {
@@ -42,6 +45,7 @@ export class EstateSnapshot {
   readonly registry: ToolRegistry;
   readonly #readCalls: (name: string) => Iterable<StoredCall>;
   readonly #readDrift: () => Iterable<DriftRecord>;
+  readonly #approval: { policy?: ApprovalPolicy; proposals: () => Proposal[] };
   readonly #calls = new Map<string, StoredCall[]>();
   readonly #indexes = new Map<string, CallIndex>();
   #drift: { stamp: string; records: DriftRecord[]; error?: unknown } | undefined;
@@ -52,10 +56,12 @@ export class EstateSnapshot {
     read: {
       calls: (name: string) => Iterable<StoredCall>;
       drift: () => Iterable<DriftRecord>;
+      approval?: { policy?: ApprovalPolicy; proposals: () => Proposal[] };
     },
     options: SnapshotOptions = {},
   ) {
     this.dir = dir;
+    this.#approval = read.approval ?? { proposals: () => [] };
     this.#readCalls = read.calls;
     this.#readDrift = read.drift;
     this.registry = new ToolRegistry({
@@ -87,7 +93,12 @@ export class EstateSnapshot {
     return new EstateSnapshot(
       dir,
       disk.registry,
-      { calls: (name) => disk.readCalls(name), drift: () => disk.readDrift() },
+      {
+        calls: (name) => disk.readCalls(name),
+        drift: () => disk.readDrift(),
+        // The approval policy as loaded; the proposals read at each check (approvals come and go).
+        approval: { policy: disk.settings().approval, proposals: () => disk.proposals() },
+      },
       options,
     );
   }
@@ -119,13 +130,20 @@ export class EstateSnapshot {
   }
 
   /**
-   * Checks a draft against this estate: exactly `estate check`'s report.
+   * Checks a draft against this estate: exactly `estate check`'s report, its approval state
+   * included when the estate has an approval policy (the proposal of exactly `text`).
    *
    * @param spec The draft, parsed with `parseToolSpec`.
+   * @param text The draft's text, whose hash names its proposal. Default: no proposal looked up.
    * @returns The report.
-   * @throws {CorpusError} When the tool's `calls.jsonl` has a bad line.
+   * @throws {CorpusError} When the tool's `calls.jsonl` has a bad line, or a proposal file is bad.
    */
-  check(spec: ToolSpec): DraftReport {
+  check(spec: ToolSpec, text?: string): DraftReport {
+    const policy = this.#approval.policy;
+    const id = policy && text !== undefined ? proposalId(text) : undefined;
+    const proposal = id === undefined
+      ? undefined
+      : this.#approval.proposals().find((p) => p.id === id);
     let index = this.#indexes.get(spec.name);
     if (!index) {
       index = new CallIndex(this.calls(spec.name));
@@ -134,6 +152,7 @@ export class EstateSnapshot {
     const replay = index;
     return checkDraft(spec, this.registry, {
       replay: (schema, o) => replay.rejections(schema, o),
+      ...(policy ? { approval: { policy, ...(proposal ? { proposal } : {}) } } : {}),
     });
   }
 

@@ -302,7 +302,7 @@ function serve(connection: Connection): void {
       ? rel.split(path.sep).join("/") + "/"
       : dir;
     const check = checkToolFile(text, {
-      check: (spec) => estate.snapshot.check(spec),
+      check: (spec, text) => estate.snapshot.check(spec, text),
       drift: (name) => estate.snapshot.driftNotices(name),
       estateLabel: label,
       estateProblem: estate.problem,

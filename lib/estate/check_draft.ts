@@ -20,6 +20,18 @@ import type { BreakingCall } from "./breaking_call.ts";
 import { lintDescription, type ToolSpec } from "./spec.ts";
 import type { SpecPoisoningSignal } from "./poisoning.ts";
 import { toolMentionMessage } from "./tool_mentions.ts";
+import { type ApprovalPolicy, type ApprovalRequirement, approvalRequirement } from "./approval.ts";
+import { approvalStatus, type Proposal } from "./proposal.ts";
+
+/** Options for {@linkcode checkDraft}: the plan's, and the approval state to report. */
+export interface CheckDraftOptions extends PlanOptions {
+  /**
+   * The estate's approval policy (`estate.json`'s `approval`) and the proposal of the draft's
+   * exact bytes, if any: the report then says whether the draft needs approval (`needs-approval`,
+   * an error: publish refuses it) or is approved (`approved`). Absent: nothing is said of it.
+   */
+  approval?: { policy?: ApprovalPolicy; proposal?: Proposal };
+}
 
 /** How much a finding matters: an error fails `estate check`. */
 export type FindingSeverity = "error" | "warning" | "information" | "hint";
@@ -95,6 +107,8 @@ export interface DraftReport {
    * or its mirror), checked by the validator; absent when none was found.
    */
   breakingCall?: BreakingCall;
+  /** Whether publishing it needs approval, and which rule requires it (with `options.approval`). */
+  approval?: ApprovalRequirement;
   /** Every finding, errors first. */
   findings: DraftFinding[];
   /** True when there is no error: the draft can be published as it is (or is already published). */
@@ -152,7 +166,8 @@ function rejectionMessage(node: RejectionsAtNode): string {
  *
  * @param spec The draft (already parsed with `parseToolSpec`).
  * @param registry The estate it would be published into.
- * @param options `replay`: a faster replay of the stored calls (a `CallIndex`), as for `plan`.
+ * @param options `replay`: a faster replay of the stored calls (a `CallIndex`), as for `plan`;
+ *   `approval`: the approval policy and the proposal of the draft's bytes, to report its state.
  * @returns The report; `ok` is false when publishing would be refused.
  *
  * @example
@@ -178,7 +193,7 @@ function rejectionMessage(node: RejectionsAtNode): string {
 export function checkDraft(
   spec: ToolSpec,
   registry: ToolRegistry,
-  options: PlanOptions = {},
+  options: CheckDraftOptions = {},
 ): DraftReport {
   const plan: PublishPlan = registry.plan(spec, options);
   const findings: DraftFinding[] = [];
@@ -325,6 +340,18 @@ export function checkDraft(
       message: problem,
     });
   }
+  const approval = options.approval
+    ? approvalRequirement(plan, options.approval.policy)
+    : undefined;
+  const status = approvalStatus(approval, options.approval?.proposal);
+  if (status) {
+    findings.push({
+      severity: status.rule === "approved" ? "information" : "error",
+      code: status.rule,
+      target: { field: "version" },
+      message: status.message,
+    });
+  }
   findings.sort((a, b) => ORDER[a.severity] - ORDER[b.severity]);
   return {
     name: spec.name,
@@ -338,6 +365,7 @@ export function checkDraft(
     outputChanges: plan.outputChanges,
     rejected: { count: plan.rejected.count, byNode: plan.rejected.byNode },
     ...(plan.breakingCall ? { breakingCall: plan.breakingCall } : {}),
+    ...(approval ? { approval } : {}),
     findings,
     ok: !findings.some((f) => f.severity === "error"),
   };

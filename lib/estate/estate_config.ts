@@ -13,6 +13,7 @@ import {
 } from "../compat/compatibility_mode.ts";
 import { type CallLimit, callLimitProblems } from "./limits.ts";
 import { callApprovalProblems, type CallApprovalRule } from "./call_approvals.ts";
+import { type ApprovalPolicy, approvalPolicyProblems } from "./approval.ts";
 
 /** The estate's settings file, in the estate's folder. */
 export const ESTATE_CONFIG_FILE = "estate.json";
@@ -24,6 +25,7 @@ const ESTATE_CONFIG_FIELDS: readonly string[] = [
   "limits",
   "idempotencyKeyTtlHours",
   "callApprovals",
+  "approval",
 ];
 
 /** The estate's settings (`estate.json`); every field is optional. */
@@ -48,6 +50,11 @@ export interface EstateConfig {
    * {@linkcode CallApprovalRule}); the first rule that applies to a call decides. Absent: none wait.
    */
   callApprovals?: CallApprovalRule[];
+  /**
+   * Which changes need a second owner's approval before publish, and who may approve (see
+   * {@linkcode ApprovalPolicy}). Absent: nothing needs approval.
+   */
+  approval?: ApprovalPolicy;
 }
 
 /**
@@ -95,6 +102,7 @@ export function estateConfigProblems(value: unknown): string[] {
       }`,
     );
   }
+  if (value.approval !== undefined) problems.push(...approvalPolicyProblems(value.approval));
   for (const k of Object.keys(value)) {
     if (!ESTATE_CONFIG_FIELDS.includes(k)) {
       problems.push(`unknown field ${k}`);

@@ -116,6 +116,7 @@ export {
 export { type Repair, repairArguments, type RepairOptions, type RepairResult } from "./repair.ts";
 export {
   checkDraft,
+  type CheckDraftOptions,
   type DraftFinding,
   type DraftReport,
   type FindingSeverity,
@@ -205,3 +206,30 @@ export {
 } from "./call_approvals.ts";
 export { breakingCall } from "./breaking_call.ts";
 export type { BreakingCall, BreakingCallSubject } from "./breaking_call.ts";
+export {
+  APPROVAL_TRIGGERS,
+  type ApprovalPolicy,
+  approvalPolicyProblems,
+  type ApprovalReason,
+  type ApprovalRequirement,
+  approvalRequirement,
+  approvalRules,
+  type ApprovalSubject,
+  type ApprovalTrigger,
+  mayApprove,
+} from "./approval.ts";
+export {
+  approvalRefusal,
+  type ApprovalStatus,
+  approvalStatus,
+  newProposal,
+  type Proposal,
+  type ProposalApproval,
+  type ProposalClassification,
+  ProposalError,
+  type ProposalEvent,
+  proposalEvent,
+  type ProposalRejection,
+  type ProposalState,
+  shortProposalId,
+} from "./proposal.ts";

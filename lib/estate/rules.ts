@@ -889,6 +889,31 @@ const CHECK_RULES: Rule[] = [
     },
   ),
   check(
+    "needs-approval",
+    "error",
+    true,
+    "the draft needs a second owner's approval before publish",
+    "The estate's approval policy (`estate.json`'s `approval.require`) names a trigger the change meets — `major`, `new-tool`, `new-irreversible`, `side-effect-raised`, `classification-lowered` — and no approved proposal of the draft's exact bytes exists: `publish` refuses it. The message names the trigger and the proposal's state (none, pending, rejected, superseded). Propose it (`estate propose FILE --as YOU`) and have another owner approve it (`estate approve ID --as THEM`).",
+    {
+      input:
+        '{"approval": {"require": ["major"], "owners": {"payments-platform": ["ana", "ben"]}}} and a draft payments.lookup@2.0.0 that removes a property, proposed by ana',
+      gives:
+        "needs approval (rule major: the release is 2.0.0 against 1.0.0, a major change); pending proposal 5f0c1d2e3a4b by ana: another owner runs estate approve 5f0c1d2e3a4b",
+    },
+  ),
+  check(
+    "approved",
+    "info",
+    false,
+    "the draft needs approval and another owner approved these bytes",
+    "An approved proposal of the draft's exact bytes exists: `publish` writes exactly those bytes. A file edited after the approval has other bytes, and needs a proposal of its own.",
+    {
+      input:
+        '{"approval": {"require": ["major"], "owners": {"payments-platform": ["ana", "ben"]}}} and that draft, approved by ben',
+      gives: "approved by ben (proposal 5f0c1d2e3a4b): publish writes exactly these bytes",
+    },
+  ),
+  check(
     "ignore-expired",
     "error",
     true,

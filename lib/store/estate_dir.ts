@@ -84,6 +84,8 @@ import { storedCallLine, storedCallProblems } from "./_stored_call.ts";
 import { type DiskServer, loadServerDir, parseServerFile, SERVERS_DIR } from "./_server_dir.ts";
 import { appendDriftLog, DRIFT_FILE, readDriftLog } from "./drift_log.ts";
 import type { EstateStore, StoreChange, StoreWatch } from "./store.ts";
+import type { Proposal, ProposalEvent } from "../estate/proposal.ts";
+import { PROPOSALS_DIR, readProposalDir, recordInProposalDir } from "./_proposal_dir.ts";
 
 /** The principals file's name. */
 const PRINCIPALS_FILE = "principals.json";
@@ -967,6 +969,7 @@ export class EstateDir implements EstateStore {
       (_event, filename) => {
         const rel = typeof filename === "string" ? filename.split(path.sep) : [];
         if (RUNTIME_DIRS.has(rel[0])) return; // runtime state, nothing to reload
+        if (rel[0] === PROPOSALS_DIR) return; // drafts: nothing a reader of the estate loads
         if (rel[0] === PRINCIPALS_FILE) listener({ kind: "principals" });
         else if (rel[0] === SERVERS_DIR) listener({ kind: "servers" });
         else if (rel[0] === TOOLS_DIR && rel[1]) {
@@ -978,6 +981,29 @@ export class EstateDir implements EstateStore {
       },
     );
     return { close: () => watcher.close() };
+  }
+
+  /**
+   * The proposals in `proposals/<id>.json`, oldest first.
+   *
+   * @returns The proposals.
+   * @throws {CorpusError} Naming a file that is not a proposal.
+   */
+  proposals(): Proposal[] {
+    return readProposalDir(this.dir);
+  }
+
+  /**
+   * Records an event on a proposal (see {@linkcode EstateStore.recordProposal}): under the lock of
+   * `proposals/`, decided against the files as they are now, each changed record replaced
+   * atomically. The one place a folder estate's proposals, approvals and rejections happen.
+   *
+   * @param event The event.
+   * @returns The records written.
+   * @throws {ProposalError} When the event is refused.
+   */
+  recordProposal(event: ProposalEvent): Proposal[] {
+    return recordInProposalDir(this.dir, event, this.#readConfig().approval, this.#lock);
   }
 
   /** Nothing to release: a folder estate holds no connection (for {@linkcode EstateStore}). */

@@ -65,3 +65,14 @@ export {
   type TornLine,
   tornLineMessage,
 } from "./read_calls.ts";
+export {
+  type ApprovalPlan,
+  ApprovalRequiredError,
+  type ApprovedPublishResult,
+  draftApproval,
+  findProposal,
+  planApproval,
+  proposalId,
+  propose,
+  publishApproved,
+} from "./proposals.ts";

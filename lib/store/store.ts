@@ -22,6 +22,7 @@ import type {
   RetirementRules,
 } from "../estate/retirement_plan.ts";
 import type { EstatePrincipal } from "./principals.ts";
+import type { Proposal, ProposalEvent } from "../estate/proposal.ts";
 import type {
   IdempotencyClaim,
   IdempotencyEntry,
@@ -225,6 +226,24 @@ export interface EstateStore {
    * @returns The entry, or undefined.
    */
   readIdempotencyKey(ref: IdempotencyRef, now: number): Awaitable<IdempotencyEntry | undefined>;
+  /**
+   * The estate's proposals (drafts awaiting or past a second owner's approval), oldest first.
+   *
+   * @returns Copies.
+   */
+  proposals(): Awaitable<Proposal[]>;
+  /**
+   * Records an event on a proposal — a proposal, an approval, a rejection, a publication: the one
+   * place where each happens, decided by `proposalEvent` against the tool's proposals as the store
+   * has them now (under the folder's lock, or in one transaction) with the estate's approval
+   * policy (`estate.json`'s `approval`), and then written. An audit log hooks here.
+   *
+   * @param event The event.
+   * @returns The records written (a new proposal, and those it superseded; or the one changed).
+   * @throws {ProposalError} When the event is refused (the proposer approving their own, someone
+   *   who may not approve, a proposal no longer pending, bytes already proposed).
+   */
+  recordProposal(event: ProposalEvent): Awaitable<Proposal[]>;
   /** Releases what the store holds (connections, watchers). */
   close(): Awaitable<void>;
 }

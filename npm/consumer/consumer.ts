@@ -154,7 +154,7 @@ async function main(): Promise<void> {
   const all: Migration[] = await migrations();
   assert.deepEqual(
     all.map((m) => [m.version, m.name]),
-    MIGRATION_FILES.map((name, i) => [i + 1, name]),
+    MIGRATION_FILES.map((name) => [Number(name.slice(0, 3)), name]),
   );
   for (const m of all) {
     assert.equal(m.sql, fs.readFileSync(path.join(shipped, m.name), "utf8"));

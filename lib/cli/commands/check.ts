@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { checkDraft, type DraftReport, limitList, shortenText } from "../../../mod.ts";
-import { CorpusError, type EstateStore } from "../../store/mod.ts";
+import { CorpusError, draftApproval, type EstateStore } from "../../store/mod.ts";
 import {
   type CheckedFile,
   checkedToolFile,
@@ -193,7 +193,11 @@ async function check(
       continue;
     }
     const replay = await estate.replayFor(read.spec);
-    const report = checkDraft(read.spec, estate.registry, { replay });
+    const approval = await draftApproval(estate, text);
+    const report = checkDraft(read.spec, estate.registry, {
+      replay,
+      ...(approval ? { approval } : {}),
+    });
     reports.push({ file, ...report });
     drift ??= await readDriftOnce(estate, io);
     const notices = driftNotices(drift, read.spec.name, estate.registry);

@@ -10,6 +10,7 @@ import { checkCommand } from "./check.ts";
 import { diffCommand } from "./diff.ts";
 import { rulesCommand } from "./rules.ts";
 import { publishCommand } from "./publish.ts";
+import { approveCommand, proposalsCommand, proposeCommand, rejectCommand } from "./proposals.ts";
 import { deprecateCommand, retireCommand } from "./lifecycle.ts";
 import { listCommand } from "./list.ts";
 import { replayCommand } from "./replay.ts";
@@ -30,6 +31,10 @@ export const COMMANDS: readonly CliCommand[] = [
   diffCommand,
   rulesCommand,
   publishCommand,
+  proposeCommand,
+  proposalsCommand,
+  approveCommand,
+  rejectCommand,
   deprecateCommand,
   retireCommand,
   listCommand,

@@ -1,15 +1,17 @@
-/** `estate publish FILE`: publish a tool file. */
+/** `estate publish FILE`: publish a tool file (with an approved proposal, when its change needs one). */
 import path from "node:path";
-import { keepToolSpec, PublishError, type PublishTrace, type ToolSpec } from "../../../mod.ts";
+import { PublishError, shortProposalId } from "../../../mod.ts";
+import { ApprovalRequiredError, publishApproved } from "../../store/mod.ts";
 import { EXIT, UsageError } from "../_args.ts";
 import type { CliCommand, CommandContext } from "../_command.ts";
-import { readText } from "../_read_text.ts";
+import { readSpecFile } from "../_spec_file.ts";
 
 /** `estate publish`. */
 export const publishCommand: CliCommand = {
   name: "publish",
   usage: "estate publish FILE",
-  summary: "publish a tool file",
+  summary: "publish a tool file; a change the estate's approval policy names needs an approved\n" +
+    "proposal of exactly these bytes (estate propose, estate approve)",
   flags: { values: [], booleans: [] },
   async run(ctx: CommandContext): Promise<number> {
     const { args, io, out } = ctx;
@@ -18,14 +20,21 @@ export const publishCommand: CliCommand = {
     const estate = await ctx.openEstate();
     try {
       // Parsed once, here at the edge: the store and its registry take the kept spec as it is.
-      const result = await estate.publish(readSpecFile(file, io.trace));
+      const { text, spec } = readSpecFile(file, io.trace);
+      const result = await publishApproved(estate, spec, { text, now: ctx.now() });
       const plan = result.plan;
       const id = `${plan.spec.name}@${plan.spec.version}`;
       out(
         result.status === "published"
           ? `published ${id} (${
             plan.baseline ? `${plan.bump} change against ${plan.baseline.spec.version}` : "new tool"
-          })\n`
+          })${
+            result.proposal
+              ? `, approved by ${
+                result.proposal.approvals.map((a) => a.principal).join(", ")
+              } (proposal ${shortProposalId(result.proposal.id)})`
+              : ""
+          }\n`
           : `${id} is already published with this content; nothing written\n`,
         {
           status: result.status,
@@ -33,6 +42,7 @@ export const publishCommand: CliCommand = {
           version: plan.spec.version,
           bump: plan.bump,
           newTool: plan.baseline === undefined,
+          ...(result.proposal ? { proposal: result.proposal.id } : {}),
         },
       );
       return EXIT.ok;
@@ -46,22 +56,17 @@ export const publishCommand: CliCommand = {
         });
         return EXIT.failed;
       }
+      if (e instanceof ApprovalRequiredError) {
+        out(`${e.message}\n`, {
+          status: "refused",
+          refusal: "needs-approval",
+          message: e.message,
+          rules: e.requirement.rules,
+          ...(e.proposal ? { proposal: e.proposal.id, proposalState: e.proposal.state } : {}),
+        });
+        return EXIT.failed;
+      }
       throw e;
     }
   },
 };
-
-/**
- * Reads a tool file as a kept spec (`keepToolSpec`): JSON errors and spec problems are input
- * errors naming the file.
- */
-function readSpecFile(file: string, trace: PublishTrace | undefined): ToolSpec {
-  const text = readText(file);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    throw new UsageError(`${file} is not valid JSON: ${(e as Error).message}`);
-  }
-  return keepToolSpec(value, { subject: file, ...(trace ? { trace } : {}) });
-}

@@ -33,6 +33,7 @@ export const MIGRATION_FILES: readonly string[] = [
   "004_request_states.sql",
   "005_call_quotas.sql",
   "006_idempotency.sql",
+  "009_proposals.sql",
 ];
 
 /**

@@ -37,6 +37,12 @@ import {
 } from "../../estate/replay.ts";
 import type { RetirementOptions, RetirementPlan } from "../../estate/retirement_plan.ts";
 import { keepToolSpec, type ToolSpec } from "../../estate/spec.ts";
+import {
+  type Proposal,
+  ProposalError,
+  type ProposalEvent,
+  proposalEvent,
+} from "../../estate/proposal.ts";
 import type { PlanOptions, PublishResult } from "../../estate/publish_plan.ts";
 import { CorpusError } from "../corpus_error.ts";
 import { type EstatePrincipal, parsePrincipals } from "../principals.ts";
@@ -795,6 +801,51 @@ export class PgEstateStore implements EstateStore {
       },
     );
     return { close: () => unlisten() };
+  }
+
+  /**
+   * The proposals, oldest first (see {@linkcode EstateStore.proposals}).
+   *
+   * @returns The proposals.
+   */
+  async proposals(): Promise<Proposal[]> {
+    const rows = await this.sql`select record from proposals order by created, id`;
+    return rows.map((r) => r.record as Proposal);
+  }
+
+  /**
+   * Records an event on a proposal (see {@linkcode EstateStore.recordProposal}): in one
+   * transaction holding an advisory lock on the tool, decided against the tool's proposals and the
+   * stored `estate.json`'s approval policy as they are now. The one place a database estate's
+   * proposals, approvals and rejections happen.
+   *
+   * @param event The event.
+   * @returns The records written.
+   * @throws {ProposalError} When the event is refused.
+   */
+  async recordProposal(event: ProposalEvent): Promise<Proposal[]> {
+    return await this.sql.begin(async (tx) => {
+      let tool: string;
+      if (event.kind === "propose") tool = event.proposal.tool;
+      else {
+        const [row] = await tx`select tool from proposals where id = ${event.id}`;
+        if (!row) throw new ProposalError(`no proposal ${event.id.slice(0, 12)}`);
+        tool = row.tool as string;
+      }
+      await tx`select pg_advisory_xact_lock(hashtext(${"proposals:" + tool}))`;
+      const rows = await tx`select record from proposals where tool = ${tool} order by created, id`;
+      const [file] = await tx`select text from estate_files where name = 'estate.json'`;
+      const policy = file ? (JSON.parse(file.text as string) as EstateConfig).approval : undefined;
+      const changed = proposalEvent(rows.map((r) => r.record as Proposal), event, policy);
+      for (const p of changed) {
+        await tx`insert into proposals (id, tool, version, created, record)
+          values (${p.id}, ${p.tool}, ${p.version}, ${p.created}, ${
+          tx.json(p as unknown as postgres.JSONValue)
+        })
+          on conflict (id) do update set record = excluded.record`;
+      }
+      return changed;
+    });
   }
 
   /** Closes the connections. */
