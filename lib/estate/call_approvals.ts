@@ -372,20 +372,17 @@ export function decidePendingCall(
  */
 export interface PendingCallStore {
   /** Keeps a new pending call (its id is new). */
-  hold(call: PendingCall): Awaitable<void>;
+  hold(call: PendingCall): void | Promise<void>;
   /** One pending call by id, as stored; undefined when there is none. */
-  get(id: string): Awaitable<PendingCall | undefined>;
+  get(id: string): PendingCall | undefined | Promise<PendingCall | undefined>;
   /** Every pending call kept, oldest first (callers filter them with `mayViewPendingCall`). */
-  list(): Awaitable<PendingCall[]>;
+  list(): PendingCall[] | Promise<PendingCall[]>;
   /**
    * Replaces a call that is still in state `from` with `next` (same id); false when it is not
    * (another decided it, or it ran).
    */
-  change(next: PendingCall, from: PendingCallState): Awaitable<boolean>;
+  change(next: PendingCall, from: PendingCallState): boolean | Promise<boolean>;
 }
-
-/** A value, or a promise of it. */
-type Awaitable<T> = T | Promise<T>;
 
 /**
  * Pending calls in memory: one server's, gone when it stops.
