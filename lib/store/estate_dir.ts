@@ -86,6 +86,8 @@ import { appendDriftLog, DRIFT_FILE, readDriftLog } from "./drift_log.ts";
 import type { EstateStore, StoreChange, StoreWatch } from "./store.ts";
 import type { Proposal, ProposalEvent } from "../estate/proposal.ts";
 import { PROPOSALS_DIR, readProposalDir, recordInProposalDir } from "./_proposal_dir.ts";
+import { PendingCallDir } from "./_pending_call_dir.ts";
+import type { PendingCallStore } from "../estate/call_approvals.ts";
 
 /** The principals file's name. */
 const PRINCIPALS_FILE = "principals.json";
@@ -233,6 +235,7 @@ export class EstateDir implements EstateStore {
   readonly dir: string;
   readonly #now: () => Date;
   readonly #lock: LockOptions;
+  #pendingCalls: PendingCallStore | undefined;
   #config: EstateConfig = {};
   readonly #keys: IdempotencyDir;
   readonly #onTornLine: ((torn: TornLine) => void) | undefined;
@@ -1004,6 +1007,15 @@ export class EstateDir implements EstateStore {
    */
   recordProposal(event: ProposalEvent): Proposal[] {
     return recordInProposalDir(this.dir, event, this.#readConfig().approval, this.#lock);
+  }
+
+  /**
+   * The pending calls in `.pending-calls/` (see {@linkcode EstateStore.pendingCalls}).
+   *
+   * @returns The store of pending calls.
+   */
+  pendingCalls(): PendingCallStore {
+    return this.#pendingCalls ??= new PendingCallDir(this.dir, this.#lock);
   }
 
   /** Nothing to release: a folder estate holds no connection (for {@linkcode EstateStore}). */

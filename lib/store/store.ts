@@ -23,6 +23,7 @@ import type {
 } from "../estate/retirement_plan.ts";
 import type { EstatePrincipal } from "./principals.ts";
 import type { Proposal, ProposalEvent } from "../estate/proposal.ts";
+import type { PendingCallStore } from "../estate/call_approvals.ts";
 import type {
   IdempotencyClaim,
   IdempotencyEntry,
@@ -244,6 +245,14 @@ export interface EstateStore {
    *   who may not approve, a proposal no longer pending, bytes already proposed).
    */
   recordProposal(event: ProposalEvent): Awaitable<Proposal[]>;
+  /**
+   * The estate's pending calls (`tools/call`s held for a second person's decision, see
+   * `callApprovals` in `estate.json`): kept where every replica reads them, so that any replica
+   * answers for them and exactly one runs an approved call.
+   *
+   * @returns The store of pending calls.
+   */
+  pendingCalls(): PendingCallStore;
   /** Releases what the store holds (connections, watchers). */
   close(): Awaitable<void>;
 }

@@ -34,6 +34,7 @@ export const MIGRATION_FILES: readonly string[] = [
   "005_call_quotas.sql",
   "006_idempotency.sql",
   "009_proposals.sql",
+  "010_pending_calls.sql",
 ];
 
 /**

@@ -43,6 +43,8 @@ import {
   type ProposalEvent,
   proposalEvent,
 } from "../../estate/proposal.ts";
+import type { PendingCallStore } from "../../estate/call_approvals.ts";
+import { pgPendingCalls } from "./_pg_pending_calls.ts";
 import type { PlanOptions, PublishResult } from "../../estate/publish_plan.ts";
 import { CorpusError } from "../corpus_error.ts";
 import { type EstatePrincipal, parsePrincipals } from "../principals.ts";
@@ -134,6 +136,7 @@ export class PgEstateStore implements EstateStore {
   #registry: ToolRegistry;
   #principals: EstatePrincipal[] = [];
   #pinned: (() => Date) | undefined;
+  #pendingCalls: PendingCallStore | undefined;
 
   private constructor(sql: Sql, options: PgStoreOptions) {
     this.sql = sql;
@@ -801,6 +804,15 @@ export class PgEstateStore implements EstateStore {
       },
     );
     return { close: () => unlisten() };
+  }
+
+  /**
+   * The pending calls in table `pending_calls` (see {@linkcode EstateStore.pendingCalls}).
+   *
+   * @returns The store of pending calls.
+   */
+  pendingCalls(): PendingCallStore {
+    return this.#pendingCalls ??= pgPendingCalls(this.sql);
   }
 
   /**
