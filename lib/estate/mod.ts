@@ -204,6 +204,16 @@ export {
   type PendingCallState,
   type PendingCallStore,
 } from "./call_approvals.ts";
+export {
+  argumentsDigest,
+  claimApprovedCall,
+  decideCall,
+  holdCall,
+  type PendingCallDesk,
+  pendingCallFor,
+  pendingCallsFor,
+  settleExpiry,
+} from "./pending_calls.ts";
 export { breakingCall } from "./breaking_call.ts";
 export type { BreakingCall, BreakingCallSubject } from "./breaking_call.ts";
 export {

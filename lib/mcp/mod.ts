@@ -173,3 +173,9 @@ export {
   type ServeTransportOptions,
   type Transport,
 } from "./transport.ts";
+export {
+  DECIDE_CALL_TOOL,
+  PENDING_CALL_TOOL_SPECS,
+  PENDING_CALLS_TOOL,
+  pendingCallHandlers,
+} from "./pending_call_tools.ts";

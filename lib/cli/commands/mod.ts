@@ -11,6 +11,7 @@ import { diffCommand } from "./diff.ts";
 import { rulesCommand } from "./rules.ts";
 import { publishCommand } from "./publish.ts";
 import { approveCommand, proposalsCommand, proposeCommand, rejectCommand } from "./proposals.ts";
+import { approvalsCommand } from "./approvals.ts";
 import { deprecateCommand, retireCommand } from "./lifecycle.ts";
 import { listCommand } from "./list.ts";
 import { replayCommand } from "./replay.ts";
@@ -35,6 +36,7 @@ export const COMMANDS: readonly CliCommand[] = [
   proposalsCommand,
   approveCommand,
   rejectCommand,
+  approvalsCommand,
   deprecateCommand,
   retireCommand,
   listCommand,
