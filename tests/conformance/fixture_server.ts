@@ -154,8 +154,8 @@ const question = (text: string, maxTokens: number): SamplingRequest => ({
 /** The tools the suite calls, with their handlers. */
 const TOOLS: { spec: ToolSpec; handler: ToolHandler }[] = [
   // The tasks extension (alpha suite, tasks-*, SEP-2663): greet never makes a task; slow_compute
-  // makes one for a client that takes it (and runs while the call waits otherwise); failing_job,
-  // protocol_error_job, confirm_delete, multi_input only run as tasks.
+  // and confirm_delete make one for a client that takes it (and run while the call waits
+  // otherwise); failing_job, protocol_error_job, multi_input only run as tasks.
   {
     spec: fixtureSpec("greet", "Greets by name, at once (never a task).", {
       inputSchema: objectOf({ name: { type: "string" } }),
@@ -199,12 +199,13 @@ const TOOLS: { spec: ToolSpec; handler: ToolHandler }[] = [
       }),
   },
   {
-    spec: fixtureSpec("confirm_delete", "Asks to confirm, then deletes (only as a task).", {
+    // Not required: it lists first, and http-header-validation calls the first tool without the
+    // extension, expecting an answer (here a tool error: the work cannot ask outside a task).
+    spec: fixtureSpec("confirm_delete", "Asks to confirm, then deletes (a task).", {
       inputSchema: objectOf({ filename: { type: "string" } }),
     }),
     handler: (args) =>
       asTask({
-        required: true,
         work: async (task) => {
           const answer = await task.elicit(okForm(`Delete ${args.filename}?`), { key: "confirm" });
           return answer.action === "accept" ? `Deleted ${args.filename}` : "Nothing deleted";
@@ -866,7 +867,7 @@ const TASK_SUPPORT: Record<string, "optional" | "required" | undefined> = {
   slow_compute: "optional",
   failing_job: "required",
   protocol_error_job: "required",
-  confirm_delete: "required",
+  confirm_delete: "optional",
   multi_input: "required",
   test_tool_with_task: "required",
 };
