@@ -104,8 +104,8 @@ export interface McpClientOptions {
    * Whether this client takes tasks (`tools/call`s the server answers with a handle to poll):
    * declared on every 2026-07-28 request (the extension `io.modelcontextprotocol/tasks`) and, in
    * 2025-11-25, asked for (the `task` param) where the server offers task-augmented `tools/call`
-   * and the tool's listing (`listTools()`; fetched when a call is refused `-32601` for want of it)
-   * says `execution.taskSupport` is `optional` or `required`. `callTool` waits on a
+   * and the tool's listing (`listTools()`, fetched first when not cached) says
+   * `execution.taskSupport` is `optional` or `required`. `callTool` waits on a
    * task by itself (`tasks/get` at the server's poll interval, answering its input requests
    * through `serverRequests`) and returns the call's result. Default true.
    */
@@ -581,7 +581,10 @@ export class McpClient {
     if (key !== undefined) meta[IDEMPOTENCY_META_KEY] = key;
     let result: CallToolResult;
     const params: Record<string, unknown> = { name, arguments: args };
-    if (this.#asksForTask(name, this.#tools.peek())) params.task = {};
+    if (this.#offersTasks()) {
+      const tools = this.#tools.peek() ?? await this.#listedTools();
+      if (this.#asksForTask(name, tools)) params.task = {};
+    }
     for (let attempt = 0;; attempt++) {
       try {
         result = await this.#withInput("tools/call", params, {
@@ -774,17 +777,21 @@ export class McpClient {
 
   /**
    * Whether to ask a handshake-era server for a task (the `task` param): it offers task-augmented
-   * `tools/call` and lists the tool (in the tools already listed) with `execution.taskSupport`
-   * `optional` or `required`.
+   * `tools/call` and lists the tool with `execution.taskSupport` `optional` or `required`.
    */
   #asksForTask(name: string, tools: ListedTool[] | undefined): boolean {
+    if (!this.#offersTasks()) return false;
+    const support = tools?.find((t) => t.name === name)?.execution?.taskSupport;
+    return support === "optional" || support === "required";
+  }
+
+  /** Whether a handshake-era server offers task-augmented `tools/call` (and we take tasks). */
+  #offersTasks(): boolean {
     if (this.#era === "stateless" || this.#options.tasks === false) return false;
     const offered = this.#init?.capabilities.tasks;
     if (!isObject(offered) || !isObject(offered.requests)) return false;
-    const call = offered.requests.tools;
-    if (!isObject(call) || !isObject(call.call)) return false;
-    const support = tools?.find((t) => t.name === name)?.execution?.taskSupport;
-    return support === "optional" || support === "required";
+    const tools = offered.requests.tools;
+    return isObject(tools) && isObject(tools.call);
   }
 
   /** The tools as listed, or undefined when they cannot be listed. */
