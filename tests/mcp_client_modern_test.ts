@@ -114,7 +114,9 @@ Deno.test("connect() picks the modern era on a discover result and sends no init
   for (const r of received) {
     const meta = r.params._meta as Record<string, unknown>;
     assert.equal(meta[PV], "2026-07-28");
-    assert.deepEqual(meta["io.modelcontextprotocol/clientCapabilities"], {});
+    assert.deepEqual(meta["io.modelcontextprotocol/clientCapabilities"], {
+      extensions: { "io.modelcontextprotocol/tasks": {} },
+    });
     assert.equal(
       (meta["io.modelcontextprotocol/clientInfo"] as { name: string }).name,
       "tool-estate-client",

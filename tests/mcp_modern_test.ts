@@ -181,6 +181,7 @@ Deno.test("server/discover names versions, capabilities, serverInfo, cache field
       resources: {},
       prompts: {},
       completions: {},
+      extensions: { "io.modelcontextprotocol/tasks": {} },
     },
     instructions: "Use payments tools carefully.",
     ttlMs: 60_000,

@@ -42,6 +42,7 @@ Deno.test("initialize negotiates leniently and declares tools with listChanged, 
       prompts: {},
       logging: {},
       completions: {},
+      tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
     });
   }
 });

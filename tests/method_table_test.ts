@@ -91,15 +91,19 @@ Deno.test("serverCapabilitiesOf() announces each capability of the era's methods
     prompts: {},
     logging: {},
     completions: {},
+    tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
   });
   assert.deepEqual(serverCapabilitiesOf("stateless"), {
     tools: { listChanged: true },
     resources: {},
     prompts: {},
     completions: {},
+    extensions: { "io.modelcontextprotocol/tasks": {} },
   });
   for (const era of PROTOCOL_ERAS) {
-    const names = servedIn(era).flatMap((n) => MCP_METHODS[n].capability?.name ?? []);
+    // 2026-07-28 spells tasks as an extension.
+    const names = servedIn(era).flatMap((n) => MCP_METHODS[n].capability?.name ?? [])
+      .map((n) => n === "tasks" && era === "stateless" ? "extensions" : n);
     assert.deepEqual(Object.keys(serverCapabilitiesOf(era)).sort(), [...new Set(names)].sort());
   }
 });

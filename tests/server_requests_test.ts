@@ -802,6 +802,8 @@ Deno.test("input_required: answered through the same policy and retried with inp
       sampling: {},
       elicitation: { form: {} },
       roots: {},
+      // Task support, declared by default (McpClientOptions.tasks).
+      extensions: { "io.modelcontextprotocol/tasks": {} },
     },
   );
   const retry = calls[1].params;
@@ -856,8 +858,8 @@ Deno.test("input_required: a direction the policy refuses ends the call — not 
   ]);
   assert.deepEqual(
     (calls[0].params._meta as Record<string, unknown>)[CAPS],
-    {},
-    "nothing declared by default",
+    { extensions: { "io.modelcontextprotocol/tasks": {} } },
+    "nothing but task support declared by default",
   );
   await client.close();
 });

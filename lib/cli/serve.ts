@@ -206,6 +206,8 @@ export function estateServer(
     limiter: new CallLimiter(() => estate.settings().limits ?? [], {
       take: (takes, now) => estate.takeQuota(takes, now),
     }),
+    // Tasks live in the estate's store: any process serving this estate answers for them.
+    tasks: { store: estate.tasks() },
     // A tools/call's idempotency key holds across every process serving this estate.
     idempotency: {
       claim: (claim) => estate.claimIdempotencyKey(claim),

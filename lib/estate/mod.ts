@@ -243,3 +243,23 @@ export {
   type ProposalState,
   shortProposalId,
 } from "./proposal.ts";
+export {
+  changeTask,
+  compareTaskAge,
+  DEFAULT_TASK_POLL_INTERVAL_MS,
+  DEFAULT_TASK_TTL_MS,
+  finishTask,
+  isTerminalTaskStatus,
+  memoryTaskStore,
+  type NewTaskOptions,
+  newTaskRecord,
+  setTaskStatus,
+  TASK_STATUSES,
+  type TaskError,
+  taskExpired,
+  type TaskOutcome,
+  type TaskRecord,
+  type TaskStatus,
+  type TaskStore,
+  visibleTask,
+} from "./tasks.ts";

@@ -46,6 +46,9 @@ import {
 } from "./_asks.ts";
 import { CONFIRMATION_SCHEMA, confirmationMessage, needsConfirmation } from "./asks.ts";
 import { STATELESS_PROTOCOL_VERSIONS } from "./rev2026_07_28.ts";
+import { isTaskDeferral, type TaskDeferral } from "./tasks.ts";
+import { clientTakesTasks, deferToTask } from "./_tasks.ts";
+import { asResult } from "./_call_result.ts";
 import {
   LOG_LEVELS,
   type LogEntry,
@@ -65,6 +68,8 @@ export interface CallParams {
   meta: Record<string, unknown>;
   /** The idempotency key of `_meta["dev.tool-estate/idempotencyKey"]`, when one was sent. */
   idempotencyKey?: string;
+  /** 2025-11-25's `task` param (the call asks to be a task), when it is an object. */
+  task?: Record<string, unknown>;
 }
 
 /**
@@ -112,6 +117,7 @@ export function readCallParams(params: Record<string, unknown>): CallParams {
     pin: pin as string | undefined,
     meta,
     ...(key === undefined ? {} : { idempotencyKey: key }),
+    ...(isObject(params.task) ? { task: params.task } : {}),
   };
 }
 
@@ -444,6 +450,7 @@ export async function runHandler(
     if (logger !== undefined) p.logger = logger;
     caller.notify(makeNotification("notifications/message", p), requestId);
   };
+  let deferral: TaskDeferral | undefined;
   try {
     const value = await handler(request.args, {
       principal: caller.principal,
@@ -455,6 +462,7 @@ export async function runHandler(
       sample: asks.asker.sample,
       elicit: asks.asker.elicit,
       listRoots: asks.asker.listRoots,
+      canTakeTask: clientTakesTasks(caller, request.task),
     });
     const stopped = asks.fault() ?? asks.open();
     if (stopped) throw stopped;
@@ -462,9 +470,12 @@ export async function runHandler(
       record("cancelled");
       return { content: [] };
     }
-    const result = asResult(value);
-    record(result.isError ? "tool-error" : "ok");
-    return result;
+    if (!isTaskDeferral(value)) {
+      const result = asResult(value);
+      record(result.isError ? "tool-error" : "ok");
+      return result;
+    }
+    deferral = value;
   } catch (thrown) {
     const open = asks.open();
     if (open && !asks.fault()) {
@@ -485,6 +496,8 @@ export async function runHandler(
   } finally {
     linked.release();
   }
+  // A task (its work runs on, beyond this request), or the task's work run while the call waits.
+  return await deferToTask(core, { caller, spec, task: request.task, context, deferral, record });
 }
 
 /** One `tools/call`, as the pipeline gets it. */
@@ -829,15 +842,4 @@ function issuesData(limited: LimitedIssues): Record<string, unknown> {
   return limited.omitted
     ? { issues: limited.issues, omitted: limited.omitted }
     : { issues: limited.issues };
-}
-
-/** Wraps a handler's return value as a `CallToolResult`. */
-function asResult(value: unknown): CallToolResult {
-  if (isObject(value) && Array.isArray(value.content)) {
-    return value as unknown as CallToolResult;
-  }
-  const text = typeof value === "string" ? value : JSON.stringify(value ?? null);
-  const result: CallToolResult = { content: [{ type: "text", text }] };
-  if (isObject(value)) result.structuredContent = value;
-  return result;
 }

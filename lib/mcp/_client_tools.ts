@@ -69,6 +69,11 @@ export class ToolsCache {
     return this.#listing;
   }
 
+  /** The tools if the cache holds them fresh; never asks the server. */
+  peek(): ListedTool[] | undefined {
+    return this.#cached();
+  }
+
   /** Forgets the list (the server said it changed), here and in the shared store. */
   drop(): void {
     this.#tools = undefined;

@@ -15,10 +15,11 @@ import type { JsonRpcId } from "../jsonrpc/types.ts";
 import type { RequestContext } from "../jsonrpc/peer_types.ts";
 import type { ToolRegistry } from "../estate/registry.ts";
 import { admitsEveryone, everyoneMeets, meetsRequirement } from "../estate/requirement.ts";
-import { toMcpTool, type ToolSpec } from "../estate/spec.ts";
+import { type McpTool, toMcpTool, type ToolSpec } from "../estate/spec.ts";
 import { askerFor, clientCan, inputRequiredResult, openRounds, trackAsks } from "./_asks.ts";
 import { needsConfirmation } from "./asks.ts";
 import { callTool } from "./_call_tool.ts";
+import { cancelTask, getTask } from "./_tasks.ts";
 import { page } from "./_pages.ts";
 import { type Caller, logProbe, protocolError, type ServerCore } from "./_server_core.ts";
 import {
@@ -66,8 +67,11 @@ export interface Answer {
    * `cacheScope`), asked only by the era that says so. Absent for the other methods.
    */
   readonly scope?: () => CacheScope;
-  /** `input_required` for a 2026-07-28 call that needs the client's input first. */
-  readonly resultType?: "input_required";
+  /**
+   * `input_required` for a 2026-07-28 call that needs the client's input first; `task` for one
+   * answered with a task (`CreateTaskResult`, the tasks extension).
+   */
+  readonly resultType?: "input_required" | "task";
 }
 
 /** A method both eras serve. */
@@ -85,7 +89,7 @@ const listTools: Method = (core, { caller, params }) => {
     const served = servable(spec, caller.clientCapabilities);
     hidden ||= !served;
     return served;
-  }).map(toMcpTool);
+  }).map((spec) => listedTool(core, { caller, spec }));
   return {
     result: page("tools", caller.tools, {
       cursor: params.cursor,
@@ -94,6 +98,17 @@ const listTools: Method = (core, { caller, params }) => {
     scope: () => hidden ? "private" : toolsScope(registry),
   };
 };
+
+/**
+ * A version as `tools/list` shows it; in 2025-11-25 with `execution.taskSupport` where the
+ * server's task options say it runs as a task (`TaskOptions.taskSupport`).
+ */
+function listedTool(core: ServerCore, options: { caller: Caller; spec: ToolSpec }): McpTool {
+  const tool = toMcpTool(options.spec);
+  const stateless = STATELESS_PROTOCOL_VERSIONS.includes(options.caller.protocolVersion ?? "");
+  const support = stateless ? undefined : core.options.tasks?.taskSupport?.(options.spec);
+  return support === undefined ? tool : { ...tool, execution: { taskSupport: support } } as McpTool;
+}
 
 /**
  * Whether the client declared every direction a version asks of it: what it `uses`, and
@@ -126,7 +141,9 @@ const callToolMethod: Method = async (core, { caller, params, context }) => {
   if ("resultType" in result && result.resultType === "input_required") {
     return { result: result.result, resultType: "input_required" };
   }
-  return { result: result as unknown as Record<string, unknown> };
+  // A CreateTaskResult of the stateless revision says so itself (`_tasks.ts`).
+  const answer = result as unknown as Record<string, unknown>;
+  return answer.resultType === "task" ? { result: answer, resultType: "task" } : { result: answer };
 };
 
 function listMethod(
@@ -394,4 +411,6 @@ export const SHARED_METHODS: MethodHandlers<Method> = {
   "prompts/list": listMethod("prompts", listPrompts),
   "prompts/get": getPrompt,
   "completion/complete": complete,
+  "tasks/get": async (core, call) => ({ result: await getTask(core, call) }),
+  "tasks/cancel": async (core, call) => ({ result: await cancelTask(core, call) }),
 };

@@ -3,7 +3,9 @@
  * What this era adds around the shared methods (`_methods.ts`): the handshake (`initialize`, then
  * `notifications/initialized`), the session-state gate (only `ping` and `initialize` before the
  * session is ready), the session's peer (the requests in flight, their cancellation and
- * progress, and the server's own requests to the client), and the methods only this era has (`ping`, `logging/setLevel`, `resources/subscribe`, `resources/unsubscribe`). Results go
+ * progress, and the server's own requests to the client), and the methods only this era has (`ping`,
+ * `logging/setLevel`, `resources/subscribe`, `resources/unsubscribe`, and the tasks' `tasks/result`
+ * and `tasks/list`). Results go
  * out as the methods answer them.
  *
  * @module
@@ -21,12 +23,13 @@ import { answeredOutcome, type Served } from "./outcome.ts";
 import type { Implementation } from "./protocol.ts";
 import { negotiateProtocolVersion } from "./rev2025_11_25.ts";
 import { LOG_LEVELS, type LogLevel } from "./tool_handler.ts";
+import { listTasks, taskResult } from "./_tasks.ts";
 
 /** A method only this era has: it may change the session. */
 type SessionMethod = (
   core: ServerCore,
   call: MethodCall & { readonly session: SessionImpl; readonly method: string },
-) => Record<string, unknown>;
+) => Record<string, unknown> | Promise<Record<string, unknown>>;
 
 /** The methods served before the session is ready (the table's `beforeReady`). */
 export const BEFORE_READY: ReadonlySet<string> = new Set(
@@ -61,6 +64,8 @@ export const SESSION_METHODS: MethodHandlers<SessionMethod> = {
   },
   "resources/subscribe": subscription,
   "resources/unsubscribe": subscription,
+  "tasks/result": taskResult,
+  "tasks/list": listTasks,
 };
 
 /**

@@ -49,6 +49,7 @@ import {
   type Served,
 } from "./outcome.ts";
 import type { StatelessOptions } from "./server_options.ts";
+import { updateTask, watchTasks } from "./_tasks.ts";
 import { LOG_LEVELS, type LogLevel, type Notify } from "./tool_handler.ts";
 
 /** A method only this revision has; undefined: no response (the request was cancelled). */
@@ -88,6 +89,14 @@ const listen: StatelessMethod = async (
   const accepted: Record<string, unknown> = {};
   if (asked.toolsListChanged === true) accepted.toolsListChanged = true;
   const tag = { [STATELESS_META.subscriptionId]: id };
+  // Task status notifications (the tasks extension): for the asked ids the caller may see.
+  const tasks = asked.taskIds === undefined ? undefined : await watchTasks(core, {
+    caller,
+    taskIds: asked.taskIds,
+    send: (task) =>
+      caller.notify(makeNotification("notifications/tasks", { ...task, _meta: tag }), id),
+  });
+  if (tasks) accepted.taskIds = tasks.taskIds;
   caller.notify(
     makeNotification("notifications/subscriptions/acknowledged", {
       _meta: tag,
@@ -110,6 +119,7 @@ const listen: StatelessMethod = async (
     });
   } finally {
     remove();
+    tasks?.stop();
   }
   // Cancelled: no response. Ended by the server: a successful response ends the stream.
   return signal.aborted ? undefined : { result: { _meta: tag } };
@@ -119,6 +129,7 @@ const listen: StatelessMethod = async (
 export const STATELESS_ONLY_METHODS: MethodHandlers<StatelessMethod> = {
   "server/discover": discover,
   "subscriptions/listen": listen,
+  "tasks/update": async (core, call) => ({ result: await updateTask(core, call) }),
 };
 
 /** Who a stateless request is served for, and where its notifications go. */

@@ -53,6 +53,8 @@ import { serverRequestCapabilities, type ServerRequestPolicy } from "./server_re
 import { ServerRequestLog, type ServerRequestRecord } from "./server_request_log.ts";
 import { type CallCharge, ServerRequestGovernor } from "./_client_governor.ts";
 import { fulfilInputRequired } from "./_client_input_required.ts";
+import { awaitTask, isCreateTaskResult } from "./_client_tasks.ts";
+import { TASKS_EXTENSION } from "./tasks.ts";
 
 export {
   type InputRequestRefusal,
@@ -98,6 +100,16 @@ export interface McpClientOptions {
    * one of this client's own, of 1000 records.
    */
   serverRequestLog?: ServerRequestLog;
+  /**
+   * Whether this client takes tasks (`tools/call`s the server answers with a handle to poll):
+   * declared on every 2026-07-28 request (the extension `io.modelcontextprotocol/tasks`) and, in
+   * 2025-11-25, asked for (the `task` param) where the server offers task-augmented `tools/call`
+   * and the tool's listing (`listTools()`, fetched first when not cached) says
+   * `execution.taskSupport` is `optional` or `required`. `callTool` waits on a
+   * task by itself (`tasks/get` at the server's poll interval, answering its input requests
+   * through `serverRequests`) and returns the call's result. Default true.
+   */
+  tasks?: boolean;
   /** How long a request may take. Default 30 s. */
   requestTimeoutMs?: number;
   /** The most pages a list is walked before giving up. Default 64. */
@@ -329,10 +341,17 @@ export class McpClient {
     delete own.sampling;
     delete own.elicitation;
     delete own.roots;
-    return {
+    const declared: Record<string, unknown> = {
       ...own,
       ...serverRequestCapabilities(this.#options.serverRequests ?? {}, { era }),
     };
+    if (era === "stateless" && this.#options.tasks !== false) {
+      declared.extensions = {
+        ...(isObject(own.extensions) ? own.extensions : {}),
+        [TASKS_EXTENSION]: {},
+      };
+    }
+    return declared;
   }
 
   #serverName(): string {
@@ -470,7 +489,8 @@ export class McpClient {
       result: call.result.then((value) => {
         if (
           isObject(value) &&
-          !(inputRequired && value.resultType === "input_required")
+          !(inputRequired && value.resultType === "input_required") &&
+          !(method === "tools/call" && this.#options.tasks !== false && value.resultType === "task")
         ) {
           checkResultType(method, value);
         }
@@ -560,14 +580,29 @@ export class McpClient {
     }
     if (key !== undefined) meta[IDEMPOTENCY_META_KEY] = key;
     let result: CallToolResult;
+    const params: Record<string, unknown> = { name, arguments: args };
+    if (this.#offersTasks()) {
+      const tools = this.#tools.peek() ?? await this.#listedTools();
+      if (this.#asksForTask(name, tools)) params.task = {};
+    }
     for (let attempt = 0;; attempt++) {
       try {
-        result = await this.#withInput("tools/call", { name, arguments: args }, {
+        result = await this.#withInput("tools/call", params, {
           ...options,
           meta,
         }, `tools/call ${name}`) as CallToolResult;
         break;
       } catch (e) {
+        // 2025-11-25: a tool that runs only as a task, called without the task param before the
+        // tools were listed, is refused with -32601; listed, it is asked again as a task.
+        if (
+          e instanceof JsonRpcError && e.code === ERROR_CODES.METHOD_NOT_FOUND &&
+          params.task === undefined && this.#asksForTask(name, await this.#listedTools())
+        ) {
+          params.task = {};
+          attempt--;
+          continue;
+        }
         if (attempt < retries && retryable(e) && !options.signal?.aborted) {
           await new Promise((r) =>
             setTimeout(r, retryDelayMs(attempt, e, options.retryDelayMs ?? 200))
@@ -707,13 +742,24 @@ export class McpClient {
     const signal = linked?.signal ?? this.#closing.signal;
     try {
       // The handshake era has no input_required results: a request is answered once.
-      if (this.#era !== "stateless") {
-        return await this.#start(method, params, options).result;
-      }
-      return await fulfilInputRequired(method, params, {
-        send: (p) => this.#start(method, p, options, true).result,
+      const result = this.#era !== "stateless"
+        ? await this.#start(method, params, options).result
+        : await fulfilInputRequired(method, params, {
+          send: (p) => this.#start(method, p, options, true).result,
+          serve: (m, p) => this.#governor.serve(m, p, { via: "input-required", signal, call }),
+          maxRounds: this.#governor.limits.maxInputRounds,
+        });
+      const era = this.#era ?? "handshake";
+      if (
+        method !== "tools/call" || this.#options.tasks === false ||
+        !isCreateTaskResult(era, result)
+      ) return result;
+      // A task: waited on here, so the caller gets the call's result.
+      return await awaitTask(result as Record<string, unknown>, {
+        era,
+        request: (m, p) => this.#start(m, p, { signal }).result,
         serve: (m, p) => this.#governor.serve(m, p, { via: "input-required", signal, call }),
-        maxRounds: this.#governor.limits.maxInputRounds,
+        signal,
       });
     } finally {
       linked?.release();
@@ -727,6 +773,34 @@ export class McpClient {
       key,
       maxPages: this.#options.maxPages ?? 64,
     });
+  }
+
+  /**
+   * Whether to ask a handshake-era server for a task (the `task` param): it offers task-augmented
+   * `tools/call` and lists the tool with `execution.taskSupport` `optional` or `required`.
+   */
+  #asksForTask(name: string, tools: ListedTool[] | undefined): boolean {
+    if (!this.#offersTasks()) return false;
+    const support = tools?.find((t) => t.name === name)?.execution?.taskSupport;
+    return support === "optional" || support === "required";
+  }
+
+  /** Whether a handshake-era server offers task-augmented `tools/call` (and we take tasks). */
+  #offersTasks(): boolean {
+    if (this.#era === "stateless" || this.#options.tasks === false) return false;
+    const offered = this.#init?.capabilities.tasks;
+    if (!isObject(offered) || !isObject(offered.requests)) return false;
+    const tools = offered.requests.tools;
+    return isObject(tools) && isObject(tools.call);
+  }
+
+  /** The tools as listed, or undefined when they cannot be listed. */
+  async #listedTools(): Promise<ListedTool[] | undefined> {
+    try {
+      return await this.#tools.list();
+    } catch {
+      return undefined;
+    }
   }
 
   /** Whether a tool may run twice: listed as read-only or idempotent (an unlisted one may not). */

@@ -28,7 +28,8 @@ export type ServerCapabilityName =
   | "resources"
   | "prompts"
   | "completions"
-  | "logging";
+  | "logging"
+  | "tasks";
 
 /** A client capability a server-to-client request needs. */
 export type ClientCapabilityName = "sampling" | "elicitation" | "roots";
@@ -56,7 +57,7 @@ export interface MethodFacts {
   /** For a server-to-client request: the client capability it needs. */
   readonly clientCapability?: ClientCapabilityName;
   /** The param the stateless revision's `Mcp-Name` HTTP header names. */
-  readonly named?: "name" | "uri";
+  readonly named?: "name" | "uri" | "taskId";
   /** Whether a handshake-era session serves it before `notifications/initialized`. */
   readonly beforeReady?: boolean;
 }
@@ -78,6 +79,11 @@ export type McpMethodName =
   | "logging/setLevel"
   | "completion/complete"
   | "subscriptions/listen"
+  | "tasks/get"
+  | "tasks/update"
+  | "tasks/cancel"
+  | "tasks/result"
+  | "tasks/list"
   | "sampling/createMessage"
   | "elicitation/create"
   | "roots/list";
@@ -135,6 +141,21 @@ export const MCP_METHODS: Readonly<Record<McpMethodName, MethodFacts>> = {
   "logging/setLevel": { eras: HANDSHAKE, sentBy: CLIENT, capability: { name: "logging" } },
   "completion/complete": { eras: BOTH, sentBy: CLIENT, capability: { name: "completions" } },
   "subscriptions/listen": { eras: STATELESS, sentBy: CLIENT },
+  "tasks/get": { eras: BOTH, sentBy: CLIENT, capability: { name: "tasks" }, named: "taskId" },
+  "tasks/update": {
+    eras: STATELESS,
+    sentBy: CLIENT,
+    capability: { name: "tasks" },
+    named: "taskId",
+  },
+  "tasks/cancel": {
+    eras: BOTH,
+    sentBy: CLIENT,
+    capability: { name: "tasks" },
+    named: "taskId",
+  },
+  "tasks/result": { eras: HANDSHAKE, sentBy: CLIENT, capability: { name: "tasks" } },
+  "tasks/list": { eras: HANDSHAKE, sentBy: CLIENT, capability: { name: "tasks" } },
   "sampling/createMessage": { eras: BOTH, sentBy: SERVER, clientCapability: "sampling" },
   "elicitation/create": { eras: BOTH, sentBy: SERVER, clientCapability: "elicitation" },
   "roots/list": { eras: BOTH, sentBy: SERVER, clientCapability: "roots" },
@@ -186,7 +207,9 @@ export function isMcpMethod(method: string): method is McpMethodName {
 /**
  * The server capabilities an era announces (in `initialize` for the handshake era, in
  * `server/discover` for the stateless one): each capability of a client-to-server method of the
- * era, with the flags those methods set. A fresh object each time.
+ * era, with the flags those methods set. Tasks are announced as each era spells them: 2025-11-25's
+ * `tasks` (`list`, `cancel`, and task-augmented `tools/call`), 2026-07-28's extension
+ * `io.modelcontextprotocol/tasks` under `extensions`. A fresh object each time.
  *
  * @param era The era.
  * @returns The capabilities.
@@ -201,6 +224,7 @@ export function isMcpMethod(method: string): method is McpMethodName {
  *   resources: {},
  *   prompts: {},
  *   completions: {},
+ *   extensions: { "io.modelcontextprotocol/tasks": {} },
  * });
  * ```
  */
@@ -211,10 +235,27 @@ export function serverCapabilitiesOf(
   for (const name of methodsOf(era, { sentBy: "client" })) {
     const capability = MCP_METHODS[name].capability;
     if (capability === undefined) continue;
+    if (capability.name === "tasks") {
+      Object.assign(out, tasksCapability(era));
+      continue;
+    }
     const declared = out[capability.name] ??= {};
     if (capability.flag !== undefined) declared[capability.flag] = true;
   }
   return out;
+}
+
+/**
+ * The tasks extension's identifier (2026-07-28, SEP-2663): the key under `extensions` in the
+ * client's and the server's capabilities.
+ */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
+/** The tasks capability as an era spells it. */
+function tasksCapability(era: ProtocolEra): Record<string, Record<string, unknown>> {
+  return era === "handshake"
+    ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }
+    : { extensions: { [TASKS_EXTENSION]: {} } };
 }
 
 function methodNames(): McpMethodName[] {

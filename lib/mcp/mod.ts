@@ -82,6 +82,16 @@ export {
   type ToolHandler,
 } from "./server.ts";
 export { answeredOutcome, type Outcome, type OutcomeKind, type Served } from "./outcome.ts";
+export {
+  asTask,
+  isTaskDeferral,
+  RELATED_TASK_META_KEY,
+  type TaskDeferral,
+  type TaskOptions,
+  type TaskPlan,
+  TASKS_EXTENSION,
+  type TaskWork,
+} from "./tasks.ts";
 export { memorySpentStates, type SpentStates } from "./_request_state.ts";
 export {
   type CallOutcome,

@@ -123,6 +123,11 @@ export interface ListedTool {
     title?: string;
     openWorldHint?: boolean;
   };
+  /**
+   * 2025-11-25: whether the tool runs as a task (`optional`, `required`) or not (`forbidden`, or
+   * absent). 2026-07-28 lists nothing: the server decides per call.
+   */
+  execution?: { taskSupport?: "forbidden" | "optional" | "required" };
   /** Metadata, e.g. our version key. */
   _meta?: Record<string, unknown>;
 }

@@ -41,8 +41,8 @@ export const STATELESS_META: {
 /** The requests the stateless revision serves (the table's client-to-server methods of the era). */
 export const STATELESS_METHODS: readonly string[] = methodsOf("stateless", { sentBy: "client" });
 
-/** The requests whose `Mcp-Name` header names `params.name` or `params.uri` (the table's `named`). */
-const NAMED: Readonly<Record<string, "name" | "uri">> = Object.fromEntries(
+/** The requests whose `Mcp-Name` header names a param (the table's `named`). */
+const NAMED: Readonly<Record<string, "name" | "uri" | "taskId">> = Object.fromEntries(
   STATELESS_METHODS.flatMap((name) => {
     const named = MCP_METHODS[name as McpMethodName].named;
     return named === undefined ? [] : [[name, named]];

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { TaskOptions } from "./tasks.ts";
 import type { ToolRegistry } from "../estate/registry.ts";
 import type { DeprecationNotice } from "../estate/deprecation.ts";
 import type { CallLimiter } from "../estate/limits.ts";
@@ -180,6 +181,12 @@ export interface McpServerOptions {
    * `-32050` (retry later), in milliseconds. Default 5 seconds.
    */
   idempotencyWaitMs?: number;
+  /**
+   * Tasks (`tools/call`s answered with a handle the client polls; see `tasks.ts`): where they are
+   * kept, their default TTL and poll interval. A handler makes one by returning `asTask(plan)`.
+   * Default: in memory, per server.
+   */
+  tasks?: TaskOptions;
 }
 
 /** Setting and clearing one timer (see `McpServerOptions.timers`). */

@@ -70,6 +70,14 @@ export interface ToolContext {
   ): Promise<ElicitationResult>;
   /** Asks the client for its roots (`roots/list`); the tool must declare `uses: ["roots"]`. */
   listRoots(options?: AskOptions): Promise<Root[]>;
+  /**
+   * Whether the client can take a task for this call (2026-07-28: it declared the extension
+   * `io.modelcontextprotocol/tasks` on the request; 2025-11-25: it sent the `task` param). A
+   * handler answers with a task by returning `asTask(plan)` (see `tasks.ts`); for a client that
+   * cannot take one, a plan's work runs while the call waits. Undefined where the server does not
+   * say (a handler called outside an `McpServer`).
+   */
+  canTakeTask?: boolean;
 }
 
 /**

@@ -88,6 +88,8 @@ import type { Proposal, ProposalEvent } from "../estate/proposal.ts";
 import { PROPOSALS_DIR, readProposalDir, recordInProposalDir } from "./_proposal_dir.ts";
 import { PendingCallDir } from "./_pending_call_dir.ts";
 import type { PendingCallStore } from "../estate/call_approvals.ts";
+import { TaskDir } from "./_task_dir.ts";
+import type { TaskStore } from "../estate/tasks.ts";
 
 /** The principals file's name. */
 const PRINCIPALS_FILE = "principals.json";
@@ -236,6 +238,7 @@ export class EstateDir implements EstateStore {
   readonly #now: () => Date;
   readonly #lock: LockOptions;
   #pendingCalls: PendingCallStore | undefined;
+  #tasks: TaskStore | undefined;
   #config: EstateConfig = {};
   readonly #keys: IdempotencyDir;
   readonly #onTornLine: ((torn: TornLine) => void) | undefined;
@@ -1016,6 +1019,15 @@ export class EstateDir implements EstateStore {
    */
   pendingCalls(): PendingCallStore {
     return this.#pendingCalls ??= new PendingCallDir(this.dir, this.#lock);
+  }
+
+  /**
+   * The tasks in `.tasks/` (see {@linkcode EstateStore.tasks}).
+   *
+   * @returns The store of tasks.
+   */
+  tasks(): TaskStore {
+    return this.#tasks ??= new TaskDir(this.dir, this.#lock);
   }
 
   /** Nothing to release: a folder estate holds no connection (for {@linkcode EstateStore}). */

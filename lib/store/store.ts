@@ -24,6 +24,7 @@ import type {
 import type { EstatePrincipal } from "./principals.ts";
 import type { Proposal, ProposalEvent } from "../estate/proposal.ts";
 import type { PendingCallStore } from "../estate/call_approvals.ts";
+import type { TaskStore } from "../estate/tasks.ts";
 import type {
   IdempotencyClaim,
   IdempotencyEntry,
@@ -253,6 +254,15 @@ export interface EstateStore {
    * @returns The store of pending calls.
    */
   pendingCalls(): PendingCallStore;
+  /**
+   * The estate's tasks (`tools/call`s answered with a handle the client polls, MCP's tasks): kept
+   * where every replica reads them, so that a task made on one replica is answered for by any
+   * (`tasks/get`, `tasks/result`), survives a restart, and can be finished from any
+   * (`finishTask`). `estate serve` gives it to its server (`McpServerOptions.tasks.store`).
+   *
+   * @returns The store of tasks.
+   */
+  tasks(): TaskStore;
   /** Releases what the store holds (connections, watchers). */
   close(): Awaitable<void>;
 }

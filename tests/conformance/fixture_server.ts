@@ -14,8 +14,11 @@
  * @module
  */
 import {
+  asTask,
   type ElicitationResult,
+  ERROR_CODES,
   type FormElicitationRequest,
+  JsonRpcError,
   McpServer,
   MissingClientCapabilityError,
   type Principal,
@@ -71,6 +74,13 @@ function wav(): string {
   bytes.fill(128, 44); // 8-bit silence
   return btoa(String.fromCharCode(...bytes));
 }
+
+/** An object schema with these (optional) properties and no others. */
+const objectOf = (properties: Record<string, unknown>) => ({
+  type: "object",
+  properties,
+  additionalProperties: false,
+});
 
 const NO_ARGUMENTS = {
   type: "object",
@@ -143,6 +153,95 @@ const question = (text: string, maxTokens: number): SamplingRequest => ({
 
 /** The tools the suite calls, with their handlers. */
 const TOOLS: { spec: ToolSpec; handler: ToolHandler }[] = [
+  // The tasks extension (alpha suite, tasks-*, SEP-2663): greet never makes a task; slow_compute
+  // and confirm_delete make one for a client that takes it (and run while the call waits
+  // otherwise); failing_job, protocol_error_job, multi_input only run as tasks.
+  {
+    spec: fixtureSpec("greet", "Greets by name, at once (never a task).", {
+      inputSchema: objectOf({ name: { type: "string" } }),
+    }),
+    handler: (args) => `Hello, ${args.name}!`,
+  },
+  {
+    spec: fixtureSpec("slow_compute", "Sleeps `seconds` seconds, then answers (a task).", {
+      inputSchema: objectOf({ seconds: { type: "number" }, label: { type: "string" } }),
+    }),
+    handler: (args) =>
+      asTask({
+        work: async (task) => {
+          await sleep(Number(args.seconds ?? 0) * 1000, task.signal);
+          return `Computed ${args.label ?? "something"} after ${args.seconds ?? 0}s`;
+        },
+        pollIntervalMs: 200,
+      }),
+  },
+  {
+    spec: fixtureSpec("failing_job", "Fails as a tool after about a second (only as a task)."),
+    handler: () =>
+      asTask({
+        required: true,
+        work: async (task) => {
+          await sleep(1000, task.signal);
+          throw new Error("the job failed");
+        },
+        pollIntervalMs: 200,
+      }),
+  },
+  {
+    spec: fixtureSpec("protocol_error_job", "Fails with a protocol error (only as a task)."),
+    handler: () =>
+      asTask({
+        required: true,
+        work: () => {
+          throw new JsonRpcError(ERROR_CODES.INTERNAL_ERROR, "Internal error: the job crashed");
+        },
+        pollIntervalMs: 200,
+      }),
+  },
+  {
+    // Not required: it lists first, and http-header-validation calls the first tool without the
+    // extension, expecting an answer (here a tool error: the work cannot ask outside a task).
+    spec: fixtureSpec("confirm_delete", "Asks to confirm, then deletes (a task).", {
+      inputSchema: objectOf({ filename: { type: "string" } }),
+    }),
+    handler: (args) =>
+      asTask({
+        work: async (task) => {
+          const answer = await task.elicit(okForm(`Delete ${args.filename}?`), { key: "confirm" });
+          return answer.action === "accept" ? `Deleted ${args.filename}` : "Nothing deleted";
+        },
+        pollIntervalMs: 200,
+      }),
+  },
+  {
+    spec: fixtureSpec("multi_input", "Asks two things at once (only as a task)."),
+    handler: () =>
+      asTask({
+        required: true,
+        work: async (task) => {
+          const [a, b] = await Promise.all([
+            task.elicit(nameForm("First name?"), { key: "first" }),
+            task.elicit(nameForm("Second name?"), { key: "second" }),
+          ]);
+          return `Got ${a.content?.name} and ${b.content?.name}`;
+        },
+        pollIntervalMs: 200,
+      }),
+  },
+  {
+    // MRTR first (an input-required round for user_name), then a task on the final round.
+    spec: fixtureSpec("test_tool_with_task", "Asks a name, then greets as a task.", {
+      uses: ["elicitation"],
+    }),
+    handler: async (_args, ctx) => {
+      const answer = await ctx.elicit(nameForm("What is your name?"), { key: "user_name" });
+      return asTask({
+        required: true,
+        work: () => `Hello, ${answer.content?.name ?? "nobody"}!`,
+        pollIntervalMs: 200,
+      });
+    },
+  },
   {
     spec: fixtureSpec("test_simple_text", "Returns a fixed text."),
     handler: () => ({
@@ -763,6 +862,16 @@ const PROMPTS: PromptProvider = {
       : [],
 };
 
+/** What 2025-11-25's tools/list says of the task tools (as their handlers behave). */
+const TASK_SUPPORT: Record<string, "optional" | "required" | undefined> = {
+  slow_compute: "optional",
+  failing_job: "required",
+  protocol_error_job: "required",
+  confirm_delete: "optional",
+  multi_input: "required",
+  test_tool_with_task: "required",
+};
+
 /** Admits a request with no credential as {@linkcode CONFORMANCE_PRINCIPAL}; refuses any token. */
 const authenticate: Authenticate = (request) =>
   request.headers.authorization === undefined ||
@@ -805,6 +914,7 @@ export function fixtureServer(): McpServer {
     resources: RESOURCES,
     prompts: PROMPTS,
     serverInfo: { name: "tool-estate-conformance-fixture", version: "0.1.0" },
+    tasks: { taskSupport: (spec) => TASK_SUPPORT[spec.name] },
   });
 }
 

@@ -15,6 +15,7 @@ import type { JsonRpcId, JsonRpcMessage } from "../../jsonrpc/types.ts";
 import type { Transport } from "../transport.ts";
 import { SseCursor } from "./_sse_cursor.ts";
 import { headerValue, META } from "../_client_era.ts";
+import { isMcpMethod, MCP_METHODS } from "../methods.ts";
 
 /** Options for a {@linkcode StreamableHttpError}. */
 export interface StreamableHttpErrorOptions {
@@ -144,11 +145,8 @@ function statelessHeaders(
     "mcp-protocol-version": version,
     "mcp-method": message.method,
   };
-  const named = message.method === "resources/read"
-    ? message.params.uri
-    : message.method === "tools/call" || message.method === "prompts/get"
-    ? message.params.name
-    : undefined;
+  const param = isMcpMethod(message.method) ? MCP_METHODS[message.method].named : undefined;
+  const named = param === undefined ? undefined : message.params[param];
   if (typeof named === "string") h["mcp-name"] = headerValue(named);
   return h;
 }

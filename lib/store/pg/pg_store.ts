@@ -45,6 +45,8 @@ import {
 } from "../../estate/proposal.ts";
 import type { PendingCallStore } from "../../estate/call_approvals.ts";
 import { pgPendingCalls } from "./_pg_pending_calls.ts";
+import type { TaskStore } from "../../estate/tasks.ts";
+import { pgTasks } from "./_pg_tasks.ts";
 import type { PlanOptions, PublishResult } from "../../estate/publish_plan.ts";
 import { CorpusError } from "../corpus_error.ts";
 import { type EstatePrincipal, parsePrincipals } from "../principals.ts";
@@ -137,6 +139,7 @@ export class PgEstateStore implements EstateStore {
   #principals: EstatePrincipal[] = [];
   #pinned: (() => Date) | undefined;
   #pendingCalls: PendingCallStore | undefined;
+  #tasks: TaskStore | undefined;
 
   private constructor(sql: Sql, options: PgStoreOptions) {
     this.sql = sql;
@@ -813,6 +816,15 @@ export class PgEstateStore implements EstateStore {
    */
   pendingCalls(): PendingCallStore {
     return this.#pendingCalls ??= pgPendingCalls(this.sql);
+  }
+
+  /**
+   * The tasks in table `tasks` (see {@linkcode EstateStore.tasks}).
+   *
+   * @returns The store of tasks.
+   */
+  tasks(): TaskStore {
+    return this.#tasks ??= pgTasks(this.sql);
   }
 
   /**
