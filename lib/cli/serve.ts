@@ -14,6 +14,7 @@ import {
   type CallRecord,
   McpServer,
   type McpServerOptions,
+  pendingCallHandlers,
   type ProbeRecord,
   type ToolRegistry,
 } from "../../mod.ts";
@@ -30,6 +31,7 @@ import { type ServedGateway, startGateway } from "./_serve_gateway.ts";
 import type { CliIO } from "./_cli_io.ts";
 import { deprecationText } from "../estate/deprecation.ts";
 import { CallLimiter } from "../estate/limits.ts";
+import { pendingDesk } from "./_pending_desk.ts";
 import { REQUEST_STATE_KEY_ENV, requestStateKeys } from "./_request_state_keys.ts";
 
 const USAGE =
@@ -157,6 +159,7 @@ export interface RunServeOptions {
 
 /** The outcomes of calls that do not join the stored calls (see `estateServer`). */
 const NOT_STORED: ReadonlySet<CallRecord["outcome"]> = new Set([
+  "held",
   "invalid-arguments",
   "input-required",
   "insufficient-scope",
@@ -190,9 +193,23 @@ export function estateServer(
   options: EstateServerOptions,
 ): McpServer {
   const told = toldOncePerDay();
-  return new McpServer({
+  // The approver's tools (approvals.pending, approvals.decide), when the estate publishes them;
+  // a decision made through them is acted on at once.
+  let server: McpServer | undefined;
+  const approverTools = pendingCallHandlers(
+    { ...pendingDesk(estate, options.now ?? Date.now), tasks: estate.tasks() },
+    () => void server?.sweepPendingCalls(),
+  );
+  return server = new McpServer({
     registry: estate.registry,
     ...options.system,
+    handlerFor: (spec) => approverTools(spec) ?? options.system.handlerFor(spec),
+    // Calls the estate's callApprovals hold wait in the store; every replica runs approved ones.
+    callApprovals: {
+      rules: () => estate.settings().callApprovals ?? [],
+      pendingCalls: estate.pendingCalls(),
+      onError: (e) => options.log(`pending calls: ${(e as Error).message}`),
+    },
     ...(options.now ? { now: options.now } : {}),
     ...(options.requestStateKeys ? { requestStateKey: options.requestStateKeys } : {}),
     // A requestState is used once across every process serving this estate.

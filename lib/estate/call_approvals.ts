@@ -222,6 +222,8 @@ export interface PendingCall {
   caller: string;
   /** The caller's tenant. */
   tenant: string;
+  /** The caller as it called (scopes, tenant, clearance): the approved call runs as it. */
+  principal?: Principal;
   /** The arguments, exactly as they will run once approved. */
   arguments: Record<string, unknown>;
   /** SHA-256 (hex) of the arguments' canonical JSON: what an approver approved. */

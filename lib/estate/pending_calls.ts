@@ -22,6 +22,7 @@ import {
   type PendingCallStore,
 } from "./call_approvals.ts";
 import type { Principal, ToolSpec } from "./spec.ts";
+import { finishTask, type TaskStore } from "./tasks.ts";
 
 /** What the desk works on: the store, the tools' specs, and the clock. */
 export interface PendingCallDesk {
@@ -34,6 +35,34 @@ export interface PendingCallDesk {
   specOf(tool: string, version: string): ToolSpec | undefined;
   /** The time (ms since the epoch). */
   now(): number;
+  /**
+   * The tasks the callers wait on (a pending call's id is its task's): a rejection, and a call
+   * that lapsed, end the caller's task where it is decided. Absent: the tasks are not ended here.
+   */
+  tasks?: TaskStore;
+}
+
+/** Ends the caller's task of a call that will not run: a tool error saying why. */
+async function endTask(desk: PendingCallDesk, call: PendingCall, why: string): Promise<void> {
+  if (!desk.tasks) return;
+  await finishTask(desk.tasks, {
+    taskId: call.id,
+    now: desk.now(),
+    outcome: {
+      result: {
+        content: [{ type: "text", text: `${call.tool} was not run: ${why}` }],
+        isError: true,
+      },
+      statusMessage: why,
+    },
+  });
+}
+
+/** Why a call will not run, in words. */
+function notRunWhy(call: PendingCall): string {
+  return call.state === "rejected"
+    ? `rejected by ${call.decidedBy}: ${call.reason}`
+    : `nobody approved it by ${call.expiresAt}`;
 }
 
 /**
@@ -63,7 +92,7 @@ export async function holdCall(
     principal: Principal;
     arguments: Record<string, unknown>;
     rule: CallApprovalRule;
-    /** The id to give it (default: a random UUID). */
+    /** The id to give it (default: a random UUID); a server gives the task's. */
     id?: string;
   },
 ): Promise<PendingCall> {
@@ -76,6 +105,7 @@ export async function holdCall(
     version: call.spec.version,
     caller: call.principal.id,
     tenant: call.principal.tenant,
+    principal: structuredClone(call.principal),
     arguments: args,
     argumentsSha256: await argumentsDigest(args),
     rule: callApprovalRuleText(call.rule),
@@ -158,11 +188,17 @@ export async function decideCall(
     decided = decidePendingCall(stored, { ...decision, now }, spec);
   } catch (e) {
     if (e instanceof PendingCallDecisionError && e.reason === "expired") {
-      await desk.store.change(pendingCallAt(stored, now), "pending");
+      const lapsed = pendingCallAt(stored, now);
+      if (await desk.store.change(lapsed, "pending")) {
+        await endTask(desk, lapsed, notRunWhy(lapsed));
+      }
     }
     throw e;
   }
-  if (await desk.store.change(decided, "pending")) return decided;
+  if (await desk.store.change(decided, "pending")) {
+    if (decided.state === "rejected") await endTask(desk, decided, notRunWhy(decided));
+    return decided;
+  }
   // Another decided it between the read and the write: say who, as a second decision is told.
   const now2 = await desk.store.get(id);
   throw new PendingCallDecisionError(
@@ -194,8 +230,8 @@ export async function claimApprovedCall(
 }
 
 /**
- * Marks an undecided call past its time `expired` in the store (it will never run), and says
- * whether it was.
+ * Marks an undecided call past its time `expired` in the store (it will never run) and ends its
+ * task, once (of several replicas settling it, one does).
  *
  * @param desk The desk.
  * @param id The call's id.
@@ -210,6 +246,7 @@ export async function settleExpiry(
   const now = pendingCallAt(stored, desk.now());
   if (now.state === "expired" && stored.state === "pending") {
     if (!await desk.store.change(now, "pending")) return await desk.store.get(id);
+    await endTask(desk, now, notRunWhy(now));
   }
   return now;
 }

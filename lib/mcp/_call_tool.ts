@@ -1,13 +1,15 @@
 /**
- * `tools/call`, both eras, as eight named steps: **shape** (the params a call needs), **visibility**
+ * `tools/call`, both eras, as nine named steps: **shape** (the params a call needs), **visibility**
  * (a tool the caller may not see is answered exactly as one that does not exist), **version** (a
  * pin may reach a deprecated version the caller may see), **action scopes** (a version's
  * `callScopes` the caller's credential lacks end the call with the step-up answer), **schema**
  * (invalid arguments never reach the handler), **limits** (the estate's call limits admit and
- * count it, or refuse it), **confirm** (the user confirms what the estate says must be confirmed)
- * and **handler** (run it, with progress, log messages, cancellation and its asks of the client).
- * Each step throws the protocol error that ends the call, or hands on what the next step needs;
- * {@linkcode callTool} runs them in order and logs the call once it reached a version.
+ * count it, or refuse it), **confirm** (the user confirms what the estate says must be confirmed),
+ * **approval** (a call the estate's `callApprovals` hold becomes a task that waits for a second
+ * person: `_call_approval.ts`) and **handler** (run it, with progress, log messages, cancellation
+ * and its asks of the client). Each step throws the protocol error that ends the call, or hands on
+ * what the next step needs; {@linkcode callTool} runs them in order and logs the call once it
+ * reached a version.
  *
  * @module
  */
@@ -49,6 +51,7 @@ import { STATELESS_PROTOCOL_VERSIONS } from "./rev2026_07_28.ts";
 import { isTaskDeferral, type TaskDeferral } from "./tasks.ts";
 import { clientTakesTasks, deferToTask } from "./_tasks.ts";
 import { asResult } from "./_call_result.ts";
+import { approvalRuleFor, holdForApproval } from "./_call_approval.ts";
 import {
   LOG_LEVELS,
   type LogEntry,
@@ -391,7 +394,7 @@ function isStateless(caller: Caller): boolean {
 }
 
 /**
- * Step 7, handler: runs the version's handler with a context (principal, signal, progress when
+ * Step 8, handler: runs the version's handler with a context (principal, signal, progress when
  * the caller sent a token, log messages at the caller's level, its capabilities, and its asks of
  * the client). A missing handler, a throw or an `isError` value is a tool error the model reads
  * (never a stack trace); a cancelled call answers `{content: []}` (its response is dropped). In
@@ -735,6 +738,21 @@ async function runVersion(
     if (ended) {
       record("declined");
       return { kind: "final", result: ended };
+    }
+    const rule = approvalRuleFor(core, { caller, spec, args: request.args });
+    if (rule) {
+      return {
+        kind: "final",
+        result: await holdForApproval(core, {
+          caller,
+          spec,
+          args: request.args,
+          task: request.task,
+          context: call.context,
+          rule,
+          record,
+        }),
+      };
     }
     const result = await runHandler(core, {
       caller,

@@ -702,3 +702,33 @@ export async function watchTasks(
     },
   };
 }
+
+/**
+ * The server's task store (`McpServerOptions.tasks.store`, else its memory).
+ *
+ * @param core The server.
+ * @returns The store.
+ */
+export function taskStoreOf(core: ServerCore): TaskStore {
+  return runtime(core).store;
+}
+
+/**
+ * Ends a task from this server, outside the call that made it (an approved call that ran): as
+ * `finishTask`, and this server's waits on it wake at once.
+ *
+ * @param core The server.
+ * @param taskId The task.
+ * @param outcome How it ends.
+ * @returns The task as stored afterwards; undefined when there is none.
+ */
+export async function finishTaskHere(
+  core: ServerCore,
+  taskId: string,
+  outcome: TaskOutcome,
+): Promise<TaskRecord | undefined> {
+  const rt = runtime(core);
+  const done = await finishTask(rt.store, { taskId, outcome, now: core.now() });
+  changed(rt, taskId);
+  return done;
+}

@@ -96,7 +96,9 @@ function listed(calls: PendingCall[]): CallToolResult {
  * The handlers of the two tools over a desk: give them to the server's `handlerFor` before the
  * system's own (`estate serve` does when the estate publishes the tools).
  *
- * @param desk The estate's pending calls, specs and clock.
+ * @param desk The estate's pending calls, specs and clock (and tasks: a rejection ends its task).
+ * @param onDecided Told of each decision made through the tools (a server runs an approved call
+ *   at once: `McpServer.sweepPendingCalls`).
  * @returns `handlerFor` for the two tools: undefined for any other.
  *
  * @example
@@ -109,6 +111,7 @@ function listed(calls: PendingCall[]): CallToolResult {
  */
 export function pendingCallHandlers(
   desk: PendingCallDesk,
+  onDecided?: (call: PendingCall) => void,
 ): (spec: ToolSpec) => ToolHandler | undefined {
   const pending: ToolHandler = async (args, ctx) =>
     listed(
@@ -127,6 +130,7 @@ export function pendingCallHandlers(
         approve: args.decision === "approve",
         ...(reason ? { reason } : {}),
       });
+      onDecided?.(call);
       return {
         content: [{
           type: "text",

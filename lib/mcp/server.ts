@@ -13,6 +13,7 @@
  * @module
  */
 import { makeNotification } from "../jsonrpc/messages.ts";
+import { type ApprovalSweep, startApprovalSweep } from "./_call_approval.ts";
 import type { JsonRpcResponse } from "../jsonrpc/types.ts";
 import type { EstateEvent } from "../estate/registry.ts";
 import { canSee, type Principal } from "../estate/spec.ts";
@@ -101,6 +102,8 @@ export class McpServer {
   readonly #core: ServerCore;
   /** Serves the requests of this server's sessions. */
   readonly #serveSession: SessionRequestHandler;
+  /** Runs approved calls and ends lapsed ones (with `callApprovals`). */
+  readonly #approvals: ApprovalSweep | undefined;
 
   /**
    * Makes a server and subscribes it to the registry's changes.
@@ -146,6 +149,23 @@ export class McpServer {
     this.#serveSession = sessionRequests(this.#core);
     CORES.set(this, this.#core);
     this.#unsubscribe = options.registry.subscribe((e) => this.#estateChanged(e));
+    this.#approvals = startApprovalSweep(
+      this.#core,
+      options.callApprovals?.onError ??
+        ((e) => console.error(`pending calls: ${(e as Error).message}`)),
+    );
+  }
+
+  /**
+   * Looks at the pending calls now (with `callApprovals`): runs each approved call this server
+   * claims, ends the tasks of calls that lapsed. The server does this every `sweepMs` by itself;
+   * call it after a decision to act at once.
+   *
+   * @returns Resolves when the pass is done.
+   */
+  async sweepPendingCalls(): Promise<void> {
+    this.#approvals?.poke();
+    await this.#approvals?.idle();
   }
 
   /**

@@ -5,6 +5,7 @@
  * @module
  */
 import type { TaskOptions } from "./tasks.ts";
+import type { CallApprovalRule, PendingCallStore } from "../estate/call_approvals.ts";
 import type { ToolRegistry } from "../estate/registry.ts";
 import type { DeprecationNotice } from "../estate/deprecation.ts";
 import type { CallLimiter } from "../estate/limits.ts";
@@ -35,7 +36,9 @@ export interface CallRecord {
    * the estate's call limits refused it before anything ran; `replayed` when a repeat of an
    * idempotency key was answered with the stored outcome of its first call (the handler did not
    * run again); `key-refused` when a repeat was refused (its key bound to other arguments, its
-   * first call still running or its outcome unknown) and nothing ran.
+   * first call still running or its outcome unknown) and nothing ran; `held` when the estate's
+   * `callApprovals` held it for a second person, so nothing ran yet (it is logged again, with its
+   * outcome, when it runs once approved).
    */
   outcome:
     | "ok"
@@ -47,7 +50,8 @@ export interface CallRecord {
     | "insufficient-scope"
     | "rate-limited"
     | "replayed"
-    | "key-refused";
+    | "key-refused"
+    | "held";
   /** Wall time in milliseconds. */
   durationMs: number;
   /** When it arrived (ISO 8601). */
@@ -187,6 +191,25 @@ export interface McpServerOptions {
    * Default: in memory, per server.
    */
   tasks?: TaskOptions;
+  /**
+   * Calls that wait on a person (`estate.json`'s `callApprovals`): a call a rule holds becomes a
+   * task that waits until a second person decides it (see `lib/estate/pending_calls.ts`), kept in
+   * `pendingCalls` — shared by every replica, each of which runs approved calls (exactly one runs
+   * each). Without it no call is held.
+   */
+  callApprovals?: CallApprovalOptions;
+}
+
+/** Where a server finds the rules that hold calls and keeps the calls they hold. */
+export interface CallApprovalOptions {
+  /** The rules in force, read per call (the settings as last taken in). */
+  rules(): readonly CallApprovalRule[];
+  /** Where the pending calls are kept (`EstateStore.pendingCalls()` for replicas). */
+  pendingCalls: PendingCallStore;
+  /** How often the server looks for approved and lapsed calls, in ms. Default 1000. */
+  sweepMs?: number;
+  /** Told when a look at the pending calls failed (the next one tries again). Default: stderr. */
+  onError?: (error: unknown) => void;
 }
 
 /** Setting and clearing one timer (see `McpServerOptions.timers`). */
