@@ -18,6 +18,7 @@ import { impactCommand } from "./impact.ts";
 import { changelogCommand } from "./changelog.ts";
 import { serversCommand } from "./servers.ts";
 import { driftCommand } from "./drift.ts";
+import { auditCommand } from "./audit.ts";
 import { migrateCommand } from "./migrate.ts";
 import { exportCommand } from "./export.ts";
 import { principalsCommand } from "./principals.ts";
@@ -43,6 +44,7 @@ export const COMMANDS: readonly CliCommand[] = [
   changelogCommand,
   serversCommand,
   driftCommand,
+  auditCommand,
   migrateCommand,
   exportCommand,
   principalsCommand,
