@@ -18,6 +18,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { Buffer } from "node:buffer";
+import type postgres from "postgres";
 import type { TransactionSql } from "postgres";
 import type { LifecycleEntry } from "../../estate/lifecycle.ts";
 import { ESTATE_FILES, estateFileProblems } from "../../estate/estate_files.ts";
@@ -58,7 +59,6 @@ const ESTATE_TABLES: [table: string, what: string][] = [
   ["drift", "drift records"],
   ["principals_file", "principals file"],
   ["estate_files", "settings files"],
-  ["audit_log", "audit records"],
 ];
 
 /** What a transfer copied. */
@@ -372,6 +372,15 @@ export async function migrateToPostgres(
     }
     const auditFile = path.join(fromDir, AUDIT_FILE);
     if (fs.existsSync(auditFile)) {
+      // One chain: the folder's log is copied only into a database that has none.
+      await tx`lock table audit_log, audit_checkpoints in exclusive mode`;
+      const [{ n }] = await tx`select count(*)::int as n from audit_log`;
+      if (n > 0) {
+        const [{ db }] = await tx`select current_database() as db`;
+        throw new Error(
+          `Cannot migrate ${fromDir} into database ${db}: it already holds an audit log (${n} records); migrate into an empty database`,
+        );
+      }
       estateFiles.add(AUDIT_FILE);
       let canonical = true;
       counts.audit = await copyLines(
@@ -384,7 +393,7 @@ export async function migrateToPostgres(
             canonical &&= auditRecordText(r) === text;
             await tx`insert into audit_log (seq, at, kind, principal, tool, hash, record)
               values (${r.seq}, ${new Date(r.at)}, ${r.kind}, ${r.principal ?? null},
-                ${r.tool ?? null}, ${r.hash}, ${text}::jsonb)`;
+                ${r.tool ?? null}, ${r.hash}, ${tx.json(r as unknown as postgres.JSONValue)})`;
           }
         },
         batchSize,
