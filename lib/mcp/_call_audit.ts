@@ -5,10 +5,14 @@
  *
  * @module
  */
-import { auditArguments, type AuditEvent, type AuditSettings } from "../estate/audit.ts";
+import {
+  auditArguments,
+  type AuditEvent,
+  type AuditSettings,
+  type AuditSink,
+} from "../estate/audit.ts";
 import type { DataClassification } from "../estate/spec.ts";
 import { shortenText } from "../schema/issue_limit.ts";
-import type { ServerCore } from "./_server_core.ts";
 import type { CallRecord, ProbeRecord } from "./server_options.ts";
 
 /** What a call's outcome counts as in the audit log. */
@@ -72,12 +76,11 @@ export async function callAuditEvents(
 
 /** Hands a call's events to the server's audit sink, when it has one (failures are the sink's). */
 export function auditCall(
-  core: ServerCore,
-  record: CallRecord,
-  classification: DataClassification,
+  sink: AuditSink | undefined,
+  call: { record: CallRecord; classification: DataClassification },
 ): void {
-  const sink = core.options.audit;
   if (!sink) return;
+  const { record, classification } = call;
   Promise.resolve()
     .then(() => callAuditEvents(record, classification, sink.settings?.()))
     .then((events) => events.forEach((e) => sink.append(e)))
@@ -88,8 +91,7 @@ export function auditCall(
  * Hands a refused `tools/call` for a hidden or unknown tool to the audit sink (the name as sent,
  * shortened: it is the client's).
  */
-export function auditProbe(core: ServerCore, probe: ProbeRecord): void {
-  const sink = core.options.audit;
+export function auditProbe(sink: AuditSink | undefined, probe: ProbeRecord): void {
   if (!sink || probe.method !== "tools/call") return;
   const event: AuditEvent = {
     kind: "call",

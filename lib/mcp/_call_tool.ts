@@ -813,7 +813,7 @@ function recorder(
     if (details.confirmation) record.confirmation = details.confirmation;
     if (details.deprecation) record.deprecation = details.deprecation;
     core.options.onCall?.(record);
-    auditCall(core, record, spec.dataClassification);
+    auditCall(core.options.audit, { record, classification: spec.dataClassification });
   };
 }
 

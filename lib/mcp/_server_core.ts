@@ -157,5 +157,5 @@ export function logProbe(
   };
   if (probe.version !== undefined) record.version = probe.version;
   onProbe?.(record);
-  auditProbe(core, record);
+  auditProbe(core.options.audit, record);
 }
