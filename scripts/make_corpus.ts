@@ -143,6 +143,9 @@ export function writeEstate(dir: string): EstateDir {
     calls.sort((a, b) => a.at < b.at ? -1 : a.at > b.at ? 1 : 0);
     estate.appendCalls(e.spec.name, calls);
   }
+  // The example estate ships without an audit log: its history is made up, not lived.
+  fs.rmSync(path.join(dir, "audit.jsonl"), { force: true });
+  fs.rmSync(path.join(dir, ".audit-lock"), { recursive: true, force: true });
   return estate;
 }
 

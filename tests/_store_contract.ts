@@ -5,12 +5,17 @@
  */
 import assert from "node:assert/strict";
 import {
+  type AuditRecord,
   type EstateEvent,
+  generateAuditKeys,
+  importAuditKey,
   LifecycleError,
   PublishError,
+  signAuditCheckpoint,
   type StoredCall,
   ToolRegistry,
   type ToolSpec,
+  verifyAuditChain,
 } from "../mod.ts";
 import type { DriftRecord, EstatePrincipal, EstateStore } from "../lib/store/mod.ts";
 import { call, clock, lookup } from "./_store_fixtures.ts";
@@ -155,6 +160,52 @@ export function storeContract(
         }
       },
     });
+
+  test("the audit log: publish, deprecate and drift are recorded; two stores extend one chain; reads filter; checkpoints are kept", async (h) => {
+    const a = await h.open({ now: clock() }), b = await h.open({ now: clock() });
+    await a.publish(lookup("1.0.0"));
+    await b.publish(lookup("1.1.0"));
+    await b.refresh();
+    await a.refresh();
+    await a.deprecate("payments.lookup", "1.0.0", { reason: "use 1.1.0" });
+    await b.appendDrift([{
+      at: "2026-01-05T09:00:00.000Z",
+      server: "crm-mcp",
+      kind: "unavailable",
+      details: "no answer",
+    }]);
+    await Promise.all(
+      Array.from(
+        { length: 10 },
+        (_, i) =>
+          (i % 2 ? a : b).appendAudit([{ kind: "call", principal: `p${i % 2}`, detail: { i } }]),
+      ),
+    );
+    const records: AuditRecord[] = [];
+    for await (const r of b.readAudit()) records.push(r);
+    assert.deepEqual(records.slice(0, 4).map((r) => [r.kind, r.tool, r.version]), [
+      ["publish", "payments.lookup", "1.0.0"],
+      ["publish", "payments.lookup", "1.1.0"],
+      ["deprecate", "payments.lookup", "1.0.0"],
+      ["drift", undefined, undefined],
+    ]);
+    assert.equal(records[2].detail.reason, "use 1.1.0");
+    const verdict = await verifyAuditChain(records);
+    assert.deepEqual(verdict.ok && [verdict.records, verdict.head], [14, await a.auditHead()]);
+    const p1: number[] = [];
+    for await (const r of a.readAudit({ principal: "p1" })) p1.push(r.detail.i as number);
+    assert.deepEqual(p1.sort((x, y) => x - y), [1, 3, 5, 7, 9]);
+    const { privatePem } = await generateAuditKeys();
+    const checkpoint = await signAuditCheckpoint(await a.auditHead(), {
+      privateKey: await importAuditKey(privatePem, "sign"),
+    });
+    await a.appendAuditCheckpoint(checkpoint);
+    assert.deepEqual(await b.auditCheckpoints(), [checkpoint]);
+    await assert.rejects(
+      async () => await a.appendAudit([{ kind: "nope" as "call" }]),
+      TypeError,
+    );
+  });
 
   test("a requestState is claimed once across stores opened on one estate, under concurrency; another nonce is its own", async (h) => {
     await h.writePrincipals(PRINCIPALS);

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
+import { type AuditRecord, verifyAuditChain } from "../mod.ts";
 import { runCli } from "../lib/cli/main.ts";
 import { MIGRATION_FILES } from "../lib/store/pg/migrate.ts";
 import { postgresSkipReason, startPostgres } from "./_postgres.ts";
@@ -234,14 +235,29 @@ Deno.test({
       assert.equal(exported.code, 0, exported.out);
       const files = (dir: string) =>
         (fs.readdirSync(dir, { recursive: true }) as string[])
-          .filter((f) => fs.statSync(path.join(dir, f)).isFile() && f !== "README.md")
+          .filter((f) =>
+            fs.statSync(path.join(dir, f)).isFile() && f !== "README.md" &&
+            !f.startsWith(".audit-lock/") // the audit log's lock: runtime, not estate
+          )
           .sort();
       assert.deepEqual(files(path.join(work, "exported")), files(folder));
       assert.ok(
         files(folder).includes("estate.json") &&
           files(folder).includes("rules.json"),
       );
-      for (const f of files(folder)) {
+      // The audit logs hold the same events, each in its own chain (each store's clock).
+      const events = async (dir: string) => {
+        const records = fs.readFileSync(path.join(dir, "audit.jsonl"), "utf8").trimEnd()
+          .split("\n").map((l) => JSON.parse(l) as AuditRecord);
+        assert.equal((await verifyAuditChain(records)).ok, true, dir);
+        // A database also records its settings set (a folder's are edits of files).
+        return records.filter((r) => r.kind !== "settings" && r.kind !== "principals")
+          .map(({ kind, tool, version, principal, detail }) =>
+            JSON.stringify({ kind, tool, version, principal, detail })
+          );
+      };
+      assert.deepEqual(await events(path.join(work, "exported")), await events(folder));
+      for (const f of files(folder).filter((f) => f !== "audit.jsonl")) {
         assert.ok(
           fs.readFileSync(path.join(work, "exported", f)).equals(
             fs.readFileSync(path.join(folder, f)),

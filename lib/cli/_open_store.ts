@@ -27,6 +27,8 @@ export interface OpenStoreOptions {
   note: (message: string) => void;
   /** Told what a publish does on its way to its decision. Default: none. */
   trace?: PublishTrace;
+  /** Who acts (`--as`, else `$ESTATE_ACTOR`): recorded in the audit log. Default: none. */
+  actor?: string;
 }
 
 /** What {@linkcode openPostgres} needs besides the URL. */
@@ -35,6 +37,8 @@ export interface OpenPostgresOptions {
   now?: () => Date;
   /** Told what a publish does on its way to its decision. Default: none. */
   trace?: PublishTrace;
+  /** Who acts: recorded in the audit log. Default: none. */
+  actor?: string;
 }
 
 /** A store, and how to say where it is (a folder path, or the database URL without password). */
@@ -122,7 +126,11 @@ export async function openStore(
       );
     }
     return {
-      store: await openPostgres(url, { now: options.now, trace: options.trace }),
+      store: await openPostgres(url, {
+        now: options.now,
+        trace: options.trace,
+        ...(options.actor ? { actor: options.actor } : {}),
+      }),
       where: redactUrl(url),
       database: true,
     };
@@ -133,6 +141,7 @@ export async function openStore(
   const store = EstateDir.open(dir, {
     now: options.now,
     ...(options.trace ? { trace: options.trace } : {}),
+    ...(options.actor ? { actor: options.actor } : {}),
     onTornLine: (torn) => {
       const message = tornLineMessage(torn);
       if (told.has(message)) return;
@@ -165,6 +174,7 @@ export async function openPostgres(
     return await PgEstateStore.open(url, {
       now: options.now,
       ...(options.trace ? { trace: options.trace } : {}),
+      ...(options.actor ? { actor: options.actor } : {}),
     });
   } catch (e) {
     throw new UsageError(

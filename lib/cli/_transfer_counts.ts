@@ -13,5 +13,7 @@ export function counts(c: TransferCounts): string {
     n(c.servers, "server"),
     n(c.drift, "drift record"),
     n(c.principals, "principal"),
+    // An estate without an audit log says nothing of one.
+    ...(c.audit ? [n(c.audit, "audit record")] : []),
   ].join(", ");
 }

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import process from "node:process";
 import { ToolSpecError } from "../../mod.ts";
 import { CorpusError, type EstateStore } from "../store/mod.ts";
 import { EXIT, parseArgs, UsageError } from "./_args.ts";
@@ -130,6 +131,9 @@ async function run(argv: string[], io: CliIO, json: boolean): Promise<number> {
     booleans: ["json", ...command.flags.booleans],
   });
   const now = io.now ?? (() => new Date());
+  // Who acts, for the audit log: `--as` where a command takes it, else $ESTATE_ACTOR.
+  const as = args.flags.get("as");
+  const actor = typeof as === "string" && as.trim() !== "" ? as.trim() : envActor();
   // The store is opened once, when the command needs it, and closed when it ends.
   let opened: EstateStore | undefined;
   const ctx: CommandContext = {
@@ -144,6 +148,7 @@ async function run(argv: string[], io: CliIO, json: boolean): Promise<number> {
         now,
         note: (message) => io.stderr(`estate: note: ${message}\n`),
         ...(io.trace ? { trace: io.trace } : {}),
+        ...(actor ? { actor } : {}),
       })).store;
       return opened;
     },
@@ -153,5 +158,15 @@ async function run(argv: string[], io: CliIO, json: boolean): Promise<number> {
     return await command.run(ctx);
   } finally {
     await opened?.close();
+  }
+}
+
+/** `$ESTATE_ACTOR`, when set and readable (Deno without --allow-env cannot read it). */
+function envActor(): string | undefined {
+  try {
+    const value = process.env.ESTATE_ACTOR?.trim();
+    return value ? value : undefined;
+  } catch {
+    return undefined;
   }
 }

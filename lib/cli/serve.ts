@@ -265,6 +265,21 @@ export function estateServer(
         }
       }
     },
+    // Every call decision and confirmation joins the estate's audit log (redacted by the server).
+    audit: {
+      append: (event) => {
+        const failed = (e: unknown) =>
+          options.log(`could not append to the audit log: ${(e as Error).message}`);
+        try {
+          // The folder store appends at once; a database store's promise is watched for failure.
+          const written = estate.appendAudit([event]);
+          if (written instanceof Promise) written.catch(failed);
+        } catch (e) {
+          failed(e);
+        }
+      },
+      settings: () => estate.settings().audit,
+    },
     // Probes are logged, never stored as calls: they reached no version.
     onProbe: (p: ProbeRecord) => {
       // The name is the client's: quoted unless plain, so it cannot forge a log line.

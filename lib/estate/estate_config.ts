@@ -14,6 +14,7 @@ import {
 import { type CallLimit, callLimitProblems } from "./limits.ts";
 import { callApprovalProblems, type CallApprovalRule } from "./call_approvals.ts";
 import { type ApprovalPolicy, approvalPolicyProblems } from "./approval.ts";
+import { type AuditSettings, auditSettingsProblems } from "./audit.ts";
 
 /** The estate's settings file, in the estate's folder. */
 export const ESTATE_CONFIG_FILE = "estate.json";
@@ -26,6 +27,7 @@ const ESTATE_CONFIG_FIELDS: readonly string[] = [
   "idempotencyKeyTtlHours",
   "callApprovals",
   "approval",
+  "audit",
 ];
 
 /** The estate's settings (`estate.json`); every field is optional. */
@@ -55,6 +57,11 @@ export interface EstateConfig {
    * {@linkcode ApprovalPolicy}). Absent: nothing needs approval.
    */
   approval?: ApprovalPolicy;
+  /**
+   * What the audit log records of the arguments of calls to `confidential` and `restricted` tools
+   * (see {@linkcode AuditSettings}). Absent: nothing.
+   */
+  audit?: AuditSettings;
 }
 
 /**
@@ -103,6 +110,7 @@ export function estateConfigProblems(value: unknown): string[] {
     );
   }
   if (value.approval !== undefined) problems.push(...approvalPolicyProblems(value.approval));
+  if (value.audit !== undefined) problems.push(...auditSettingsProblems(value.audit));
   for (const k of Object.keys(value)) {
     if (!ESTATE_CONFIG_FIELDS.includes(k)) {
       problems.push(`unknown field ${k}`);

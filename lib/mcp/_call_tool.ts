@@ -36,6 +36,7 @@ import type { JsonRpcId } from "../jsonrpc/types.ts";
 import { type Caller, logProbe, protocolError, type ServerCore } from "./_server_core.ts";
 import { type CallToolResult, invalidArgumentsAsToolError } from "./protocol.ts";
 import { ISSUES_META_KEY } from "./_client_outcome.ts";
+import { auditCall } from "./_call_audit.ts";
 import { HANDSHAKE_PROTOCOL_VERSIONS } from "./rev2025_11_25.ts";
 import type { CallRecord, ConfirmationRecord } from "./server_options.ts";
 import {
@@ -843,6 +844,7 @@ function recorder(
     if (details.confirmation) record.confirmation = details.confirmation;
     if (details.deprecation) record.deprecation = details.deprecation;
     core.options.onCall?.(record);
+    auditCall(core.options.audit, { record, classification: spec.dataClassification });
   };
 }
 

@@ -15,6 +15,7 @@ import type { McpServerOptions, ProbeRecord } from "./server_options.ts";
 import type { LogLevel, Notify } from "./tool_handler.ts";
 import type { RequestStateSeal } from "./_request_state.ts";
 import type { IdempotencyStore } from "../estate/idempotency.ts";
+import { auditProbe } from "./_call_audit.ts";
 
 /**
  * Each server's core, for the modules that serve a server's messages without being the server
@@ -145,7 +146,7 @@ export function logProbe(
   options: { caller: Caller; probe: Probe },
 ): void {
   const onProbe = core.options.onProbe;
-  if (!onProbe) return;
+  if (!onProbe && !core.options.audit) return;
   const { caller, probe } = options;
   const record: ProbeRecord = {
     principal: caller.principal.id,
@@ -155,5 +156,6 @@ export function logProbe(
     at: new Date(core.now()).toISOString(),
   };
   if (probe.version !== undefined) record.version = probe.version;
-  onProbe(record);
+  onProbe?.(record);
+  auditProbe(core.options.audit, record);
 }

@@ -14,6 +14,7 @@ import type { Implementation } from "./protocol.ts";
 import type { HeaderCheckedRequest } from "./rev2026_07_28.ts";
 import type { SpentStates } from "./_request_state.ts";
 import type { IdempotencyStore } from "../estate/idempotency.ts";
+import type { AuditSink } from "../estate/audit.ts";
 
 export type { SpentStates };
 import type { PromptProvider, ResourceProvider } from "./providers.ts";
@@ -121,6 +122,15 @@ export interface McpServerOptions {
    * client receives changes.
    */
   onProbe?: (probe: ProbeRecord) => void;
+  /**
+   * The estate's audit log: each `tools/call` decision (`call`: `allowed`, `refused` — a hidden or
+   * unknown tool, a missing action scope, invalid arguments, a declined confirmation, a refused
+   * idempotency key — or `rate-limited`) and each user's answer to a confirmation
+   * (`confirmation`), redacted as `auditArguments` says (no argument values of `confidential` or
+   * `restricted` tools), handed to the sink as the call ends (`estate serve`: the estate's store,
+   * `EstateStore.appendAudit`). Default: none.
+   */
+  audit?: AuditSink;
   /**
    * The clock: call timings, and when the next retirement on its date is due for the timer.
    * Default `Date.now`.

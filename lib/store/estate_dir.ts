@@ -14,6 +14,8 @@
  *     lifecycle.json         { "<version>": [lifecycle entries] }
  *     calls.jsonl            stored calls, one JSON object per line
  *   drift.jsonl              what the gateway observed of upstream servers, one record a line
+ *   audit.jsonl              the audit log, one hash-chained record a line (.audit-lock/ its lock)
+ *   audit-checkpoints.jsonl  signed checkpoints of the audit log's head
  * ```
  *
  * @module
@@ -90,6 +92,24 @@ import { PendingCallDir } from "./_pending_call_dir.ts";
 import type { PendingCallStore } from "../estate/call_approvals.ts";
 import { TaskDir } from "./_task_dir.ts";
 import type { TaskStore } from "../estate/tasks.ts";
+import type { AuditEvent, AuditFilter, AuditHead, AuditRecord } from "../estate/audit.ts";
+import type { AuditCheckpoint } from "../estate/audit_checkpoint.ts";
+import {
+  appendAuditFile,
+  appendCheckpointFile,
+  AUDIT_CHECKPOINTS_FILE,
+  AUDIT_FILE,
+  AUDIT_LOCK_DIR,
+  auditFileHead,
+  readAuditFile,
+  readCheckpointFile,
+} from "./_audit_file.ts";
+import {
+  driftAuditEvent,
+  lifecycleAuditEvent,
+  proposalAuditEvent,
+  publishAuditEvent,
+} from "./_audit_events.ts";
 
 /** The principals file's name. */
 const PRINCIPALS_FILE = "principals.json";
@@ -109,7 +129,10 @@ const RUNTIME_DIRS: ReadonlySet<string> = new Set([
   REQUEST_STATES_DIR,
   QUOTAS_DIR,
   IDEMPOTENCY_DIR,
+  AUDIT_LOCK_DIR,
 ]);
+/** The audit log's files: appended on every governed event, nothing a reader of the estate loads. */
+const AUDIT_FILES: ReadonlySet<string> = new Set([AUDIT_FILE, AUDIT_CHECKPOINTS_FILE]);
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /** Options for {@linkcode EstateDir.open}. */
@@ -128,6 +151,11 @@ export interface EstateDirOptions {
   onTornLine?: (torn: TornLine) => void;
   /** Told what a publish does on its way to its decision (see `PublishTrace`). Default: none. */
   trace?: PublishTrace;
+  /**
+   * Who writes through this estate (a person's or a pipeline's id): the principal of the audit
+   * records of its publishes, deprecations and retirements. Default: none recorded.
+   */
+  actor?: string;
 }
 
 /** Options for {@linkcode EstateDir.deprecate}. */
@@ -243,6 +271,7 @@ export class EstateDir implements EstateStore {
   readonly #keys: IdempotencyDir;
   readonly #onTornLine: ((torn: TornLine) => void) | undefined;
   readonly #trace: PublishTrace | undefined;
+  readonly #actor: string | undefined;
   #registry: ToolRegistry;
   #principals: EstatePrincipal[];
   /**
@@ -260,6 +289,7 @@ export class EstateDir implements EstateStore {
     this.#keys = new IdempotencyDir(dir, this.#lock);
     this.#onTornLine = options.onTornLine;
     this.#trace = options.trace;
+    this.#actor = options.actor;
     this.#registry = new ToolRegistry();
     this.#principals = [];
   }
@@ -689,6 +719,7 @@ export class EstateDir implements EstateStore {
     // Mirror in memory: the registry adopts the decision made against the disk (it matches the
     // disk), with the timestamp on disk. Subscribers hear of it here.
     this.#mirror(done.at, () => this.#registry.adopt(done.plan));
+    this.appendAudit([publishAuditEvent(done.plan, done.at, this.#actor)]);
     return { status: "published", plan: done.plan, file };
   }
 
@@ -711,7 +742,9 @@ export class EstateDir implements EstateStore {
     options: DeprecateOptions = {},
   ): VersionRecord {
     const change = (r: ToolRegistry) => r.deprecate(name, version, options);
-    return this.#transition(name, version, "deprecate", change, change);
+    const record = this.#transition(name, version, "deprecate", change, change);
+    this.appendAudit([lifecycleAuditEvent("deprecate", record, this.#actor)]);
+    return record;
   }
 
   /**
@@ -736,7 +769,7 @@ export class EstateDir implements EstateStore {
     options: RetireOptions = {},
   ): VersionRecord {
     const reason = options.reason === undefined ? {} : { reason: options.reason };
-    return this.#transition(
+    const record = this.#transition(
       name,
       version,
       "retire",
@@ -748,6 +781,8 @@ export class EstateDir implements EstateStore {
         ),
       (r) => r.retire(name, version, reason),
     );
+    this.appendAudit([lifecycleAuditEvent("retire", record, this.#actor)]);
+    return record;
   }
 
   /**
@@ -939,10 +974,13 @@ export class EstateDir implements EstateStore {
    * @throws {Error} As {@linkcode appendDriftLog} does.
    */
   appendDrift(records: Iterable<DriftRecord>): number {
-    return appendDriftLog(path.join(this.dir, DRIFT_FILE), records, {
+    const list = [...records];
+    const n = appendDriftLog(path.join(this.dir, DRIFT_FILE), list, {
       lockTimeoutMs: this.#lock.timeoutMs,
       ...(this.#onTornLine ? { onTornLine: this.#onTornLine } : {}),
     });
+    this.appendAudit(list.map(driftAuditEvent));
+    return n;
   }
 
   /**
@@ -976,6 +1014,7 @@ export class EstateDir implements EstateStore {
         const rel = typeof filename === "string" ? filename.split(path.sep) : [];
         if (RUNTIME_DIRS.has(rel[0])) return; // runtime state, nothing to reload
         if (rel[0] === PROPOSALS_DIR) return; // drafts: nothing a reader of the estate loads
+        if (AUDIT_FILES.has(rel[0])) return; // the audit log: nothing a reader of the estate loads
         if (rel[0] === PRINCIPALS_FILE) listener({ kind: "principals" });
         else if (rel[0] === SERVERS_DIR) listener({ kind: "servers" });
         else if (rel[0] === TOOLS_DIR && rel[1]) {
@@ -1009,7 +1048,70 @@ export class EstateDir implements EstateStore {
    * @throws {ProposalError} When the event is refused.
    */
   recordProposal(event: ProposalEvent): Proposal[] {
-    return recordInProposalDir(this.dir, event, this.#readConfig().approval, this.#lock);
+    const changed = recordInProposalDir(this.dir, event, this.#readConfig().approval, this.#lock);
+    this.appendAudit([proposalAuditEvent(event, changed)]);
+    return changed;
+  }
+
+  /**
+   * Appends events to `audit.jsonl` (see {@linkcode EstateStore.appendAudit}): under the lock of
+   * `.audit-lock/`, the head read from the end of the file, the records sealed after it and
+   * written as whole lines in one durable append.
+   *
+   * @param events The events, in order.
+   * @returns The records appended.
+   * @throws {TypeError} When an event is not an audit event, before anything is written.
+   * @throws {CorpusError} When the log's last line is not an audit record.
+   */
+  appendAudit(events: Iterable<AuditEvent>): AuditRecord[] {
+    return appendAuditFile(this.dir, events, {
+      lock: this.#lock,
+      now: this.#now,
+      ...(this.#onTornLine ? { onTornLine: this.#onTornLine } : {}),
+    });
+  }
+
+  /**
+   * Reads `audit.jsonl` lazily, in chain order (see {@linkcode EstateStore.readAudit}).
+   *
+   * @param filter Which records.
+   * @returns The records.
+   * @throws {CorpusError} While iterating, naming the line that is not an audit record.
+   */
+  readAudit(filter?: AuditFilter): Generator<AuditRecord> {
+    return readAuditFile(
+      this.dir,
+      filter,
+      this.#onTornLine ? { onTornLine: this.#onTornLine } : {},
+    );
+  }
+
+  /**
+   * Where `audit.jsonl` ends (see {@linkcode EstateStore.auditHead}).
+   *
+   * @returns The head.
+   */
+  auditHead(): AuditHead {
+    return auditFileHead(this.dir);
+  }
+
+  /**
+   * Appends a checkpoint to `audit-checkpoints.jsonl` (see
+   * {@linkcode EstateStore.appendAuditCheckpoint}).
+   *
+   * @param checkpoint The checkpoint.
+   */
+  appendAuditCheckpoint(checkpoint: AuditCheckpoint): void {
+    appendCheckpointFile(this.dir, checkpoint, this.#lock);
+  }
+
+  /**
+   * The checkpoints in `audit-checkpoints.jsonl`, oldest first.
+   *
+   * @returns The checkpoints.
+   */
+  auditCheckpoints(): AuditCheckpoint[] {
+    return readCheckpointFile(this.dir);
   }
 
   /**

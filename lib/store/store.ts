@@ -25,6 +25,8 @@ import type { EstatePrincipal } from "./principals.ts";
 import type { Proposal, ProposalEvent } from "../estate/proposal.ts";
 import type { PendingCallStore } from "../estate/call_approvals.ts";
 import type { TaskStore } from "../estate/tasks.ts";
+import type { AuditEvent, AuditFilter, AuditHead, AuditRecord } from "../estate/audit.ts";
+import type { AuditCheckpoint } from "../estate/audit_checkpoint.ts";
 import type {
   IdempotencyClaim,
   IdempotencyEntry,
@@ -263,6 +265,46 @@ export interface EstateStore {
    * @returns The store of tasks.
    */
   tasks(): TaskStore;
+  /**
+   * Appends events to the estate's audit log, all or none: each gets the next `seq`, its
+   * predecessor's hash as `prev`, and its own hash (see `sealAudit`), decided against the log as
+   * it is now — under the folder's lock, or in one transaction holding the log's lock — so every
+   * writer, on any replica, extends one chain. The store appends the events it performs itself
+   * (publish, deprecate, retire, proposals, drift); others (call decisions, pending calls) append
+   * theirs here. Details are recorded without credentials (`normalizeAuditEvent`).
+   *
+   * @param events The events, in order.
+   * @returns The records appended.
+   * @throws {TypeError} When an event is not an audit event, before anything is written.
+   */
+  appendAudit(events: Iterable<AuditEvent>): Awaitable<AuditRecord[]>;
+  /**
+   * The audit log in chain order, streamed; with a filter, only the records that match it (a
+   * filtered read cannot be verified: verify the whole log).
+   *
+   * @param filter Which records.
+   * @returns The records.
+   */
+  readAudit(filter?: AuditFilter): Stream<AuditRecord>;
+  /**
+   * Where the audit log ends now.
+   *
+   * @returns The last record's `seq` and `hash` (`EMPTY_AUDIT_HEAD` when empty).
+   */
+  auditHead(): Awaitable<AuditHead>;
+  /**
+   * Keeps a signed checkpoint of the audit log (see `signAuditCheckpoint`).
+   *
+   * @param checkpoint The checkpoint.
+   * @throws {TypeError} When it is not a checkpoint.
+   */
+  appendAuditCheckpoint(checkpoint: AuditCheckpoint): Awaitable<void>;
+  /**
+   * The checkpoints kept, oldest first.
+   *
+   * @returns The checkpoints.
+   */
+  auditCheckpoints(): Awaitable<AuditCheckpoint[]>;
   /** Releases what the store holds (connections, watchers). */
   close(): Awaitable<void>;
 }

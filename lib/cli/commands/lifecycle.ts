@@ -15,11 +15,11 @@ import { callerRows, callers } from "../_callers.ts";
 /** `estate deprecate`. */
 export const deprecateCommand: CliCommand = {
   name: "deprecate",
-  usage: "estate deprecate NAME@VERSION [--reason TEXT] [--retire-after DATE]",
+  usage: "estate deprecate NAME@VERSION [--reason TEXT] [--retire-after DATE] [--as ID]",
   summary:
     "deprecate a version (it stays resolvable by a pin it alone satisfies); DATE: a calendar\n" +
     "date after today, the version retires at 00:00 UTC the next day, by itself",
-  flags: { values: ["reason", "retire-after"], booleans: [] },
+  flags: { values: ["reason", "retire-after", "as"], booleans: [] },
   async run(ctx: CommandContext): Promise<number> {
     const { args, out } = ctx;
     if (args.positionals.length !== 1) throw new UsageError(ctx.usage);
@@ -51,12 +51,12 @@ export const deprecateCommand: CliCommand = {
 /** `estate retire`. */
 export const retireCommand: CliCommand = {
   name: "retire",
-  usage: "estate retire NAME@VERSION [--now --reason TEXT] [--force] [--recent-days N]",
+  usage: "estate retire NAME@VERSION [--now --reason TEXT] [--force] [--recent-days N] [--as ID]",
   summary:
     "retire a version (it never resolves again): it needs the version deprecated and its date\n" +
     "passed, or --now with a reason; --force to retire the only active version or one called in\n" +
     "the last N (30) days — both print who will break",
-  flags: { values: ["reason", "recent-days"], booleans: ["now", "force"] },
+  flags: { values: ["reason", "recent-days", "as"], booleans: ["now", "force"] },
   async run(ctx: CommandContext): Promise<number> {
     const { args, out } = ctx;
     if (args.positionals.length !== 1) throw new UsageError(ctx.usage);

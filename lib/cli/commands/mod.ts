@@ -19,6 +19,7 @@ import { impactCommand } from "./impact.ts";
 import { changelogCommand } from "./changelog.ts";
 import { serversCommand } from "./servers.ts";
 import { driftCommand } from "./drift.ts";
+import { auditCommand } from "./audit.ts";
 import { migrateCommand } from "./migrate.ts";
 import { exportCommand } from "./export.ts";
 import { principalsCommand } from "./principals.ts";
@@ -45,6 +46,7 @@ export const COMMANDS: readonly CliCommand[] = [
   changelogCommand,
   serversCommand,
   driftCommand,
+  auditCommand,
   migrateCommand,
   exportCommand,
   principalsCommand,

@@ -9,10 +9,10 @@ import { readSpecFile } from "../_spec_file.ts";
 /** `estate publish`. */
 export const publishCommand: CliCommand = {
   name: "publish",
-  usage: "estate publish FILE",
+  usage: "estate publish FILE [--as ID]",
   summary: "publish a tool file; a change the estate's approval policy names needs an approved\n" +
     "proposal of exactly these bytes (estate propose, estate approve)",
-  flags: { values: [], booleans: [] },
+  flags: { values: ["as"], booleans: [] },
   async run(ctx: CommandContext): Promise<number> {
     const { args, io, out } = ctx;
     if (args.positionals.length !== 1) throw new UsageError(ctx.usage);

@@ -35,6 +35,7 @@ export const MIGRATION_FILES: readonly string[] = [
   "006_idempotency.sql",
   "009_proposals.sql",
   "010_pending_calls.sql",
+  "011_audit.sql",
   "012_tasks.sql",
 ];
 

@@ -47,6 +47,24 @@ import type { PendingCallStore } from "../../estate/call_approvals.ts";
 import { pgPendingCalls } from "./_pg_pending_calls.ts";
 import type { TaskStore } from "../../estate/tasks.ts";
 import { pgTasks } from "./_pg_tasks.ts";
+import {
+  type AuditEvent,
+  type AuditFilter,
+  type AuditHead,
+  type AuditRecord,
+  auditRecordMatches,
+  EMPTY_AUDIT_HEAD,
+  normalizeAuditEvent,
+  sealAudit,
+  sha256Hex,
+} from "../../estate/audit.ts";
+import { type AuditCheckpoint, auditCheckpointProblems } from "../../estate/audit_checkpoint.ts";
+import {
+  driftAuditEvent,
+  lifecycleAuditEvent,
+  proposalAuditEvent,
+  publishAuditEvent,
+} from "../_audit_events.ts";
 import type { PlanOptions, PublishResult } from "../../estate/publish_plan.ts";
 import { CorpusError } from "../corpus_error.ts";
 import { type EstatePrincipal, parsePrincipals } from "../principals.ts";
@@ -84,6 +102,11 @@ export interface PgStoreOptions {
   max?: number;
   /** Told what a publish does on its way to its decision (see `PublishTrace`). Default: none. */
   trace?: PublishTrace;
+  /**
+   * Who writes through this store: the principal of the audit records of its publishes,
+   * deprecations and retirements. Default: none recorded.
+   */
+  actor?: string;
 }
 
 /** A version as stored: its spec and lifecycle. */
@@ -132,6 +155,7 @@ export class PgEstateStore implements EstateStore {
   readonly sql: Sql;
   readonly #now: () => Date;
   readonly #trace: PublishTrace | undefined;
+  readonly #actor: string | undefined;
   /** The settings files as read last (name → text). */
   #files = new Map<EstateFileName, string>();
   #parsed: { text: string; config: EstateConfig } | undefined;
@@ -145,6 +169,7 @@ export class PgEstateStore implements EstateStore {
     this.sql = sql;
     this.#now = options.now ?? (() => new Date());
     this.#trace = options.trace;
+    this.#actor = options.actor;
     this.#registry = this.#newRegistry();
   }
 
@@ -424,6 +449,11 @@ export class PgEstateStore implements EstateStore {
       await tx`insert into estate_files (name, text) values (${name}, ${text})
         on conflict (name) do update set text = excluded.text`;
       await this.#notify(tx, { kind: "settings", name });
+      await this.#appendAudit(tx, [{
+        kind: "settings",
+        ...(this.#actor === undefined ? {} : { principal: this.#actor }),
+        detail: { file: name, sha256: await sha256Hex(text) },
+      }]);
     });
     this.#takeFiles(await this.#readFiles(this.sql));
   }
@@ -482,12 +512,17 @@ export class PgEstateStore implements EstateStore {
    * @throws {CorpusError} Naming the line and entry, when it is not a valid principals file.
    */
   async setPrincipalsText(text: string): Promise<void> {
-    parsePrincipals(text, "principals");
+    const principals = parsePrincipals(text, "principals");
     await this.sql.begin(async (tx) => {
       await tx`select pg_advisory_xact_lock(hashtext('principals'))`;
       await tx`insert into principals_file (text) values (${text})
         on conflict (only_row) do update set text = excluded.text`;
       await this.#notify(tx, { kind: "principals" });
+      await this.#appendAudit(tx, [{
+        kind: "principals",
+        ...(this.#actor === undefined ? {} : { principal: this.#actor }),
+        detail: { ids: principals.map((p) => p.id), sha256: await sha256Hex(text) },
+      }]);
     });
     await this.refreshPrincipals();
   }
@@ -559,6 +594,7 @@ export class PgEstateStore implements EstateStore {
         JSON.stringify(entry)
       })`;
       await this.#notify(tx, { kind: "tools", name: spec.name });
+      await this.#appendAudit(tx, [publishAuditEvent(plan, at, this.#actor)]);
       return { plan, tool, at };
     });
     // The registry mirrors the decision: with the mode it was made with.
@@ -581,7 +617,7 @@ export class PgEstateStore implements EstateStore {
     options: StoreDeprecateOptions = {},
   ): Promise<VersionRecord> {
     const change = (r: ToolRegistry) => r.deprecate(name, version, options);
-    return this.#transition(name, change, change, false);
+    return this.#transition(name, "deprecate", change, change, false);
   }
 
   /**
@@ -599,6 +635,7 @@ export class PgEstateStore implements EstateStore {
     const reason = options.reason === undefined ? {} : { reason: options.reason };
     return this.#transition(
       name,
+      "retire",
       (r) =>
         r.retire(
           name,
@@ -763,7 +800,10 @@ export class PgEstateStore implements EstateStore {
     }
     if (list.length === 0) return 0;
     const rows = list.map((r) => ({ record: JSON.stringify(r) }));
-    await this.sql`insert into drift ${this.sql(rows, "record")}`;
+    await this.sql.begin(async (tx) => {
+      await tx`insert into drift ${tx(rows, "record")}`;
+      await this.#appendAudit(tx, list.map(driftAuditEvent));
+    });
     return list.length;
   }
 
@@ -868,8 +908,100 @@ export class PgEstateStore implements EstateStore {
         })
           on conflict (id) do update set record = excluded.record`;
       }
+      await this.#appendAudit(tx, [proposalAuditEvent(event, changed)]);
       return changed;
     });
+  }
+
+  /**
+   * Appends events to the audit log (see {@linkcode EstateStore.appendAudit}): in one transaction
+   * holding the log's advisory lock, the head read, the records sealed after it and inserted, so
+   * writers on every replica extend one chain.
+   *
+   * @param events The events, in order.
+   * @returns The records appended.
+   * @throws {TypeError} When an event is not an audit event, before anything is written.
+   */
+  async appendAudit(events: Iterable<AuditEvent>): Promise<AuditRecord[]> {
+    const list = [...events];
+    for (const e of list) normalizeAuditEvent(e, this.#now);
+    if (list.length === 0) return [];
+    return await this.sql.begin((tx) => this.#appendAudit(tx, list));
+  }
+
+  /**
+   * The audit log in chain order, through a cursor; filtered in the database.
+   *
+   * @param filter Which records.
+   * @returns The records.
+   */
+  async *readAudit(filter: AuditFilter = {}): AsyncGenerator<AuditRecord> {
+    const s = this.sql;
+    const query = s`select record from audit_log where true
+      ${filter.tool === undefined ? s`` : s`and tool = ${filter.tool}`}
+      ${filter.principal === undefined ? s`` : s`and principal = ${filter.principal}`}
+      ${filter.kind === undefined ? s`` : s`and kind = ${filter.kind}`}
+      ${filter.since === undefined ? s`` : s`and at >= ${new Date(filter.since)}`}
+      ${filter.until === undefined ? s`` : s`and at < ${new Date(filter.until)}`}
+      order by seq`;
+    for await (const rows of query.cursor(BATCH)) {
+      for (const row of rows) {
+        const record = row.record as AuditRecord;
+        if (auditRecordMatches(record, filter)) yield record;
+      }
+    }
+  }
+
+  /**
+   * Where the audit log ends (see {@linkcode EstateStore.auditHead}).
+   *
+   * @returns The head.
+   */
+  async auditHead(): Promise<AuditHead> {
+    const [row] = await this.sql`select seq, hash from audit_log order by seq desc limit 1`;
+    return row ? { seq: Number(row.seq), hash: row.hash as string } : EMPTY_AUDIT_HEAD;
+  }
+
+  /**
+   * Keeps a signed checkpoint (table `audit_checkpoints`).
+   *
+   * @param checkpoint The checkpoint.
+   * @throws {TypeError} When it is not a checkpoint.
+   */
+  async appendAuditCheckpoint(checkpoint: AuditCheckpoint): Promise<void> {
+    const problems = auditCheckpointProblems(checkpoint);
+    if (problems.length) throw new TypeError(`Not a checkpoint: ${problems.join("; ")}`);
+    const { seq, head, at, signature } = checkpoint;
+    await this.sql`insert into audit_checkpoints (seq, record) values (${seq}, ${
+      this.sql.json({ seq, head, at, signature })
+    })`;
+  }
+
+  /**
+   * The checkpoints kept, oldest first.
+   *
+   * @returns The checkpoints.
+   */
+  async auditCheckpoints(): Promise<AuditCheckpoint[]> {
+    const rows = await this.sql`select record from audit_checkpoints order by id`;
+    return rows.map((r) => r.record as AuditCheckpoint);
+  }
+
+  /** Appends audit records in `tx`, under the log's advisory lock (its own key space). */
+  async #appendAudit(tx: TransactionSql, events: AuditEvent[]): Promise<AuditRecord[]> {
+    if (events.length === 0) return [];
+    await tx`select pg_advisory_xact_lock(1635083369, 0)`;
+    const [row] = await tx`select seq, hash from audit_log order by seq desc limit 1`;
+    const head: AuditHead = row
+      ? { seq: Number(row.seq), hash: row.hash as string }
+      : EMPTY_AUDIT_HEAD;
+    const records = await sealAudit(head, events, { now: this.#now });
+    for (const r of records) {
+      await tx`insert into audit_log (seq, at, kind, principal, tool, hash, record)
+        values (${r.seq}, ${new Date(r.at)}, ${r.kind}, ${r.principal ?? null}, ${r.tool ?? null},
+          ${r.hash}, ${tx.json(r as unknown as postgres.JSONValue)})`;
+    }
+    return records;
   }
 
   /** Closes the connections. */
@@ -1002,6 +1134,7 @@ export class PgEstateStore implements EstateStore {
 
   async #transition(
     name: string,
+    kind: "deprecate" | "retire",
     decide: (registry: ToolRegistry) => VersionRecord,
     apply: (registry: ToolRegistry) => VersionRecord,
     withCalls: boolean,
@@ -1021,8 +1154,9 @@ export class PgEstateStore implements EstateStore {
         storedCalls: () => calls,
       });
       for (const v of tool.versions) scratch.restore(v);
-      decide(scratch);
+      const record = decide(scratch);
       await this.#writeSettled(tx, name, tool, scratch);
+      await this.#appendAudit(tx, [lifecycleAuditEvent(kind, record, this.#actor)]);
       return tool;
     });
     this.#sync(name, tool, false);

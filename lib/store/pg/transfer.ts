@@ -5,7 +5,8 @@
  * server records, `principals.json` and the settings files (`estate.json`, `rules.json`) are kept
  * as their text; `lifecycle.json` is written by the
  * folder store's own formatter from the histories; `calls.jsonl` and `drift.jsonl` keep each
- * line's text. Where a folder file is not in the form an export writes (a hand-edited
+ * line's text; `audit.jsonl` keeps each record (written back as the folder store writes it, its
+ * canonical JSON, so its hash chain holds in either place) with `audit-checkpoints.jsonl`. Where a folder file is not in the form an export writes (a hand-edited
  * `lifecycle.json`, CRLF line ends, a torn last line), the migration says so, file by file.
  *
  * Stored calls and drift records are streamed both ways in batches (memory stays flat for
@@ -17,6 +18,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { Buffer } from "node:buffer";
+import type postgres from "postgres";
 import type { TransactionSql } from "postgres";
 import type { LifecycleEntry } from "../../estate/lifecycle.ts";
 import { ESTATE_FILES, estateFileProblems } from "../../estate/estate_files.ts";
@@ -31,6 +33,16 @@ import { openNoFollow } from "../_no_follow.ts";
 import { loadServerDir, SERVERS_DIR } from "../_server_dir.ts";
 import { CALLS_FILE, LIFECYCLE_FILE, loadToolDir } from "../_tool_dir.ts";
 import { CHANGE_CHANNEL, type PgEstateStore } from "./pg_store.ts";
+import { type AuditRecord, auditRecordText } from "../../estate/audit.ts";
+import type { AuditCheckpoint } from "../../estate/audit_checkpoint.ts";
+import {
+  AUDIT_CHECKPOINTS_FILE,
+  AUDIT_FILE,
+  AUDIT_LOCK_DIR,
+  checkpointLine,
+  readAuditLines,
+  readCheckpointLines,
+} from "../_audit_file.ts";
 
 /** The principals file's name. */
 const PRINCIPALS_FILE = "principals.json";
@@ -65,6 +77,8 @@ export interface TransferCounts {
   drift: number;
   /** Principals. */
   principals: number;
+  /** Audit records (their checkpoints go with them); absent where none are counted. */
+  audit?: number;
 }
 
 /** An estate file an export will not give back byte for byte, and why. */
@@ -118,6 +132,7 @@ function noCounts(): TransferCounts {
     servers: 0,
     drift: 0,
     principals: 0,
+    audit: 0,
   };
 }
 
@@ -355,10 +370,65 @@ export async function migrateToPostgres(
         changed,
       );
     }
+    const auditFile = path.join(fromDir, AUDIT_FILE);
+    if (fs.existsSync(auditFile)) {
+      // One chain: the folder's log is copied only into a database that has none.
+      await tx`lock table audit_log, audit_checkpoints in exclusive mode`;
+      const [{ n }] = await tx`select count(*)::int as n from audit_log`;
+      if (n > 0) {
+        const [{ db }] = await tx`select current_database() as db`;
+        throw new Error(
+          `Cannot migrate ${fromDir} into database ${db}: it already holds an audit log (${n} records); migrate into an empty database`,
+        );
+      }
+      estateFiles.add(AUDIT_FILE);
+      let canonical = true;
+      counts.audit = await copyLines(
+        auditFile,
+        AUDIT_FILE,
+        readAuditLines(auditFile, { onTornLine }),
+        async (texts) => {
+          for (const text of texts) {
+            const r = JSON.parse(text) as AuditRecord;
+            canonical &&= auditRecordText(r) === text;
+            await tx`insert into audit_log (seq, at, kind, principal, tool, hash, record)
+              values (${r.seq}, ${new Date(r.at)}, ${r.kind}, ${r.principal ?? null},
+                ${r.tool ?? null}, ${r.hash}, ${tx.json(r as unknown as postgres.JSONValue)})`;
+          }
+        },
+        batchSize,
+        torn,
+        changed,
+      );
+      if (!canonical) {
+        changed.push({
+          file: AUDIT_FILE,
+          note:
+            "records not in canonical JSON (keys sorted) are written back in it; their hashes do not depend on the form",
+        });
+      }
+    }
+    const checkpointsFile = path.join(fromDir, AUDIT_CHECKPOINTS_FILE);
+    if (fs.existsSync(checkpointsFile)) {
+      estateFiles.add(AUDIT_CHECKPOINTS_FILE);
+      for (const { text, value } of readCheckpointLines(checkpointsFile)) {
+        if (checkpointLine(value) !== text) {
+          changed.push({
+            file: AUDIT_CHECKPOINTS_FILE,
+            note: "a checkpoint not in the form the folder store writes is written back in it",
+          });
+        }
+        await tx`insert into audit_checkpoints (seq, record)
+          values (${value.seq}, ${tx.json(JSON.parse(checkpointLine(value)))})`;
+      }
+    }
     await tx`select pg_notify(${CHANGE_CHANNEL}, ${JSON.stringify({ kind: "unknown" })})`;
   });
   await store.reload();
-  const skipped = walk(fromDir).filter((f) => !estateFiles.has(f));
+  // The audit log's lock is runtime, not estate: neither copied nor listed.
+  const skipped = walk(fromDir).filter((f) =>
+    !estateFiles.has(f) && !f.startsWith(`${AUDIT_LOCK_DIR}/`)
+  );
   return { ...counts, tornLines: torn, changed, skipped };
 }
 
@@ -525,6 +595,23 @@ export async function exportToFolder(
           { text: string }[]
         >,
       );
+      // The audit log as the folder store writes it: each record's canonical JSON, a line.
+      const audit = tx`select record from audit_log order by seq`.cursor(batchSize);
+      counts.audit = await writeLines(
+        AUDIT_FILE,
+        (async function* () {
+          for await (const rows of audit) {
+            yield rows.map((r) => ({ text: auditRecordText(r.record as AuditRecord) }));
+          }
+        })(),
+      );
+      const checkpoints = await tx`select record from audit_checkpoints order by id`;
+      if (checkpoints.length) {
+        write(
+          AUDIT_CHECKPOINTS_FILE,
+          checkpoints.map((c) => checkpointLine(c.record as AuditCheckpoint) + "\n").join(""),
+        );
+      }
     },
   );
   return { ...counts, files };
