@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import {
   argumentsDigest,
+  type AuditEvent,
   type CallApprovalRule,
   claimApprovedCall,
   decideCall,
@@ -55,9 +56,14 @@ export const APPROVER2 = who("cfo-office", [
 export const BLIND = who("retail-lead", ["payments:approve"], "retail");
 export const STRANGER = who("group-risk-analyst", ["risk:read"], "group");
 
-export function deskOver(store: PendingCallStore, clock: { t: number }): PendingCallDesk {
+export function deskOver(
+  store: PendingCallStore,
+  clock: { t: number },
+  audit?: AuditEvent[],
+): PendingCallDesk {
   return {
     store,
+    ...(audit ? { audit: (e: AuditEvent) => audit.push(e) } : {}),
     specOf: (tool, version) =>
       tool === RELEASE.name && version === RELEASE.version ? RELEASE : undefined,
     now: () => clock.t,
@@ -69,7 +75,8 @@ export const T0 = Date.parse("2026-12-04T09:00:00Z");
 /** The desk's contract, on one store. */
 export async function deskContract(store: PendingCallStore): Promise<void> {
   const clock = { t: T0 };
-  const desk = deskOver(store, clock);
+  const audit: AuditEvent[] = [];
+  const desk = deskOver(store, clock, audit);
   const call = await holdCall(desk, {
     spec: RELEASE,
     principal: CALLER,
@@ -163,4 +170,25 @@ export async function deskContract(store: PendingCallStore): Promise<void> {
     (await pendingCallsFor(desk, CALLER, { state: "expired" })).map((c) => c.id),
     [late.id],
   );
+
+  // Each step is audited once, by whom, with the arguments' digest and never their values.
+  const steps = audit.map((e) => `${e.detail?.state} ${e.principal ?? "-"}`);
+  assert.deepEqual(
+    steps,
+    decided.state === "approved"
+      ? [
+        `pending ${CALLER.id}`,
+        `approved ${decided.decidedBy}`,
+        `ran ${CALLER.id}`,
+        `pending ${CALLER.id}`,
+        "expired -",
+      ]
+      : [
+        `pending ${CALLER.id}`,
+        `rejected ${decided.decidedBy}`,
+        `pending ${CALLER.id}`,
+        "expired -",
+      ],
+  );
+  assert.ok(audit.every((e) => e.kind === "pending-call" && !JSON.stringify(e).includes("PMT-")));
 }

@@ -218,6 +218,39 @@ Deno.test({
       assert.match(text(lapsed), /^payments\.release was not run: nobody approved it by /);
       const calls = await store.pendingCalls().list();
       assert.deepEqual(calls.map((c) => c.state).sort(), ["expired", "ran", "rejected"]);
+
+      // The audit log holds every step, by whom, with the arguments' digest and never their values
+      // (payments.release is restricted), and its chain verifies.
+      const steps: string[] = [];
+      for await (const r of store.readAudit({ kind: "pending-call" })) {
+        steps.push(`${r.detail.state} ${r.principal ?? "-"}`);
+        assert.equal(r.detail.argumentsSha256, held.argumentsSha256);
+        assert.ok(!JSON.stringify(r).includes("2450000"), JSON.stringify(r));
+      }
+      assert.deepEqual(steps, [
+        `pending ${OPERATOR}`,
+        "approved treasury-lead",
+        `ran ${OPERATOR}`,
+        `pending ${OPERATOR}`,
+        "rejected treasury-lead",
+        `pending ${OPERATOR}`,
+        "expired -",
+      ]);
+      // The calls as decided (each replica appends its own, so only the counts are fixed): three
+      // held; two ran (the small one at once, the approved one later), each allowed.
+      const decided2: string[] = [];
+      for await (const r of store.readAudit({ kind: "call", tool: "payments.release" })) {
+        decided2.push(`${r.detail.decision} ${r.detail.outcome}`);
+      }
+      assert.equal(decided2.filter((d) => d === "held held").length, 3, decided2.join());
+      assert.equal(
+        decided2.filter((d) => /^allowed (ok|tool-error)$/.test(d)).length,
+        2,
+        decided2.join(),
+      );
+      const verified = await cli(["audit", "verify", ...s]);
+      assert.equal(verified.code, 0, verified.out);
+      assert.match(verified.out, /^chain ok: \d+ records/);
     } finally {
       for (const c of clients) await c.close().catch(() => {});
       for (const r of replicas) await r.stop();

@@ -1,6 +1,6 @@
 /**
  * The pending-call desk over an opened estate: its store's pending calls, its registry's specs,
- * the clock, and its tasks (a rejection ends the caller's task). `estate approvals` and `estate serve` both work through it.
+ * the clock, its tasks (a rejection ends the caller's task) and its audit log. `estate approvals` and `estate serve` both work through it.
  */
 import type { PendingCallDesk, ToolRegistry, ToolSpec } from "../../mod.ts";
 import type { EstateStore } from "../store/mod.ts";
@@ -34,5 +34,6 @@ export function pendingDesk(estate: EstateStore, now: () => number): PendingCall
     specOf: (tool, version) => specAt(estate.registry, tool, version),
     now,
     tasks: estate.tasks(),
+    audit: (event) => estate.appendAudit([event]),
   };
 }

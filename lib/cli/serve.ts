@@ -197,7 +197,7 @@ export function estateServer(
   // a decision made through them is acted on at once.
   let server: McpServer | undefined;
   const approverTools = pendingCallHandlers(
-    { ...pendingDesk(estate, options.now ?? Date.now), tasks: estate.tasks() },
+    pendingDesk(estate, options.now ?? Date.now),
     () => void server?.sweepPendingCalls(),
   );
   return server = new McpServer({

@@ -23,6 +23,7 @@ import {
 } from "./call_approvals.ts";
 import type { Principal, ToolSpec } from "./spec.ts";
 import { finishTask, type TaskStore } from "./tasks.ts";
+import { type AuditEvent, sha256Hex } from "./audit.ts";
 
 /** What the desk works on: the store, the tools' specs, and the clock. */
 export interface PendingCallDesk {
@@ -40,6 +41,36 @@ export interface PendingCallDesk {
    * that lapsed, end the caller's task where it is decided. Absent: the tasks are not ended here.
    */
   tasks?: TaskStore;
+  /**
+   * The estate's audit log: each step of a pending call (`pending-call` events: held, approved,
+   * rejected, expired, ran — who, when, the call's id, its caller and the arguments' SHA-256, never
+   * their values). Absent: nothing is recorded here.
+   */
+  audit?: (event: AuditEvent) => unknown;
+}
+
+/** Records a step of a pending call in the audit log, when the desk has one. */
+async function audited(
+  desk: PendingCallDesk,
+  call: PendingCall,
+  by: string,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
+  await desk.audit?.({
+    kind: "pending-call",
+    at: new Date(desk.now()).toISOString(),
+    principal: by,
+    tool: call.tool,
+    version: call.version,
+    detail: {
+      id: call.id,
+      state: call.state,
+      caller: call.caller,
+      argumentsSha256: call.argumentsSha256,
+      ...(call.reason ? { reason: call.reason } : {}),
+      ...extra,
+    },
+  });
 }
 
 /** Ends the caller's task of a call that will not run: a tool error saying why. */
@@ -58,6 +89,24 @@ async function endTask(desk: PendingCallDesk, call: PendingCall, why: string): P
   });
 }
 
+/** A call that lapsed undecided: recorded (by nobody), and its task ended. */
+async function lapse(desk: PendingCallDesk, call: PendingCall): Promise<void> {
+  await desk.audit?.({
+    kind: "pending-call",
+    at: new Date(desk.now()).toISOString(),
+    tool: call.tool,
+    version: call.version,
+    detail: {
+      id: call.id,
+      state: call.state,
+      caller: call.caller,
+      argumentsSha256: call.argumentsSha256,
+      expiresAt: call.expiresAt,
+    },
+  });
+  await endTask(desk, call, notRunWhy(call));
+}
+
 /** Why a call will not run, in words. */
 function notRunWhy(call: PendingCall): string {
   return call.state === "rejected"
@@ -72,9 +121,7 @@ function notRunWhy(call: PendingCall): string {
  * @returns 64 hex digits.
  */
 export async function argumentsDigest(value: unknown): Promise<string> {
-  const bytes = new TextEncoder().encode(canonicalJson(value));
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+  return await sha256Hex(canonicalJson(value));
 }
 
 /**
@@ -115,6 +162,11 @@ export async function holdCall(
     state: "pending",
   };
   await desk.store.hold(pending);
+  await audited(desk, pending, pending.caller, {
+    rule: pending.rule,
+    approverScope: pending.approverScope,
+    expiresAt: pending.expiresAt,
+  });
   return pending;
 }
 
@@ -190,12 +242,13 @@ export async function decideCall(
     if (e instanceof PendingCallDecisionError && e.reason === "expired") {
       const lapsed = pendingCallAt(stored, now);
       if (await desk.store.change(lapsed, "pending")) {
-        await endTask(desk, lapsed, notRunWhy(lapsed));
+        await lapse(desk, lapsed);
       }
     }
     throw e;
   }
   if (await desk.store.change(decided, "pending")) {
+    await audited(desk, decided, decision.by.id);
     if (decided.state === "rejected") await endTask(desk, decided, notRunWhy(decided));
     return decided;
   }
@@ -226,7 +279,9 @@ export async function claimApprovedCall(
   const stored = await desk.store.get(id);
   if (!stored || stored.state !== "approved") return undefined;
   const ran: PendingCall = { ...stored, state: "ran" };
-  return await desk.store.change(ran, "approved") ? stored : undefined;
+  if (!await desk.store.change(ran, "approved")) return undefined;
+  await audited(desk, ran, ran.caller, { approvedBy: ran.decidedBy });
+  return stored;
 }
 
 /**
@@ -246,7 +301,7 @@ export async function settleExpiry(
   const now = pendingCallAt(stored, desk.now());
   if (now.state === "expired" && stored.state === "pending") {
     if (!await desk.store.change(now, "pending")) return await desk.store.get(id);
-    await endTask(desk, now, notRunWhy(now));
+    await lapse(desk, now);
   }
   return now;
 }

@@ -29,6 +29,7 @@ import { asTask, isTaskDeferral } from "./tasks.ts";
 import { deferToTask, finishTaskHere, taskStoreOf } from "./_tasks.ts";
 import { asResult } from "./_call_result.ts";
 import { MissingClientCapabilityError } from "./tool_handler.ts";
+import { auditCall } from "./_call_audit.ts";
 
 /** How often the sweep looks for decided calls by default, in ms. */
 const DEFAULT_SWEEP_MS = 1000;
@@ -47,6 +48,7 @@ export function serverDesk(core: ServerCore): PendingCallDesk | undefined {
       registry.versions(tool).find((r) => r.spec.version === version)?.spec,
     now: () => core.now(),
     tasks: taskStoreOf(core),
+    ...(core.options.audit ? { audit: (event) => core.options.audit!.append(event) } : {}),
   };
 }
 
@@ -178,7 +180,7 @@ async function runApproved(core: ServerCore, desk: PendingCallDesk, id: string):
       };
     }
   }
-  core.options.onCall?.({
+  const record: CallRecord = {
     principal: call.caller,
     tool: call.tool,
     version: call.version,
@@ -186,7 +188,9 @@ async function runApproved(core: ServerCore, desk: PendingCallDesk, id: string):
     durationMs: core.now() - started,
     at: new Date(started).toISOString(),
     arguments: call.arguments,
-  });
+  };
+  core.options.onCall?.(record);
+  if (spec) auditCall(core.options.audit, { record, classification: spec.dataClassification });
   await finishTaskHere(core, id, {
     result: result as unknown as Record<string, unknown>,
     statusMessage: `Approved by ${call.decidedBy}${call.reason ? ` (${call.reason})` : ""}; ran`,
