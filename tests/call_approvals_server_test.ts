@@ -240,6 +240,11 @@ for (const era of ["stateless", "handshake"] as const) {
     const client = new McpClient(near, { era });
     await client.connect();
     try {
+      if (era === "handshake") {
+        // A tool whose calls a rule may hold is listed as taking a task: the client asks for one.
+        const listed = (await client.listTools()).find((t) => t.name === RELEASE.name);
+        assert.deepEqual(listed?.execution, { taskSupport: "optional" });
+      }
       const calling = client.callTool(RELEASE.name, ARGS);
       let id: string | undefined;
       for (let i = 0; !id && i < 500; i++) {

@@ -194,6 +194,22 @@ export function callApprovalFor(
 }
 
 /**
+ * Whether a rule may hold calls of a tool, whoever calls and with whatever arguments: its `tool`
+ * and `sideEffect` match (its `tenant` and `above` depend on the call).
+ *
+ * @param rule The rule.
+ * @param spec The tool's version.
+ * @returns True when some call of it may fall under the rule.
+ */
+export function callApprovalMayHold(
+  rule: CallApprovalRule,
+  spec: Pick<ToolSpec, "name" | "sideEffect">,
+): boolean {
+  return (rule.tool === undefined || toolPatternMatches(rule.tool, spec.name)) &&
+    (rule.sideEffect === undefined || rule.sideEffect === spec.sideEffect);
+}
+
+/**
  * A rule in words, as a pending call names it.
  *
  * @param rule The rule.

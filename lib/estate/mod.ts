@@ -190,6 +190,7 @@ export {
 } from "./limits.ts";
 export {
   callApprovalFor,
+  callApprovalMayHold,
   callApprovalProblems,
   type CallApprovalRule,
   callApprovalRuleText,

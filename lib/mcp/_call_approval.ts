@@ -10,6 +10,7 @@
  */
 import {
   callApprovalFor,
+  callApprovalMayHold,
   type CallApprovalRule,
   callApprovalRuleText,
   DEFAULT_APPROVAL_MINUTES,
@@ -70,6 +71,20 @@ export function approvalRuleFor(
     principal: call.caller.principal,
     arguments: call.args,
   })?.rule;
+}
+
+/**
+ * Whether the server's `callApprovals` may hold calls of a version (a rule names its tool and side
+ * effect, whatever the caller and arguments): 2025-11-25's `tools/list` then lists it as taking a
+ * task (`execution.taskSupport: "optional"`).
+ *
+ * @param core The server.
+ * @param spec The version.
+ * @returns True when some call of it may be held.
+ */
+export function mayHoldCalls(core: ServerCore, spec: ToolSpec): boolean {
+  const rules = core.options.callApprovals?.rules() ?? [];
+  return rules.some((rule) => callApprovalMayHold(rule, spec));
 }
 
 /**

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { mayHoldCalls } from "./_call_approval.ts";
 import { linkSignals } from "../jsonrpc/signals.ts";
 import { ERROR_CODES, MCP_ERROR_CODES } from "../jsonrpc/errors.ts";
 import { isObject } from "../_object.ts";
@@ -101,12 +102,15 @@ const listTools: Method = (core, { caller, params }) => {
 
 /**
  * A version as `tools/list` shows it; in 2025-11-25 with `execution.taskSupport` where the
- * server's task options say it runs as a task (`TaskOptions.taskSupport`).
+ * server's task options say it runs as a task (`TaskOptions.taskSupport`), or else `optional`
+ * where the estate's `callApprovals` may hold its calls (so a client asks for a task instead of
+ * waiting on the call).
  */
 function listedTool(core: ServerCore, options: { caller: Caller; spec: ToolSpec }): McpTool {
   const tool = toMcpTool(options.spec);
   const stateless = STATELESS_PROTOCOL_VERSIONS.includes(options.caller.protocolVersion ?? "");
-  const support = stateless ? undefined : core.options.tasks?.taskSupport?.(options.spec);
+  const support = stateless ? undefined : core.options.tasks?.taskSupport?.(options.spec) ??
+    (mayHoldCalls(core, options.spec) ? "optional" : undefined);
   return support === undefined ? tool : { ...tool, execution: { taskSupport: support } } as McpTool;
 }
 
