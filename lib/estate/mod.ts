@@ -240,6 +240,7 @@ export {
   DEFAULT_TASK_TTL_MS,
   finishTask,
   isTerminalTaskStatus,
+  type MemoryTaskStore,
   memoryTaskStore,
   type NewTaskOptions,
   newTaskRecord,

@@ -364,6 +364,20 @@ export function setTaskStatus(
   });
 }
 
+/** A {@linkcode TaskStore} in memory: every method answers at once. */
+export interface MemoryTaskStore extends TaskStore {
+  /** Keeps a new task (a second create of one id throws). */
+  create(task: TaskRecord): void;
+  /** One task by id; undefined when there is none. */
+  get(taskId: string): TaskRecord | undefined;
+  /** The tasks of one owner, oldest first. */
+  list(owner: string): TaskRecord[];
+  /** Replaces the task of the revision before `next`'s; false otherwise. */
+  change(next: TaskRecord): boolean;
+  /** Removes a task; false when there was none. */
+  remove(taskId: string): boolean;
+}
+
 /**
  * Tasks in memory: one server's, gone when it stops.
  *
@@ -380,13 +394,7 @@ export function setTaskStatus(
  * assert.deepEqual(store.list("bo"), []);
  * ```
  */
-export function memoryTaskStore(): TaskStore & {
-  create(task: TaskRecord): void;
-  get(taskId: string): TaskRecord | undefined;
-  list(owner: string): TaskRecord[];
-  change(next: TaskRecord): boolean;
-  remove(taskId: string): boolean;
-} {
+export function memoryTaskStore(): MemoryTaskStore {
   const tasks = new Map<string, TaskRecord>();
   return {
     create(task) {
