@@ -747,3 +747,64 @@ Deno.test("over stdio: a 2025-11-25 task, its status notifications, and tasks/re
   await done;
   server.close();
 });
+
+Deno.test("TaskOptions.taskFor turns a call into a task before its handler runs; finished from outside with the handler's result", async () => {
+  const store = memoryTaskStore();
+  const registry = new ToolRegistry();
+  registry.publish(openSpec("payments.release"));
+  let ran = 0;
+  const handler: ToolHandler = (args) => {
+    ran++;
+    return `released ${args.x}`;
+  };
+  const held: { taskId: string; args: Record<string, unknown> }[] = [];
+  const server = new McpServer({
+    registry,
+    handlerFor: () => handler,
+    tasks: {
+      store,
+      waitPollMs: 10,
+      taskFor: ({ spec, args, canTakeTask }) =>
+        spec.name === "payments.release" && canTakeTask
+          ? {
+            statusMessage: "waiting for a second approver",
+            onCreated: (task) => {
+              held.push({ taskId: task.taskId, args });
+            },
+          }
+          : undefined,
+    },
+  });
+  const created = resultOf(
+    await server.handleStateless(
+      req(1, "tools/call", { name: "payments.release", arguments: { x: "PMT-1" } }),
+      {
+        principal: RETAIL,
+      },
+    ),
+  );
+  assert.equal(created.resultType, "task");
+  assert.equal(created.statusMessage, "waiting for a second approver");
+  assert.equal(ran, 0, "the handler waits for the approval");
+  // The approver approves: the held call runs, and its result finishes the task.
+  const [{ taskId, args }] = held;
+  const result = await handler(args, {} as never) as string;
+  await finishTask(store, {
+    taskId,
+    outcome: { result: { content: [{ type: "text", text: result }] }, statusMessage: "approved" },
+  });
+  const got = resultOf(
+    await server.handleStateless(req(2, "tasks/get", { taskId }), { principal: RETAIL }),
+  );
+  assert.equal(got.status, "completed");
+  assert.deepEqual(got.result, { content: [{ type: "text", text: "released PMT-1" }] });
+  // A client that cannot take a task is not planned one: the handler runs at once.
+  const sync = resultOf(
+    await server.handleStateless(
+      req(3, "tools/call", { name: "payments.release", arguments: { x: "PMT-2" } }, false),
+      { principal: RETAIL },
+    ),
+  );
+  assert.deepEqual(sync.content, [{ type: "text", text: "released PMT-2" }]);
+  server.close();
+});
