@@ -97,6 +97,15 @@ export interface TaskStore {
   change(next: TaskRecord): boolean | Promise<boolean>;
   /** Removes a task (an expired one, say); false when there was none. */
   remove(taskId: string): boolean | Promise<boolean>;
+  /**
+   * Optional: hears of every task created or changed by any writer (PostgreSQL: `LISTEN
+   * estate_tasks`), with the task's id, so that a wait on another replica wakes at once instead
+   * of at its next read. Without it, waits read the store on a timer.
+   *
+   * @param listener Hears each task id as its task changes.
+   * @returns Stops listening.
+   */
+  watch?(listener: (taskId: string) => void): Promise<{ close(): Promise<void> | void }>;
 }
 
 /**
