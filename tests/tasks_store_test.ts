@@ -10,6 +10,7 @@ import {
   asTask,
   changeTask,
   finishTask,
+  McpServer,
   memoryTaskStore,
   newTaskRecord,
   STATELESS_META,
@@ -182,6 +183,53 @@ Deno.test({
     } finally {
       b.replica.close();
       await b.store.close();
+      await outside.close();
+    }
+  },
+});
+
+Deno.test({
+  ...pg,
+  name:
+    "[postgres] a replica waiting on tasks/result hears a change made elsewhere at once (LISTEN estate_tasks), not at its next read",
+  fn: async () => {
+    const url = await (await (server ??= startPostgres())).createDatabase();
+    const setup = await PgEstateStore.open(url);
+    await setup.publish(spec("approval.wait", "1.0.0", { requiredScopes: [] }));
+    await setup.close();
+    const store = await PgEstateStore.open(url);
+    const outside = await PgEstateStore.open(url);
+    // Reads the store only once a minute: only the announcement can wake it in time.
+    const replica = new McpServer({
+      registry: store.registry,
+      handlerFor: () => () => asTask({}),
+      tasks: { store: store.tasks(), waitPollMs: 60_000 },
+    });
+    try {
+      const session = await ready(replica, RETAIL);
+      const created = await replica.handle({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "approval.wait", arguments: { reference: "PMT-000002" }, task: {} },
+      }, session) as Wire;
+      const taskId = (created.result?.task as { taskId: string }).taskId;
+      const waiting = replica.handle(
+        { jsonrpc: "2.0", id: 2, method: "tasks/result", params: { taskId } },
+        session,
+      ) as Promise<Wire>;
+      await new Promise((r) => setTimeout(r, 200));
+      const started = Date.now();
+      await finishTask(outside.tasks(), {
+        taskId,
+        outcome: { result: { content: [{ type: "text", text: "approved" }] } },
+      });
+      const result = await waiting;
+      assert.deepEqual(result.result?.content, [{ type: "text", text: "approved" }]);
+      assert.ok(Date.now() - started < 5000, `${Date.now() - started} ms`);
+    } finally {
+      replica.close();
+      await store.close();
       await outside.close();
     }
   },

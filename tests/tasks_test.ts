@@ -3,6 +3,7 @@
 // server's methods in both eras (lib/mcp/_tasks.ts), a task visible to its principal only, TTLs,
 // finishing a task from outside, and McpClient waiting on a task by itself.
 import assert from "node:assert/strict";
+import { PassThrough } from "node:stream";
 import {
   asTask,
   changeTask,
@@ -26,6 +27,12 @@ import {
   visibleTask,
 } from "../mod.ts";
 import { ready, RETAIL, spec } from "./_mcp_fixtures.ts";
+import {
+  bearerTokens,
+  serveHttp,
+  StreamableHttpClientTransport,
+} from "../lib/mcp/transports/http_mod.ts";
+import { serveStdio } from "../lib/mcp/transports/stdio.ts";
 
 const OTHER: Principal = { ...RETAIL, id: "retail-agent-2" };
 
@@ -633,5 +640,171 @@ Deno.test("2026-07-28: subscriptions/listen with taskIds sends notifications/tas
     ),
   );
   assert.equal(refused.code, -32021);
+  server.close();
+});
+
+Deno.test("over Streamable HTTP: McpClient in both eras waits on tasks; another principal's token sees none of them", async () => {
+  const { server, release } = taskServer();
+  const http = await serveHttp(server, {
+    authenticate: bearerTokens([{ ...RETAIL, token: "retail" }, { ...OTHER, token: "other" }]),
+    keepAliveMs: 0,
+  });
+  try {
+    release();
+    for (const era of ["stateless", "handshake"] as const) {
+      const client = new McpClient(
+        new StreamableHttpClientTransport(http.url, {
+          headers: { authorization: "Bearer retail" },
+        }),
+        { era },
+      );
+      await client.connect();
+      const outcome = await client.callTool("required", {});
+      assert.equal(outcome.kind, "ok", `${era}: ${JSON.stringify(outcome)}`);
+      assert.deepEqual((outcome as { result: { content: unknown } }).result.content, [
+        { type: "text", text: "only as a task" },
+      ]);
+      await client.close();
+    }
+    // A raw 2026-07-28 POST: tasks/get needs Mcp-Name = taskId; another principal is told
+    // exactly what a nonexistent id is told.
+    const post = (token: string, method: string, params: Record<string, unknown>, name?: string) =>
+      fetch(http.url, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": method,
+          ...(name === undefined ? {} : { "mcp-name": name }),
+        },
+        body: JSON.stringify(req(1, method, params)),
+      });
+    const created = await (await post("retail", "tools/call", { name: "outside" }, "outside"))
+      .json();
+    const taskId = created.result.taskId as string;
+    const missing = crypto.randomUUID();
+    const noHeader = await post("retail", "tasks/get", { taskId });
+    assert.equal(noHeader.status, 400);
+    assert.equal((await noHeader.json()).error.code, -32020);
+    const theirs = await post("other", "tasks/get", { taskId }, taskId);
+    const none = await post("other", "tasks/get", { taskId: missing }, missing);
+    assert.equal(theirs.status, none.status);
+    assert.equal(
+      (await theirs.text()).replace(taskId, "ID"),
+      (await none.text()).replace(missing, "ID"),
+    );
+    const mine = await post("retail", "tasks/get", { taskId }, taskId);
+    assert.equal((await mine.json()).result.status, "working");
+  } finally {
+    await http.close();
+    server.close();
+  }
+});
+
+Deno.test("over stdio: a 2025-11-25 task, its status notifications, and tasks/result; a 2026-07-28 task beside it", async () => {
+  const { server, release } = taskServer();
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const lines: Record<string, unknown>[] = [];
+  let buffer = "";
+  output.on("data", (c: Uint8Array) => {
+    buffer += new TextDecoder().decode(c);
+    let nl;
+    while ((nl = buffer.indexOf("\n")) !== -1) {
+      lines.push(JSON.parse(buffer.slice(0, nl)));
+      buffer = buffer.slice(nl + 1);
+    }
+  });
+  const done = serveStdio(server, { principal: RETAIL, input, output });
+  const send = (m: unknown) => input.write(JSON.stringify(m) + "\n");
+  const line = (pred: (l: Record<string, unknown>) => boolean) => until(() => lines.find(pred));
+  send({
+    jsonrpc: "2.0",
+    id: "init",
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {} },
+  });
+  await line((l) => l.id === "init");
+  send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "job", task: {} } });
+  const created = await line((l) => l.id === 1);
+  const taskId = ((created.result as Record<string, unknown>).task as { taskId: string }).taskId;
+  send({ jsonrpc: "2.0", id: 2, method: "tasks/result", params: { taskId } });
+  send(req(3, "tools/call", { name: "outside" }));
+  const modern = await line((l) => l.id === 3);
+  assert.equal((modern.result as Record<string, unknown>).resultType, "task");
+  release();
+  const result = await line((l) => l.id === 2);
+  assert.deepEqual((result.result as Record<string, unknown>).content, [
+    { type: "text", text: "job done" },
+  ]);
+  const statuses = lines.filter((l) => l.method === "notifications/tasks/status")
+    .map((l) => (l.params as Record<string, unknown>).status);
+  assert.ok(statuses.includes("completed"), JSON.stringify(statuses));
+  input.end();
+  await done;
+  server.close();
+});
+
+Deno.test("TaskOptions.taskFor turns a call into a task before its handler runs; finished from outside with the handler's result", async () => {
+  const store = memoryTaskStore();
+  const registry = new ToolRegistry();
+  registry.publish(openSpec("payments.release"));
+  let ran = 0;
+  const handler: ToolHandler = (args) => {
+    ran++;
+    return `released ${args.x}`;
+  };
+  const held: { taskId: string; args: Record<string, unknown> }[] = [];
+  const server = new McpServer({
+    registry,
+    handlerFor: () => handler,
+    tasks: {
+      store,
+      waitPollMs: 10,
+      taskFor: ({ spec, args, canTakeTask }) =>
+        spec.name === "payments.release" && canTakeTask
+          ? {
+            statusMessage: "waiting for a second approver",
+            onCreated: (task) => {
+              held.push({ taskId: task.taskId, args });
+            },
+          }
+          : undefined,
+    },
+  });
+  const created = resultOf(
+    await server.handleStateless(
+      req(1, "tools/call", { name: "payments.release", arguments: { x: "PMT-1" } }),
+      {
+        principal: RETAIL,
+      },
+    ),
+  );
+  assert.equal(created.resultType, "task");
+  assert.equal(created.statusMessage, "waiting for a second approver");
+  assert.equal(ran, 0, "the handler waits for the approval");
+  // The approver approves: the held call runs, and its result finishes the task.
+  const [{ taskId, args }] = held;
+  const result = await handler(args, {} as never) as string;
+  await finishTask(store, {
+    taskId,
+    outcome: { result: { content: [{ type: "text", text: result }] }, statusMessage: "approved" },
+  });
+  const got = resultOf(
+    await server.handleStateless(req(2, "tasks/get", { taskId }), { principal: RETAIL }),
+  );
+  assert.equal(got.status, "completed");
+  assert.deepEqual(got.result, { content: [{ type: "text", text: "released PMT-1" }] });
+  // A client that cannot take a task is not planned one: the handler runs at once.
+  const sync = resultOf(
+    await server.handleStateless(
+      req(3, "tools/call", { name: "payments.release", arguments: { x: "PMT-2" } }, false),
+      { principal: RETAIL },
+    ),
+  );
+  assert.deepEqual(sync.content, [{ type: "text", text: "released PMT-2" }]);
   server.close();
 });

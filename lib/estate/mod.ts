@@ -251,6 +251,7 @@ export {
   DEFAULT_TASK_TTL_MS,
   finishTask,
   isTerminalTaskStatus,
+  type MemoryTaskStore,
   memoryTaskStore,
   type NewTaskOptions,
   newTaskRecord,

@@ -97,6 +97,15 @@ export interface TaskStore {
   change(next: TaskRecord): boolean | Promise<boolean>;
   /** Removes a task (an expired one, say); false when there was none. */
   remove(taskId: string): boolean | Promise<boolean>;
+  /**
+   * Optional: hears of every task created or changed by any writer (PostgreSQL: `LISTEN
+   * estate_tasks`), with the task's id, so that a wait on another replica wakes at once instead
+   * of at its next read. Without it, waits read the store on a timer.
+   *
+   * @param listener Hears each task id as its task changes.
+   * @returns Stops listening.
+   */
+  watch?(listener: (taskId: string) => void): Promise<{ close(): Promise<void> | void }>;
 }
 
 /**
@@ -364,6 +373,20 @@ export function setTaskStatus(
   });
 }
 
+/** A {@linkcode TaskStore} in memory: every method answers at once. */
+export interface MemoryTaskStore extends TaskStore {
+  /** Keeps a new task (a second create of one id throws). */
+  create(task: TaskRecord): void;
+  /** One task by id; undefined when there is none. */
+  get(taskId: string): TaskRecord | undefined;
+  /** The tasks of one owner, oldest first. */
+  list(owner: string): TaskRecord[];
+  /** Replaces the task of the revision before `next`'s; false otherwise. */
+  change(next: TaskRecord): boolean;
+  /** Removes a task; false when there was none. */
+  remove(taskId: string): boolean;
+}
+
 /**
  * Tasks in memory: one server's, gone when it stops.
  *
@@ -380,13 +403,7 @@ export function setTaskStatus(
  * assert.deepEqual(store.list("bo"), []);
  * ```
  */
-export function memoryTaskStore(): TaskStore & {
-  create(task: TaskRecord): void;
-  get(taskId: string): TaskRecord | undefined;
-  list(owner: string): TaskRecord[];
-  change(next: TaskRecord): boolean;
-  remove(taskId: string): boolean;
-} {
+export function memoryTaskStore(): MemoryTaskStore {
   const tasks = new Map<string, TaskRecord>();
   return {
     create(task) {

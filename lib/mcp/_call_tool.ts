@@ -49,7 +49,7 @@ import {
 } from "./_asks.ts";
 import { CONFIRMATION_SCHEMA, confirmationMessage, needsConfirmation } from "./asks.ts";
 import { STATELESS_PROTOCOL_VERSIONS } from "./rev2026_07_28.ts";
-import { isTaskDeferral, type TaskDeferral } from "./tasks.ts";
+import { asTask, isTaskDeferral, type TaskDeferral } from "./tasks.ts";
 import { clientTakesTasks, deferToTask } from "./_tasks.ts";
 import { asResult } from "./_call_result.ts";
 import { approvalRuleFor, holdForApproval } from "./_call_approval.ts";
@@ -400,7 +400,9 @@ function isStateless(caller: Caller): boolean {
  * the client). A missing handler, a throw or an `isError` value is a tool error the model reads
  * (never a stack trace); a cancelled call answers `{content: []}` (its response is dropped). In
  * 2026-07-28, an ask the client has not answered yet stops the handler (its signal aborts) and
- * ends the call with that ask and those made with it (see `_asks.ts`).
+ * ends the call with that ask and those made with it (see `_asks.ts`). A call the server's task
+ * hook (`TaskOptions.taskFor`) plans as a task, or whose handler returns `asTask(plan)`, becomes
+ * that task (`_tasks.ts`).
  *
  * @param core The server.
  * @param run The call.
@@ -414,6 +416,18 @@ export async function runHandler(
   run: HandlerRun,
 ): Promise<CallToolResult> {
   const { caller, context, spec, request, record } = run;
+  // A call the server's task hook turns into a task: its handler is not run here.
+  const canTakeTask = clientTakesTasks(caller, request.task);
+  const planned = await core.options.tasks?.taskFor?.({
+    spec,
+    args: request.args,
+    principal: caller.principal,
+    canTakeTask,
+  });
+  if (planned) {
+    const deferral = asTask(planned);
+    return await deferToTask(core, { caller, spec, task: request.task, context, deferral, record });
+  }
   const handler = core.options.handlerFor(spec);
   if (!handler) {
     record("tool-error");
@@ -466,7 +480,7 @@ export async function runHandler(
       sample: asks.asker.sample,
       elicit: asks.asker.elicit,
       listRoots: asks.asker.listRoots,
-      canTakeTask: clientTakesTasks(caller, request.task),
+      canTakeTask,
     });
     const stopped = asks.fault() ?? asks.open();
     if (stopped) throw stopped;

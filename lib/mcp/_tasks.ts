@@ -76,7 +76,27 @@ function runtime(core: ServerCore): TaskRuntime {
     watchers: new Set(),
   };
   RUNTIMES.set(core, rt);
+  listenToStore(core, rt);
   return rt;
+}
+
+/**
+ * Where the store announces changes (PostgreSQL: `LISTEN`), waits here wake as soon as any
+ * replica changes a task; until the server closes.
+ */
+function listenToStore(core: ServerCore, rt: TaskRuntime): void {
+  const watch = rt.store.watch;
+  if (!watch || core.closed.aborted) return;
+  const close = (handle: { close(): Promise<void> | void }) => {
+    // The store may be closing too: its connection gone, there is nothing left to stop.
+    Promise.resolve().then(() => handle.close()).catch(() => {});
+  };
+  watch.call(rt.store, (taskId) => changed(rt, taskId)).then((handle) => {
+    if (core.closed.aborted) return close(handle);
+    core.closed.addEventListener("abort", () => close(handle), { once: true });
+  }, () => {
+    // no announcements: waits read the store on their timer
+  });
 }
 
 /** Whether the caller speaks the stateless revision. */

@@ -86,6 +86,7 @@ export {
   asTask,
   isTaskDeferral,
   RELATED_TASK_META_KEY,
+  type TaskCallInfo,
   type TaskDeferral,
   type TaskOptions,
   type TaskPlan,

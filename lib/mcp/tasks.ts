@@ -16,7 +16,7 @@
  */
 import type { TaskRecord, TaskStore } from "../estate/tasks.ts";
 import type { ElicitationRequest, ElicitationResult } from "./asks.ts";
-import type { ToolSpec } from "../estate/spec.ts";
+import type { Principal, ToolSpec } from "../estate/spec.ts";
 
 export { TASKS_EXTENSION } from "./methods.ts";
 
@@ -157,4 +157,24 @@ export interface TaskOptions {
    * returns `asTask` otherwise. (2026-07-28 lists nothing: the server decides per call.)
    */
   taskSupport?: (spec: ToolSpec) => "optional" | "required" | undefined;
+  /**
+   * Turns a `tools/call` into a task before its handler runs — the hook for calls that wait on
+   * something outside (a person's approval, say): asked for every call that passed its checks
+   * (visibility, version, scopes, schema, limits, confirmation); a plan returned makes the call
+   * that task (as if the handler had returned `asTask(plan)`), and the handler is not run.
+   * Undefined: the handler runs as usual.
+   */
+  taskFor?: (call: TaskCallInfo) => TaskPlan | undefined | Promise<TaskPlan | undefined>;
+}
+
+/** A call, as {@linkcode TaskOptions.taskFor} sees it. */
+export interface TaskCallInfo {
+  /** The version the call reached. */
+  readonly spec: ToolSpec;
+  /** Its (valid) arguments. */
+  readonly args: Record<string, unknown>;
+  /** Who calls. */
+  readonly principal: Principal;
+  /** Whether the client can take a task for it (see `ToolContext.canTakeTask`). */
+  readonly canTakeTask: boolean;
 }
