@@ -25,12 +25,14 @@ function json(sql: Sql, task: TaskRecord) {
 export function pgTasks(sql: Sql): TaskStore {
   return {
     async create(task) {
-      await sql.begin(async (tx) => {
-        await tx`insert into tasks (id, owner, revision, created_at, record)
+      // One statement (no driver transaction: `estate serve` writes tasks, and a connection lost
+      // inside one can crash the process, porsager/postgres#1208); announced at its commit.
+      await sql`with made as (
+          insert into tasks (id, owner, revision, created_at, record)
           values (${task.taskId}, ${task.owner}, ${task.revision}, ${new Date(task.createdAt)},
-            ${json(sql, task)})`;
-        await tx`select pg_notify(${TASKS_CHANNEL}, ${task.taskId})`;
-      });
+            ${json(sql, task)})
+          returning id)
+        select pg_notify(${TASKS_CHANNEL}, id) from made`;
     },
     async get(taskId) {
       const rows = await sql`select record from tasks where id = ${taskId}`;
@@ -42,14 +44,13 @@ export function pgTasks(sql: Sql): TaskStore {
       return rows.map((r) => r.record as TaskRecord);
     },
     async change(next) {
-      return await sql.begin(async (tx) => {
-        const rows = await tx`update tasks set revision = ${next.revision},
-            record = ${json(sql, next)}
-          where id = ${next.taskId} and revision = ${next.revision - 1} returning id`;
-        if (rows.length !== 1) return false;
-        await tx`select pg_notify(${TASKS_CHANNEL}, ${next.taskId})`;
-        return true;
-      });
+      // A compare-and-set on the revision, announced at its commit: one statement.
+      const rows = await sql`with changed as (
+          update tasks set revision = ${next.revision}, record = ${json(sql, next)}
+          where id = ${next.taskId} and revision = ${next.revision - 1}
+          returning id)
+        select pg_notify(${TASKS_CHANNEL}, id) from changed`;
+      return rows.length === 1;
     },
     async watch(listener) {
       const { unlisten } = await sql.listen(TASKS_CHANNEL, (taskId) => listener(taskId));
