@@ -55,6 +55,7 @@ export {
 } from "./methods.ts";
 export { classifyEra, type ClassifyEraOptions, isModernMessage, type MessageEra } from "./era.ts";
 export {
+  type CallApprovalOptions,
   type CallRecord,
   type ConfirmationRecord,
   LOG_LEVELS,

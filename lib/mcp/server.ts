@@ -35,6 +35,7 @@ import type { OpenSessionOptions, Session } from "./session.ts";
 
 export type { ScopeChallenge } from "./outcome.ts";
 export type {
+  CallApprovalOptions,
   CallRecord,
   ConfirmationRecord,
   McpServerOptions,
