@@ -278,6 +278,9 @@ Deno.test("estate serve's server appends each call decision to the estate's audi
   const dir = fs.mkdtempSync(".scratch/audit-serve-");
   try {
     fs.cpSync("corpus", dir, { recursive: true });
+    // The example estate as shipped: without the audit log a local estate serve keeps of it.
+    fs.rmSync(path.join(dir, "audit.jsonl"), { force: true });
+    fs.rmSync(path.join(dir, "audit-checkpoints.jsonl"), { force: true });
     const store = EstateDir.open(dir);
     const server = estateServer(store, {
       system: { handlerFor: () => () => ({ ok: true }) },

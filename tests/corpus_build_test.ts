@@ -7,12 +7,14 @@ import { DEMO_TOKENS } from "../lib/cli/demo_tokens.ts";
 
 const CORPUS = new URL("../corpus/", import.meta.url).pathname;
 
+/** The audit log `estate serve` keeps of the example estate: lived, not shipped (git ignores it). */
+const AUDIT = new Set(["audit.jsonl", "audit-checkpoints.jsonl", ".audit-lock"]);
+
 function files(dir: string, rel = ""): string[] {
-  return fs.readdirSync(path.join(dir, rel), { withFileTypes: true }).flatMap((
-    e,
-  ) => e.isDirectory() ? files(dir, path.join(rel, e.name)) : [path.join(rel, e.name)]).filter((
-    f,
-  ) => f !== "README.md").sort();
+  return fs.readdirSync(path.join(dir, rel), { withFileTypes: true })
+    .filter((e) => rel !== "" || !AUDIT.has(e.name))
+    .flatMap((e) => e.isDirectory() ? files(dir, path.join(rel, e.name)) : [path.join(rel, e.name)])
+    .filter((f) => f !== "README.md").sort();
 }
 
 Deno.test("scripts/make_corpus.ts rebuilds the shipped corpus byte for byte", async () => {

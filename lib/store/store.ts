@@ -268,8 +268,9 @@ export interface EstateStore {
   /**
    * Appends events to the estate's audit log, all or none: each gets the next `seq`, its
    * predecessor's hash as `prev`, and its own hash (see `sealAudit`), decided against the log as
-   * it is now — under the folder's lock, or in one transaction holding the log's lock — so every
-   * writer, on any replica, extends one chain. The store appends the events it performs itself
+   * it is now — under the folder's lock, or (PostgreSQL) inserted after the head it read, all or
+   * none, the loser of a race reading the head again — so every writer, on any replica, extends
+   * one chain. The store appends the events it performs itself
    * (publish, deprecate, retire, proposals, drift); others (call decisions, pending calls) append
    * theirs here. Details are recorded without credentials (`normalizeAuditEvent`).
    *

@@ -53,6 +53,7 @@ import {
   type AuditHead,
   type AuditRecord,
   auditRecordMatches,
+  auditRecordText,
   EMPTY_AUDIT_HEAD,
   normalizeAuditEvent,
   sealAudit,
@@ -453,7 +454,7 @@ export class PgEstateStore implements EstateStore {
         kind: "settings",
         ...(this.#actor === undefined ? {} : { principal: this.#actor }),
         detail: { file: name, sha256: await sha256Hex(text) },
-      }]);
+      }], tx);
     });
     this.#takeFiles(await this.#readFiles(this.sql));
   }
@@ -522,7 +523,7 @@ export class PgEstateStore implements EstateStore {
         kind: "principals",
         ...(this.#actor === undefined ? {} : { principal: this.#actor }),
         detail: { ids: principals.map((p) => p.id), sha256: await sha256Hex(text) },
-      }]);
+      }], tx);
     });
     await this.refreshPrincipals();
   }
@@ -594,7 +595,7 @@ export class PgEstateStore implements EstateStore {
         JSON.stringify(entry)
       })`;
       await this.#notify(tx, { kind: "tools", name: spec.name });
-      await this.#appendAudit(tx, [publishAuditEvent(plan, at, this.#actor)]);
+      await this.#appendAudit(tx, [publishAuditEvent(plan, at, this.#actor)], tx);
       return { plan, tool, at };
     });
     // The registry mirrors the decision: with the mode it was made with.
@@ -800,10 +801,9 @@ export class PgEstateStore implements EstateStore {
     }
     if (list.length === 0) return 0;
     const rows = list.map((r) => ({ record: JSON.stringify(r) }));
-    await this.sql.begin(async (tx) => {
-      await tx`insert into drift ${tx(rows, "record")}`;
-      await this.#appendAudit(tx, list.map(driftAuditEvent));
-    });
+    // One statement each, no driver transaction: the gateway appends on its running path.
+    await this.sql`insert into drift ${this.sql(rows, "record")}`;
+    await this.#appendAudit(this.sql, list.map(driftAuditEvent));
     return list.length;
   }
 
@@ -908,15 +908,16 @@ export class PgEstateStore implements EstateStore {
         })
           on conflict (id) do update set record = excluded.record`;
       }
-      await this.#appendAudit(tx, [proposalAuditEvent(event, changed)]);
+      await this.#appendAudit(tx, [proposalAuditEvent(event, changed)], tx);
       return changed;
     });
   }
 
   /**
-   * Appends events to the audit log (see {@linkcode EstateStore.appendAudit}): in one transaction
-   * holding the log's advisory lock, the head read, the records sealed after it and inserted, so
-   * writers on every replica extend one chain.
+   * Appends events to the audit log (see {@linkcode EstateStore.appendAudit}): the head read, the
+   * records sealed after it and inserted in one statement, all or none; the primary key on `seq`
+   * refuses a second record at one place and the loser reads the head again, so writers on every
+   * replica extend one chain. No driver transaction is held: call decisions append here.
    *
    * @param events The events, in order.
    * @returns The records appended.
@@ -926,7 +927,7 @@ export class PgEstateStore implements EstateStore {
     const list = [...events];
     for (const e of list) normalizeAuditEvent(e, this.#now);
     if (list.length === 0) return [];
-    return await this.sql.begin((tx) => this.#appendAudit(tx, list));
+    return await this.#appendAudit(this.sql, list);
   }
 
   /**
@@ -987,21 +988,48 @@ export class PgEstateStore implements EstateStore {
     return rows.map((r) => r.record as AuditCheckpoint);
   }
 
-  /** Appends audit records in `tx`, under the log's advisory lock (its own key space). */
-  async #appendAudit(tx: TransactionSql, events: AuditEvent[]): Promise<AuditRecord[]> {
+  /**
+   * Appends audit records without a lock: the head is read, the records sealed after it and
+   * inserted in one statement (all or none); the primary key on `seq` refuses a second record at
+   * one place, and the writer that lost reads the head again. Every writer, on any replica,
+   * extends one chain. Inside a transaction (`tx`) the insert runs in a savepoint, so a lost race
+   * does not abort the transaction; outside one no driver transaction is held (a call decision's
+   * append must not risk the process on a lost connection: porsager/postgres#1208).
+   */
+  async #appendAudit(
+    sql: Sql | TransactionSql,
+    events: AuditEvent[],
+    tx?: TransactionSql,
+  ): Promise<AuditRecord[]> {
     if (events.length === 0) return [];
-    await tx`select pg_advisory_xact_lock(1635083369, 0)`;
-    const [row] = await tx`select seq, hash from audit_log order by seq desc limit 1`;
-    const head: AuditHead = row
-      ? { seq: Number(row.seq), hash: row.hash as string }
-      : EMPTY_AUDIT_HEAD;
-    const records = await sealAudit(head, events, { now: this.#now });
-    for (const r of records) {
-      await tx`insert into audit_log (seq, at, kind, principal, tool, hash, record)
-        values (${r.seq}, ${new Date(r.at)}, ${r.kind}, ${r.principal ?? null}, ${r.tool ?? null},
-          ${r.hash}, ${tx.json(r as unknown as postgres.JSONValue)})`;
+    for (let attempt = 1;; attempt++) {
+      const [row] = await sql`select seq, hash from audit_log order by seq desc limit 1`;
+      const head: AuditHead = row
+        ? { seq: Number(row.seq), hash: row.hash as string }
+        : EMPTY_AUDIT_HEAD;
+      const records = await sealAudit(head, events, { now: this.#now });
+      const insert = (q: Sql | TransactionSql) =>
+        q`insert into audit_log (seq, at, kind, principal, tool, hash, record)
+          select seq, at::timestamptz, kind, nullif(principal, ''), nullif(tool, ''), hash,
+            record::jsonb
+          from unnest(${records.map((r) => r.seq)}::bigint[], ${
+          records.map((r) => r.at)
+        }::text[], ${records.map((r) => r.kind)}::text[], ${
+          records.map((r) => r.principal ?? "")
+        }::text[], ${records.map((r) => r.tool ?? "")}::text[], ${
+          records.map((r) => r.hash)
+        }::text[], ${records.map((r) => auditRecordText(r))}::text[])
+            as given(seq, at, kind, principal, tool, hash, record)`;
+      try {
+        if (tx) await tx.savepoint((sp) => insert(sp));
+        else await insert(sql);
+        return records;
+      } catch (e) {
+        if ((e as { code?: string }).code !== "23505" || attempt >= 200) throw e;
+        // Another writer took this place: read the head again, after a short, jittered pause.
+        await new Promise((r) => setTimeout(r, Math.random() * Math.min(attempt, 20)));
+      }
     }
-    return records;
   }
 
   /** Closes the connections. */
@@ -1156,7 +1184,7 @@ export class PgEstateStore implements EstateStore {
       for (const v of tool.versions) scratch.restore(v);
       const record = decide(scratch);
       await this.#writeSettled(tx, name, tool, scratch);
-      await this.#appendAudit(tx, [lifecycleAuditEvent(kind, record, this.#actor)]);
+      await this.#appendAudit(tx, [lifecycleAuditEvent(kind, record, this.#actor)], tx);
       return tool;
     });
     this.#sync(name, tool, false);

@@ -1,9 +1,9 @@
 -- The audit log: every governed event as one record of one hash chain (see lib/estate/audit.ts).
 -- The record is the same JSON a folder estate keeps as a line of audit.jsonl; seq, at, kind,
--- principal, tool and hash are copied out of it for the filters and the head. Appends run in a
--- transaction holding an advisory lock on the log: the head is read, the records sealed after it
--- and inserted, so writers on every replica extend one chain (and the primary key refuses a
--- second record at one place whatever the code does).
+-- principal, tool and hash are copied out of it for the filters and the head. An append reads the
+-- head, seals its records after it and inserts them in one statement; the primary key refuses a
+-- second record at one place, and the writer that lost reads the head again: writers on every
+-- replica extend one chain, without a lock or a transaction on the call path.
 create table audit_log (
   seq bigint primary key,
   at timestamptz not null,
