@@ -20,7 +20,7 @@
 import { isObject } from "../_object.ts";
 import { canonicalJson } from "../schema/json_equal.ts";
 import { jsonProblems } from "../schema/json_value.ts";
-import { type AuditCheckpoint, verifyAuditCheckpoint } from "./audit_checkpoint.ts";
+import { type AuditCheckpoint, type AuditKey, verifyAuditCheckpoint } from "./audit_checkpoint.ts";
 import type { DataClassification } from "./spec.ts";
 
 /**
@@ -466,7 +466,7 @@ export interface VerifyAuditOptions {
    * The operator's public key (Ed25519, see `importAuditKey`): every checkpoint's signature must
    * verify with it. Without it checkpoints are held to the chain but their signatures unchecked.
    */
-  publicKey?: CryptoKey;
+  publicKey?: AuditKey;
 }
 
 /**

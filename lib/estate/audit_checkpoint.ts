@@ -9,6 +9,19 @@
  */
 import { isObject } from "../_object.ts";
 import { canonicalJson } from "../schema/json_equal.ts";
+/**
+ * A Web Crypto key (`CryptoKey`, as `crypto.subtle.importKey` makes it), named from the `crypto`
+ * global so that the core type-checks without the DOM library (Node's types, the editor's build).
+ */
+export type AuditKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
+
+/** The fields of a JSON Web Key an Ed25519 key file has (RFC 8037). */
+interface Jwk {
+  kty?: string;
+  crv?: string;
+  x?: string;
+  d?: string;
+}
 
 /** A signed checkpoint of the audit log. */
 export interface AuditCheckpoint {
@@ -65,7 +78,7 @@ function fromBase64(text: string): Uint8Array<ArrayBuffer> {
  */
 export async function signAuditCheckpoint(
   head: { seq: number; hash: string },
-  options: { privateKey: CryptoKey; at?: string },
+  options: { privateKey: AuditKey; at?: string },
 ): Promise<AuditCheckpoint> {
   const unsigned = {
     seq: head.seq,
@@ -89,7 +102,7 @@ export async function signAuditCheckpoint(
  */
 export async function verifyAuditCheckpoint(
   checkpoint: AuditCheckpoint,
-  publicKey: CryptoKey,
+  publicKey: AuditKey,
 ): Promise<boolean> {
   if (auditCheckpointProblems(checkpoint).length) return false;
   try {
@@ -157,12 +170,12 @@ function pem(text: string): { label: string; der: Uint8Array<ArrayBuffer> } | un
 export async function importAuditKey(
   text: string,
   use: "sign" | "verify",
-): Promise<CryptoKey> {
+): Promise<AuditKey> {
   const trimmed = text.trim();
-  let jwk: JsonWebKey | undefined;
+  let jwk: Jwk | undefined;
   if (trimmed.startsWith("{")) {
     try {
-      jwk = JSON.parse(trimmed) as JsonWebKey;
+      jwk = JSON.parse(trimmed) as Jwk;
     } catch {
       throw new TypeError("the key file is not JSON (a JWK) nor PEM");
     }
@@ -218,7 +231,10 @@ function pemText(label: string, der: ArrayBuffer): string {
  * @returns The private key (PKCS #8 PEM) and the public key (SPKI PEM).
  */
 export async function generateAuditKeys(): Promise<AuditKeyFiles> {
-  const pair = await crypto.subtle.generateKey(ED25519, true, ["sign", "verify"]) as CryptoKeyPair;
+  const pair = await crypto.subtle.generateKey(ED25519, true, ["sign", "verify"]) as {
+    privateKey: AuditKey;
+    publicKey: AuditKey;
+  };
   return {
     privatePem: pemText("PRIVATE KEY", await crypto.subtle.exportKey("pkcs8", pair.privateKey)),
     publicPem: pemText("PUBLIC KEY", await crypto.subtle.exportKey("spki", pair.publicKey)),

@@ -297,6 +297,7 @@ export {
 export {
   type AuditCheckpoint,
   auditCheckpointProblems,
+  type AuditKey,
   type AuditKeyFiles,
   checkpointText,
   generateAuditKeys,
