@@ -53,13 +53,13 @@ export interface PendingCallDesk {
 async function audited(
   desk: PendingCallDesk,
   call: PendingCall,
-  by: string,
+  by: string | undefined,
   extra: Record<string, unknown> = {},
 ): Promise<void> {
   await desk.audit?.({
     kind: "pending-call",
     at: new Date(desk.now()).toISOString(),
-    principal: by,
+    ...(by === undefined ? {} : { principal: by }),
     tool: call.tool,
     version: call.version,
     detail: {
@@ -91,19 +91,7 @@ async function endTask(desk: PendingCallDesk, call: PendingCall, why: string): P
 
 /** A call that lapsed undecided: recorded (by nobody), and its task ended. */
 async function lapse(desk: PendingCallDesk, call: PendingCall): Promise<void> {
-  await desk.audit?.({
-    kind: "pending-call",
-    at: new Date(desk.now()).toISOString(),
-    tool: call.tool,
-    version: call.version,
-    detail: {
-      id: call.id,
-      state: call.state,
-      caller: call.caller,
-      argumentsSha256: call.argumentsSha256,
-      expiresAt: call.expiresAt,
-    },
-  });
+  await audited(desk, call, undefined, { expiresAt: call.expiresAt });
   await endTask(desk, call, notRunWhy(call));
 }
 
