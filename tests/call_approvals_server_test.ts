@@ -96,8 +96,7 @@ function replica(s: Shared): McpServer {
   const self: { server?: McpServer } = {};
   const approverTools = pendingCallHandlers({
     store: s.pending,
-    specOf: (tool, version) =>
-      s.registry.versions(tool).find((r) => r.spec.version === version)?.spec,
+    specOf: (tool, version) => s.registry.version(tool, version)?.spec,
     now: () => s.clock.t,
     tasks: s.tasks,
   }, () => void self.server?.sweepPendingCalls());

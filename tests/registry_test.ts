@@ -281,6 +281,10 @@ Deno.test("lifecycle: deprecated is never latest but resolves by pin; retired ne
   r.retire("payments.lookup", "1.1.0", { reason: "window closed" });
   assert.equal(r.resolve("payments.lookup", "~1.1.0"), undefined);
   const history = r.versions("payments.lookup")[1].history;
+  // version(): one version's record, whatever its state, as versions() has it.
+  assert.deepEqual(r.version("payments.lookup", "1.1.0"), r.versions("payments.lookup")[1]);
+  assert.equal(r.version("payments.lookup", "1.1.0")?.state, "retired");
+  assert.equal(r.version("payments.lookup", "9.9.9"), undefined);
   assert.deepEqual(history.map((h) => h.state), [
     "active",
     "deprecated",

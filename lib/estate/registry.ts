@@ -577,6 +577,20 @@ export class ToolRegistry implements ServerLookup {
   }
 
   /**
+   * One published version, whatever its state (active, deprecated or retired).
+   *
+   * @param name The tool.
+   * @param version The version.
+   * @returns A copy of its record (with the one frozen spec); undefined when it was never
+   *   published.
+   */
+  version(name: string, version: string): VersionRecord | undefined {
+    this.#settle();
+    const record = this.#find(name, version);
+    return record && copyRecord(record);
+  }
+
+  /**
    * What a caller of a version is told when the version is deprecated: the reason, the
    * retirement date, the successor (the tool's newest active version).
    *

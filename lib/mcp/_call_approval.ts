@@ -45,8 +45,7 @@ export function serverDesk(core: ServerCore): PendingCallDesk | undefined {
   const registry = core.options.registry;
   return {
     store: approvals.pendingCalls,
-    specOf: (tool, version) =>
-      registry.versions(tool).find((r) => r.spec.version === version)?.spec,
+    specOf: (tool, version) => registry.version(tool, version)?.spec,
     now: () => core.now(),
     tasks: taskStoreOf(core),
     ...(core.options.audit ? { audit: (event) => core.options.audit!.append(event) } : {}),

@@ -524,8 +524,7 @@ export class McpServer {
     // A retired version stops resolving for pins too: whoever could see it is affected, even when
     // their list (newest active versions) is the same.
     const retired = event?.type === "retired"
-      ? this.#options.registry.versions(event.name).find((r) => r.spec.version === event.version)
-        ?.spec
+      ? this.#options.registry.version(event.name, event.version)?.spec
       : undefined;
     this.#tellChanged(
       () => true,

@@ -28,7 +28,7 @@ async function impact(
   ref: { name: string; version: string },
   out: (h: string, d: unknown) => void,
 ): Promise<number> {
-  const record = estate.registry.versions(ref.name).find((v) => v.spec.version === ref.version);
+  const record = estate.registry.version(ref.name, ref.version);
   if (!record) {
     throw new UsageError(
       `${ref.name}@${ref.version} is not a published version`,

@@ -1222,9 +1222,7 @@ export class PgEstateStore implements EstateStore {
             }
             this.#registry.deprecate(name, v.spec.version, options);
           } else if (entry.state === "retired") {
-            const current = this.#registry.versions(name).find((r) =>
-              r.spec.version === v.spec.version
-            );
+            const current = this.#registry.version(name, v.spec.version);
             if (current?.state !== "retired") {
               this.#registry.retire(
                 name,
