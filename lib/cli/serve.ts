@@ -35,7 +35,7 @@ import { pendingDesk } from "./_pending_desk.ts";
 import { REQUEST_STATE_KEY_ENV, requestStateKeys } from "./_request_state_keys.ts";
 
 const USAGE =
-  "usage: estate serve [--http HOST:PORT (default 127.0.0.1:3000) | --stdio --principal ID] [--estate DIR] [--record-calls] [--tls-cert FILE --tls-key FILE --tls-ca FILE] [--auth tokens | --auth oidc --issuer URL [--resource URL] [--audience A,B] [--scopes 'S T'] [--principal-claim C] [--tenant-claim C] [--clearance-claim C] [--auth-config FILE]]";
+  "usage: estate serve [--http HOST:PORT (default 127.0.0.1:3000) | --stdio --principal ID] [--estate DIR] [--record-calls] [--no-console] [--tls-cert FILE --tls-key FILE --tls-ca FILE] [--auth tokens | --auth oidc --issuer URL [--resource URL] [--audience A,B] [--scopes 'S T'] [--principal-claim C] [--tenant-claim C] [--clearance-claim C] [--auth-config FILE]]";
 
 const L = HTTP_LIMITS;
 const T = `${L.requestTimeoutMs / 1000} s`;
@@ -56,6 +56,10 @@ options:
   --estate DIR       the estate folder (default: the nearest holding estate.json, as for every
                      command; else ./corpus)
   --record-calls     append each accepted call to the tool's calls.jsonl
+  --no-console       do not serve the web console (by default at /console beside /mcp: the
+                     estate, each tool's versions, diffs, calls and callers, servers and drift,
+                     approvals and the audit trail, for the principal signed in with the same
+                     token the MCP endpoint takes; OAuth's authorization code under --auth oidc)
   --tls-cert FILE    the gateway's client certificate (PEM), presented to HTTP upstreams
   --tls-key FILE     its private key (PEM)
   --tls-ca FILE      the estate's trust root (PEM), which issues upstreams' SPIFFE certificates
@@ -393,7 +397,7 @@ export async function runServe(
         "upstream-max-bytes",
         ...OIDC_FLAGS,
       ],
-      booleans: ["stdio", "record-calls", "help"],
+      booleans: ["stdio", "record-calls", "no-console", "help"],
     });
     if (args.flags.has("help")) {
       io.stdout(SERVE_HELP);
@@ -582,6 +586,7 @@ async function serveStore(
       log,
       principals,
       oidc,
+      console: !args.flags.has("no-console"),
     });
   } finally {
     await unwatch();

@@ -18,6 +18,41 @@ import type { EstatePrincipal, EstateStore } from "../store/mod.ts";
 import { DEMO_TOKENS } from "./demo_tokens.ts";
 import type { CliIO } from "./_cli_io.ts";
 import { principalOnly, type PrincipalWatch } from "./_principal_watch.ts";
+import { pendingDesk } from "./_pending_desk.ts";
+import { type WebConsole, webConsole } from "./console/console.ts";
+
+/** The console's path under `estate serve`. */
+const CONSOLE_PATH = "/console";
+
+/** The console over the estate, unless `--no-console`. */
+function consoleFor(
+  server: McpServer,
+  options: { estate: EstateStore; log: (line: string) => void; console: boolean; oidc?: OidcSettings },
+): WebConsole | undefined {
+  if (!options.console) return undefined;
+  const { estate, log, oidc } = options;
+  return webConsole({
+    estate,
+    path: CONSOLE_PATH,
+    desk: pendingDesk(estate, Date.now),
+    decided: () => void server.sweepPendingCalls(),
+    log,
+    signIn: oidc
+      ? {
+        kind: "oauth",
+        allowHttp: oidc.authorizationServers.some((a) => a.issuer.startsWith("http:")),
+        ...(oidc.scopesSupported ? { scope: oidc.scopesSupported.join(" ") } : {}),
+      }
+      : { kind: "tokens" },
+  });
+}
+
+/** The line saying where the console is. */
+function consoleLine(http: McpHttpServer, web: WebConsole | undefined): string {
+  return web
+    ? `  Console: ${new URL(web.path + "/", http.url).href} (sign in with a principal's token; --no-console turns it off)`
+    : "  Console: off (--no-console)";
+}
 
 /** What `bearerTokens` needs of a principal: the principal and its credential, no description. */
 function credentialOnly(p: EstatePrincipal): TokenPrincipal {
@@ -70,9 +105,32 @@ export async function serveHttpFromCli(
     log: (line: string) => void;
     principals?: PrincipalWatch;
     oidc?: OidcSettings;
+    console?: boolean;
   },
 ): Promise<number> {
   const { estate, where, listen, io, log, oidc } = options;
+  const web = consoleFor(server, { estate, log, console: options.console ?? true, oidc });
+  try {
+    return await serveHttpWith(server, { ...options, web });
+  } finally {
+    web?.close();
+  }
+}
+
+async function serveHttpWith(
+  server: McpServer,
+  options: {
+    estate: EstateStore;
+    where: string;
+    listen: string;
+    io: CliIO;
+    log: (line: string) => void;
+    principals?: PrincipalWatch;
+    oidc?: OidcSettings;
+    web: WebConsole | undefined;
+  },
+): Promise<number> {
+  const { estate, where, listen, io, log, oidc, web } = options;
   const principals = options.principals ?? { changed: () => {} };
   const m = /^(.+):(\d{1,5})$/.exec(listen);
   if (!m || Number(m[2]) > 65535) {
@@ -92,6 +150,7 @@ export async function serveHttpFromCli(
       log,
       principals,
       oidc,
+      web,
     });
   }
   const loaded = estate.principals();
@@ -101,6 +160,7 @@ export async function serveHttpFromCli(
       hostname,
       port: Number(m[2]),
       authenticate: bearerTokens(loaded.map(credentialOnly)),
+      ...(web ? { pages: web.pages } : {}),
     });
   } catch (e) {
     io.stderr(`estate: cannot serve on ${listen}: ${(e as Error).message}\n`);
@@ -144,6 +204,7 @@ export async function serveHttpFromCli(
     `  For example: curl -s ${http.url} -H "Authorization: Bearer ${
       holders.map(shownToken).find((t) => t !== undefined) ?? "<token>"
     }" -H "Content-Type: application/json" -H "Accept: application/json, text/event-stream" -H "MCP-Protocol-Version: 2026-07-28" -H "Mcp-Method: server/discover" -d '{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'`,
+    consoleLine(http, web),
     `  Publish into the estate while this runs (estate publish FILE): connected clients get list_changed.`,
     `  Edit principals.json while this runs: a revoked token is refused at once, changed scopes apply at once.`,
     `  Limits: ${HTTP_LIMITS.maxSessionsPerPrincipal} sessions per principal (${HTTP_LIMITS.maxSessions} in all), ${HTTP_LIMITS.maxConnectionsPerAddress} connections per address (${HTTP_LIMITS.maxConnections} in all), request headers within ${
@@ -188,9 +249,10 @@ async function serveOidc(
     log: (line: string) => void;
     principals: PrincipalWatch;
     oidc: OidcSettings;
+    web: WebConsole | undefined;
   },
 ): Promise<number> {
-  const { estate, where, hostname, port, io, log, principals, oidc } = options;
+  const { estate, where, hostname, port, io, log, principals, oidc, web } = options;
   const host = hostname.includes(":") ? `[${hostname}]` : hostname;
   const resource = oidc.resource ?? `http://${host}:${port}/mcp`;
   if (port === 0 && oidc.resource === undefined) {
@@ -231,6 +293,7 @@ async function serveOidc(
       authenticate,
       protectedResource,
       reauthenticateEveryMs: 30_000,
+      ...(web ? { pages: web.pages } : {}),
       onError: (e) => log(`error: ${(e as Error).message}`),
     });
   } catch (e) {
@@ -263,6 +326,7 @@ async function serveOidc(
       } claim, tenant and clearance ${
         oidc.claims.tenant ? `its ${oidc.claims.tenant} claim` : "principals.json's record"
       }.`,
+      consoleLine(http, web),
       `  Ctrl-C stops it.`,
     ].join("\n") + "\n",
   );

@@ -113,6 +113,7 @@ export {
   versionImpact,
   versionImpactStream,
 } from "./impact.ts";
+export { type CallsOnDay, CallStats } from "./call_stats.ts";
 export { type Repair, repairArguments, type RepairOptions, type RepairResult } from "./repair.ts";
 export {
   checkDraft,

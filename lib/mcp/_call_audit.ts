@@ -8,6 +8,7 @@
 import {
   auditArguments,
   type AuditEvent,
+  type AuditRecord,
   type AuditSettings,
   type AuditSink,
 } from "../estate/audit.ts";
@@ -90,6 +91,32 @@ export function auditCall(
     .catch(() => {});
 }
 
+/** The outcomes a probe's audit record carries: a call for a hidden tool, and for an unknown one. */
+const PROBE_OUTCOMES = { hidden: "hidden-tool", unknown: "unknown-tool" } as const;
+
+/**
+ * Whether an audit record is a probe's: a `tools/call` refused because the caller may not see the
+ * tool, or because there is none. A surface that shows the log to a principal leaves these out:
+ * what the principal could not see stays unsaid, and a hidden tool stays indistinguishable from a
+ * nonexistent one.
+ *
+ * @param record The record.
+ * @returns True for a probe's record.
+ *
+ * @example
+ * ```ts
+ * import { isProbeAuditRecord } from "@tool-estate/core";
+ * import assert from "node:assert/strict";
+ * assert.equal(isProbeAuditRecord({ kind: "call", detail: { decision: "refused", outcome: "hidden-tool" } }), true);
+ * assert.equal(isProbeAuditRecord({ kind: "call", detail: { decision: "allowed", outcome: "ok" } }), false);
+ * ```
+ */
+export function isProbeAuditRecord(record: Pick<AuditRecord, "kind" | "detail">): boolean {
+  const outcome = record.detail.outcome;
+  return record.kind === "call" &&
+    (outcome === PROBE_OUTCOMES.hidden || outcome === PROBE_OUTCOMES.unknown);
+}
+
 /**
  * Hands a refused `tools/call` for a hidden or unknown tool to the audit sink (the name as sent,
  * shortened: it is the client's).
@@ -103,7 +130,7 @@ export function auditProbe(sink: AuditSink | undefined, probe: ProbeRecord): voi
     tool: shortenText(probe.name),
     detail: {
       decision: "refused",
-      outcome: probe.hidden ? "hidden-tool" : "unknown-tool",
+      outcome: probe.hidden ? PROBE_OUTCOMES.hidden : PROBE_OUTCOMES.unknown,
       ...(probe.version === undefined ? {} : { pin: shortenText(probe.version) }),
     },
   };

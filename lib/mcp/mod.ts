@@ -53,6 +53,7 @@ export {
   serverCapabilitiesOf,
   type ServerCapabilityName,
 } from "./methods.ts";
+export { isProbeAuditRecord } from "./_call_audit.ts";
 export { classifyEra, type ClassifyEraOptions, isModernMessage, type MessageEra } from "./era.ts";
 export {
   type CallApprovalOptions,

@@ -65,6 +65,11 @@ export class AuthGuard {
       (pr ? protectedResourceMetadataUrl(pr.resource) : undefined);
   }
 
+  /** The authenticator in force. */
+  get authenticate(): Authenticate {
+    return this.#authenticate;
+  }
+
   /** Replaces the authenticator (`reauthenticate(authenticate)`). */
   set authenticate(authenticate: Authenticate) {
     this.#authenticate = authenticate;

@@ -48,9 +48,15 @@ import { NO_CONTENT, OUTCOME_STATUS, REFUSAL_STATUS } from "./_http_status.ts";
 import { withIdempotencyHeader } from "./_idempotency_header.ts";
 import type { HttpSession } from "./_http_session.ts";
 import { SseWriter } from "./_sse_writer.ts";
-import type { McpHttpServer, ReauthenticateResult, ServeHttpOptions } from "./http_options.ts";
+import type {
+  HttpPages,
+  HttpPagesContext,
+  McpHttpServer,
+  ReauthenticateResult,
+  ServeHttpOptions,
+} from "./http_options.ts";
 
-export type { McpHttpServer, ReauthenticateResult, ServeHttpOptions };
+export type { HttpPages, HttpPagesContext, McpHttpServer, ReauthenticateResult, ServeHttpOptions };
 
 const ALLOW = "GET, POST, DELETE";
 const SUPPORTED_VERSIONS = HANDSHAKE_PROTOCOL_VERSIONS;
@@ -244,6 +250,8 @@ class StreamableHttpServer implements McpHttpServer {
     const cors = corsHeaders(headers.origin);
     const method = req.method ?? "GET";
     if (path !== this.#path) {
+      const pages = this.#options.pages;
+      if (pages && await pages(req, res, { authenticate: this.#auth.authenticate })) return;
       return writeRefusal(
         res,
         REFUSAL_STATUS["wrong-path"],

@@ -31,6 +31,8 @@
  * @module
  */
 export {
+  type HttpPages,
+  type HttpPagesContext,
   type McpHttpServer,
   type ReauthenticateResult,
   serveHttp,

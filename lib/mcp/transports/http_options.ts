@@ -4,8 +4,29 @@
  *
  * @module
  */
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Authenticate } from "./bearer_tokens.ts";
 import type { ProtectedResourceOptions } from "./oauth_resource.ts";
+
+/** What {@linkcode ServeHttpOptions.pages} is handed beside the request. */
+export interface HttpPagesContext {
+  /**
+   * The endpoint's authenticator as it is now (`reauthenticate` may have replaced it): pages
+   * decide who is asking exactly as the MCP endpoint does.
+   */
+  authenticate: Authenticate;
+}
+
+/**
+ * Answers a request for a path other than the MCP endpoint (a web console): true when it answered
+ * (or is answering) it; false leaves it to the endpoint's 404. Called after the `Host` and `Origin`
+ * guards, so a page is only ever served to an allowed host and a same-origin (or allowed) page.
+ */
+export type HttpPages = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  context: HttpPagesContext,
+) => boolean | Promise<boolean>;
 
 /** Options for `serveHttp`. */
 export interface ServeHttpOptions {
@@ -17,6 +38,11 @@ export interface ServeHttpOptions {
   port?: number;
   /** The MCP endpoint's path. Default `/mcp`. */
   path?: string;
+  /**
+   * Pages served beside the endpoint, on other paths (`estate serve`'s console): see
+   * {@linkcode HttpPages}. Default: none (every other path is 404).
+   */
+  pages?: HttpPages;
   /**
    * The `Host` header values answered (e.g. `mcp.bank.internal:8443`); anything else gets 403.
    * Default: `127.0.0.1`, `localhost` and `[::1]` with the port. Required when `hostname` is
