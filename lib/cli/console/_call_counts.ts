@@ -50,7 +50,12 @@ export class CallCounts {
     for (;;) {
       // deno-lint-ignore no-explicit-any
       const st = this.#estate as any;
-      const batch = st.callsAfter ? await st.callsAfter(name, e.cursor) : { restarted: true, calls: await Array.fromAsync(this.#estate.readCalls(name)), cursor: "x", more: false };
+      const batch = st.callsAfter ? await st.callsAfter(name, e.cursor) : {
+        restarted: true,
+        calls: await Array.fromAsync(this.#estate.readCalls(name)),
+        cursor: "x",
+        more: false,
+      };
       if (batch.restarted) e.stats = new CallStats();
       for (const call of batch.calls) e.stats.add(call);
       e.cursor = batch.cursor;

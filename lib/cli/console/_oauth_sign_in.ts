@@ -69,11 +69,15 @@ export class OAuthSignIns {
       getTokens: (e) => tokens.get(e),
       setTokens: (e, t) => void (t ? tokens.set(e, t) : tokens.delete(e)),
       getClient: (issuer) => registrations.get(issuer),
-      setClient: (issuer, c) => void (c ? registrations.set(issuer, c) : registrations.delete(issuer)),
+      setClient: (issuer, c) =>
+        void (c ? registrations.set(issuer, c) : registrations.delete(issuer)),
     };
     let redirected!: (url: URL) => void;
     const toAuthorize = new Promise<URL>((resolve) => redirected = resolve);
-    const attempt: Attempt = { token: Promise.resolve(undefined), expires: Date.now() + ATTEMPT_MS };
+    const attempt: Attempt = {
+      token: Promise.resolve(undefined),
+      expires: Date.now() + ATTEMPT_MS,
+    };
     const client = new OAuthClient({
       redirectUri,
       clientName: "tool-estate console",
