@@ -459,7 +459,7 @@ ${
     return auditPage(shown.reverse(), verdict.verdict, query, base);
   }
 
-  async function events(
+  function events(
     req: IncomingMessage,
     res: ServerResponse,
     me: Who,
@@ -577,7 +577,7 @@ ${
     if (method === "GET" && (rel === "/" || rel === "")) {
       return sendPage(res, estatePage(base, registry, me.principal, url.searchParams), me);
     }
-    if (method === "GET" && rel === "/events") return await events(req, res, me, authenticate);
+    if (method === "GET" && rel === "/events") return events(req, res, me, authenticate);
     if (method === "GET" && rel === "/servers") {
       const drift: DriftRecord[] = [];
       for await (const d of estate.readDrift()) drift.push(d);
