@@ -115,6 +115,21 @@ Deno.test("console: a principal signs in with the MCP endpoint's token; a token 
   });
 });
 
+Deno.test("console: a token revoked at the endpoint ends its console session at the next request", async () => {
+  await withConsole(async (f) => {
+    const cookie = await signIn(f, "retail-agent");
+    assert.equal((await get(f, cookie, "/")).status, 200);
+    // principals.json changed: retail-agent's token is no longer accepted.
+    await f.http.reauthenticate(bearerTokens([{ ...TREASURY, token: TOKENS["treasury-lead"] }]));
+    const after = await get(f, cookie, "/tools/retail.transfers.lookup");
+    assert.equal(after.status, 303);
+    assert.match(after.headers.get("location")!, /^\/console\/sign-in\?next=/);
+    const events = await fetch(`${f.base}/events`, { headers: { cookie } });
+    assert.equal(events.status, 401);
+    await events.body?.cancel();
+  });
+});
+
 Deno.test("console: two principals see the estates the MCP endpoint lists for them", async () => {
   await withConsole(async (f) => {
     for (const who of ["retail-agent", "wholesale-operator"] as const) {
