@@ -77,7 +77,10 @@ export type ConsoleSignIn =
     kind: "oauth";
     /** Allow http authorization servers (loopback, a lab). Default false. */
     allowHttp?: boolean;
-    /** The scopes to ask for, space-separated. Default: the endpoint's `scopes_supported`. */
+    /**
+     * The scopes to ask for when the endpoint's 401 and metadata name none, space-separated (a
+     * person is otherwise asked for what the endpoint asks agents for: `scopes_supported`).
+     */
     scope?: string;
     /** A client registered with the authorization server (else dynamic registration). */
     client?: PreRegisteredClient;
