@@ -748,7 +748,7 @@ export class PgEstateStore implements EstateStore {
     }
     if (restarted) after = "0";
     const rows = await this.sql`select id::text as id, call from stored_calls
-      where name = ${name} and id > ${after!}::bigint order by id limit ${limit + 1}`;
+      where name = ${name} and id > ${after!}::bigint order by stored_calls.id limit ${limit + 1}`;
     const more = rows.length > limit;
     const versions = new Set<string>();
     const calls = rows.slice(0, limit).map((row) => {
