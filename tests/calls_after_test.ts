@@ -160,7 +160,8 @@ Deno.test("callsAfter() refuses a calls.jsonl that is a symbolic link", async ()
     assert.throws(
       () => estate.callsAfter(TOOL),
       (e: unknown) =>
-        e instanceof CorpusError && /is a symbolic link; the estate never follows one/.test(e.message),
+        e instanceof CorpusError &&
+        /is a symbolic link; the estate never follows one/.test(e.message),
     );
   });
 });
