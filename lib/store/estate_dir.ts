@@ -867,6 +867,35 @@ export class EstateDir implements EstateStore {
    *   `calls.jsonl` is a symbolic link.
    * @throws {RangeError} When `limit` is not a positive integer.
    * @throws {Error} When `name` is not a tool name.
+   *
+   * @example
+   * ```ts
+   * import { EstateDir } from "@tool-estate/core/store";
+   * import assert from "node:assert/strict";
+   * import fs from "node:fs";
+   *
+   * fs.mkdirSync(".scratch", { recursive: true });
+   * const dir = fs.mkdtempSync(".scratch/calls-after-");
+   * const estate = EstateDir.open(dir);
+   * estate.publish({
+   *   name: "payments.lookup", version: "1.0.0", title: "Look up a payment",
+   *   description: "Returns a wholesale payment's status by reference. Reads the payments system of record.",
+   *   inputSchema: { type: "object", properties: { reference: { type: "string" } }, required: ["reference"] },
+   *   sideEffect: "read", requiredScopes: ["payments:read"], dataClassification: "confidential",
+   *   tenants: ["wholesale"], owner: "payments-platform",
+   * });
+   * const at = "2026-01-05T09:00:00Z";
+   * estate.appendCalls("payments.lookup", [{ version: "1.0.0", arguments: { reference: "PMT-1" }, principal: "ops-bot", at }]);
+   * let counted = 0;
+   * const first = estate.callsAfter("payments.lookup");
+   * counted += first.calls.length;
+   * estate.appendCalls("payments.lookup", [{ version: "1.0.0", arguments: { reference: "PMT-2" }, principal: "teller", at }]);
+   * const next = estate.callsAfter("payments.lookup", first.cursor); // only the call appended since
+   * counted += next.calls.length;
+   * assert.deepEqual(next.calls.map((c) => c.principal), ["teller"]);
+   * assert.equal(counted, 2);
+   * fs.rmSync(dir, { recursive: true });
+   * ```
    */
   callsAfter(name: string, cursor?: string, options: CallsAfterOptions = {}): CallsAfter {
     return readCallsAfter(path.join(this.#toolDir(name), CALLS_FILE), cursor, options);
