@@ -333,7 +333,7 @@ async function serveOidc(
       } claim, tenant and clearance ${
         oidc.claims.tenant ? `its ${oidc.claims.tenant} claim` : "principals.json's record"
       }.`,
-      consoleLine(http, web),
+      consoleLine(http, web, true),
       `  Ctrl-C stops it.`,
     ].join("\n") + "\n",
   );
