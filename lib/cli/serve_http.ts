@@ -53,11 +53,12 @@ function consoleFor(
 }
 
 /** The line saying where the console is. */
-function consoleLine(http: McpHttpServer, web: WebConsole | undefined): string {
+function consoleLine(http: McpHttpServer, web: WebConsole | undefined, oauth = false): string {
+  const how = oauth ? "with OAuth at the authorization server" : "with a principal's token";
   return web
     ? `  Console: ${
       new URL(web.path + "/", http.url).href
-    } (sign in with a principal's token; --no-console turns it off)`
+    } (sign in ${how}; --no-console turns it off)`
     : "  Console: off (--no-console)";
 }
 
