@@ -116,7 +116,7 @@ export async function serveHttpFromCli(
     console?: boolean;
   },
 ): Promise<number> {
-  const { estate, where, listen, io, log, oidc } = options;
+  const { estate, log, oidc } = options;
   const web = consoleFor(server, { estate, log, console: options.console ?? true, oidc });
   try {
     return await serveHttpWith(server, { ...options, web });
