@@ -144,6 +144,22 @@ Deno.test("console: two principals see the estates the MCP endpoint lists for th
   });
 });
 
+Deno.test("console: the estate's filters narrow the rows; unfiltered, each filter is at any", async () => {
+  await withConsole(async (f) => {
+    const cookie = await signIn(f, "wholesale-operator");
+    const all = await get(f, cookie, "/");
+    assert.doesNotMatch(all.text, /<option value="[^"]*" selected>/);
+    const values = [...all.text.matchAll(/<select name="server">([\s\S]*?)<\/select>/g)][0][1]
+      .match(/value="[^"]*"/g)!;
+    assert.equal(new Set(values).size, values.length, "each Server option its own value");
+    const writes = await get(f, cookie, "/?sideEffect=irreversible");
+    assert.deepEqual(tools(writes.text), ["payments.release"]);
+    const inProcess = await get(f, cookie, "/?server=%3Ain-process");
+    assert.deepEqual(tools(inProcess.text), tools(all.text));
+    assert.deepEqual(tools((await get(f, cookie, "/?q=quote")).text), ["fx.quote"]);
+  });
+});
+
 Deno.test("console: a hidden tool's pages answer byte for byte as a nonexistent tool's", async () => {
   await withConsole(async (f) => {
     const cookie = await signIn(f, "retail-agent");

@@ -52,6 +52,9 @@ function stateBadge(state: LifecycleState): Html {
 
 const LIFECYCLES: readonly LifecycleState[] = ["active", "deprecated", "retired"];
 
+/** The Server filter's value for tools served in-process: no server id has a colon. */
+const IN_PROCESS = ":in-process";
+
 /** The page for a tool that does not exist — and, byte for byte, for one the principal may not see. */
 export function notFoundPage(base: string): Page {
   return {
@@ -91,7 +94,7 @@ export function estatePage(
   const owner = query.get("owner") ?? "";
   const server = query.get("server") ?? "";
   const owners = [...new Set(rows.map((r) => r.spec.owner))].sort();
-  const servers = [...new Set(rows.map((r) => r.spec.server ?? ""))].sort();
+  const servers = [...new Set(rows.map((r) => r.spec.server ?? IN_PROCESS))].sort();
   const shown = rows.filter(({ spec, state }) =>
     (q === "" ||
       [spec.name, spec.title, spec.owner, spec.description].some((t) =>
@@ -100,7 +103,7 @@ export function estatePage(
     (sideEffect === "" || spec.sideEffect === sideEffect) &&
     (lifecycle === "" || state === lifecycle) &&
     (owner === "" || spec.owner === owner) &&
-    (server === "" || (spec.server ?? "") === server)
+    (server === "" || (spec.server ?? IN_PROCESS) === server)
   );
   const select = (
     name: string,
@@ -131,7 +134,7 @@ export function estatePage(
         ${select("sideEffect", "Side effect", SIDE_EFFECTS, sideEffect)}
         ${select("lifecycle", "Lifecycle", LIFECYCLES, lifecycle)}
         ${select("owner", "Owner", owners, owner)}
-        ${select("server", "Server", servers, server, (s) => s === "" ? "in-process" : s)}
+        ${select("server", "Server", servers, server, (s) => s === IN_PROCESS ? "in-process" : s)}
         <button type="submit">Filter</button>
       </form>
       <p class="muted" data-count="${shown.length}">${shown.length} of ${rows
