@@ -539,6 +539,114 @@ export function storeContract(
     assert.equal(i, calls.length);
   });
 
+  test("callsAfter() from the start equals readCalls, and a second read with its cursor is empty", async (h) => {
+    const store = await h.open();
+    await store.publish(lookup("1.0.0"));
+    const calls = Array.from({ length: 25 }, (_, i) => call("1.0.0", { reference: `PMT-${i}` }));
+    await store.appendCalls("payments.lookup", calls);
+    const first = await store.callsAfter("payments.lookup");
+    assert.deepEqual(first.calls, await collect(store.readCalls("payments.lookup")));
+    assert.deepEqual(first.calls, calls);
+    assert.equal(first.restarted, false);
+    assert.equal(first.more, false);
+    const again = await store.callsAfter("payments.lookup", first.cursor);
+    assert.deepEqual(again, { calls: [], cursor: first.cursor, restarted: false, more: false });
+  });
+
+  test("callsAfter() in batches of a small limit concatenates to readCalls; more is true until the last batch", async (h) => {
+    const store = await h.open();
+    await store.publish(lookup("1.0.0"));
+    const calls = Array.from({ length: 10 }, (_, i) => call("1.0.0", { reference: `PMT-${i}` }));
+    await store.appendCalls("payments.lookup", calls);
+    for (const limit of [1, 3, 5, 10, 11]) {
+      const read: StoredCall[] = [];
+      const mores: boolean[] = [];
+      let cursor: string | undefined;
+      for (;;) {
+        const batch = await store.callsAfter("payments.lookup", cursor, { limit });
+        assert.equal(batch.restarted, false);
+        assert.ok(batch.calls.length <= limit, `limit ${limit}: ${batch.calls.length} calls`);
+        read.push(...batch.calls);
+        mores.push(batch.more);
+        cursor = batch.cursor;
+        if (!batch.more) break;
+      }
+      assert.deepEqual(read, calls, `limit ${limit}`);
+      const batches = Math.max(1, Math.ceil(calls.length / limit));
+      assert.deepEqual(
+        mores,
+        Array.from({ length: batches }, (_, i) => i < batches - 1),
+        `limit ${limit}`,
+      );
+    }
+    await assert.rejects(
+      async () => await store.callsAfter("payments.lookup", undefined, { limit: 0 }),
+      RangeError,
+    );
+  });
+
+  test("callsAfter() after appendCalls returns only the calls appended since, in any store on the estate", async (h) => {
+    const a = await h.open(), b = await h.open();
+    await a.publish(lookup("1.0.0"));
+    await a.appendCalls("payments.lookup", [call("1.0.0", { reference: "PMT-1" })]);
+    const first = await a.callsAfter("payments.lookup");
+    assert.deepEqual(first.calls, [call("1.0.0", { reference: "PMT-1" })]);
+    const later = [
+      call("1.0.0", { reference: "PMT-2" }),
+      call("1.0.0", { reference: "PMT-3" }, "teller"),
+    ];
+    await b.appendCalls("payments.lookup", later);
+    const second = await a.callsAfter("payments.lookup", first.cursor);
+    assert.deepEqual(second.calls, later);
+    assert.equal(second.restarted, false);
+    // Another store on the same estate reads on from the same cursor.
+    assert.deepEqual((await b.callsAfter("payments.lookup", first.cursor)).calls, later);
+    assert.deepEqual((await a.callsAfter("payments.lookup", second.cursor)).calls, []);
+  });
+
+  test("callsAfter() with a cursor it did not give (nonsense, another tool's) reads from the start, restarted", async (h) => {
+    const store = await h.open();
+    await store.publish(lookup("1.0.0"));
+    await store.publish({ ...lookup("1.0.0"), name: "payments.status" });
+    const calls = [call("1.0.0", { reference: "PMT-1" }), call("1.0.0", { reference: "PMT-2" })];
+    await store.appendCalls("payments.lookup", calls);
+    await store.appendCalls("payments.status", calls);
+    const other = await store.callsAfter("payments.status", undefined, { limit: 1 });
+    for (
+      const cursor of [
+        "nonsense",
+        "",
+        "pg:12x",
+        "file:1:1:2:3",
+        "pg:99999999999999999999",
+        "pg:-1",
+        other.cursor,
+      ]
+    ) {
+      const read = await store.callsAfter("payments.lookup", cursor);
+      assert.equal(read.restarted, true, JSON.stringify(cursor));
+      assert.deepEqual(read.calls, calls, JSON.stringify(cursor));
+      assert.equal(read.more, false);
+      const next = await store.callsAfter("payments.lookup", read.cursor);
+      assert.deepEqual(next, { calls: [], cursor: read.cursor, restarted: false, more: false });
+    }
+  });
+
+  test("callsAfter() of a tool with no calls: none, and its cursor then reads the first calls appended", async (h) => {
+    const store = await h.open();
+    const none = await store.callsAfter("payments.lookup");
+    assert.deepEqual(none.calls, []);
+    assert.equal(none.restarted, false);
+    assert.equal(none.more, false);
+    await store.publish(lookup("1.0.0"));
+    const published = await store.callsAfter("payments.lookup", none.cursor);
+    assert.deepEqual([published.calls, published.restarted], [[], false]);
+    await store.appendCalls("payments.lookup", [call("1.0.0", { reference: "PMT-1" })]);
+    const read = await store.callsAfter("payments.lookup", published.cursor);
+    assert.deepEqual(read.calls, [call("1.0.0", { reference: "PMT-1" })]);
+    assert.equal(read.restarted, false);
+  });
+
   test("servers: registered, kept, and a record listing another server's tool is refused", async (h) => {
     const store = await h.open();
     assert.equal((await store.registerServer(SERVER)).status, "registered");

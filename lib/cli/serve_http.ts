@@ -27,7 +27,12 @@ const CONSOLE_PATH = "/console";
 /** The console over the estate, unless `--no-console`. */
 function consoleFor(
   server: McpServer,
-  options: { estate: EstateStore; log: (line: string) => void; console: boolean; oidc?: OidcSettings },
+  options: {
+    estate: EstateStore;
+    log: (line: string) => void;
+    console: boolean;
+    oidc?: OidcSettings;
+  },
 ): WebConsole | undefined {
   if (!options.console) return undefined;
   const { estate, log, oidc } = options;
@@ -50,7 +55,9 @@ function consoleFor(
 /** The line saying where the console is. */
 function consoleLine(http: McpHttpServer, web: WebConsole | undefined): string {
   return web
-    ? `  Console: ${new URL(web.path + "/", http.url).href} (sign in with a principal's token; --no-console turns it off)`
+    ? `  Console: ${
+      new URL(web.path + "/", http.url).href
+    } (sign in with a principal's token; --no-console turns it off)`
     : "  Console: off (--no-console)";
 }
 

@@ -85,7 +85,14 @@ import {
 import { storedCallLine, storedCallProblems } from "./_stored_call.ts";
 import { type DiskServer, loadServerDir, parseServerFile, SERVERS_DIR } from "./_server_dir.ts";
 import { appendDriftLog, DRIFT_FILE, readDriftLog } from "./drift_log.ts";
-import type { EstateStore, StoreChange, StoreWatch } from "./store.ts";
+import type {
+  CallsAfter,
+  CallsAfterOptions,
+  EstateStore,
+  StoreChange,
+  StoreWatch,
+} from "./store.ts";
+import { readCallsAfter } from "./_calls_after.ts";
 import type { Proposal, ProposalEvent } from "../estate/proposal.ts";
 import { PROPOSALS_DIR, readProposalDir, recordInProposalDir } from "./_proposal_dir.ts";
 import { PendingCallDir } from "./_pending_call_dir.ts";
@@ -841,6 +848,57 @@ export class EstateDir implements EstateStore {
   readCalls(name: string): Generator<StoredCall> {
     const options = this.#onTornLine ? { onTornLine: this.#onTornLine } : {};
     return readCallsFile(path.join(this.#toolDir(name), CALLS_FILE), options);
+  }
+
+  /**
+   * A tool's stored calls appended after `cursor`, read from `calls.jsonl` at the byte where the
+   * last read stopped (never the file from the start), at most `limit` of them. Only whole lines
+   * (ending with a newline) are consumed, each checked as {@linkcode readCallsFile} checks it; an
+   * unterminated last line (an append in progress, a torn write) is left for a later read. The
+   * cursor names the file (device and inode), the offset and the bytes before it: when the file
+   * was replaced, rewritten or cut short, or the cursor is not this store's, the calls are read
+   * from the start with `restarted`. A missing file has no calls. Never follows a symbolic link.
+   *
+   * @param name The tool.
+   * @param cursor The last read's `cursor`; undefined to read from the start.
+   * @param options The batch size (default 10,000).
+   * @returns The calls, the cursor to read on from, and whether it restarted or more follow.
+   * @throws {CorpusError} Naming the file, line and byte offset of a bad complete line; or when
+   *   `calls.jsonl` is a symbolic link.
+   * @throws {RangeError} When `limit` is not a positive integer.
+   * @throws {Error} When `name` is not a tool name.
+   *
+   * @example
+   * ```ts
+   * import { EstateDir } from "@tool-estate/core/store";
+   * import assert from "node:assert/strict";
+   * import fs from "node:fs";
+   *
+   * fs.mkdirSync(".scratch", { recursive: true });
+   * const dir = fs.mkdtempSync(".scratch/calls-after-");
+   * const estate = EstateDir.open(dir);
+   * estate.publish({
+   *   name: "payments.lookup", version: "1.0.0", title: "Look up a payment",
+   *   description: "Returns a wholesale payment's status by reference. Reads the payments system of record.",
+   *   inputSchema: { type: "object", properties: { reference: { type: "string" } }, required: ["reference"] },
+   *   sideEffect: "read", requiredScopes: ["payments:read"], dataClassification: "confidential",
+   *   tenants: ["wholesale"], owner: "payments-platform",
+   * });
+   * const at = "2026-01-05T09:00:00Z";
+   * estate.appendCalls("payments.lookup", [{ version: "1.0.0", arguments: { reference: "PMT-1" }, principal: "ops-bot", at }]);
+   * let counted = 0;
+   * const first = estate.callsAfter("payments.lookup");
+   * counted += first.calls.length;
+   * estate.appendCalls("payments.lookup", [{ version: "1.0.0", arguments: { reference: "PMT-2" }, principal: "teller", at }]);
+   * const next = estate.callsAfter("payments.lookup", first.cursor); // only the call appended since
+   * counted += next.calls.length;
+   * assert.deepEqual(next.calls.map((c) => c.principal), ["teller"]);
+   * assert.equal(counted, 2);
+   * fs.rmSync(dir, { recursive: true });
+   * ```
+   */
+  callsAfter(name: string, cursor?: string, options: CallsAfterOptions = {}): CallsAfter {
+    return readCallsAfter(path.join(this.#toolDir(name), CALLS_FILE), cursor, options);
   }
 
   /**

@@ -52,6 +52,8 @@ export {
 export { type EstatePrincipal, parsePrincipals } from "./principals.ts";
 export type {
   Awaitable,
+  CallsAfter,
+  CallsAfterOptions,
   EstateStore,
   StoreChange,
   StoreDeprecateOptions,

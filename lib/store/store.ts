@@ -75,6 +75,28 @@ export interface StoreChange {
   reconnected?: boolean;
 }
 
+/** Options for {@linkcode EstateStore.callsAfter}. */
+export interface CallsAfterOptions {
+  /** The most calls in one batch (a positive integer). Default 10,000. */
+  limit?: number;
+}
+
+/** Stored calls read past a cursor (see {@linkcode EstateStore.callsAfter}). */
+export interface CallsAfter {
+  /** The calls appended after the cursor, oldest first (at most `limit`). */
+  calls: StoredCall[];
+  /** Where the next read starts: pass it back to read only what was appended since. */
+  cursor: string;
+  /**
+   * True when the cursor given no longer fits what is stored (the file was rewritten or replaced,
+   * a cursor of another store): the calls are read from the start, so a reader drops what it
+   * counted before.
+   */
+  restarted: boolean;
+  /** True when the batch stopped at `limit` and more calls follow: read again with `cursor`. */
+  more: boolean;
+}
+
 /** A running watch: `close()` stops it. */
 export interface StoreWatch {
   /** Stops watching; the listener hears nothing more. */
@@ -143,6 +165,19 @@ export interface EstateStore {
   ): Awaitable<RetirementPlan>;
   /** A tool's stored calls, oldest first, streamed (memory stays flat). */
   readCalls(name: string): Stream<StoredCall>;
+  /**
+   * A tool's stored calls appended after `cursor` (from the start without one), in batches: for a
+   * reader that keeps a running aggregate (the console's call counts) and reads only what is new.
+   * The cursor is opaque, and belongs to the store and tool that gave it; any other (or one that
+   * no longer fits what is stored) reads from the start, with `restarted`.
+   *
+   * @param name The tool.
+   * @param cursor Where the last read ended (its `cursor`); undefined to read from the start.
+   * @param options The batch size.
+   * @returns The calls, the cursor to read on from, and whether it restarted or more follow.
+   * @throws {RangeError} When `limit` is not a positive integer.
+   */
+  callsAfter(name: string, cursor?: string, options?: CallsAfterOptions): Awaitable<CallsAfter>;
   /** Appends stored calls to a published tool; how many. */
   appendCalls(name: string, calls: Iterable<StoredCall>): Awaitable<number>;
   /** Registers (or with `update`, replaces) a server record the estate did not write. */

@@ -48,9 +48,7 @@ export class CallCounts {
 
   async #catchUp(name: string, e: Entry): Promise<CallStats> {
     for (;;) {
-      // deno-lint-ignore no-explicit-any
-      const st = this.#estate as any;
-      const batch = st.callsAfter ? await st.callsAfter(name, e.cursor) : { restarted: true, calls: await Array.fromAsync(this.#estate.readCalls(name)), cursor: "x", more: false };
+      const batch = await this.#estate.callsAfter(name, e.cursor);
       if (batch.restarted) e.stats = new CallStats();
       for (const call of batch.calls) e.stats.add(call);
       e.cursor = batch.cursor;

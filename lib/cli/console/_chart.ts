@@ -56,11 +56,15 @@ export function callChart(days: CallsOnDay[], versions: string[], now: number): 
       const h = (n / peak) * plotH;
       y -= h;
       rects.push(
-        html`<rect class="s${colour.get(v) ?? 0}" x="${(PAD_L + i * bw).toFixed(1)}" y="${
-          y.toFixed(1)
-        }" width="${Math.max(1, bw - 1).toFixed(1)}" height="${h.toFixed(1)}"><title>${v}, ${
-          dayText(first + i * per)
-        }${per > 1 ? ` (${per} days)` : ""}: ${n} calls</title></rect>`,
+        html`
+          <rect class="s${colour.get(v) ?? 0}" x="${(PAD_L + i * bw).toFixed(1)}" y="${y.toFixed(
+            1,
+          )}" width="${Math.max(1, bw - 1).toFixed(1)}" height="${h.toFixed(1)}">
+            <title>${v}, ${dayText(first + i * per)}${per > 1
+              ? ` (${per} days)`
+              : ""}: ${n} calls</title>
+          </rect>
+        `,
       );
     }
   });
@@ -68,22 +72,25 @@ export function callChart(days: CallsOnDay[], versions: string[], now: number): 
   const label = `Stored calls per ${per === 1 ? "day" : `${per} days`} from ${dayText(first)} to ${
     dayText(end)
   }, by version: ${shown.map((v) => `${v} ${totals.get(v)}`).join(", ")}`;
-  return html`<figure data-chart="${days.length}">
-<svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="${label}" xmlns="http://www.w3.org/2000/svg">
-<line class="axis" x1="${PAD_L}" y1="${H - PAD_B}" x2="${W - 4}" y2="${H - PAD_B}"/>
-<line class="axis" x1="${PAD_L}" y1="${PAD_T}" x2="${PAD_L}" y2="${H - PAD_B}"/>
-<text x="${PAD_L - 6}" y="${PAD_T + 10}" text-anchor="end" font-size="11">${peak}</text>
-<text x="${PAD_L - 6}" y="${H - PAD_B}" text-anchor="end" font-size="11">0</text>
-<text x="${PAD_L}" y="${H - 6}" font-size="11">${dayText(first)}</text>
-<text x="${W - 4}" y="${H - 6}" text-anchor="end" font-size="11">${dayText(end)}</text>
-${rects}
-</svg>
-<figcaption><ul class="legend">${
-    shown.map((v) =>
-      html`<li><svg width="12" height="12" aria-hidden="true"><rect class="s${
-        colour.get(v) ?? 0
-      }" width="12" height="12"/></svg> ${v}: ${totals.get(v)} calls</li>`
-    )
-  }</ul></figcaption>
-</figure>`;
+  return html`
+    <figure data-chart="${days.length}">
+      <svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="${label}"
+        xmlns="http://www.w3.org/2000/svg">
+    <line class="axis" x1="${PAD_L}" y1="${H - PAD_B}" x2="${W - 4}" y2="${H - PAD_B}"/>
+    <line class="axis" x1="${PAD_L}" y1="${PAD_T}" x2="${PAD_L}" y2="${H - PAD_B}"/>
+    <text x="${PAD_L - 6}" y="${PAD_T + 10}" text-anchor="end" font-size="11">${peak}</text>
+    <text x="${PAD_L - 6}" y="${H - PAD_B}" text-anchor="end" font-size="11">0</text>
+    <text x="${PAD_L}" y="${H - 6}" font-size="11">${dayText(first)}</text>
+    <text x="${W - 4}" y="${H - 6}" text-anchor="end" font-size="11">${dayText(end)}</text>
+    ${rects}
+      </svg>
+      <figcaption>
+        <ul class="legend">${shown.map((v) =>
+          html`<li><svg width="12" height="12" aria-hidden="true"><rect class="s${
+            colour.get(v) ?? 0
+          }" width="12" height="12"/></svg> ${v}: ${totals.get(v)} calls</li>`
+        )}</ul>
+      </figcaption>
+    </figure>
+  `;
 }

@@ -66,32 +66,43 @@ export function documentFor(base: string, page: Page, viewer?: Viewer): string {
     ["audit", `${base}/audit`, "Audit"],
   ];
   const links: HtmlValue = viewer
-    ? html`<nav aria-label="Console"><ul>${
-      nav.map(([s, href, label]) =>
-        html`<li><a href="${href}"${
-          s === page.section ? html` aria-current="page"` : ""
-        }>${label}</a></li>`
-      )
-    }</ul></nav>
-    <form class="who" method="post" action="${base}/sign-out">
-      <span>Signed in as <strong data-principal>${viewer.id}</strong></span>
-      <input type="hidden" name="csrf" value="${viewer.csrf}">
-      <button type="submit">Sign out</button>
-    </form>`
+    ? html`
+      <nav aria-label="Console">
+        <ul>${nav.map(([s, href, label]) =>
+          html`<li><a href="${href}"${
+            s === page.section
+              ? html`
+                aria-current="page"
+              `
+              : ""
+          }>${label}</a></li>`
+        )}</ul>
+      </nav>
+      <form class="who" method="post" action="${base}/sign-out">
+        <span>Signed in as <strong data-principal>${viewer.id}</strong></span>
+        <input type="hidden" name="csrf" value="${viewer.csrf}">
+        <button type="submit">Sign out</button>
+      </form>
+    `
     : "";
-  return "<!doctype html>\n" + html`<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${page.title} · tool-estate console</title>
-<link rel="stylesheet" href="${base}/assets/console.css">
-<script src="${base}/assets/console.js" defer></script>
-</head>
-<body data-base="${base}"${page.poll ? html` data-poll="5000"` : ""}>
-<header class="top"><a class="brand" href="${base}/">tool-estate</a>${links}</header>
-<main id="main" tabindex="-1">${page.main}</main>
-<div class="live" role="status" aria-live="polite" id="live"></div>
-</body>
-</html>
-`.text;
+  return "<!doctype html>\n" + html`
+    <html lang="en">
+      <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>${page.title} · tool-estate console</title>
+        <link rel="stylesheet" href="${base}/assets/console.css">
+        <script src="${base}/assets/console.js" defer></script>
+      </head>
+      <body data-base="${base}" ${page.poll
+        ? html`
+          data-poll="5000"
+        `
+        : ""}>
+        <header class="top"><a class="brand" href="${base}/">tool-estate</a>${links}</header>
+        <main id="main" tabindex="-1">${page.main}</main>
+        <div class="live" role="status" aria-live="polite" id="live"></div>
+      </body>
+    </html>
+  `.text;
 }

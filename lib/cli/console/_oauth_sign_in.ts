@@ -23,7 +23,10 @@ import {
 export interface OAuthSignIn {
   /** Allow http authorization servers and endpoints (loopback tests, a lab). Default false. */
   allowHttp?: boolean;
-  /** The scopes to ask for, space-separated. Default: the endpoint's `scopes_supported`. */
+  /**
+   * The scopes to ask for when the endpoint's 401 and metadata name none, space-separated (a
+   * person is otherwise asked for what the endpoint asks agents for: `scopes_supported`).
+   */
   scope?: string;
   /** A client registered with the authorization server (else dynamic registration). */
   client?: PreRegisteredClient;
@@ -69,16 +72,22 @@ export class OAuthSignIns {
       getTokens: (e) => tokens.get(e),
       setTokens: (e, t) => void (t ? tokens.set(e, t) : tokens.delete(e)),
       getClient: (issuer) => registrations.get(issuer),
-      setClient: (issuer, c) => void (c ? registrations.set(issuer, c) : registrations.delete(issuer)),
+      setClient: (issuer, c) =>
+        void (c ? registrations.set(issuer, c) : registrations.delete(issuer)),
     };
     let redirected!: (url: URL) => void;
     const toAuthorize = new Promise<URL>((resolve) => redirected = resolve);
-    const attempt: Attempt = { token: Promise.resolve(undefined), expires: Date.now() + ATTEMPT_MS };
+    const attempt: Attempt = {
+      token: Promise.resolve(undefined),
+      expires: Date.now() + ATTEMPT_MS,
+    };
     const client = new OAuthClient({
       redirectUri,
       clientName: "tool-estate console",
       store,
       allowHttp: this.#options.allowHttp ?? false,
+      // The cookie holds an access token; a refresh token would have nowhere safe to live.
+      offlineAccess: false,
       ...(this.#options.scope ? { scope: this.#options.scope } : {}),
       ...(this.#options.client ? { client: this.#options.client } : {}),
       redirectToAuthorization: (url) => {

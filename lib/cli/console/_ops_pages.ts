@@ -35,7 +35,8 @@ function identity(record: ServerRecord): string {
     : `certificate SHA-256 ${u.identity.certificateSha256.slice(0, 16)}…`;
 }
 
-const when = (at: string) => html`<time datetime="${at}">${at.slice(0, 19).replace("T", " ")}</time>`;
+const when = (at: string) =>
+  html`<time datetime="${at}">${at.slice(0, 19).replace("T", " ")}</time>`;
 
 /**
  * The servers and their drift, as far as the principal may see them.
@@ -65,43 +66,87 @@ export function serversPage(
 ${
       servers.length === 0
         ? html`<p class="muted">No servers you may see: the estate's tools run in-process.</p>`
-        : html`<table data-servers><thead><tr><th scope="col">Server</th><th scope="col">Owner</th><th scope="col">Identity</th><th scope="col">Last observed</th><th scope="col">Tools</th></tr></thead><tbody>${
-          servers.map((s) =>
-            html`<tr data-server="${s.id}"><td><strong>${s.id}</strong><br><span class="muted">${
-              safe(s.description)
-            }</span></td><td>${safe(s.owner)}</td><td>${s.upstream.kind}: ${identity(s)}</td><td>${
-              last.has(s.id) ? when(last.get(s.id)!) : html`<span class="muted">no drift recorded</span>`
-            }</td><td><ul>${
-              s.tools.filter(sees).map((t) =>
-                html`<li>${t}${
-                  held.some((q) => q.server === s.id && q.tool === t)
-                    ? html` <span class="badge bad" data-quarantined>quarantined</span>`
-                    : ""
-                }</li>`
-              )
-            }</ul></td></tr>`
-          )
-        }</tbody></table>`
+        : html`
+          <table data-servers>
+            <thead>
+              <tr>
+                <th scope="col">Server</th>
+                <th scope="col">Owner</th>
+                <th scope="col">Identity</th>
+                <th scope="col">Last observed</th>
+                <th scope="col">Tools</th>
+              </tr>
+            </thead>
+            <tbody>${servers.map((s) =>
+              html`
+                <tr data-server="${s.id}">
+                  <td><strong>${s.id}</strong><br><span class="muted">${safe(
+                    s.description,
+                  )}</span></td>
+                  <td>${safe(s.owner)}</td>
+                  <td>${s.upstream.kind}: ${identity(s)}</td>
+                  <td>${last.has(s.id)
+                    ? when(last.get(s.id)!)
+                    : html`<span class="muted">no drift recorded</span>`}</td>
+                  <td>
+                    <ul>${s.tools.filter(sees).map((t) =>
+                      html`<li>${t}${
+                        held.some((q) => q.server === s.id && q.tool === t)
+                          ? html`
+                            <span class="badge bad" data-quarantined>quarantined</span>
+                          `
+                          : ""
+                      }</li>`
+                    )}</ul>
+                  </td>
+                </tr>
+              `
+            )}</tbody>
+          </table>
+        `
     }
 <h2>Quarantines in force: ${held.length}</h2>
 ${
-      held.length === 0 ? html`<p class="muted">None.</p>` : html`<ul>${
-        held.map((q) =>
-          html`<li>${q.tool}@${q.registeredVersion ?? "?"} on ${q.server}: ${safe(q.details)} (${
-            when(q.at)
-          })</li>`
-        )
-      }</ul>`
+      held.length === 0
+        ? html`<p class="muted">None.</p>`
+        : html`<ul>${
+          held.map((q) =>
+            html`<li>${q.tool}@${q.registeredVersion ?? "?"} on ${q.server}: ${safe(q.details)} (${
+              when(q.at)
+            })</li>`
+          )
+        }</ul>`
     }
 <h2>Drift records</h2>
 ${
-      mine.length === 0 ? html`<p class="muted">None.</p>` : html`<table data-drift><thead><tr><th scope="col">When</th><th scope="col">Server</th><th scope="col">Tool</th><th scope="col">Kind</th><th scope="col">What</th></tr></thead><tbody>${
-        mine.slice(-200).reverse().map((d) =>
-          html`<tr><td>${when(d.at)}</td><td>${d.server}</td><td>${d.tool ?? "—"}</td><td>${d.kind}${
-            d.bump ? html` <span class="badge bump-${d.bump}">${d.bump}</span>` : ""
-          }</td><td>${safe(d.details)}</td></tr>`
-        )
-      }</tbody></table>`
+      mine.length === 0 ? html`<p class="muted">None.</p>` : html`
+        <table data-drift>
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Server</th>
+              <th scope="col">Tool</th>
+              <th scope="col">Kind</th>
+              <th scope="col">What</th>
+            </tr>
+          </thead>
+          <tbody>${mine.slice(-200).reverse().map((d) =>
+            html`
+              <tr>
+                <td>${when(d.at)}</td>
+                <td>${d.server}</td>
+                <td>${d.tool ?? "—"}</td>
+                <td>${d.kind}${d.bump
+                  ? html`
+                    <span class="badge bump-${d.bump}">${d.bump}</span>
+                  `
+                  : ""}</td>
+                <td>${safe(d.details)}</td>
+              </tr>
+            `
+          )}</tbody>
+        </table>
+      `
     }`,
   };
 }
@@ -115,13 +160,15 @@ export interface DecisionNote {
 }
 
 function decisionForm(base: string, call: PendingCall, viewer: Viewer): Html {
-  return html`<form class="decide" method="post" action="${base}/approvals/${call.id}">
-<input type="hidden" name="csrf" value="${viewer.csrf}">
-<label for="reason-${call.id}">Reason</label>
-<input id="reason-${call.id}" name="reason" placeholder="required to reject">
-<button type="submit" name="decision" value="approve">Approve</button>
-<button type="submit" class="secondary" name="decision" value="reject">Reject</button>
-</form>`;
+  return html`
+    <form class="decide" method="post" action="${base}/approvals/${call.id}">
+      <input type="hidden" name="csrf" value="${viewer.csrf}">
+      <label for="reason-${call.id}">Reason</label>
+      <input id="reason-${call.id}" name="reason" placeholder="required to reject">
+      <button type="submit" name="decision" value="approve">Approve</button>
+      <button type="submit" class="secondary" name="decision" value="reject">Reject</button>
+    </form>
+  `;
 }
 
 /**
@@ -146,15 +193,31 @@ export function approvalsPage(
   const mayDecide = (c: PendingCall) =>
     c.caller !== principal.id && principal.scopes.includes(c.approverScope);
   const row = (c: PendingCall, decide: boolean) =>
-    html`<tr data-pending="${c.id}" data-state="${c.state}"><td><code>${c.tool}@${c.version}</code></td><td>${c.caller}</td><td><pre>${
-      JSON.stringify(c.arguments, null, 2)
-    }</pre><span class="muted mono">sha256 ${c.argumentsSha256.slice(0, 16)}…</span></td><td>${c.rule}</td><td>${
-      when(c.createdAt)
-    }<br><span class="muted">lapses ${when(c.expiresAt)}</span></td><td>${c.state}${
-      c.decidedBy ? html`<br><span class="muted">by ${c.decidedBy}${c.reason ? `: ${c.reason}` : ""}</span>` : ""
-    }${decide ? decisionForm(base, c, viewer) : ""}</td></tr>`;
-  const head =
-    html`<thead><tr><th scope="col">Tool</th><th scope="col">Caller</th><th scope="col">Arguments</th><th scope="col">Rule</th><th scope="col">Held</th><th scope="col">State</th></tr></thead>`;
+    html`
+      <tr data-pending="${c.id}" data-state="${c.state}">
+        <td><code>${c.tool}@${c.version}</code></td>
+        <td>${c.caller}</td>
+        <td><pre>${JSON.stringify(c.arguments, null, 2)}</pre><span class="muted mono">sha256 ${c
+          .argumentsSha256.slice(0, 16)}…</span></td>
+        <td>${c.rule}</td>
+        <td>${when(c.createdAt)}<br><span class="muted">lapses ${when(c.expiresAt)}</span></td>
+        <td>${c.state}${c.decidedBy
+          ? html`<br><span class="muted">by ${c.decidedBy}${c.reason ? `: ${c.reason}` : ""}</span>`
+          : ""}${decide ? decisionForm(base, c, viewer) : ""}</td>
+      </tr>
+    `;
+  const head = html`
+    <thead>
+      <tr>
+        <th scope="col">Tool</th>
+        <th scope="col">Caller</th>
+        <th scope="col">Arguments</th>
+        <th scope="col">Rule</th>
+        <th scope="col">Held</th>
+        <th scope="col">State</th>
+      </tr>
+    </thead>
+  `;
   return {
     title: "Approvals",
     section: "approvals",
@@ -162,14 +225,18 @@ export function approvalsPage(
     main: html`<h1>Approvals</h1>
 ${
       note
-        ? html`<p class="notice ${note.ok ? "verdict-ok" : "verdict-bad"}" role="alert" data-decision>${note.message}</p>`
+        ? html`<p class="notice ${
+          note.ok ? "verdict-ok" : "verdict-bad"
+        }" role="alert" data-decision>${note.message}</p>`
         : ""
     }
 <h2>Waiting: ${open.length}</h2>
 ${
       open.length === 0
         ? html`<p class="muted">No call waits on a decision you may see.</p>`
-        : html`<table data-waiting>${head}<tbody>${open.map((c) => row(c, mayDecide(c)))}</tbody></table>`
+        : html`<table data-waiting>${head}<tbody>${
+          open.map((c) => row(c, mayDecide(c)))
+        }</tbody></table>`
     }
 <h2>Decided</h2>
 ${
@@ -198,29 +265,50 @@ export function auditPage(
   return {
     title: "Audit",
     section: "audit",
-    main: html`<h1>Audit trail</h1>
-<p data-audit-verdict="${verdict.ok ? "ok" : verdict.reason}" class="notice ${
-      verdict.ok ? "verdict-ok" : "verdict-bad"
-    }">${
-      verdict.ok
-        ? `The chain holds: ${verdict.records} records, head ${verdict.head.hash.slice(0, 16)}…, ${verdict.checkpoints} checkpoint${
-          verdict.checkpoints === 1 ? "" : "s"
-        } held to it${verdict.signed ? " (signatures verified)" : " (signatures are checked by estate audit verify --public-key)"}.`
-        : `The chain is broken at record ${verdict.seq} (${verdict.reason}): ${verdict.message}`
-    }</p>
-<form class="filters" method="get" action="${base}/audit">
-<label>Tool<input name="tool" value="${query.get("tool") ?? ""}"></label>
-<label>Kind<input name="kind" value="${query.get("kind") ?? ""}"></label>
-<button type="submit">Filter</button>
-</form>
-${
-      records.length === 0 ? html`<p class="muted">No records you may see.</p>` : html`<table data-audit><thead><tr><th scope="col">#</th><th scope="col">When</th><th scope="col">Kind</th><th scope="col">Who</th><th scope="col">Tool</th><th scope="col">Detail</th></tr></thead><tbody>${
-        records.map((r) =>
-          html`<tr><td>${r.seq}</td><td>${when(r.at)}</td><td>${r.kind}</td><td>${r.principal ?? "—"}</td><td>${
-            r.tool ? `${r.tool}${r.version ? `@${r.version}` : ""}` : "—"
-          }</td><td><code>${JSON.stringify(r.detail)}</code></td></tr>`
-        )
-      }</tbody></table>`
-    }`,
+    main: html`
+      <h1>Audit trail</h1>
+      <p data-audit-verdict="${verdict.ok ? "ok" : verdict.reason}" class="notice ${verdict.ok
+        ? "verdict-ok"
+        : "verdict-bad"}">${verdict.ok
+        ? `The chain holds: ${verdict.records} records, head ${
+          verdict.head.hash.slice(0, 16)
+        }…, ${verdict.checkpoints} checkpoint${verdict.checkpoints === 1 ? "" : "s"} held to it${
+          verdict.signed
+            ? " (signatures verified)"
+            : " (signatures are checked by estate audit verify --public-key)"
+        }.`
+        : `The chain is broken at record ${verdict.seq} (${verdict.reason}): ${verdict.message}`}</p>
+      <form class="filters" method="get" action="${base}/audit">
+        <label>Tool<input name="tool" value="${query.get("tool") ?? ""}"></label>
+        <label>Kind<input name="kind" value="${query.get("kind") ?? ""}"></label>
+        <button type="submit">Filter</button>
+      </form>
+      ${records.length === 0 ? html`<p class="muted">No records you may see.</p>` : html`
+        <table data-audit>
+          <thead>
+            <tr>
+              <th scope="col">#</th>
+              <th scope="col">When</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Who</th>
+              <th scope="col">Tool</th>
+              <th scope="col">Detail</th>
+            </tr>
+          </thead>
+          <tbody>${records.map((r) =>
+            html`
+              <tr>
+                <td>${r.seq}</td>
+                <td>${when(r.at)}</td>
+                <td>${r.kind}</td>
+                <td>${r.principal ?? "—"}</td>
+                <td>${r.tool ? `${r.tool}${r.version ? `@${r.version}` : ""}` : "—"}</td>
+                <td><code>${JSON.stringify(r.detail)}</code></td>
+              </tr>
+            `
+          )}</tbody>
+        </table>
+      `}
+    `,
   };
 }

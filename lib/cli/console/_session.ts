@@ -117,7 +117,10 @@ export async function judgeCredential(
   if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(credential)) {
     return { ok: false, why: "That is not a bearer token." };
   }
-  const headers: Record<string, string> = { ...request.headers, authorization: `Bearer ${credential}` };
+  const headers: Record<string, string> = {
+    ...request.headers,
+    authorization: `Bearer ${credential}`,
+  };
   delete headers.cookie;
   try {
     const principal = await authenticate({

@@ -111,37 +111,62 @@ export function estatePage(
   ) =>
     html`<label>${label}<select name="${name}"><option value="">any</option>${
       options.map((o) =>
-        html`<option value="${o}"${o === value ? html` selected` : ""}>${shownAs(o)}</option>`
+        html`
+          <option value="${o}" ${o === value
+            ? html`
+              selected
+            `
+            : ""}>${shownAs(o)}</option>
+        `
       )
     }</select></label>`;
   return {
     title: "Estate",
     section: "estate",
-    main: html`<h1>Estate</h1>
-<form class="filters" method="get" action="${base}/" role="search">
-  <label>Search<input type="search" name="q" value="${query.get("q") ?? ""}" placeholder="name, title, owner"></label>
-  ${select("sideEffect", "Side effect", SIDE_EFFECTS, sideEffect)}
-  ${select("lifecycle", "Lifecycle", LIFECYCLES, lifecycle)}
-  ${select("owner", "Owner", owners, owner)}
-  ${select("server", "Server", servers, server, (s) => s === "" ? "in-process" : s)}
-  <button type="submit">Filter</button>
-</form>
-<p class="muted" data-count="${shown.length}">${shown.length} of ${rows.length} tool${
-      rows.length === 1 ? "" : "s"
-    }</p>
-<table data-tools>
-<caption class="muted">Each tool with the newest version you may see</caption>
-<thead><tr><th scope="col">Tool</th><th scope="col">Version</th><th scope="col">Lifecycle</th><th scope="col">Side effect</th><th scope="col">Owner</th><th scope="col">Server</th></tr></thead>
-<tbody>${
-      shown.map(({ spec, state, versions }) =>
-        html`<tr data-tool="${spec.name}"><td><a href="${tool(base, spec.name)}">${spec.name}</a><br><span class="muted">${spec.title}</span></td><td>${spec.version}${
-          versions > 1 ? html` <span class="muted">(${versions} versions)</span>` : ""
-        }</td><td>${stateBadge(state)}</td><td>${spec.sideEffect}</td><td>${spec.owner}</td><td>${
-          spec.server ?? html`<span class="muted">in-process</span>`
-        }</td></tr>`
-      )
-    }</tbody>
-</table>`,
+    main: html`
+      <h1>Estate</h1>
+      <form class="filters" method="get" action="${base}/" role="search">
+        <label>Search<input type="search" name="q" value="${query.get("q") ??
+          ""}" placeholder="name, title, owner"></label>
+        ${select("sideEffect", "Side effect", SIDE_EFFECTS, sideEffect)}
+        ${select("lifecycle", "Lifecycle", LIFECYCLES, lifecycle)}
+        ${select("owner", "Owner", owners, owner)}
+        ${select("server", "Server", servers, server, (s) => s === "" ? "in-process" : s)}
+        <button type="submit">Filter</button>
+      </form>
+      <p class="muted" data-count="${shown.length}">${shown.length} of ${rows
+        .length} tool${rows.length === 1 ? "" : "s"}</p>
+      <table data-tools>
+        <caption class="muted">Each tool with the newest version you may see</caption>
+        <thead>
+          <tr>
+            <th scope="col">Tool</th>
+            <th scope="col">Version</th>
+            <th scope="col">Lifecycle</th>
+            <th scope="col">Side effect</th>
+            <th scope="col">Owner</th>
+            <th scope="col">Server</th>
+          </tr>
+        </thead>
+        <tbody>${shown.map(({ spec, state, versions }) =>
+          html`
+            <tr data-tool="${spec.name}">
+              <td><a href="${tool(base, spec.name)}">${spec.name}</a><br><span class="muted">${spec
+                .title}</span></td>
+              <td>${spec.version}${versions > 1
+                ? html`
+                  <span class="muted">(${versions} versions)</span>
+                `
+                : ""}</td>
+              <td>${stateBadge(state)}</td>
+              <td>${spec.sideEffect}</td>
+              <td>${spec.owner}</td>
+              <td>${spec.server ?? html`<span class="muted">in-process</span>`}</td>
+            </tr>
+          `
+        )}</tbody>
+      </table>
+    `,
   };
 }
 
@@ -155,7 +180,11 @@ function timeline(records: VersionRecord[]): Html {
           html`<li>${i === 0 ? "published" : e.state} <time datetime="${e.at}">${
             e.at.slice(0, 16).replace("T", " ")
           }</time>${e.retireAfter ? html`, retires after <strong>${e.retireAfter}</strong>` : ""}${
-            e.reason ? html` — ${e.reason}` : ""
+            e.reason
+              ? html`
+                — ${e.reason}
+              `
+              : ""
           }</li>`
         )
       }</ul></li>`
@@ -187,51 +216,91 @@ export function toolPage(
   const previous = versions.length > 1 ? versions[versions.length - 2] : newest;
   const pick = (name: string, label: string, chosen: string) =>
     html`<label>${label}<select name="${name}">${
-      versions.map((v) => html`<option value="${v}"${v === chosen ? html` selected` : ""}>${v}</option>`)
+      versions.map((v) =>
+        html`
+          <option value="${v}" ${v === chosen
+            ? html`
+              selected
+            `
+            : ""}>${v}</option>
+        `
+      )
     }</select></label>`;
   return {
     title: h.name,
     section: "estate",
-    main: html`<h1>${h.name} <span class="muted">${h.title}</span></h1>
-<p>${h.description}</p>
-<table class="facts"><tbody>
-<tr><th scope="row">Owner</th><td>${h.owner}</td></tr>
-<tr><th scope="row">Side effect</th><td>${h.sideEffect}</td></tr>
-<tr><th scope="row">Data classification</th><td>${h.dataClassification}</td></tr>
-<tr><th scope="row">Server</th><td>${h.server ?? "in-process"}</td></tr>
-<tr><th scope="row">Required scopes</th><td>${h.requiredScopes.join(", ") || "none"}</td></tr>
-</tbody></table>
-<h2>Versions</h2>
-${timeline(records)}
-<h2>Compare two versions</h2>
-<form class="filters" method="get" action="${url}/diff">
-  ${pick("from", "From", previous)} ${pick("to", "To", newest)}
-  <button type="submit">Show the changes</button>
-</form>
-<h2>Stored calls per version</h2>
-${callChart(days, versions, now)}
-<h2>Who calls what</h2>
-${
-      [...records].reverse().map((r) => {
+    main: html`
+      <h1>${h.name} <span class="muted">${h.title}</span></h1>
+      <p>${h.description}</p>
+      <table class="facts">
+        <tbody>
+          <tr>
+            <th scope="row">Owner</th>
+            <td>${h.owner}</td>
+          </tr>
+          <tr>
+            <th scope="row">Side effect</th>
+            <td>${h.sideEffect}</td>
+          </tr>
+          <tr>
+            <th scope="row">Data classification</th>
+            <td>${h.dataClassification}</td>
+          </tr>
+          <tr>
+            <th scope="row">Server</th>
+            <td>${h.server ?? "in-process"}</td>
+          </tr>
+          <tr>
+            <th scope="row">Required scopes</th>
+            <td>${h.requiredScopes.join(", ") || "none"}</td>
+          </tr>
+        </tbody>
+      </table>
+      <h2>Versions</h2>
+      ${timeline(records)}
+      <h2>Compare two versions</h2>
+      <form class="filters" method="get" action="${url}/diff">
+        ${pick("from", "From", previous)} ${pick("to", "To", newest)}
+        <button type="submit">Show the changes</button>
+      </form>
+      <h2>Stored calls per version</h2>
+      ${callChart(days, versions, now)}
+      <h2>Who calls what</h2>
+      ${[...records].reverse().map((r) => {
         const v = r.spec.version;
         const tally = stats.callers(v);
-        return html`<section data-impact="${v}"><h3>${v} ${stateBadge(r.state)} <span class="muted">${tally.calls} call${
-          tally.calls === 1 ? "" : "s"
-        }</span></h3>${
-          tally.callers.length === 0
-            ? html`<p class="muted">No stored calls.</p>`
-            : html`<table><thead><tr><th scope="col">Principal</th><th scope="col">Calls</th><th scope="col">Last seen</th></tr></thead><tbody>${
-              tally.callers.map((c) =>
-                html`<tr><td>${c.principal}</td><td>${c.calls}</td><td><time datetime="${c.lastSeen}">${c.lastSeen}</time></td></tr>`
-              )
-            }</tbody></table>`
-        }${
-          r.state === "retired"
-            ? ""
-            : html`<p><a href="${url}/retire/${encodeURIComponent(v)}">What retiring ${v} would break</a></p>`
-        }</section>`;
-      })
-    }`,
+        return html`
+          <section
+            data-impact="${v}"><h3>${v} ${stateBadge(r.state)} <span class="muted">${tally
+              .calls} call${tally.calls === 1 ? "" : "s"}</span></h3>${tally.callers.length === 0
+              ? html`<p class="muted">No stored calls.</p>`
+              : html`
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">Principal</th>
+                      <th scope="col">Calls</th>
+                      <th scope="col">Last seen</th>
+                    </tr>
+                  </thead>
+                  <tbody>${tally.callers.map((c) =>
+                    html`
+                      <tr>
+                        <td>${c.principal}</td>
+                        <td>${c.calls}</td>
+                        <td><time datetime="${c.lastSeen}">${c.lastSeen}</time></td>
+                      </tr>
+                    `
+                  )}</tbody>
+                </table>
+              `}${r.state === "retired"
+              ? ""
+              : html`<p><a href="${url}/retire/${
+                encodeURIComponent(v)
+              }">What retiring ${v} would break</a></p>`}</section>
+        `;
+      })}
+    `,
   };
 }
 
@@ -259,30 +328,49 @@ export function diffPage(base: string, from: ToolSpec, to: ToolSpec): Page {
   return {
     title: `${to.name} ${from.version} → ${to.version}`,
     section: "estate",
-    main: html`<h1><a href="${tool(base, to.name)}">${to.name}</a>: ${from.version} → ${to.version}</h1>
-<p data-bump="${diff.bump}">The change is <strong class="bump-${diff.bump}">${diff.bump}</strong>. <span class="${
-      verdict.ok ? "verdict-ok" : "verdict-bad"
-    }" data-verdict="${verdict.code}">${verdict.message}</span></p>
-${
-      changes.length === 0 ? html`<p class="muted">No changes.</p>` : html`<table data-changes>
-<thead><tr><th scope="col">Bump</th><th scope="col">Rule</th><th scope="col">Where</th><th scope="col">Change</th></tr></thead>
-<tbody>${
-        changes.map((f) =>
-          html`<tr data-rule="${f.rule}"><td>${
-            f.bump ? html`<span class="badge bump-${f.bump}">${f.bump}</span>` : "—"
-          }</td><td><code>${f.rule}</code></td><td><code>${f.field ?? ""}${
-            f.path && f.path !== "$" ? f.path.slice(1) : ""
-          }</code></td><td>${f.message}</td></tr>`
-        )
-      }</tbody></table>`
-    }
-${
-      evidence.map((f) =>
-        html`<h2>Witness</h2><div class="witness" data-witness><p><code>${f.rule}</code> at <code>${
-          f.field ?? ""
-        }${f.path && f.path !== "$" ? f.path.slice(1) : ""}</code></p><p>${f.message}</p></div>`
-      )
-    }`,
+    main: html`
+      <h1><a href="${tool(base, to.name)}">${to.name}</a>: ${from.version} → ${to.version}</h1>
+      <p
+        data-bump="${diff.bump}">The change is <strong class="bump-${diff.bump}">${diff
+          .bump}</strong>. <span class="${verdict.ok
+          ? "verdict-ok"
+          : "verdict-bad"}" data-verdict="${verdict.code}">${verdict.message}</span></p>
+      ${changes.length === 0 ? html`<p class="muted">No changes.</p>` : html`
+        <table data-changes>
+          <thead>
+            <tr>
+              <th scope="col">Bump</th>
+              <th scope="col">Rule</th>
+              <th scope="col">Where</th>
+              <th scope="col">Change</th>
+            </tr>
+          </thead>
+          <tbody>${changes.map((f) =>
+            html`
+              <tr data-rule="${f.rule}">
+                <td>${f.bump ? html`<span class="badge bump-${f.bump}">${f.bump}</span>` : "—"}</td>
+                <td><code>${f.rule}</code></td>
+                <td><code>${f.field ?? ""}${f.path && f.path !== "$"
+                  ? f.path.slice(1)
+                  : ""}</code></td>
+                <td>${f.message}</td>
+              </tr>
+            `
+          )}</tbody>
+        </table>
+      `}
+      ${evidence.map((f) =>
+        html`
+          <h2>Witness</h2>
+          <div class="witness" data-witness>
+            <p><code>${f.rule}</code> at <code>${f.field ?? ""}${f.path && f.path !== "$"
+              ? f.path.slice(1)
+              : ""}</code></p>
+            <p>${f.message}</p>
+          </div>
+        `
+      )}
+    `,
   };
 }
 
@@ -304,25 +392,43 @@ export async function retirePage(
   return {
     title: `Retiring ${spec.name}@${spec.version}`,
     section: "estate",
-    main: html`<h1>Retiring <a href="${tool(base, spec.name)}">${spec.name}</a>@${spec.version}</h1>
-<p>${
-      plan.refusals.length === 0
+    main: html`
+      <h1>Retiring <a href="${tool(base, spec.name)}">${spec.name}</a>@${spec.version}</h1>
+      <p>${plan.refusals.length === 0
         ? html`<span class="verdict-ok">The retirement rules allow it now.</span>`
-        : html`<span class="verdict-bad">The retirement rules refuse it now:</span>`
-    }</p>
-<ul data-refusals>${plan.refusals.map((r) => html`<li data-refusal="${r.refusal}">${r.message}</li>`)}</ul>
-<h2>Callers in the last ${plan.recentDays} days: ${impact.recent.calls}</h2>
-${
-      impact.recent.callers.length === 0
+        : html`<span class="verdict-bad">The retirement rules refuse it now:</span>`}</p>
+      <ul data-refusals>${plan.refusals.map((r) =>
+        html`<li data-refusal="${r.refusal}">${r.message}</li>`
+      )}</ul>
+      <h2>Callers in the last ${plan.recentDays} days: ${impact.recent.calls}</h2>
+      ${impact.recent.callers.length === 0
         ? html`<p class="muted">Nobody called it in that time.</p>`
-        : html`<table><thead><tr><th scope="col">Principal</th><th scope="col">Calls</th><th scope="col">Last seen</th></tr></thead><tbody>${
-          impact.recent.callers.map((c) =>
-            html`<tr><td>${c.principal}</td><td>${c.calls}</td><td>${c.lastSeen}</td></tr>`
-          )
-        }</tbody></table>`
-    }
-<p class="muted">All time: ${impact.calls} calls by ${impact.callers.length} principal${
-      impact.callers.length === 1 ? "" : "s"
-    }. To retire it: <code>estate retire ${spec.name} ${spec.version}</code> (the same rules decide).</p>`,
+        : html`
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Principal</th>
+                <th scope="col">Calls</th>
+                <th scope="col">Last seen</th>
+              </tr>
+            </thead>
+            <tbody>${impact.recent.callers.map((c) =>
+              html`
+                <tr>
+                  <td>${c.principal}</td>
+                  <td>${c.calls}</td>
+                  <td>${c.lastSeen}</td>
+                </tr>
+              `
+            )}</tbody>
+          </table>
+        `}
+      <p
+        class="muted">All time: ${impact.calls} calls by ${impact.callers
+          .length} principal${impact.callers.length === 1
+          ? ""
+          : "s"}. To retire it: <code>estate retire ${spec.name} ${spec
+          .version}</code> (the same rules decide).</p>
+    `,
   };
 }

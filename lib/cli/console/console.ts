@@ -23,8 +23,8 @@ import {
   type DriftRecord,
   isProbeAuditRecord,
   isToolName,
-  type PendingCallDesk,
   PendingCallDecisionError,
+  type PendingCallDesk,
   pendingCallsFor,
   type Principal,
   verifyAuditChain,
@@ -41,7 +41,13 @@ import { CallCounts } from "./_call_counts.ts";
 import { html } from "./_html.ts";
 import { documentFor, type Page, PAGE_HEADERS, type Viewer } from "./_layout.ts";
 import { OAuthSignIns } from "./_oauth_sign_in.ts";
-import { approvalsPage, auditPage, type DecisionNote, seesTool, serversPage } from "./_ops_pages.ts";
+import {
+  approvalsPage,
+  auditPage,
+  type DecisionNote,
+  seesTool,
+  serversPage,
+} from "./_ops_pages.ts";
 import {
   csrfToken,
   judgeCredential,
@@ -51,7 +57,14 @@ import {
   setCookie,
   SIGN_IN_COOKIE,
 } from "./_session.ts";
-import { diffPage, estatePage, notFoundPage, retirePage, toolPage, visibleVersions } from "./_tool_pages.ts";
+import {
+  diffPage,
+  estatePage,
+  notFoundPage,
+  retirePage,
+  toolPage,
+  visibleVersions,
+} from "./_tool_pages.ts";
 
 /** How people sign in to the console. */
 export type ConsoleSignIn =
@@ -64,7 +77,10 @@ export type ConsoleSignIn =
     kind: "oauth";
     /** Allow http authorization servers (loopback, a lab). Default false. */
     allowHttp?: boolean;
-    /** The scopes to ask for, space-separated. Default: the endpoint's `scopes_supported`. */
+    /**
+     * The scopes to ask for when the endpoint's 401 and metadata name none, space-separated (a
+     * person is otherwise asked for what the endpoint asks agents for: `scopes_supported`).
+     */
     scope?: string;
     /** A client registered with the authorization server (else dynamic registration). */
     client?: PreRegisteredClient;
@@ -172,7 +188,12 @@ export function webConsole(options: WebConsoleOptions): WebConsole {
     res.writeHead(status, { ...PAGE_HEADERS, ...headers });
     res.end(body);
   };
-  const sendPage = (res: ServerResponse, page: Page, who?: Who, headers: Record<string, string> = {}) =>
+  const sendPage = (
+    res: ServerResponse,
+    page: Page,
+    who?: Who,
+    headers: Record<string, string> = {},
+  ) =>
     send(res, page.status ?? 200, documentFor(base, page, who?.viewer), {
       "content-type": "text/html; charset=utf-8",
       ...headers,
@@ -219,14 +240,18 @@ ${message ? html`<p class="notice verdict-bad" role="alert">${message}</p>` : ""
 ${
         signIn.kind === "oauth"
           ? html`<p>Sign in with the authorization server that issues this estate's MCP tokens.</p>
-<p><a class="button" href="${base}/oauth/start?next=${encodeURIComponent(to)}" data-oauth-start>Sign in with OAuth</a></p>`
-          : html`<p>Use the bearer token you connect to the MCP endpoint with: what you see here is what that token may see.</p>
-<form method="post" action="${base}/sign-in">
-<input type="hidden" name="next" value="${to}">
-<label for="token">Bearer token</label>
-<input id="token" name="token" type="password" autocomplete="off" required>
-<p><button type="submit">Sign in</button></p>
-</form>`
+<p><a class="button" href="${base}/oauth/start?next=${
+            encodeURIComponent(to)
+          }" data-oauth-start>Sign in with OAuth</a></p>`
+          : html`
+            <p>Use the bearer token you connect to the MCP endpoint with: what you see here is what that token may see.</p>
+            <form method="post" action="${base}/sign-in">
+              <input type="hidden" name="next" value="${to}">
+              <label for="token">Bearer token</label>
+              <input id="token" name="token" type="password" autocomplete="off" required>
+              <p><button type="submit">Sign in</button></p>
+            </form>
+          `
       }</div>`,
     };
   }
@@ -239,7 +264,9 @@ ${
     const form = await readForm(req);
     if (typeof form === "string") return sendPage(res, signInPage(form, undefined, 400));
     const next = safeNext(form.get("next"));
-    if (signIn.kind !== "tokens") return sendPage(res, signInPage("Sign in with OAuth.", next, 400));
+    if (signIn.kind !== "tokens") {
+      return sendPage(res, signInPage("Sign in with OAuth.", next, 400));
+    }
     const token = (form.get("token") ?? "").trim();
     const judged = await judgeCredential(authenticate, token, {
       headers: headerMap(req),
@@ -288,15 +315,25 @@ ${
       maxAge: 0,
     });
     if (!state || !response.state || !sameText(state, response.state)) {
-      return sendPage(res, signInPage("This sign-in was not started in this browser: start again.", undefined, 400), undefined, {
-        "set-cookie": clear,
-      });
+      return sendPage(
+        res,
+        signInPage("This sign-in was not started in this browser: start again.", undefined, 400),
+        undefined,
+        {
+          "set-cookie": clear,
+        },
+      );
     }
     const finished = await oauth.finish(state, response);
     if ("error" in finished) {
-      return sendPage(res, signInPage(`Sign-in failed: ${finished.error}`, undefined, 401), undefined, {
-        "set-cookie": clear,
-      });
+      return sendPage(
+        res,
+        signInPage(`Sign-in failed: ${finished.error}`, undefined, 401),
+        undefined,
+        {
+          "set-cookie": clear,
+        },
+      );
     }
     const judged = await judgeCredential(authenticate, finished.token, {
       headers: headerMap(req),
@@ -304,7 +341,9 @@ ${
       endpoint,
     });
     if (!judged.ok) {
-      return sendPage(res, signInPage(judged.why, undefined, 401), undefined, { "set-cookie": clear });
+      return sendPage(res, signInPage(judged.why, undefined, 401), undefined, {
+        "set-cookie": clear,
+      });
     }
     // A page, not a redirect: the Strict cookie is sent by the same-site navigation that follows,
     // never by a redirect chain that began at the authorization server.
@@ -312,10 +351,21 @@ ${
     send(
       res,
       200,
-      "<!doctype html>\n" + html`<html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="refresh" content="0;url=${to}"><title>Signed in · tool-estate console</title>
-<link rel="stylesheet" href="${base}/assets/console.css"></head>
-<body><main><p>Signed in as ${judged.principal.id}. <a href="${to}">Continue</a>.</p></main></body></html>`.text,
+      "<!doctype html>\n" + html`
+        <html lang="en">
+          <head>
+            <meta charset="utf-8">
+            <meta http-equiv="refresh" content="0;url=${to}">
+            <title>Signed in · tool-estate console</title>
+            <link rel="stylesheet" href="${base}/assets/console.css">
+          </head>
+          <body>
+            <main>
+              <p>Signed in as ${judged.principal.id}. <a href="${to}">Continue</a>.</p>
+            </main>
+          </body>
+        </html>
+      `.text,
       {
         "content-type": "text/html; charset=utf-8",
         "set-cookie": [sessionCookie(req, finished.token), clear] as unknown as string,
@@ -330,11 +380,18 @@ ${
     me: Who,
   ): Promise<void> {
     const form = await readForm(req);
-    if (typeof form === "string") return send(res, 400, form, { "content-type": "text/plain; charset=utf-8" });
+    if (typeof form === "string") {
+      return send(res, 400, form, { "content-type": "text/plain; charset=utf-8" });
+    }
     if (!sameText(form.get("csrf") ?? "", me.viewer.csrf)) {
-      return send(res, 403, "Forbidden: the form's token does not match your session; reload the page", {
-        "content-type": "text/plain; charset=utf-8",
-      });
+      return send(
+        res,
+        403,
+        "Forbidden: the form's token does not match your session; reload the page",
+        {
+          "content-type": "text/plain; charset=utf-8",
+        },
+      );
     }
     const decision = form.get("decision");
     let note: DecisionNote;
@@ -348,7 +405,10 @@ ${
           approve: decision === "approve",
           ...(reason ? { reason } : {}),
         });
-        note = { ok: true, message: `${decided.tool}@${decided.version} for ${decided.caller}: ${decided.state}.` };
+        note = {
+          ok: true,
+          message: `${decided.tool}@${decided.version} for ${decided.caller}: ${decided.state}.`,
+        };
         options.decided?.();
       } catch (e) {
         if (!(e instanceof PendingCallDecisionError)) throw e;
@@ -402,7 +462,12 @@ ${
     return auditPage(shown.reverse(), verdict.verdict, query, base);
   }
 
-  async function events(req: IncomingMessage, res: ServerResponse, me: Who, authenticate: Authenticate) {
+  function events(
+    req: IncomingMessage,
+    res: ServerResponse,
+    me: Who,
+    authenticate: Authenticate,
+  ) {
     if (streams.size >= MAX_STREAMS) {
       return send(res, 503, "too many live pages open", { "retry-after": "30" });
     }
@@ -446,7 +511,9 @@ ${
         const visible = event.type.startsWith("server-")
           ? registry.server(event.name)?.tools.some((t) => seesTool(registry, t, judged.principal))
           : seesTool(registry, event.name, judged.principal);
-        if (visible) s.res.write(`event: change\ndata: ${JSON.stringify({ name: event.name })}\n\n`);
+        if (visible) {
+          s.res.write(`event: change\ndata: ${JSON.stringify({ name: event.name })}\n\n`);
+        }
       }, (e) => log(`console: ${(e as Error).message}`));
     }
   });
@@ -460,10 +527,16 @@ ${
     const rel = url.pathname.slice(base.length) || "/";
     const method = req.method ?? "GET";
     if (method !== "GET" && method !== "POST") {
-      return send(res, 405, "Method Not Allowed", { allow: "GET, POST", "content-type": "text/plain" });
+      return send(res, 405, "Method Not Allowed", {
+        allow: "GET, POST",
+        "content-type": "text/plain",
+      });
     }
     if (rel === "/assets/console.css" && method === "GET") {
-      return send(res, 200, CONSOLE_CSS, { "content-type": "text/css; charset=utf-8", "cache-control": "no-cache" });
+      return send(res, 200, CONSOLE_CSS, {
+        "content-type": "text/css; charset=utf-8",
+        "cache-control": "no-cache",
+      });
     }
     if (rel === "/assets/console.js" && method === "GET") {
       return send(res, 200, CONSOLE_JS, {
@@ -490,9 +563,16 @@ ${
       return redirect(res, `${base}/sign-in`, { "set-cookie": sessionCookie(req, "", 0) });
     }
     if (!me) {
-      if (rel === "/events") return send(res, 401, "event: signed-out\ndata: {}\n\n", { "content-type": "text/event-stream" });
+      if (rel === "/events") {
+        return send(res, 401, "event: signed-out\ndata: {}\n\n", {
+          "content-type": "text/event-stream",
+        });
+      }
       if (method === "GET") {
-        return redirect(res, `${base}/sign-in?next=${encodeURIComponent(url.pathname + url.search)}`);
+        return redirect(
+          res,
+          `${base}/sign-in?next=${encodeURIComponent(url.pathname + url.search)}`,
+        );
       }
       return sendPage(res, signInPage("Your session has ended: sign in again.", undefined, 401));
     }
@@ -500,7 +580,7 @@ ${
     if (method === "GET" && (rel === "/" || rel === "")) {
       return sendPage(res, estatePage(base, registry, me.principal, url.searchParams), me);
     }
-    if (method === "GET" && rel === "/events") return await events(req, res, me, authenticate);
+    if (method === "GET" && rel === "/events") return events(req, res, me, authenticate);
     if (method === "GET" && rel === "/servers") {
       const drift: DriftRecord[] = [];
       for await (const d of estate.readDrift()) drift.push(d);
@@ -557,9 +637,14 @@ ${
     } catch (e) {
       log(`console: ${(e as Error).stack ?? e}`);
       if (!res.headersSent) {
-        send(res, 500, "Internal Server Error: the console could not answer; the server log says why", {
-          "content-type": "text/plain; charset=utf-8",
-        });
+        send(
+          res,
+          500,
+          "Internal Server Error: the console could not answer; the server log says why",
+          {
+            "content-type": "text/plain; charset=utf-8",
+          },
+        );
       } else res.end();
     }
     return true;

@@ -73,6 +73,8 @@ import { storedCallLine, storedCallProblems } from "../_stored_call.ts";
 import { parseVersionFile } from "../_tool_dir.ts";
 import { parseServerFile } from "../_server_dir.ts";
 import type {
+  CallsAfter,
+  CallsAfterOptions,
   EstateStore,
   StoreChange,
   StoreDeprecateOptions,
@@ -80,6 +82,7 @@ import type {
   StoreWatch,
 } from "../store.ts";
 import { migrate } from "./migrate.ts";
+import { callsAfterLimit } from "../_calls_after.ts";
 import type {
   IdempotencyClaim,
   IdempotencyEntry,
@@ -92,6 +95,8 @@ export const CHANGE_CHANNEL = "estate_changes";
 
 /** How many rows a cursor fetches at a time. */
 const BATCH = 1000;
+/** The largest `bigint` (an id column's), for checking a cursor before it reaches a query. */
+const MAX_BIGINT = 2n ** 63n - 1n;
 
 /** Options for {@linkcode PgEstateStore.open}. */
 export interface PgStoreOptions {
@@ -711,6 +716,64 @@ export class PgEstateStore implements EstateStore {
    */
   readCalls(name: string): AsyncGenerator<StoredCall> {
     return this.#calls(this.sql, name);
+  }
+
+  /**
+   * A tool's stored calls appended after `cursor`, at most `limit`, read by the index on
+   * `(name, id)` past the last id read: one statement per batch, no transaction. The cursor is
+   * `pg:<id>`, the last call's id (`pg:0` before any); one that does not parse, or names no call of
+   * this tool, reads from the start with `restarted`.
+   *
+   * @param name The tool.
+   * @param cursor The last read's `cursor`; undefined to read from the start.
+   * @param options The batch size (default 10,000).
+   * @returns The calls, the cursor to read on from, and whether it restarted or more follow.
+   * @throws {RangeError} When `limit` is not a positive integer.
+   * @throws {Error} When a stored row is not a stored call, naming the tool and the row's id.
+   */
+  async callsAfter(
+    name: string,
+    cursor?: string,
+    options: CallsAfterOptions = {},
+  ): Promise<CallsAfter> {
+    const limit = callsAfterLimit(options.limit, name);
+    let after = cursor === undefined ? "0" : /^pg:(0|[1-9]\d{0,18})$/.exec(cursor)?.[1];
+    if (after !== undefined && BigInt(after) > MAX_BIGINT) after = undefined;
+    let restarted = after === undefined;
+    if (after !== undefined && after !== "0") {
+      // Stored calls are never changed or deleted: a cursor naming none of this tool's is not ours.
+      const known = await this.sql`select 1 from stored_calls
+        where name = ${name} and id = ${after}::bigint`;
+      if (known.length === 0) restarted = true;
+    }
+    if (restarted) after = "0";
+    const rows = await this.sql`select id::text as id, call from stored_calls
+      where name = ${name} and id > ${after!}::bigint order by stored_calls.id limit ${limit + 1}`;
+    const more = rows.length > limit;
+    const versions = new Set<string>();
+    const calls = rows.slice(0, limit).map((row) => {
+      let value: unknown;
+      try {
+        value = JSON.parse(row.call as string);
+      } catch (e) {
+        throw new Error(
+          `Cannot read the calls of ${name}: stored_calls row ${row.id} is not JSON (${
+            (e as Error).message
+          })`,
+        );
+      }
+      const problems = storedCallProblems(value, versions);
+      if (problems.length) {
+        throw new Error(
+          `Cannot read the calls of ${name}: stored_calls row ${row.id} is not a stored call: ${
+            problems.join("; ")
+          }`,
+        );
+      }
+      return value as StoredCall;
+    });
+    const last = calls.length ? rows[calls.length - 1].id as string : after!;
+    return { calls, cursor: `pg:${last}`, restarted, more };
   }
 
   /**
