@@ -514,6 +514,25 @@ async function main() {
     return difference("retail-agent", retailNames, "wholesale-operator", wholesaleNames);
   });
 
+  scenario("the estate's filter form");
+  current = retail;
+  await check("the Server filter's options have distinct values; unfiltered, \"any\" is selected", async () => {
+    await retail.goto(`${base}/console/`);
+    const options = await retail.$$eval('form.filters select[name="server"] option', (os) =>
+      os.map((o) => ({ value: o.value, label: o.textContent.trim(), selected: o.selected })));
+    const shown = options.map((o) => `${JSON.stringify(o.value)}=${o.label}${o.selected ? "*" : ""}`)
+      .join(", ");
+    const values = options.map((o) => o.value);
+    if (new Set(values).size !== values.length) {
+      throw new Error(`options with the same value (one filter cannot be told from another): ${shown}`);
+    }
+    const selected = options.filter((o) => o.selected);
+    if (selected.length !== 1 || selected[0].value !== "") {
+      throw new Error(`with no filter, the selected option is not "any": ${shown}`);
+    }
+    return shown;
+  });
+
   // --- 2 ---
   scenario("a hidden tool's page answers exactly like a nonexistent one's");
   current = retail;
@@ -601,14 +620,17 @@ async function main() {
     return publish(env, estate, file);
   });
   await check("the tool page shows both versions on its timeline", async () => {
-    await retail.goto(`${base}/console/tools/${NEW_TOOL}`);
-    const versions = await retail.$$eval(
-      "[data-timeline] li[data-version]",
-      (items) => items.map((i) => i.dataset.version),
-    );
-    for (const v of ["1.0.0", "2.0.0"]) {
-      if (!versions.includes(v)) throw new Error(`timeline lists ${versions.join(", ")}: no ${v}`);
-    }
+    // The server follows the estate folder: the publish reaches it within moments, not at once.
+    let versions = [];
+    const both = await poll(async () => {
+      await retail.goto(`${base}/console/tools/${NEW_TOOL}`);
+      versions = await retail.$$eval(
+        "[data-timeline] li[data-version]",
+        (items) => items.map((i) => i.dataset.version),
+      );
+      return versions.includes("1.0.0") && versions.includes("2.0.0");
+    }, 15_000, 500);
+    if (!both) throw new Error(`after 15 s the timeline lists ${versions.join(", ")}, not 1.0.0 and 2.0.0`);
     await shot(retail, "tool");
     return versions.join(", ");
   });
@@ -770,6 +792,21 @@ async function main() {
       return "no serious or critical violations";
     });
   }
+
+  scenario("sign-out");
+  await check("retail-agent signs out from the header; /console/ asks to sign in again", async () => {
+    current = retail;
+    await retail.goto(`${base}/console/`);
+    await Promise.all([
+      retail.waitForURL((u) => u.pathname !== "/console/"),
+      retail.locator('form[action="/console/sign-out"] [type="submit"]').click(),
+    ]);
+    await retail.goto(`${base}/console/`);
+    await retail.locator('input[name="token"]').waitFor({ timeout: 5_000 });
+    const cookies = (await retail.context().cookies()).map((c) => c.name);
+    if (cookies.length) throw new Error(`cookies left: ${cookies.join(", ")}`);
+    return `now at ${new URL(retail.url()).pathname}`;
+  });
 
   if (updateDocs) {
     const estateShot = fs.readdirSync(artifacts).find((n) => /^console-\d+-estate-live-publish\.png$/.test(n));
