@@ -52,6 +52,7 @@ const NEW_TOOL = "retail.statements.list";
 const REMOVED_PROPERTY = "includeFees";
 // Above the approval rule's 1,000,000 (examples/pending-calls/estate.json).
 const HELD_CALL = { reference: "PMT-004211", approvedAmount: 2450000, currency: "EUR" };
+const SECOND_HELD_CALL = { reference: "PMT-004212", approvedAmount: 1250000, currency: "EUR" };
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
@@ -260,14 +261,20 @@ async function startServer(env, estate) {
         const m = line.match(/^\s*URL: (http:\/\/127\.0\.0\.1:\d+\/mcp)\b/);
         if (m) resolve(m[1]);
       });
-      server.on("exit", (code, signal) =>
-        reject(new Error(`estate serve exited (${code ?? signal}); see console-serve.log`)));
+      server.on(
+        "exit",
+        (code, signal) =>
+          reject(new Error(`estate serve exited (${code ?? signal}); see console-serve.log`)),
+      );
     }),
     60_000,
     "estate serve printing its URL",
   );
   // The URL is printed before the socket listens: wait (bounded) until /console/sign-in answers.
-  const up = await poll(() => fetch(new URL("/console/sign-in", url)).then((r) => r.ok, () => false), 20_000);
+  const up = await poll(
+    () => fetch(new URL("/console/sign-in", url)).then((r) => r.ok, () => false),
+    20_000,
+  );
   if (!up) throw new Error(`${url}: /console/sign-in does not answer`);
   return url;
 }
@@ -314,6 +321,32 @@ async function mcpToolNames(mcpUrl, token) {
     if (!cursor) return sorted(names);
   }
   throw new Error("tools/list: more than 20 pages");
+}
+
+/**
+ * Starts e2e/console_caller.ts: wholesale-operator calls payments.release with `args` over MCP
+ * and waits; its JSON lines are pushed to `lines`.
+ */
+function startCaller(env, mcpUrl, args, logName, lines) {
+  const child = spawnLogged(
+    deno,
+    [
+      ...CLI.slice(0, -1),
+      "e2e/console_caller.ts",
+      mcpUrl,
+      WHOLESALE.token,
+      "payments.release",
+      JSON.stringify(args),
+    ],
+    { ...env, TIMEOUT_MS: "120000" },
+    logName,
+  );
+  readline.createInterface({ input: child.stdout }).on("line", (line) => {
+    try {
+      lines.push(JSON.parse(line));
+    } catch { /* not ours */ }
+  });
+  return child;
 }
 
 // --- the browser -----------------------------------------------------------------------------
@@ -394,11 +427,10 @@ async function signIn(page, base, principal, next = "/console/") {
 const consoleToolNames = async (page) =>
   sorted(await page.$$eval("tr[data-tool]", (rows) => rows.map((r) => r.dataset.tool)));
 
-/** axe-core on the page (already injected): the serious and critical violations. */
+/** axe-core's violations on the page (injected here), every impact. */
 async function axeViolations(page, axeSource) {
   await page.addScriptTag({ content: axeSource });
   const violations = await page.evaluate(async () => {
-    // deno-lint-ignore no-undef
     const r = await globalThis.axe.run(document, { resultTypes: ["violations"] });
     return r.violations.map((v) => ({
       id: v.id,
@@ -407,7 +439,7 @@ async function axeViolations(page, axeSource) {
       nodes: v.nodes.map((n) => n.target.join(" ")),
     }));
   });
-  return violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  return violations;
 }
 
 // --- scenarios -------------------------------------------------------------------------------
@@ -423,13 +455,20 @@ async function main() {
   await check("e2e/setup.sh's tools are there", () => {
     tools = loadTools();
     env = childEnv();
-    return `chromium ${tools.chromium}, axe-core ${path.basename(path.dirname(tools.axeCore))}`;
+    const axe = JSON.parse(
+      fs.readFileSync(path.join(path.dirname(tools.axeCore), "package.json"), "utf8"),
+    );
+    return `chromium ${tools.chromium}, axe-core ${axe.version}`;
   }, { setup: true });
-  await check("scratch estate: corpus/ + examples/pending-calls/, approvals tools published", () => {
-    const made = makeEstate(env);
-    estate = made.estate;
-    return made.detail;
-  }, { setup: true });
+  await check(
+    "scratch estate: corpus/ + examples/pending-calls/, approvals tools published",
+    () => {
+      const made = makeEstate(env);
+      estate = made.estate;
+      return made.detail;
+    },
+    { setup: true },
+  );
   await check("estate serve --http 127.0.0.1:0 prints its URL and serves /console", async () => {
     mcpUrl = await startServer(env, estate);
     base = new URL(mcpUrl).origin;
@@ -451,26 +490,33 @@ async function main() {
     }
     await shot(plain, "sign-in");
   });
-  await check("retail-agent signs in through the form (Chromium's own POST, nothing rewritten)", async () => {
-    const posted = plain.waitForRequest((r) => r.method() === "POST", { timeout: 15_000 });
-    const answered = plain.waitForResponse((r) => r.request().method() === "POST", {
-      timeout: 15_000,
-    });
-    await plain.fill('input[name="token"]', RETAIL.token);
-    await plain.locator('form:has(input[name="token"]) [type="submit"]').click();
-    const [request, response] = await Promise.all([posted, answered]);
-    if (response.status() !== 303) {
-      referrerFix = request.headers().origin === "null";
-      const policy = response.headers()["referrer-policy"] ??
-        (await plain.request.get(`${base}/console/sign-in`)).headers()["referrer-policy"];
-      throw new Error(
-        `POST /console/sign-in answered ${response.status()}: ${(await response.text()).slice(0, 200)}\n` +
-          `the browser sent Origin: ${request.headers().origin ?? "(none)"}; the sign-in page's ` +
-          `Referrer-Policy is ${policy}`,
-      );
-    }
-    await plain.waitForURL((u) => u.pathname === "/console/");
-  });
+  await check(
+    "retail-agent signs in through the form (Chromium's own POST, nothing rewritten)",
+    async () => {
+      const posted = plain.waitForRequest((r) => r.method() === "POST", { timeout: 15_000 });
+      const answered = plain.waitForResponse((r) => r.request().method() === "POST", {
+        timeout: 15_000,
+      });
+      await plain.fill('input[name="token"]', RETAIL.token);
+      await plain.locator('form:has(input[name="token"]) [type="submit"]').click();
+      const [request, response] = await Promise.all([posted, answered]);
+      if (response.status() !== 303) {
+        referrerFix = request.headers().origin === "null";
+        const policy = response.headers()["referrer-policy"] ??
+          (await plain.request.get(`${base}/console/sign-in`)).headers()["referrer-policy"];
+        throw new Error(
+          `POST /console/sign-in answered ${response.status()}: ${
+            (await response.text()).slice(0, 200)
+          }\n` +
+            `the browser sent Origin: ${
+              request.headers().origin ?? "(none)"
+            }; the sign-in page's ` +
+            `Referrer-Policy is ${policy}`,
+        );
+      }
+      await plain.waitForURL((u) => u.pathname === "/console/");
+    },
+  );
   await plain.context().close();
 
   // --- 1 ---
@@ -489,7 +535,9 @@ async function main() {
     retailNames = await consoleToolNames(retail);
     const oracle = await mcpToolNames(mcpUrl, RETAIL.token);
     if (!same(retailNames, oracle)) {
-      throw new Error(`console vs tools/list: ${difference("console", retailNames, "MCP", oracle)}`);
+      throw new Error(
+        `console vs tools/list: ${difference("console", retailNames, "MCP", oracle)}`,
+      );
     }
     const count = await retail.locator("[data-count]").getAttribute("data-count");
     if (Number(count) !== retailNames.length) {
@@ -503,7 +551,9 @@ async function main() {
     wholesaleNames = await consoleToolNames(wholesale);
     const oracle = await mcpToolNames(mcpUrl, WHOLESALE.token);
     if (!same(wholesaleNames, oracle)) {
-      throw new Error(`console vs tools/list: ${difference("console", wholesaleNames, "MCP", oracle)}`);
+      throw new Error(
+        `console vs tools/list: ${difference("console", wholesaleNames, "MCP", oracle)}`,
+      );
     }
     await shot(wholesale, "estate-wholesale-operator");
     return `${wholesaleNames.length} tools: ${wholesaleNames.join(", ")}`;
@@ -516,80 +566,100 @@ async function main() {
 
   scenario("the estate's filter form");
   current = retail;
-  await check("the Server filter's options have distinct values; unfiltered, \"any\" is selected", async () => {
-    await retail.goto(`${base}/console/`);
-    const options = await retail.$$eval('form.filters select[name="server"] option', (os) =>
-      os.map((o) => ({ value: o.value, label: o.textContent.trim(), selected: o.selected })));
-    const shown = options.map((o) => `${JSON.stringify(o.value)}=${o.label}${o.selected ? "*" : ""}`)
-      .join(", ");
-    const values = options.map((o) => o.value);
-    if (new Set(values).size !== values.length) {
-      throw new Error(`options with the same value (one filter cannot be told from another): ${shown}`);
-    }
-    const selected = options.filter((o) => o.selected);
-    if (selected.length !== 1 || selected[0].value !== "") {
-      throw new Error(`with no filter, the selected option is not "any": ${shown}`);
-    }
-    return shown;
-  });
+  await check(
+    'the Server filter\'s options have distinct values; unfiltered, "any" is selected',
+    async () => {
+      await retail.goto(`${base}/console/`);
+      const options = await retail.$$eval(
+        'form.filters select[name="server"] option',
+        (os) =>
+          os.map((o) => ({ value: o.value, label: o.textContent.trim(), selected: o.selected })),
+      );
+      const shown = options.map((o) =>
+        `${JSON.stringify(o.value)}=${o.label}${o.selected ? "*" : ""}`
+      )
+        .join(", ");
+      const values = options.map((o) => o.value);
+      if (new Set(values).size !== values.length) {
+        throw new Error(
+          `options with the same value (one filter cannot be told from another): ${shown}`,
+        );
+      }
+      const selected = options.filter((o) => o.selected);
+      if (selected.length !== 1 || selected[0].value !== "") {
+        throw new Error(`with no filter, the selected option is not "any": ${shown}`);
+      }
+      return shown;
+    },
+  );
 
   // --- 2 ---
   scenario("a hidden tool's page answers exactly like a nonexistent one's");
   current = retail;
-  await check(`retail-agent: /console/tools/${HIDDEN_FROM_RETAIL} and /console/tools/${NO_SUCH_TOOL} are the same 404`, async () => {
-    const hidden = await retail.request.get(`${base}/console/tools/${HIDDEN_FROM_RETAIL}`);
-    const missing = await retail.request.get(`${base}/console/tools/${NO_SUCH_TOOL}`);
-    const [a, b] = [await hidden.body(), await missing.body()];
-    if (hidden.status() !== 404 || missing.status() !== 404) {
-      throw new Error(`statuses ${hidden.status()} (hidden) and ${missing.status()} (nonexistent), not 404`);
-    }
-    if (!a.equals(b)) {
-      const at = [...a].findIndex((x, i) => x !== b[i]);
-      throw new Error(
-        `bodies differ (${a.length} vs ${b.length} bytes) from byte ${at}:\n` +
-          `hidden:      ${a.subarray(Math.max(0, at - 60), at + 80).toString()}\n` +
-          `nonexistent: ${b.subarray(Math.max(0, at - 60), at + 80).toString()}`,
-      );
-    }
-    // The same request as wholesale-operator (who may see it) is a tool page, not that 404.
-    const seen = await wholesale.request.get(`${base}/console/tools/${HIDDEN_FROM_RETAIL}`);
-    if (seen.status() !== 200) {
-      throw new Error(`wholesale-operator gets ${seen.status()} for ${HIDDEN_FROM_RETAIL}, not 200`);
-    }
-    await retail.goto(`${base}/console/tools/${HIDDEN_FROM_RETAIL}`);
-    await shot(retail, "hidden-tool-404");
-    return `404, ${a.length} identical bytes; wholesale-operator gets 200`;
-  });
+  await check(
+    `retail-agent: /console/tools/${HIDDEN_FROM_RETAIL} and /console/tools/${NO_SUCH_TOOL} are the same 404`,
+    async () => {
+      const hidden = await retail.request.get(`${base}/console/tools/${HIDDEN_FROM_RETAIL}`);
+      const missing = await retail.request.get(`${base}/console/tools/${NO_SUCH_TOOL}`);
+      const [a, b] = [await hidden.body(), await missing.body()];
+      if (hidden.status() !== 404 || missing.status() !== 404) {
+        throw new Error(
+          `statuses ${hidden.status()} (hidden) and ${missing.status()} (nonexistent), not 404`,
+        );
+      }
+      if (!a.equals(b)) {
+        const at = [...a].findIndex((x, i) => x !== b[i]);
+        throw new Error(
+          `bodies differ (${a.length} vs ${b.length} bytes) from byte ${at}:\n` +
+            `hidden:      ${a.subarray(Math.max(0, at - 60), at + 80).toString()}\n` +
+            `nonexistent: ${b.subarray(Math.max(0, at - 60), at + 80).toString()}`,
+        );
+      }
+      // The same request as wholesale-operator (who may see it) is a tool page, not that 404.
+      const seen = await wholesale.request.get(`${base}/console/tools/${HIDDEN_FROM_RETAIL}`);
+      if (seen.status() !== 200) {
+        throw new Error(
+          `wholesale-operator gets ${seen.status()} for ${HIDDEN_FROM_RETAIL}, not 200`,
+        );
+      }
+      await retail.goto(`${base}/console/tools/${HIDDEN_FROM_RETAIL}`);
+      await shot(retail, "hidden-tool-404");
+      return `404, ${a.length} identical bytes; wholesale-operator gets 200`;
+    },
+  );
 
   // --- 3 ---
   scenario("a publish from the CLI appears live");
   const published = JSON.parse(
     fs.readFileSync(path.join(root, "corpus/tools/retail.transfers.lookup/1.1.0.json"), "utf8"),
   );
-  await check(`the CLI publishes ${NEW_TOOL}@1.0.0; retail-agent's open page shows it, no reload`, async () => {
-    await retail.goto(`${base}/console/`);
-    await wholesale.goto(`${base}/console/`);
-    await retail.locator("tr[data-tool]").first().waitFor();
-    // Give the page's EventSource a moment to connect before the change it must hear.
-    await sleep(1_000);
-    await retail.evaluate(() => (window.__noReload = 1));
-    await wholesale.evaluate(() => (window.__noReload = 1));
-    const tool = {
-      ...structuredClone(published),
-      name: NEW_TOOL,
-      version: "1.0.0",
-      title: "List a retail customer's statements",
-    };
-    const file = path.join(runDir, `${NEW_TOOL}-1.0.0.tool.json`);
-    fs.writeFileSync(file, `${JSON.stringify(tool, null, 2)}\n`);
-    const out = publish(env, estate, file);
-    const t0 = Date.now();
-    await retail.locator(`tr[data-tool="${NEW_TOOL}"]`).waitFor({ timeout: 15_000 });
-    const kept = await retail.evaluate(() => window.__noReload);
-    if (kept !== 1) throw new Error("the page reloaded (window.__noReload is gone)");
-    await shot(retail, "estate-live-publish");
-    return `${out}; row after ${secs(t0)}`;
-  });
+  await check(
+    `the CLI publishes ${NEW_TOOL}@1.0.0; retail-agent's open page shows it, no reload`,
+    async () => {
+      await retail.goto(`${base}/console/`);
+      await wholesale.goto(`${base}/console/`);
+      await retail.locator("tr[data-tool]").first().waitFor();
+      // Give the page's EventSource a moment to connect before the change it must hear.
+      await sleep(1_000);
+      await retail.evaluate(() => (globalThis.__noReload = 1));
+      await wholesale.evaluate(() => (globalThis.__noReload = 1));
+      const tool = {
+        ...structuredClone(published),
+        name: NEW_TOOL,
+        version: "1.0.0",
+        title: "List a retail customer's statements",
+      };
+      const file = path.join(runDir, `${NEW_TOOL}-1.0.0.tool.json`);
+      fs.writeFileSync(file, `${JSON.stringify(tool, null, 2)}\n`);
+      const out = publish(env, estate, file);
+      const t0 = Date.now();
+      await retail.locator(`tr[data-tool="${NEW_TOOL}"]`).waitFor({ timeout: 15_000 });
+      const kept = await retail.evaluate(() => globalThis.__noReload);
+      if (kept !== 1) throw new Error("the page reloaded (globalThis.__noReload is gone)");
+      await shot(retail, "estate-live-publish");
+      return `${out}; row after ${secs(t0)}`;
+    },
+  );
   await check(`wholesale-operator's page does not show ${NEW_TOOL}`, async () => {
     current = wholesale;
     // The retail page has had the change; give the wholesale page as long again to (wrongly) show
@@ -604,7 +674,11 @@ async function main() {
     }
     const names = await consoleToolNames(wholesale);
     if (wholesaleNames && !same(names, wholesaleNames)) {
-      throw new Error(`wholesale-operator's estate changed: ${difference("now", names, "before", wholesaleNames)}`);
+      throw new Error(
+        `wholesale-operator's estate changed: ${
+          difference("now", names, "before", wholesaleNames)
+        }`,
+      );
     }
   });
 
@@ -622,15 +696,21 @@ async function main() {
   await check("the tool page shows both versions on its timeline", async () => {
     // The server follows the estate folder: the publish reaches it within moments, not at once.
     let versions = [];
-    const both = await poll(async () => {
-      await retail.goto(`${base}/console/tools/${NEW_TOOL}`);
-      versions = await retail.$$eval(
-        "[data-timeline] li[data-version]",
-        (items) => items.map((i) => i.dataset.version),
-      );
-      return versions.includes("1.0.0") && versions.includes("2.0.0");
-    }, 15_000, 500);
-    if (!both) throw new Error(`after 15 s the timeline lists ${versions.join(", ")}, not 1.0.0 and 2.0.0`);
+    const both = await poll(
+      async () => {
+        await retail.goto(`${base}/console/tools/${NEW_TOOL}`);
+        versions = await retail.$$eval(
+          "[data-timeline] li[data-version]",
+          (items) => items.map((i) => i.dataset.version),
+        );
+        return versions.includes("1.0.0") && versions.includes("2.0.0");
+      },
+      15_000,
+      500,
+    );
+    if (!both) {
+      throw new Error(`after 15 s the timeline lists ${versions.join(", ")}, not 1.0.0 and 2.0.0`);
+    }
     await shot(retail, "tool");
     return versions.join(", ");
   });
@@ -648,10 +728,15 @@ async function main() {
     }
     const bump = (await retail.locator("[data-bump]").first().textContent())?.trim() ?? "";
     const bumpAttr = await retail.locator("[data-bump]").first().getAttribute("data-bump");
-    if (!/major/i.test(`${bumpAttr} ${bump}`)) throw new Error(`[data-bump] says "${bump}" (${bumpAttr})`);
+    if (!/major/i.test(`${bumpAttr} ${bump}`)) {
+      throw new Error(`[data-bump] says "${bump}" (${bumpAttr})`);
+    }
     const witness = retail.locator("[data-witness]").first();
     await witness.waitFor({ state: "visible", timeout: 5_000 });
-    const rules = await retail.$$eval("[data-changes] tr[data-rule]", (rows) => rows.map((r) => r.dataset.rule));
+    const rules = await retail.$$eval(
+      "[data-changes] tr[data-rule]",
+      (rows) => rows.map((r) => r.dataset.rule),
+    );
     await shot(retail, "diff");
     const text = (await witness.textContent())?.replace(/\s+/g, " ").trim() ?? "";
     return `bump ${bumpAttr ?? bump}; rules ${rules.join(", ")}; witness: ${text.slice(0, 160)}`;
@@ -661,7 +746,8 @@ async function main() {
   scenario("an approver approves a held call; the caller's call completes");
   const treasury = await newPage("treasury-lead");
   current = treasury;
-  let caller, callerLines = [], pendingId;
+  let caller, pendingId;
+  const callerLines = [];
   await check("treasury-lead signs in and opens /console/approvals", async () => {
     await signIn(treasury, base, TREASURY, "/console/approvals");
     if (new URL(treasury.url()).pathname !== "/console/approvals") {
@@ -669,39 +755,33 @@ async function main() {
     }
     await treasury.locator("h1").waitFor();
     await sleep(1_000); // the EventSource connects
-    await treasury.evaluate(() => (window.__noReload = 1));
+    await treasury.evaluate(() => (globalThis.__noReload = 1));
   });
-  await check(`wholesale-operator's call of payments.release (${HELD_CALL.approvedAmount} ${HELD_CALL.currency}) is held`, async () => {
-    caller = spawnLogged(
-      deno,
-      [
-        "run", "-A", "--config", "deno.runtime.jsonc", "e2e/console_caller.ts",
-        mcpUrl, WHOLESALE.token, "payments.release", JSON.stringify(HELD_CALL),
-      ],
-      { ...env, TIMEOUT_MS: "120000" },
-      "console-caller.log",
-    );
-    readline.createInterface({ input: caller.stdout }).on("line", (line) => {
-      try {
-        callerLines.push(JSON.parse(line));
-      } catch { /* not ours */ }
-    });
-    const calling = await poll(() => callerLines.find((l) => l.event === "calling"), 30_000);
-    if (!calling) throw new Error("the caller did not start its call within 30 s (console-caller.log)");
-    const early = callerLines.find((l) => l.event === "result" || l.event === "error");
-    if (early) throw new Error(`the call returned at once: ${JSON.stringify(early)}`);
-    return `caller pid ${caller.pid}`;
-  });
+  await check(
+    `wholesale-operator's call of payments.release (${HELD_CALL.approvedAmount} ${HELD_CALL.currency}) is held`,
+    async () => {
+      caller = startCaller(env, mcpUrl, HELD_CALL, "console-caller.log", callerLines);
+      const calling = await poll(() => callerLines.find((l) => l.event === "calling"), 30_000);
+      if (!calling) {
+        throw new Error("the caller did not start its call within 30 s (console-caller.log)");
+      }
+      const early = callerLines.find((l) => l.event === "result" || l.event === "error");
+      if (early) throw new Error(`the call returned at once: ${JSON.stringify(early)}`);
+      return `caller pid ${caller.pid}`;
+    },
+  );
   await check("the pending row appears on treasury-lead's open page, no reload", async () => {
     const row = treasury.locator('tr[data-pending][data-state="pending"]').first();
     await row.waitFor({ timeout: 15_000 });
     pendingId = await row.getAttribute("data-pending");
-    if ((await treasury.evaluate(() => window.__noReload)) !== 1) {
-      throw new Error("the page reloaded (window.__noReload is gone)");
+    if ((await treasury.evaluate(() => globalThis.__noReload)) !== 1) {
+      throw new Error("the page reloaded (globalThis.__noReload is gone)");
     }
     const text = (await row.textContent()) ?? "";
     for (const want of ["payments.release", WHOLESALE.id, HELD_CALL.reference]) {
-      if (!text.includes(want)) throw new Error(`the row lacks ${want}: ${text.replace(/\s+/g, " ")}`);
+      if (!text.includes(want)) {
+        throw new Error(`the row lacks ${want}: ${text.replace(/\s+/g, " ")}`);
+      }
     }
     await shot(treasury, "approvals-pending");
     return pendingId;
@@ -772,44 +852,71 @@ async function main() {
     ["approvals", axeTreasury, "/console/approvals", TREASURY],
     ["audit", axeTreasury, "/console/audit", null],
   ];
+  // A second held call, so the approvals page is checked with its decide form on it (the first
+  // one is decided by now). It stays pending; cleanup ends its caller.
+  const secondLines = [];
+  await check("a second held call waits (for the approvals page's form)", async () => {
+    current = axeTreasury;
+    startCaller(env, mcpUrl, SECOND_HELD_CALL, "console-caller-2.log", secondLines);
+    const calling = await poll(() => secondLines.find((l) => l.event === "calling"), 30_000);
+    if (!calling) throw new Error("the second caller did not start its call within 30 s");
+  });
   for (const [name, page, where, signInAs] of pages) {
     scenarioFailed = false; // each page is its own check
-    await check(`axe: ${where}`, async () => {
+    await check(`axe: the ${name} page, ${where}`, async () => {
       current = page;
       if (signInAs) await signIn(page, base, signInAs);
+      if (name === "approvals") {
+        const form = await poll(
+          async () => {
+            await page.goto(`${base}${where}`);
+            return (await page.locator('tr[data-state="pending"] form').count()) > 0;
+          },
+          15_000,
+          500,
+        );
+        if (!form) throw new Error("no pending row with its decide form within 15 s");
+      }
       const r = await page.goto(`${base}${where}`);
       if (r?.status() !== 200) throw new Error(`${where}: HTTP ${r?.status()}`);
       const at = new URL(page.url());
       if (`${at.pathname}${at.search}` !== where) throw new Error(`${where} led to ${page.url()}`);
-      const bad = await axeViolations(page, axeSource);
+      const all = await axeViolations(page, axeSource);
+      const describe = (v) => `${v.impact} ${v.id}: ${v.help} — ${v.nodes.slice(0, 4).join(" | ")}`;
+      const bad = all.filter((v) => v.impact === "serious" || v.impact === "critical");
       if (bad.length) {
         throw new Error(
-          `${bad.length} serious/critical violation(s):\n` +
-            bad.map((v) => `${v.impact} ${v.id}: ${v.help} — ${v.nodes.slice(0, 4).join(" | ")}`)
-              .join("\n"),
+          `${bad.length} serious/critical violation(s):\n${all.map(describe).join("\n")}`,
         );
       }
-      return "no serious or critical violations";
+      return all.length
+        ? `none serious or critical; ${all.map((v) => `${v.impact} ${v.id}`).join(", ")}`
+        : "no violations";
     });
   }
 
   scenario("sign-out");
-  await check("retail-agent signs out from the header; /console/ asks to sign in again", async () => {
-    current = retail;
-    await retail.goto(`${base}/console/`);
-    await Promise.all([
-      retail.waitForURL((u) => u.pathname !== "/console/"),
-      retail.locator('form[action="/console/sign-out"] [type="submit"]').click(),
-    ]);
-    await retail.goto(`${base}/console/`);
-    await retail.locator('input[name="token"]').waitFor({ timeout: 5_000 });
-    const cookies = (await retail.context().cookies()).map((c) => c.name);
-    if (cookies.length) throw new Error(`cookies left: ${cookies.join(", ")}`);
-    return `now at ${new URL(retail.url()).pathname}`;
-  });
+  await check(
+    "retail-agent signs out from the header; /console/ asks to sign in again",
+    async () => {
+      current = retail;
+      await retail.goto(`${base}/console/`);
+      await Promise.all([
+        retail.waitForURL((u) => u.pathname !== "/console/"),
+        retail.locator('form[action="/console/sign-out"] [type="submit"]').click(),
+      ]);
+      await retail.goto(`${base}/console/`);
+      await retail.locator('input[name="token"]').waitFor({ timeout: 5_000 });
+      const cookies = (await retail.context().cookies()).map((c) => c.name);
+      if (cookies.length) throw new Error(`cookies left: ${cookies.join(", ")}`);
+      return `now at ${new URL(retail.url()).pathname}`;
+    },
+  );
 
   if (updateDocs) {
-    const estateShot = fs.readdirSync(artifacts).find((n) => /^console-\d+-estate-live-publish\.png$/.test(n));
+    const estateShot = fs.readdirSync(artifacts).find((n) =>
+      /^console-\d+-estate-live-publish\.png$/.test(n)
+    );
     await check("--update-docs: docs/console.png", () => {
       if (!estateShot) throw new Error("no estate screenshot was taken");
       fs.copyFileSync(path.join(artifacts, estateShot), path.join(root, "docs/console.png"));
@@ -861,7 +968,9 @@ function markedProcesses() {
 function summary() {
   const count = (s) => results.filter((r) => r.status === s).length;
   if (referrerFix) {
-    log("the console's forms posted with Origin: null; later pages ran with a same-origin referrer meta (see REFERRER_FIX)");
+    log(
+      "the console's forms posted with Origin: null; later pages ran with a same-origin referrer meta (see REFERRER_FIX)",
+    );
   }
   const notRun = count("not run");
   if (notRun) log(`${notRun} not run after a failure`);
