@@ -615,6 +615,18 @@ async function main() {
             `nonexistent: ${b.subarray(Math.max(0, at - 60), at + 80).toString()}`,
         );
       }
+      // The same for the pages under a tool: its diff.
+      for (const tail of ["/diff?from=1.0.0&to=1.0.0", "/diff"]) {
+        const h = await retail.request.get(`${base}/console/tools/${HIDDEN_FROM_RETAIL}${tail}`);
+        const m = await retail.request.get(`${base}/console/tools/${NO_SUCH_TOOL}${tail}`);
+        const [hb, mb] = [await h.body(), await m.body()];
+        if (h.status() !== m.status() || !hb.equals(mb)) {
+          throw new Error(
+            `${tail}: hidden answers ${h.status()} (${hb.length} bytes), nonexistent ` +
+              `${m.status()} (${mb.length} bytes)` + (hb.equals(mb) ? "" : ", bodies differ"),
+          );
+        }
+      }
       // The same request as wholesale-operator (who may see it) is a tool page, not that 404.
       const seen = await wholesale.request.get(`${base}/console/tools/${HIDDEN_FROM_RETAIL}`);
       if (seen.status() !== 200) {
