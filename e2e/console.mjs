@@ -9,11 +9,15 @@
 // One pass over a scratch estate (a copy of corpus/ with examples/pending-calls/: its principals,
 // its approval rule for payments.release above 1,000,000, and the approvals.* tools published) and
 // one `estate serve --http 127.0.0.1:0` on it:
+//   0. the sign-in form posts as Chromium sends it (nothing rewritten) and signs in; when it does
+//      not because the browser sent `Origin: null` (see REFERRER_FIX), that check fails and the
+//      later scenarios run with a same-origin referrer policy added to the pages;
 //   1. two principals see different estates: retail-agent and wholesale-operator sign in through
 //      the form in two browser contexts; each one's estate table lists exactly the tools the MCP
 //      endpoint's own tools/list gives that bearer token (an oracle that is not the console), and
-//      the two lists differ;
-//   2. a hidden tool's page answers exactly like a nonexistent one's (404, byte-identical body);
+//      the two lists differ; the estate's Server filter has one option per choice;
+//   2. a hidden tool's page (and its diff) answers exactly like a nonexistent one's (404,
+//      byte-identical body);
 //   3. a publish from the CLI appears live: retail-agent's estate page shows the new tool without a
 //      reload (window.__noReload survives); wholesale-operator's page never shows it;
 //   4. a major version published from the CLI: the tool page's compare form leads to a diff page
@@ -21,11 +25,13 @@
 //   5. an approver approves a held call: e2e/console_caller.ts calls payments.release over MCP as
 //      wholesale-operator (2,450,000 EUR, above the rule's threshold) and waits; treasury-lead sees
 //      the pending row appear on /console/approvals, approves it, and the caller's call completes;
+//      the servers and audit pages answer;
 //   6. axe-core finds no serious or critical violation on the sign-in, estate, tool, diff, servers,
-//      approvals and audit pages.
+//      approvals (with a second held call's decide form) and audit pages;
+//   7. signing out from the header ends the session.
 // A failed scenario skips its own remaining steps, not the next scenario's. Screenshots go to
 // e2e/artifacts/console-NN-<step>.png, with the server's output (console-serve.log) and the
-// caller's (console-caller.log). The run folder (the scratch estate, the tool files published, XDG
+// callers' (console-caller.log, console-caller-2.log). The run folder (the scratch estate, the tool files published, XDG
 // dirs, TMPDIR) is a fresh temporary folder outside the repository, removed at the end unless
 // E2E_KEEP=1. The CLI runs as `deno run -A --config deno.runtime.jsonc cli.ts` (DENO=path for
 // another deno). The server, the caller and Chromium are killed at the end whatever happens; every
