@@ -84,38 +84,57 @@ function specs(r: Rand): ToolSpec[] {
   return out;
 }
 
-/** `CALLS` calls over the tools (Zipf), by tool name, oldest first. */
-function calls(r: Rand, names: string[], versionsOf: Map<string, string[]>): Map<string, string[]> {
-  const weights = names.map((_, i) => 1 / Math.pow(i + 1, 1.1));
-  const cum = cumulative(weights);
-  const principals = Array.from({ length: 40 }, (_, i) => `agent-${String(i).padStart(2, "0")}`);
-  const out = new Map<string, string[]>(names.map((n) => [n, []]));
-  const times = Array.from({ length: CALLS }, () => END - r.float() * 180 * DAY).sort((a, b) => a - b);
-  const rand = () => r.float();
-  for (const t of times) {
-    const name = names[r.weighted(cum)];
-    const vs = versionsOf.get(name)!;
-    // Newer versions carry more calls.
-    const version = vs[Math.min(vs.length - 1, Math.floor(Math.sqrt(r.float()) * vs.length))];
-    const call: StoredCall = {
-      version,
-      arguments: paymentArgs(rand),
-      principal: r.pick(principals),
-      at: new Date(t).toISOString(),
-    };
-    out.get(name)!.push(JSON.stringify(call));
-  }
-  return out;
+/** How many of the `CALLS` calls each tool gets: a Zipf law (s = 1.1) over the tools. */
+function callCounts(r: Rand, names: string[]): Map<string, number> {
+  const cum = cumulative(names.map((_, i) => 1 / Math.pow(i + 1, 1.1)));
+  const counts = new Int32Array(names.length);
+  for (let i = 0; i < CALLS; i++) counts[r.weighted(cum)]++;
+  return new Map(names.map((n, i) => [n, counts[i]]));
 }
 
-async function fill(estate: EstateStore, all: ToolSpec[], byTool: Map<string, string[]>) {
+const PRINCIPALS = Array.from({ length: 40 }, (_, i) => `agent-${String(i).padStart(2, "0")}`);
+
+/**
+ * One tool's stored calls, oldest first, in batches (memory stays flat): the same calls for the
+ * same tool every time (seeded by its name), over 180 days, 40 principals, newer versions more.
+ */
+function* toolCalls(name: string, count: number, versions: string[]): Generator<StoredCall[]> {
+  let seed = 0;
+  for (const c of name) seed = (seed * 31 + c.charCodeAt(0)) >>> 0;
+  const r = new Rand(seed);
+  const times = new Float64Array(count);
+  for (let i = 0; i < count; i++) times[i] = END - r.float() * 180 * DAY;
+  times.sort();
+  const rand = () => r.float();
+  for (let i = 0; i < count; i += 20_000) {
+    const batch: StoredCall[] = [];
+    for (let k = i; k < Math.min(count, i + 20_000); k++) {
+      batch.push({
+        version: versions[
+          Math.min(versions.length - 1, Math.floor(Math.sqrt(r.float()) * versions.length))
+        ],
+        arguments: paymentArgs(rand),
+        principal: r.pick(PRINCIPALS),
+        at: new Date(times[k]).toISOString(),
+      });
+    }
+    yield batch;
+  }
+}
+
+async function fill(
+  estate: EstateStore,
+  all: ToolSpec[],
+  counts: Map<string, number>,
+  versionsOf: Map<string, string[]>,
+) {
   for (const spec of all) {
     const result = await estate.publish(spec);
     check(result.status === "published", `publish ${spec.name}@${spec.version}: ${result.status}`);
   }
-  for (const [name, lines] of byTool) {
-    for (let i = 0; i < lines.length; i += 50_000) {
-      await estate.appendCalls(name, lines.slice(i, i + 50_000).map((l) => JSON.parse(l)));
+  for (const [name, count] of counts) {
+    for (const batch of toolCalls(name, count, versionsOf.get(name)!)) {
+      await estate.appendCalls(name, batch);
     }
   }
 }
@@ -170,7 +189,11 @@ async function measure(
   try {
     let text = "";
     f.first = await timed(async () => text = await page(`/tools/${hot}`));
-    const total = [...text.matchAll(/<h3>[^<]*<span class="badge[^>]*>[a-z]+<\/span> <span class="muted">(\d+) calls?/g)]
+    const total = [
+      ...text.matchAll(
+        /<h3>[^<]*<span class="badge[^>]*>[a-z]+<\/span> <span class="muted">(\d+) calls?/g,
+      ),
+    ]
       .reduce((a, m) => a + Number(m[1]), 0);
     check(total === hotCalls, `the hot tool's page counts ${total} calls, ${hotCalls} stored`);
     await page(`/tools/${mid}`);
@@ -220,15 +243,14 @@ if (import.meta.main) {
   const versionsOf = new Map<string, string[]>();
   for (const s of all) versionsOf.set(s.name, [...(versionsOf.get(s.name) ?? []), s.version]);
   const names = [...versionsOf.keys()];
-  const byTool = calls(r, names, versionsOf);
-  const counts = names.map((n) => byTool.get(n)!.length);
+  const counts = callCounts(r, names);
   const hot = names[0];
-  const sorted = [...names].sort((a, b) => byTool.get(a)!.length - byTool.get(b)!.length);
+  const sorted = [...names].sort((a, b) => counts.get(a)! - counts.get(b)!);
   const mid = sorted[Math.floor(sorted.length / 2)];
   console.log(
     `${names.length} tools, ${all.length} versions, ${CALLS} calls: hottest ${hot} ${
-      byTool.get(hot)!.length
-    }, median ${mid} ${byTool.get(mid)!.length}, max ${Math.max(...counts)}`,
+      counts.get(hot)
+    }, median ${mid} ${counts.get(mid)}, fewest ${counts.get(sorted[0])}`,
   );
   const results: [string, Figures][] = [];
   fs.mkdirSync(`${ROOT}.scratch`, { recursive: true });
@@ -238,19 +260,19 @@ if (import.meta.main) {
     fs.writeFileSync(`${dir}/principals.json`, "[]\n");
     const folder = EstateDir.open(dir);
     let t = performance.now();
-    await fill(folder, all, byTool);
+    await fill(folder, all, counts, versionsOf);
     console.log(`folder filled in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-    results.push(["folder", await measure(folder, hot, mid, byTool.get(hot)!.length)]);
+    results.push(["folder", await measure(folder, hot, mid, counts.get(hot)!)]);
     if (WITH_PG) {
       const pg = await startPostgres({ durable: true });
       try {
         const store = await PgEstateStore.open(await pg.createDatabase());
         try {
           t = performance.now();
-          await fill(store, all, byTool);
+          await fill(store, all, counts, versionsOf);
           await store.sql`vacuum analyze stored_calls`;
           console.log(`database filled in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-          results.push(["PostgreSQL", await measure(store, hot, mid, byTool.get(hot)!.length)]);
+          results.push(["PostgreSQL", await measure(store, hot, mid, counts.get(hot)!)]);
         } finally {
           await store.close();
         }
@@ -263,7 +285,17 @@ if (import.meta.main) {
   }
   console.log(
     markdownTable(
-      ["store", "tool page, first", "tool page", "p95", "after 1,000 new", "median tool", "estate page", "scan per request", "scan ÷ page"],
+      [
+        "store",
+        "tool page, first",
+        "tool page",
+        "p95",
+        "after 1,000 new",
+        "median tool",
+        "estate page",
+        "scan per request",
+        "scan ÷ page",
+      ],
       results.map(([store, f]) => [
         store,
         ms(f.first),

@@ -196,6 +196,8 @@ Deno.test("console: every page carries a strict CSP and no inline script, style 
       assert.match(csp, /script-src 'self'(;|$)/);
       assert.match(csp, /frame-ancestors 'none'/);
       assert.equal(page.headers.get("x-content-type-options"), "nosniff");
+      // Under no-referrer a browser posts forms with `Origin: null`, which the Origin guard refuses.
+      assert.equal(page.headers.get("referrer-policy"), "same-origin");
       assert.equal(page.headers.get("cache-control"), "no-store");
       assert.doesNotMatch(page.text, /<script(?![^>]*\ssrc=)[^>]*>/, path);
       assert.doesNotMatch(page.text, /\sstyle=|\son[a-z]+=/i, path);

@@ -53,11 +53,12 @@ function consoleFor(
 }
 
 /** The line saying where the console is. */
-function consoleLine(http: McpHttpServer, web: WebConsole | undefined): string {
+function consoleLine(http: McpHttpServer, web: WebConsole | undefined, oauth = false): string {
+  const how = oauth ? "with OAuth at the authorization server" : "with a principal's token";
   return web
     ? `  Console: ${
       new URL(web.path + "/", http.url).href
-    } (sign in with a principal's token; --no-console turns it off)`
+    } (sign in ${how}; --no-console turns it off)`
     : "  Console: off (--no-console)";
 }
 
@@ -115,7 +116,7 @@ export async function serveHttpFromCli(
     console?: boolean;
   },
 ): Promise<number> {
-  const { estate, where, listen, io, log, oidc } = options;
+  const { estate, log, oidc } = options;
   const web = consoleFor(server, { estate, log, console: options.console ?? true, oidc });
   try {
     return await serveHttpWith(server, { ...options, web });
@@ -333,7 +334,7 @@ async function serveOidc(
       } claim, tenant and clearance ${
         oidc.claims.tenant ? `its ${oidc.claims.tenant} claim` : "principals.json's record"
       }.`,
-      consoleLine(http, web),
+      consoleLine(http, web, true),
       `  Ctrl-C stops it.`,
     ].join("\n") + "\n",
   );

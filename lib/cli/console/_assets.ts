@@ -33,6 +33,7 @@ pre { background: var(--soft); padding: .6rem; overflow-x: auto; border: 1px sol
 input, select, button, textarea { font: inherit; padding: .3rem .5rem; border: 1px solid #6b7785; border-radius: 4px; background: #fff; color: var(--fg); }
 button { background: var(--accent); color: #fff; border-color: var(--accent); cursor: pointer; }
 button.secondary { background: #fff; color: var(--accent); }
+a.button { display: inline-block; padding: .4rem .9rem; border-radius: 4px; background: var(--accent); color: #fff; text-decoration: none; }
 .badge { display: inline-block; padding: 0 .45rem; border-radius: 999px; font-size: .82rem; border: 1px solid currentColor; }
 .state-active, .bump-patch { color: var(--ok); }
 .state-deprecated, .bump-minor { color: var(--warn); }

@@ -22,7 +22,9 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   ].join("; "),
   "x-content-type-options": "nosniff",
   "x-frame-options": "DENY",
-  "referrer-policy": "no-referrer",
+  // Not no-referrer: under it Chromium sends `Origin: null` with a form post, which the
+  // endpoint's Origin guard refuses; same-origin keeps the Origin and tells other sites nothing.
+  "referrer-policy": "same-origin",
   "cross-origin-opener-policy": "same-origin",
   "cross-origin-resource-policy": "same-origin",
   "cache-control": "no-store",
