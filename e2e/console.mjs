@@ -9,9 +9,10 @@
 // One pass over a scratch estate (a copy of corpus/ with examples/pending-calls/: its principals,
 // its approval rule for payments.release above 1,000,000, and the approvals.* tools published) and
 // one `estate serve --http 127.0.0.1:0` on it:
-//   0. the sign-in form posts as Chromium sends it (nothing rewritten) and signs in; when it does
-//      not because the browser sent `Origin: null` (see REFERRER_FIX), that check fails and the
-//      later scenarios run with a same-origin referrer policy added to the pages;
+//   0. the sign-in form, posted as Chromium posts it, signs in (every later scenario signs in the
+//      same way, so nothing more runs when it does not; the failure names the Origin the browser
+//      sent and the page's Referrer-Policy: under `no-referrer` Chromium posts forms with
+//      `Origin: null`, which the server's Origin guard refuses);
 //   1. two principals see different estates: retail-agent and wholesale-operator sign in through
 //      the form in two browser contexts; each one's estate table lists exactly the tools the MCP
 //      endpoint's own tools/list gives that bearer token (an oracle that is not the console), and
@@ -377,38 +378,11 @@ async function launchBrowser(tools, env) {
   });
 }
 
-/**
- * The console's pages are served with `Referrer-Policy: no-referrer`, under which Chromium sends
- * `Origin: null` with every form POST (Fetch: a request whose referrer policy is no-referrer
- * serializes its origin as null), and the HTTP transport's origin guard answers that 403. So no
- * form of the console posts from a browser (sign-in, sign-out, approve/reject): the first check
- * of the run shows it. While that holds, the contexts of the later scenarios get
- * `<meta name="referrer" content="same-origin">` added to each page (a script Playwright injects,
- * which the page's CSP does not govern), so the browser sends its real Origin and the rest of the
- * console can be tested; the summary says when this was done. (Rewriting the Origin header in a
- * route does not work: Chromium recomputes it.) Once the console serves a policy that keeps the
- * Origin of same-origin posts (e.g. `same-origin`), the first check passes and nothing is added.
- */
-let referrerFix = false;
-const REFERRER_FIX = () => {
-  const add = () => {
-    if (!document.head || document.querySelector('meta[name="referrer"][data-e2e]')) return;
-    const meta = document.createElement("meta");
-    meta.name = "referrer";
-    meta.content = "same-origin";
-    meta.dataset.e2e = "";
-    document.head.append(meta);
-  };
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", add);
-  else add();
-};
-
 /** A fresh browser context (its own cookies) and page, with the page's errors logged. */
 async function newPage(label, options = {}) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, ...options });
   context.setDefaultTimeout(15_000);
   context.setDefaultNavigationTimeout(20_000);
-  if (referrerFix) await context.addInitScript(REFERRER_FIX);
   const page = await context.newPage();
   page.on("pageerror", (e) => log(`(${label} page error: ${e.message})`));
   page.on("console", (m) => {
@@ -497,31 +471,30 @@ async function main() {
     await shot(plain, "sign-in");
   });
   await check(
-    "retail-agent signs in through the form (Chromium's own POST, nothing rewritten)",
+    "the form signs retail-agent in (303 to /console/, the session cookie set)",
     async () => {
-      const posted = plain.waitForRequest((r) => r.method() === "POST", { timeout: 15_000 });
-      const answered = plain.waitForResponse((r) => r.request().method() === "POST", {
+      const posted = plain.waitForResponse((r) => r.request().method() === "POST", {
         timeout: 15_000,
       });
       await plain.fill('input[name="token"]', RETAIL.token);
       await plain.locator('form:has(input[name="token"]) [type="submit"]').click();
-      const [request, response] = await Promise.all([posted, answered]);
+      const response = await posted;
       if (response.status() !== 303) {
-        referrerFix = request.headers().origin === "null";
-        const policy = response.headers()["referrer-policy"] ??
-          (await plain.request.get(`${base}/console/sign-in`)).headers()["referrer-policy"];
+        const page = await plain.request.get(`${base}/console/sign-in`);
         throw new Error(
           `POST /console/sign-in answered ${response.status()}: ${
             (await response.text()).slice(0, 200)
-          }\n` +
-            `the browser sent Origin: ${
-              request.headers().origin ?? "(none)"
-            }; the sign-in page's ` +
-            `Referrer-Policy is ${policy}`,
+          }\nthe browser sent Origin: ${response.request().headers().origin ?? "(none)"}; ` +
+            `the sign-in page's Referrer-Policy is ${page.headers()["referrer-policy"]}`,
         );
       }
       await plain.waitForURL((u) => u.pathname === "/console/");
+      const cookie = (await plain.context().cookies()).find((c) => c.path === "/console");
+      if (!cookie?.httpOnly || cookie.sameSite !== "Strict") {
+        throw new Error(`the session cookie is ${JSON.stringify(cookie)}`);
+      }
     },
+    { setup: true },
   );
   await plain.context().close();
 
@@ -985,11 +958,6 @@ function markedProcesses() {
 
 function summary() {
   const count = (s) => results.filter((r) => r.status === s).length;
-  if (referrerFix) {
-    log(
-      "the console's forms posted with Origin: null; later pages ran with a same-origin referrer meta (see REFERRER_FIX)",
-    );
-  }
   const notRun = count("not run");
   if (notRun) log(`${notRun} not run after a failure`);
   log(`artifacts: ${path.relative(process.cwd(), artifacts) || "."}`);
