@@ -615,7 +615,7 @@ async function main() {
       }
       await retail.goto(`${base}/console/tools/${HIDDEN_FROM_RETAIL}`);
       await shot(retail, "hidden-tool-404");
-      return `404, ${a.length} identical bytes; wholesale-operator gets 200`;
+      return `404, ${a.length} identical bytes (its diff pages alike); wholesale-operator gets 200`;
     },
   );
 
