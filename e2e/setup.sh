@@ -7,9 +7,10 @@
 #     (a ~/.npmrc with nodedir=/usr would otherwise build its native modules for Node 20);
 #   - playwright-core, which drives the browser. (@vscode/vsce comes with the extension's own
 #     devDependencies: `npm run package` in extension/.)
+#   - axe-core, the accessibility checks e2e/console.mjs runs in the console's pages.
 # npm tools go under ${XDG_CACHE_HOME:-$HOME/.cache}/tool-estate/e2e, one folder per name and
 # version, each marked complete by a .ok file, so a second run on the same machine takes seconds.
-# The paths are written to tools.json in that folder for e2e/run.mjs. Prints a timing per step.
+# The paths are written to tools.json in that folder for e2e/run.mjs and e2e/console.mjs. Prints a timing per step.
 #
 # Usage: bash e2e/setup.sh        (run as root, or with sudo available, when apt packages are missing)
 set -euo pipefail
@@ -18,6 +19,7 @@ shopt -s inherit_errexit
 NODE24_VERSION=24.22.3
 CODE_SERVER_VERSION=4.139.1
 PLAYWRIGHT_VERSION=1.65.1
+AXE_CORE_VERSION=4.14.1
 APT_PACKAGES=(chromium fonts-dejavu-core libkrb5-dev libxkbfile-dev libsecret-1-dev pkg-config
   build-essential)
 
@@ -131,12 +133,16 @@ XDG_CONFIG_HOME="$TMPDIR" XDG_DATA_HOME="$TMPDIR" PATH="$node24/bin:$PATH" \
 npm_tool playwright-core "$PLAYWRIGHT_VERSION" PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 pw_prefix=$tool_prefix
 
+npm_tool axe-core "$AXE_CORE_VERSION"
+axe_prefix=$tool_prefix
+
 cat >"$cache/tools.json" <<EOF
 {
   "node24": "$node24/bin/node",
   "codeServer": "$cs_bin",
   "playwrightCore": "$pw_prefix/node_modules/playwright-core",
-  "chromium": "$chromium_bin"
+  "chromium": "$chromium_bin",
+  "axeCore": "$axe_prefix/node_modules/axe-core/axe.min.js"
 }
 EOF
 step "tools: $cache/tools.json"
