@@ -3,7 +3,7 @@
 //
 //   bash e2e/setup.sh && node e2e/console.mjs [--update-docs]
 //
-// --update-docs also copies the estate page's screenshot to docs/console.png (the README's picture;
+// --update-docs also copies the tool page's screenshot to docs/console.png (the README's picture;
 // committed, so CI leaves it alone).
 //
 // One pass over a scratch estate (a copy of corpus/ with examples/pending-calls/: its principals,
@@ -537,6 +537,21 @@ async function main() {
     await shot(wholesale, "estate-wholesale-operator");
     return `${wholesaleNames.length} tools: ${wholesaleNames.join(", ")}`;
   });
+  await check("a tool with stored calls: its timeline, chart and callers", async () => {
+    current = retail;
+    await retail.goto(`${base}/console/tools/retail.transfers.lookup`, { timeout: 10_000 });
+    await retail.locator("figure[data-chart] svg.chart").waitFor({ timeout: 5_000 });
+    const versions = await retail.locator("[data-timeline] li[data-version]").count();
+    const sections = await retail.locator("section[data-impact]").count();
+    if (versions !== 2 || sections !== 2) {
+      throw new Error(
+        `${versions} versions on the timeline, ${sections} impact sections; want 2 and 2`,
+      );
+    }
+    await shot(retail, "tool-with-calls");
+    await retail.goto(`${base}/console/`, { timeout: 10_000 });
+    return "2 versions, a chart, who calls each";
+  });
   await check("the two estates differ", () => {
     if (!retailNames || !wholesaleNames) throw new Error("an estate table was not read");
     if (same(retailNames, wholesaleNames)) throw new Error(`both list ${retailNames.join(", ")}`);
@@ -906,7 +921,7 @@ async function main() {
 
   if (updateDocs) {
     const estateShot = fs.readdirSync(artifacts).find((n) =>
-      /^console-\d+-estate-live-publish\.png$/.test(n)
+      /^console-\d+-tool-with-calls\.png$/.test(n)
     );
     await check("--update-docs: docs/console.png", () => {
       if (!estateShot) throw new Error("no estate screenshot was taken");
