@@ -10,6 +10,7 @@ import { postgresSkipReason, startPostgres } from "./_postgres.ts";
 import { type GatewayServe, startServeProcess } from "./_gateway_estate.ts";
 import { ROOT } from "./_serve.ts";
 import { DEMO_TOKENS } from "../lib/cli/demo_tokens.ts";
+import { readEvents } from "./_console.ts";
 
 const skip = postgresSkipReason();
 
@@ -35,26 +36,6 @@ async function signIn(base: string, who: keyof typeof DEMO_TOKENS): Promise<stri
   await res.body?.cancel();
   assert.equal(res.status, 303, `sign-in as ${who}`);
   return res.headers.get("set-cookie")!.split(";")[0];
-}
-
-/** Reads an event stream until `until` holds or `ms` pass. */
-async function readEvents(res: Response, ms: number, until: (text: string) => boolean) {
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  const deadline = Date.now() + ms;
-  while (!until(text) && Date.now() < deadline) {
-    const next = await Promise.race([
-      reader.read(),
-      new Promise<undefined>((r) =>
-        setTimeout(() => r(undefined), Math.max(1, deadline - Date.now()))
-      ),
-    ]);
-    if (!next || next.done) break;
-    text += decoder.decode(next.value);
-  }
-  await reader.cancel();
-  return text;
 }
 
 const callsShown = (page: string) =>

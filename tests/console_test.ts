@@ -18,6 +18,7 @@ import { EstateDir } from "../lib/store/mod.ts";
 import { webConsole } from "../lib/cli/console/console.ts";
 import { pendingDesk } from "../lib/cli/_pending_desk.ts";
 import { SEES, withEstate } from "./_serve.ts";
+import { readEvents } from "./_console.ts";
 
 const TOKENS: Record<string, string> = {
   "retail-agent": "tok-retail-agent-0001",
@@ -316,24 +317,6 @@ Deno.test("console: the audit trail shows no probe and nothing about a tool the 
     }
   });
 });
-
-/** Reads an event stream until `until` holds or `ms` pass; the text read. */
-async function readEvents(res: Response, ms: number, until: (text: string) => boolean) {
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  const deadline = Date.now() + ms;
-  while (!until(text) && Date.now() < deadline) {
-    const next = await Promise.race([
-      reader.read(),
-      new Promise<undefined>((r) => setTimeout(() => r(undefined), deadline - Date.now())),
-    ]);
-    if (!next || next.done) break;
-    text += decoder.decode(next.value);
-  }
-  await reader.cancel();
-  return text;
-}
 
 Deno.test("console: a publish reaches the live pages of principals who may see the tool, and no other", async () => {
   await withConsole(async (f) => {

@@ -93,28 +93,36 @@ function shownToken(p: EstatePrincipal): string | undefined {
   return demo !== undefined && p.tokenSha256 === tokenSha256(demo) ? demo : undefined;
 }
 
+/** What `estate serve --http` serves with. */
+interface HttpServeOptions {
+  /** The estate (its principals' demo tokens authenticate requests). */
+  estate: EstateStore;
+  /** Where it is, for the banner. */
+  where: string;
+  /** `HOST:PORT` (port 0 picks a free one). */
+  listen: string;
+  /** Where to print. */
+  io: CliIO;
+  /** The server log. */
+  log: (line: string) => void;
+  /** Where to say what to do when the principals changed. */
+  principals?: PrincipalWatch;
+  /** With `--auth oidc`, the resource server's settings (else static tokens). */
+  oidc?: OidcSettings;
+}
+
 /**
- * Serves over Streamable HTTP, printing how to connect (URL, demo tokens), until SIGINT or SIGTERM.
+ * Serves over Streamable HTTP, printing how to connect (URL, demo tokens, the console), until
+ * SIGINT or SIGTERM.
  *
  * @param server The MCP server.
- * @param options `estate`: the estate (its principals' demo tokens authenticate requests) and
- *   `where` it is; `listen`: `HOST:PORT` (port 0 picks a free one); `io`: where to print; `log`:
- *   the server log; `principals`: where to say what to do when the principals changed; `oidc`:
- *   with `--auth oidc`, the resource server's settings (else static tokens).
+ * @param options The estate, the address, where to print and log, the principals' watch, OIDC;
+ *   `console: false` for `--no-console`.
  * @returns The exit code.
  */
 export async function serveHttpFromCli(
   server: McpServer,
-  options: {
-    estate: EstateStore;
-    where: string;
-    listen: string;
-    io: CliIO;
-    log: (line: string) => void;
-    principals?: PrincipalWatch;
-    oidc?: OidcSettings;
-    console?: boolean;
-  },
+  options: HttpServeOptions & { console?: boolean },
 ): Promise<number> {
   const { estate, log, oidc } = options;
   const web = consoleFor(server, { estate, log, console: options.console ?? true, oidc });
@@ -127,16 +135,7 @@ export async function serveHttpFromCli(
 
 async function serveHttpWith(
   server: McpServer,
-  options: {
-    estate: EstateStore;
-    where: string;
-    listen: string;
-    io: CliIO;
-    log: (line: string) => void;
-    principals?: PrincipalWatch;
-    oidc?: OidcSettings;
-    web: WebConsole | undefined;
-  },
+  options: HttpServeOptions & { web: WebConsole | undefined },
 ): Promise<number> {
   const { estate, where, listen, io, log, oidc, web } = options;
   const principals = options.principals ?? { changed: () => {} };

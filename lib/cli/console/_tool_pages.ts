@@ -8,6 +8,7 @@
  * @module
  */
 import {
+  type CallerImpact,
   canSee,
   compareVersions,
   type LifecycleState,
@@ -54,6 +55,30 @@ const LIFECYCLES: readonly LifecycleState[] = ["active", "deprecated", "retired"
 
 /** The Server filter's value for tools served in-process: no server id has a colon. */
 const IN_PROCESS = ":in-process";
+
+/** Who called a version: principal, calls, last seen (the impact report's rows). */
+function callersTable(callers: readonly CallerImpact[]): Html {
+  return html`
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Principal</th>
+          <th scope="col">Calls</th>
+          <th scope="col">Last seen</th>
+        </tr>
+      </thead>
+      <tbody>${callers.map((c) =>
+        html`
+          <tr>
+            <td>${c.principal}</td>
+            <td>${c.calls}</td>
+            <td><time datetime="${c.lastSeen}">${c.lastSeen}</time></td>
+          </tr>
+        `
+      )}</tbody>
+    </table>
+  `;
+}
 
 /** The page for a tool that does not exist — and, byte for byte, for one the principal may not see. */
 export function notFoundPage(base: string): Page {
@@ -277,26 +302,7 @@ export function toolPage(
             data-impact="${v}"><h3>${v} ${stateBadge(r.state)} <span class="muted">${tally
               .calls} call${tally.calls === 1 ? "" : "s"}</span></h3>${tally.callers.length === 0
               ? html`<p class="muted">No stored calls.</p>`
-              : html`
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Principal</th>
-                      <th scope="col">Calls</th>
-                      <th scope="col">Last seen</th>
-                    </tr>
-                  </thead>
-                  <tbody>${tally.callers.map((c) =>
-                    html`
-                      <tr>
-                        <td>${c.principal}</td>
-                        <td>${c.calls}</td>
-                        <td><time datetime="${c.lastSeen}">${c.lastSeen}</time></td>
-                      </tr>
-                    `
-                  )}</tbody>
-                </table>
-              `}${r.state === "retired"
+              : callersTable(tally.callers)}${r.state === "retired"
               ? ""
               : html`<p><a href="${url}/retire/${
                 encodeURIComponent(v)
@@ -406,26 +412,7 @@ export async function retirePage(
       <h2>Callers in the last ${plan.recentDays} days: ${impact.recent.calls}</h2>
       ${impact.recent.callers.length === 0
         ? html`<p class="muted">Nobody called it in that time.</p>`
-        : html`
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Principal</th>
-                <th scope="col">Calls</th>
-                <th scope="col">Last seen</th>
-              </tr>
-            </thead>
-            <tbody>${impact.recent.callers.map((c) =>
-              html`
-                <tr>
-                  <td>${c.principal}</td>
-                  <td>${c.calls}</td>
-                  <td>${c.lastSeen}</td>
-                </tr>
-              `
-            )}</tbody>
-          </table>
-        `}
+        : callersTable(impact.recent.callers)}
       <p
         class="muted">All time: ${impact.calls} calls by ${impact.callers
           .length} principal${impact.callers.length === 1
