@@ -17,7 +17,7 @@ import { bearerTokens, type McpHttpServer, serveHttp } from "../lib/mcp/transpor
 import { EstateDir } from "../lib/store/mod.ts";
 import { webConsole } from "../lib/cli/console/console.ts";
 import { pendingDesk } from "../lib/cli/_pending_desk.ts";
-import { SEES, withEstate } from "./_serve.ts";
+import { SEES, startHttpServe, withEstate } from "./_serve.ts";
 import { readEvents } from "./_console.ts";
 
 const TOKENS: Record<string, string> = {
@@ -340,5 +340,20 @@ Deno.test("console: a publish reaches the live pages of principals who may see t
     const page = (await get(f, retail, "/")).text;
     assert.ok(tools(page).includes("retail.statements.list"));
     assert.ok(!tools((await get(f, ops, "/")).text).includes("retail.statements.list"));
+  });
+});
+
+Deno.test("estate serve serves the console at /console beside /mcp, and not with --no-console", async () => {
+  await withEstate("console-serve-", async (dir) => {
+    for (const [args, status] of [[[], 303], [["--no-console"], 404]] as const) {
+      const served = await startHttpServe(dir, undefined, { args: [...args] });
+      try {
+        const res = await fetch(new URL("/console/", served.url), { redirect: "manual" });
+        await res.body?.cancel();
+        assert.equal(res.status, status, args.join(" ") || "(default)");
+      } finally {
+        await served.stop();
+      }
+    }
   });
 });
