@@ -268,6 +268,10 @@ Deno.test("console: a form without the session's CSRF token, or from another ori
       await ok.text(),
       /data-decision>payments\.release@1\.0\.0 for wholesale-operator: approved\./,
     );
+    // The page the answer came on refreshes (or reloads) to the desk, not to a 404.
+    const again = await get(f, cookie, `/approvals/${held.id}`);
+    assert.equal(again.status, 200);
+    assert.match(again.text, new RegExp(`data-pending="${held.id}" data-state="approved"`));
     const [after] = await pendingCallsFor(f.desk, TREASURY);
     assert.equal(after.state, "approved");
     assert.equal(after.decidedBy, "treasury-lead");

@@ -77,6 +77,7 @@ export const CONSOLE_JS = `"use strict";
     try {
       const r = await fetch(location.href, { headers: { "x-console-refresh": "1" }, credentials: "same-origin", cache: "no-store" });
       if (r.redirected || r.status === 401) { location.reload(); return; }
+      if (!r.ok) return;
       const doc = new DOMParser().parseFromString(await r.text(), "text/html");
       const fresh = doc.getElementById("main");
       const main = document.getElementById("main");

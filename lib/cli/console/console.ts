@@ -592,6 +592,11 @@ ${
     }
     const decision = /^\/approvals\/([A-Za-z0-9-]{1,64})$/.exec(rel);
     if (decision && method === "POST") return await decide(req, res, decision[1], me);
+    if (decision) {
+      // Where a decision's answer was shown: a reload (or the page's refresh) shows the desk.
+      const calls = options.desk ? await pendingCallsFor(options.desk, me.principal) : [];
+      return sendPage(res, approvalsPage(base, calls, me.viewer, me.principal), me);
+    }
     if (method === "GET" && rel === "/audit") {
       return sendPage(res, await auditFor(me, url.searchParams), me);
     }
