@@ -363,6 +363,26 @@ Deno.test("estate serve as the gateway: server-everything over stdio and an SDK 
       await serve.waitFor(
         /gateway everything: connected \(binary .* verified\), 2 tools, \d+ dropped$/,
       );
+      // The console's servers page shows each server as the gateway finds it now, to a principal
+      // who may see one of its tools; the other server stays out of it.
+      {
+        const base = `${serve.url.origin}/console`;
+        const signedIn = await fetch(`${base}/sign-in`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({ token: bearer("group-risk-analyst").slice(7) }),
+          redirect: "manual",
+        });
+        await signedIn.body?.cancel();
+        const cookie = signedIn.headers.get("set-cookie")!.split(";")[0];
+        const page = await (await fetch(`${base}/servers`, { headers: { cookie } })).text();
+        assert.match(page, /data-server="everything"/);
+        assert.match(
+          page,
+          /data-connection="connected">connected, circuit closed<br><span class="muted">identity verified: /,
+        );
+        assert.doesNotMatch(page, /payments-mcp/);
+      }
       // The upstream saw the gateway's certificate on every request, and no call yet.
       assert.ok(payments.seen.clients.length > 0);
       for (const san of payments.seen.clients) {

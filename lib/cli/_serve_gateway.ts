@@ -12,6 +12,7 @@ import fs from "node:fs";
 import type { ToolHandler, ToolSpec } from "../../mod.ts";
 import { Gateway } from "../gateway/gateway.ts";
 import type { DriftEvent, GatewayLogEntry } from "../gateway/gateway_log.ts";
+import type { ServerStatus } from "../gateway/status.ts";
 import { connectUpstreams, type GatewayTls } from "../gateway/identity.ts";
 import { poisoningSignals } from "../estate/poisoning.ts";
 import type { DriftRecord } from "../estate/drift.ts";
@@ -31,6 +32,8 @@ export interface GatewayTlsFiles {
 export interface ServedGateway {
   /** The handler for an upstream tool's version; undefined for a tool no server serves. */
   handlerFor(spec: ToolSpec): ToolHandler | undefined;
+  /** Each upstream server as the gateway finds it now (connection, circuit, identity, tools). */
+  status(): ServerStatus[];
   /** Stops it: connections closed, timers cleared. */
   close(): Promise<void>;
 }
@@ -238,6 +241,7 @@ export function startGateway(
   gateway.start().catch((e) => log(`gateway: ${(e as Error).message}`));
   return {
     handlerFor: (spec) => gateway.handlerFor(spec),
+    status: () => gateway.status(),
     close: () => gateway.close(),
   };
 }

@@ -587,6 +587,7 @@ async function serveStore(
       principals,
       oidc,
       console: !args.flags.has("no-console"),
+      ...(gateway ? { gateway: () => gateway!.status() } : {}),
     });
   } finally {
     await unwatch();

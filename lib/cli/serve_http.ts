@@ -19,6 +19,7 @@ import { DEMO_TOKENS } from "./demo_tokens.ts";
 import type { CliIO } from "./_cli_io.ts";
 import { principalOnly, type PrincipalWatch } from "./_principal_watch.ts";
 import { pendingDesk } from "./_pending_desk.ts";
+import type { ServerStatus } from "../gateway/status.ts";
 import { type WebConsole, webConsole } from "./console/console.ts";
 
 /** The console's path under `estate serve`. */
@@ -27,16 +28,12 @@ const CONSOLE_PATH = "/console";
 /** The console over the estate, unless `--no-console`. */
 function consoleFor(
   server: McpServer,
-  options: {
-    estate: EstateStore;
-    log: (line: string) => void;
-    console: boolean;
-    oidc?: OidcSettings;
-  },
+  options: HttpServeOptions & { console: boolean },
 ): WebConsole | undefined {
   if (!options.console) return undefined;
   const { estate, log, oidc } = options;
   return webConsole({
+    ...(options.gateway ? { gateway: options.gateway } : {}),
     estate,
     path: CONSOLE_PATH,
     desk: pendingDesk(estate, Date.now),
@@ -109,6 +106,8 @@ interface HttpServeOptions {
   principals?: PrincipalWatch;
   /** With `--auth oidc`, the resource server's settings (else static tokens). */
   oidc?: OidcSettings;
+  /** When `estate serve` is a gateway: its upstream servers as it finds them now. */
+  gateway?: () => ServerStatus[];
 }
 
 /**
@@ -124,8 +123,7 @@ export async function serveHttpFromCli(
   server: McpServer,
   options: HttpServeOptions & { console?: boolean },
 ): Promise<number> {
-  const { estate, log, oidc } = options;
-  const web = consoleFor(server, { estate, log, console: options.console ?? true, oidc });
+  const web = consoleFor(server, { ...options, console: options.console ?? true });
   try {
     return await serveHttpWith(server, { ...options, web });
   } finally {

@@ -18,6 +18,7 @@ import {
   showHiddenCharacters,
   type ToolRegistry,
 } from "../../../mod.ts";
+import type { ServerStatus } from "../../gateway/status.ts";
 import { type Html, html } from "./_html.ts";
 import type { Page, Viewer } from "./_layout.ts";
 import { visibleVersions } from "./_tool_pages.ts";
@@ -35,6 +36,21 @@ function identity(record: ServerRecord): string {
     : `certificate SHA-256 ${u.identity.certificateSha256.slice(0, 16)}…`;
 }
 
+/** The gateway's view of a server now: connection, circuit, identity check, last failure. */
+function liveState(status: ServerStatus | undefined): Html {
+  if (!status) return html`<span class="muted">not served here</span>`;
+  const verified = status.identity && status.connection === "connected"
+    ? html`<br><span class="muted">identity verified: ${status.identity.observed}</span>`
+    : status.identity
+    ? html`<br><span class="bad">identity refused: expected ${status.identity.expected}, presented ${status.identity.observed}</span>`
+    : "";
+  return html`${status.connection}, circuit ${status.circuit}${verified}${
+    status.error
+      ? html`<br><span class="muted">last failure: ${showHiddenCharacters(status.error)}</span>`
+      : ""
+  }`;
+}
+
 const when = (at: string) =>
   html`<time datetime="${at}">${at.slice(0, 19).replace("T", " ")}</time>`;
 
@@ -44,13 +60,16 @@ const when = (at: string) =>
  * @param registry The estate.
  * @param drift Every drift record, oldest first.
  * @param principal Who asks.
+ * @param live The gateway's servers as it finds them now (none when it is not a gateway).
  * @returns The page.
  */
 export function serversPage(
   registry: ToolRegistry,
   drift: DriftRecord[],
   principal: Principal,
+  live: readonly ServerStatus[] = [],
 ): Page {
+  const now = new Map(live.map((s) => [s.id, s]));
   const sees = (name: string) => seesTool(registry, name, principal);
   const servers = registry.servers().filter((s) => s.tools.some(sees));
   const ids = new Set(servers.map((s) => s.id));
@@ -73,6 +92,7 @@ ${
                 <th scope="col">Server</th>
                 <th scope="col">Owner</th>
                 <th scope="col">Identity</th>
+                <th scope="col">Now</th>
                 <th scope="col">Last observed</th>
                 <th scope="col">Tools</th>
               </tr>
@@ -85,6 +105,9 @@ ${
                   )}</span></td>
                   <td>${safe(s.owner)}</td>
                   <td>${s.upstream.kind}: ${identity(s)}</td>
+                  <td data-connection="${now.get(s.id)?.connection ?? "unknown"}">${liveState(
+                    now.get(s.id),
+                  )}</td>
                   <td>${last.has(s.id)
                     ? when(last.get(s.id)!)
                     : html`<span class="muted">no drift recorded</span>`}</td>

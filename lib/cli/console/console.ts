@@ -36,6 +36,7 @@ import {
   type PreRegisteredClient,
 } from "../../mcp/transports/http_mod.ts";
 import type { EstateStore } from "../../store/mod.ts";
+import type { ServerStatus } from "../../gateway/status.ts";
 import { CONSOLE_CSS, CONSOLE_JS } from "./_assets.ts";
 import { CallCounts } from "./_call_counts.ts";
 import { html } from "./_html.ts";
@@ -100,6 +101,8 @@ export interface WebConsoleOptions {
   desk?: PendingCallDesk;
   /** Called after a decision, so that an approved call runs at once (the server's sweep). */
   decided?: () => void;
+  /** The gateway's upstream servers as it finds them now, when `estate serve` is a gateway. */
+  gateway?: () => ServerStatus[];
   /** The clock. Default `Date.now`. */
   now?: () => number;
   /** Where unexpected errors are told. */
@@ -584,7 +587,8 @@ ${
     if (method === "GET" && rel === "/servers") {
       const drift: DriftRecord[] = [];
       for await (const d of estate.readDrift()) drift.push(d);
-      return sendPage(res, serversPage(registry, drift, me.principal), me);
+      const live = options.gateway?.() ?? [];
+      return sendPage(res, serversPage(registry, drift, me.principal, live), me);
     }
     if (method === "GET" && rel === "/approvals") {
       const calls = options.desk ? await pendingCallsFor(options.desk, me.principal) : [];
