@@ -190,7 +190,7 @@ interface LineContext {
   file: string;
   line: number;
   offset: number;
-  decoder: TextDecoder;
+  decoder: { decode(bytes: Uint8Array): string };
   versions: Set<string>;
 }
 
