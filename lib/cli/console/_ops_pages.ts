@@ -28,6 +28,22 @@ export function seesTool(registry: ToolRegistry, name: string, principal: Princi
   return visibleVersions(registry, name, principal).length > 0;
 }
 
+/**
+ * {@linkcode seesTool} for one principal over one page, asked once per tool name (a page names the
+ * same tools again and again: each server's list, each drift or audit record).
+ */
+export function toolsSeenBy(
+  registry: ToolRegistry,
+  principal: Principal,
+): (name: string) => boolean {
+  const seen = new Map<string, boolean>();
+  return (name) => {
+    let s = seen.get(name);
+    if (s === undefined) seen.set(name, s = seesTool(registry, name, principal));
+    return s;
+  };
+}
+
 function identity(record: ServerRecord): string {
   const u = record.upstream;
   if (u.kind === "stdio") return `binary SHA-256 ${u.sha256.slice(0, 16)}…`;
@@ -70,7 +86,7 @@ export function serversPage(
   live: readonly ServerStatus[] = [],
 ): Page {
   const now = new Map(live.map((s) => [s.id, s]));
-  const sees = (name: string) => seesTool(registry, name, principal);
+  const sees = toolsSeenBy(registry, principal);
   const servers = registry.servers().filter((s) => s.tools.some(sees));
   const ids = new Set(servers.map((s) => s.id));
   const mine = drift.filter((d) => ids.has(d.server) && (d.tool === undefined || sees(d.tool)));

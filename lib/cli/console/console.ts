@@ -48,6 +48,7 @@ import {
   type DecisionNote,
   seesTool,
   serversPage,
+  toolsSeenBy,
 } from "./_ops_pages.ts";
 import {
   csrfToken,
@@ -438,15 +439,13 @@ ${
     const tool = query.get("tool") || undefined;
     const kind = query.get("kind") || undefined;
     const shown: AuditRecord[] = [];
-    const sees = new Map<string, boolean>();
+    const sees = toolsSeenBy(registry, me.principal);
     // A record about a tool the principal may see, or their own about no tool; never a probe
     // (a call refused as hidden or unknown: what the principal could not see stays unsaid).
     const mayRead = (r: AuditRecord) => {
       if (isProbeAuditRecord(r)) return false;
       if (r.tool === undefined) return r.principal === me.principal.id;
-      let s = sees.get(r.tool);
-      if (s === undefined) sees.set(r.tool, s = seesTool(registry, r.tool, me.principal));
-      return s;
+      return sees(r.tool);
     };
     try {
       for await (
